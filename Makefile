@@ -1,0 +1,69 @@
+# bwbuild: `make` builds bin/bwbuild; `make demo` and `make test` are the
+# two commands of README.md and do all set-up on a fresh Debian 12 machine.
+
+.SUFFIXES:
+
+CC = cc
+PKG_CONFIG = pkg-config
+PKGS = libgit2 yaml-0.1 libcjson libcrypto zlib
+WARN = -Wall -Wextra -Werror -Wshadow -Wmissing-prototypes -Wstrict-prototypes \
+	-Wvla -Wwrite-strings -Wno-unused-parameter
+CFLAGS = -std=c17 -O2 -g $(WARN)
+CPPFLAGS = -D_GNU_SOURCE
+LDFLAGS =
+PKG_CFLAGS = `$(PKG_CONFIG) --cflags $(PKGS) 2>/dev/null`
+PKG_LIBS = `$(PKG_CONFIG) --libs $(PKGS) 2>/dev/null`
+
+LIBOBJ = obj/arch.o obj/buf.o obj/build.o obj/diag.o obj/elf.o obj/fatbin.o obj/git.o \
+	obj/hash.o obj/host.o obj/json.o obj/manifest.o obj/plan.o obj/proc.o obj/profile.o \
+	obj/python.o obj/record.o obj/strvec.o obj/util.o obj/wheel.o obj/zip.o
+CMDOBJ = obj/main.o obj/cmd_opts.o obj/cmd_build.o obj/cmd_plan.o obj/cmd_verify.o obj/cmd_manifest.o
+HDR = src/*.h
+
+all: bin/bwbuild
+
+bin/bwbuild: $(LIBOBJ) $(CMDOBJ)
+	@mkdir -p bin
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(LIBOBJ) $(CMDOBJ) $(PKG_LIBS)
+
+obj/libbwbuild.a: $(LIBOBJ)
+	rm -f $@
+	ar rcs $@ $(LIBOBJ)
+
+obj/%.o: src/%.c $(HDR)
+	@mkdir -p obj
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(PKG_CFLAGS) -c -o $@ $<
+
+deps:
+	@sh scripts/deps.sh
+
+demo: deps
+	@$(MAKE) --no-print-directory all
+	@sh scripts/demo.sh
+
+test: deps
+	@$(MAKE) --no-print-directory all
+	@sh tests/run.sh
+
+# Unit tests, fuzz-corpus replay and CLI tests under ASan and UBSan.
+asan: deps
+	@$(MAKE) --no-print-directory clean-obj
+	@$(MAKE) --no-print-directory all \
+		CPPFLAGS=-D_GNU_SOURCE CFLAGS="-std=c17 -O1 -g $(WARN) -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all" \
+		LDFLAGS="-fsanitize=address,undefined"
+	@ASAN_OPTIONS=detect_leaks=1 BWBUILD_SANITIZE=1 sh tests/run.sh
+	@$(MAKE) --no-print-directory clean-obj
+
+# Every header compiles on its own.
+check-headers:
+	@for h in src/*.h; do \
+		echo "#include \"$$h\"" | $(CC) $(CPPFLAGS) $(CFLAGS) $(PKG_CFLAGS) -I. -x c -fsyntax-only - || exit 1; \
+	done
+
+clean-obj:
+	rm -rf obj bin tests/bin
+
+clean: clean-obj
+	rm -rf build work out
+
+.PHONY: all deps demo test asan check-headers clean clean-obj

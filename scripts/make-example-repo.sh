@@ -1,0 +1,29 @@
+#!/bin/sh
+# make-example-repo.sh SRC DEST [TAG]
+# Turn a copy of the example source SRC into a git repository DEST with a
+# release tag (default v2.11.0), so bwbuild fetches it like any upstream.
+# Rebuilt only when SRC changed since the last run.
+set -eu
+src=$1
+dest=$2
+tag=${3:-v2.11.0}
+
+stamp="$dest.stamp"
+sum=$(cd "$src" && find . -type f ! -path './build/*' ! -path './dist/*' ! -name '*.pyc' \
+	| LC_ALL=C sort | xargs sha256sum | sha256sum | cut -d' ' -f1)
+if [ -d "$dest/.git" ] && [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$sum $tag" ]; then
+	exit 0
+fi
+
+rm -rf "$dest" "$stamp"
+mkdir -p "$dest"
+stamp="$(cd "$dest/.." && pwd)/$(basename "$dest").stamp"
+(cd "$src" && tar cf - --exclude=./build --exclude=./dist --exclude='*.pyc' --exclude='__pycache__' .) \
+	| (cd "$dest" && tar xf -)
+cd "$dest"
+git init -q -b main
+git -c user.name=bwbuild -c user.email=bwbuild@localhost add -A
+GIT_AUTHOR_DATE="2026-01-01T00:00:00Z" GIT_COMMITTER_DATE="2026-01-01T00:00:00Z" \
+	git -c user.name=bwbuild -c user.email=bwbuild@localhost commit -q -m "minitorch $tag"
+git -c user.name=bwbuild -c user.email=bwbuild@localhost tag -a "$tag" -m "release $tag"
+echo "$sum $tag" > "$stamp"

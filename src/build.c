@@ -1,0 +1,515 @@
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "buf.h"
+#include "build.h"
+#include "diag.h"
+#include "git.h"
+#include "host.h"
+#include "json.h"
+#include "manifest.h"
+#include "plan.h"
+#include "proc.h"
+#include "profile.h"
+#include "python.h"
+#include "util.h"
+#include "wheel.h"
+
+#define TAIL_BYTES 4096
+
+struct step_ctx {
+	const char *step;
+	double start, last_print;
+	int tty;
+	int last_done, last_total;
+};
+
+int
+build_prepare(struct profile *p, struct plan *pl, struct host *h, const struct build_opts *o)
+{
+	struct plan_opts po;
+	struct buf b = BUF_INIT;
+	char *work, *out;
+	const char *cuda_home;
+	int ret;
+
+	if (profile_load(p, o->profile) < 0)
+		return -1;
+	host_probe(h);
+	if (o->work_dir) {
+		work = path_absolute(o->work_dir);
+	} else {
+		buf_addf(&b, "work/%s", p->name.str);
+		work = path_absolute(b.s);
+		buf_reset(&b);
+	}
+	if (o->out_dir) {
+		out = path_absolute(o->out_dir);
+	} else {
+		buf_addf(&b, "out/%s", p->name.str);
+		out = path_absolute(b.s);
+	}
+	buf_release(&b);
+	cuda_home = p->cuda_home.str ? p->cuda_home.str : getenv("CUDA_HOME");
+	if (!cuda_home || !*cuda_home)
+		cuda_home = "/usr/local/cuda";
+	po.work_dir = work;
+	po.out_dir = out;
+	po.cuda_home = cuda_home;
+	po.mem_budget = o->mem_budget;
+	ret = plan_make(pl, p, h, &po);
+	free(work);
+	free(out);
+	return ret;
+}
+
+/* Ninja prints "[n/m] ..." per finished edge: turn it into progress. */
+static void
+on_line(void *vctx, const char *line, size_t len)
+{
+	struct step_ctx *c = vctx;
+	int done, total;
+	double now, rate, eta;
+
+	if (len < 5 || line[0] != '[' || sscanf(line, "[%d/%d]", &done, &total) != 2 || total <= 0)
+		return;
+	now = now_seconds();
+	c->last_done = done;
+	c->last_total = total;
+	if (!c->tty && done != total && now - c->last_print < 5)
+		return;
+	c->last_print = now;
+	rate = done / (now - c->start > 0.001 ? now - c->start : 0.001);
+	eta = rate > 0 ? (total - done) / rate : 0;
+	if (c->tty)
+		fprintf(stderr, "\r%-9s [%d/%d] %3d%%  %.1f/s  ETA %d:%02d ", c->step, done, total,
+			done * 100 / total, rate, (int)eta / 60, (int)eta % 60);
+	else
+		fprintf(stderr, "%s: [%d/%d] %d%%, %.1f/s, ETA %d:%02d\n", c->step, done, total,
+			done * 100 / total, rate, (int)eta / 60, (int)eta % 60);
+}
+
+static int
+print_tail(const struct proc *p)
+{
+	const char *t = p->tail;
+	size_t n = p->tail_len, lines = 0, i;
+
+	if (!n)
+		return 0;
+	for (i = n; i > 0; i--) {
+		if (t[i - 1] == '\n' && ++lines > 25)
+			break;
+	}
+	fprintf(stderr, "---- last lines of output ----\n");
+	fwrite(t + i, 1, n - i, stderr);
+	if (t[n - 1] != '\n')
+		fputc('\n', stderr);
+	fprintf(stderr, "----\n");
+	return 0;
+}
+
+/* Run one step's command with its log; 0 on success, -1 after reporting. */
+static int
+run_step(const char *step, const struct plan *pl, struct proc *p, double *seconds)
+{
+	struct buf logpath = BUF_INIT, cmd = BUF_INIT;
+	struct step_ctx ctx;
+	int fd, st;
+
+	buf_addf(&logpath, "%s/logs/%s.log", pl->work_dir, step);
+	fd = open(logpath.s, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+	if (fd < 0) {
+		error("cannot create log '%s':", logpath.s);
+		buf_release(&logpath);
+		return -1;
+	}
+	proc_format_args(&p->args, &cmd);
+	dprintf(fd, "# bwbuild step '%s'\n# cd %s\n# %s\n", step, p->dir ? p->dir : ".", cmd.s);
+	for (size_t i = 0; i < p->env.n; i++)
+		dprintf(fd, "# env %s\n", p->env.v[i]);
+	memset(&ctx, 0, sizeof(ctx));
+	ctx.step = step;
+	ctx.start = now_seconds();
+	ctx.tty = isatty(2);
+	p->log_fd = fd;
+	p->on_line = on_line;
+	p->ctx = &ctx;
+	p->tail_max = TAIL_BYTES;
+	fprintf(stderr, "%s: %s\n", step, cmd.s);
+	st = proc_run(p);
+	close(fd);
+	*seconds = now_seconds() - ctx.start;
+	if (ctx.tty && ctx.last_total)
+		fputc('\n', stderr);
+	if (proc_interrupted) {
+		error("interrupted during '%s'; run the same command again to resume", step);
+		st = -1;
+	} else if (st > 0) {
+		error("step '%s' failed: '%s' %s %d", step, cmd.s, st > 128 ? "was killed by signal" :
+			"exited with", st > 128 ? st - 128 : st);
+		print_tail(p);
+		note("full log: %s", logpath.s);
+		st = -1;
+	} else if (st == 0) {
+		fprintf(stderr, "%s: done in %.1f s (log: %s)\n", step, *seconds, logpath.s);
+	}
+	buf_release(&logpath);
+	buf_release(&cmd);
+	return st;
+}
+
+static void
+step_env(struct proc *p, const struct plan *pl, const char *version)
+{
+	size_t i;
+
+	for (i = 0; i < pl->env.n; i++)
+		strvec_push(&p->env, pl->env.v[i]);
+	if (version) {
+		strvec_env_set(&p->env, "PYTORCH_BUILD_VERSION", version);
+		strvec_env_set(&p->env, "PYTORCH_BUILD_NUMBER", "1");
+	}
+}
+
+/* The version the wheel gets: version.txt + the profile's suffix, or NULL. */
+static int
+build_version(struct buf *out, const struct plan *pl)
+{
+	struct buf path = BUF_INIT, text = BUF_INIT;
+	int ret = 0;
+
+	if (!pl->profile->version_suffix.str)
+		return 0;
+	buf_addf(&path, "%s/version.txt", pl->src_dir);
+	if (read_file(&text, path.s) < 0) {
+		ret = -1;
+		goto out;
+	}
+	buf_rtrim(&text);
+	if (strchr(text.s, '+')) {
+		ret = error_at(&pl->profile->version_suffix.loc, "version.txt already has a local "
+			       "label ('%s'); drop 'wheel.version_suffix'", text.s);
+		goto out;
+	}
+	buf_addf(out, "%s%s", text.s, pl->profile->version_suffix.str);
+out:
+	buf_release(&path);
+	buf_release(&text);
+	return ret;
+}
+
+/*
+ * PyTorch's setup.py skips configure when build/CMakeCache.txt exists, so
+ * a changed environment would be silently ignored: remember what the last
+ * configure saw and start fresh when it differs.
+ */
+static int
+ensure_fresh_configure(const struct plan *pl, const struct proc *p, const char *commit)
+{
+	struct buf stamp = BUF_INIT, want = BUF_INIT, have = BUF_INIT, cache = BUF_INIT;
+	size_t i;
+	int ret = 0;
+
+	buf_addf(&stamp, "%s/configure.stamp", pl->work_dir);
+	buf_addf(&want, "commit %s\n", commit);
+	for (i = 0; i < p->env.n; i++)
+		buf_addf(&want, "%s\n", p->env.v[i]);
+	buf_addf(&cache, "%s/build/CMakeCache.txt", pl->src_dir);
+	if (path_exists(stamp.s) && read_file(&have, stamp.s) == 0 && !strcmp(have.s, want.s)) {
+		ret = 0;
+	} else {
+		if (path_exists(cache.s)) {
+			fprintf(stderr, "configure: settings changed since the last configure; "
+				"removing %s\n", cache.s);
+			if (unlink(cache.s) < 0)
+				ret = error("cannot remove '%s':", cache.s);
+		}
+		if (!ret)
+			ret = write_file_atomic(stamp.s, want.s, want.len);
+	}
+	buf_release(&stamp);
+	buf_release(&want);
+	buf_release(&have);
+	buf_release(&cache);
+	return ret;
+}
+
+/* The one .whl in dir, or NULL after reporting. */
+static char *
+find_wheel(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *de;
+	char *found = NULL;
+	int n = 0;
+
+	if (!d) {
+		error("cannot open '%s':", dir);
+		return NULL;
+	}
+	while ((de = readdir(d))) {
+		if (!ends_with(de->d_name, ".whl"))
+			continue;
+		n++;
+		free(found);
+		found = xstrdup(de->d_name);
+	}
+	closedir(d);
+	if (n != 1) {
+		error("expected one wheel in '%s', found %d", dir, n);
+		free(found);
+		return NULL;
+	}
+	return found;
+}
+
+static int
+copy_file_atomic(const char *from, const char *to)
+{
+	struct buf data = BUF_INIT;
+	int ret;
+
+	if (read_file(&data, from) < 0)
+		return -1;
+	ret = write_file_atomic(to, data.s, data.len);
+	buf_release(&data);
+	return ret;
+}
+
+static void
+print_report(const struct wheel_report *r)
+{
+	size_t i;
+
+	for (i = 0; i < r->nlibs; i++) {
+		const struct wheel_lib *l = &r->libs[i];
+		struct buf line = BUF_INIT;
+		size_t j;
+
+		if (!l->has_fatbin)
+			continue;
+		buf_addf(&line, "  %s: SASS", l->path);
+		for (j = 0; j < l->sass.n; j++)
+			buf_addf(&line, " %s", l->sass.v[j]);
+		buf_addstr(&line, "; PTX");
+		for (j = 0; j < l->ptx.n; j++)
+			buf_addf(&line, " %s", l->ptx.v[j]);
+		if (!l->ptx.n)
+			buf_addstr(&line, " none");
+		fprintf(stderr, "%s\n", line.s);
+		buf_release(&line);
+	}
+	for (i = 0; i < r->notes.n; i++)
+		note("%s", r->notes.v[i]);
+	for (i = 0; i < r->errors.n; i++)
+		error("%s", r->errors.v[i]);
+}
+
+int
+build_run(const struct build_opts *o)
+{
+	struct profile p;
+	struct plan pl;
+	struct host h;
+	struct buf py = BUF_INIT, why = BUF_INIT, commit = BUF_INIT, version = BUF_INIT;
+	struct buf path = BUF_INIT, dist = BUF_INIT;
+	double t[STEP__COUNT] = { 0 };
+	double t0 = now_seconds();
+	struct wheel_report rep;
+	int have_rep = 0;
+	char *whl = NULL;
+	int ret = EXIT_FAIL;
+	int step;
+
+	memset(&rep, 0, sizeof(rep));
+	memset(&p, 0, sizeof(p));
+	memset(&pl, 0, sizeof(pl));
+	if (build_prepare(&p, &pl, &h, o) < 0) {
+		ret = EXIT_USAGE;
+		goto out;
+	}
+	if (python_find(&py, p.python.str, &why) < 0) {
+		if (p.python.str)
+			error_at(&p.python.loc, "'%s' cannot build wheels:\n%s", p.python.str, why.s);
+		else
+			error("no python3 that can build wheels (setuptools and wheel):\n%s"
+			      "install them (apt-get install python3-setuptools python3-wheel) or set "
+			      "'build.python' in the profile", why.s);
+		goto out;
+	}
+	fprintf(stderr, "bwbuild: profile '%s', archs %s, MAX_JOBS=%u, python %s\n", p.name.str,
+		pl.arch_list, pl.jobs.jobs, py.s);
+
+	buf_addf(&path, "%s/logs", pl.work_dir);
+	if (mkdir_p(path.s) < 0)
+		goto out;
+	buf_reset(&path);
+	buf_addf(&path, "%s/tmp", pl.work_dir);
+	if (mkdir_p(path.s) < 0 || mkdir_p(pl.out_dir) < 0)
+		goto out;
+
+	for (step = 0; step <= o->until && step < STEP__COUNT; step++) {
+		struct proc pr = PROC_INIT;
+		double start = now_seconds();
+		int rc = 0;
+
+		switch (step) {
+		case STEP_FETCH:
+			fprintf(stderr, "fetch: %s @ %s\n", p.source_repo.str, p.source_ref.str);
+			if (git_checkout(p.source_repo.str, p.source_ref.str, pl.src_dir, &commit) < 0)
+				goto out;
+			fprintf(stderr, "fetch: %s at %s\n", pl.src_dir, commit.s);
+			buf_reset(&path);
+			buf_addf(&path, "%s/setup.py", pl.src_dir);
+			if (!path_exists(path.s)) {
+				error("'%s' has no setup.py; only the setup.py build era is supported so "
+				      "far", pl.src_dir);
+				goto out;
+			}
+			if (build_version(&version, &pl) < 0)
+				goto out;
+			break;
+		case STEP_CONFIGURE:
+			step_env(&pr, &pl, version.len ? version.s : NULL);
+			if (ensure_fresh_configure(&pl, &pr, commit.s) < 0) {
+				rc = -1;
+				break;
+			}
+			strvec_env_set(&pr.env, "CMAKE_ONLY", "1");
+			strvec_push(&pr.args, py.s);
+			strvec_push(&pr.args, "setup.py");
+			strvec_push(&pr.args, "build");
+			pr.dir = pl.src_dir;
+			rc = run_step("configure", &pl, &pr, &t[step]);
+			break;
+		case STEP_COMPILE:
+			step_env(&pr, &pl, version.len ? version.s : NULL);
+			strvec_push(&pr.args, py.s);
+			strvec_push(&pr.args, "setup.py");
+			strvec_push(&pr.args, "build");
+			pr.dir = pl.src_dir;
+			rc = run_step("compile", &pl, &pr, &t[step]);
+			break;
+		case STEP_WHEEL:
+			buf_reset(&dist);
+			buf_addf(&dist, "%s/dist", pl.work_dir);
+			if (remove_tree(dist.s) < 0) {
+				rc = -1;
+				break;
+			}
+			step_env(&pr, &pl, version.len ? version.s : NULL);
+			strvec_push(&pr.args, py.s);
+			strvec_push(&pr.args, "setup.py");
+			strvec_push(&pr.args, "bdist_wheel");
+			strvec_push(&pr.args, "-d");
+			strvec_push(&pr.args, dist.s);
+			pr.dir = pl.src_dir;
+			rc = run_step("wheel", &pl, &pr, &t[step]);
+			if (rc)
+				break;
+			whl = find_wheel(dist.s);
+			if (!whl) {
+				rc = -1;
+				break;
+			}
+			{
+				struct buf from = BUF_INIT, to = BUF_INIT;
+
+				buf_addf(&from, "%s/%s", dist.s, whl);
+				buf_addf(&to, "%s/%s", pl.out_dir, whl);
+				rc = copy_file_atomic(from.s, to.s);
+				buf_release(&from);
+				buf_release(&to);
+			}
+			break;
+		case STEP_VERIFY: {
+			struct wheel_expect ex = { &pl.sass, &pl.ptx };
+			struct buf wp = BUF_INIT;
+
+			buf_addf(&wp, "%s/%s", pl.out_dir, whl);
+			rc = wheel_verify(&rep, wp.s, &ex);
+			buf_release(&wp);
+			if (rc < 0)
+				break;
+			have_rep = 1;
+			fprintf(stderr, "verify: %zu members, %zu ELF libraries\n", rep.members, rep.nlibs);
+			print_report(&rep);
+			t[step] = now_seconds() - start;
+			break;
+		}
+		}
+		if (step == STEP_FETCH)
+			t[step] = now_seconds() - start;
+		proc_release(&pr);
+		if (rc < 0 || rc > 0)
+			goto out;
+	}
+
+	if (o->until < STEP_VERIFY) {
+		fprintf(stderr, "bwbuild: stopped after '%s' as asked\n", step_names[o->until]);
+		if (whl)
+			printf("wheel:    %s/%s\n", pl.out_dir, whl);
+		ret = EXIT_OK;
+		goto out;
+	}
+
+	{
+		struct manifest_input mi;
+		struct json *b = json_object(), *timings = json_object(), *m;
+		struct buf mpath = BUF_INIT;
+		char *text;
+		int i;
+
+		for (i = 0; i < STEP__COUNT; i++)
+			json_set(timings, step_names[i], json_number((double)(long)(t[i] * 1000) / 1000));
+		json_set(timings, "total", json_number((double)(long)((now_seconds() - t0) * 1000) / 1000));
+		json_set(b, "timings", timings);
+		json_set(b, "max_jobs", json_number(pl.jobs.jobs));
+		json_set(b, "mem_budget", json_number((double)pl.jobs.budget));
+		json_set(b, "python", json_string(py.s));
+		json_set(b, "torch_cuda_arch_list", json_string(pl.arch_list));
+		json_set(b, "work_dir", json_string(pl.work_dir));
+		memset(&mi, 0, sizeof(mi));
+		mi.wheel = &rep;
+		mi.profile = &p;
+		mi.source_repo = p.source_repo.str;
+		mi.source_ref = p.source_ref.str;
+		mi.source_commit = commit.s;
+		mi.build = b;
+		m = manifest_make(&mi);
+		text = json_print(m, 1);
+		buf_addf(&mpath, "%s/%.*s.manifest.json", pl.out_dir, (int)(strlen(whl) - 4), whl);
+		if (write_file_atomic(mpath.s, text, strlen(text)) == 0) {
+			printf("wheel:    %s/%s\n", pl.out_dir, whl);
+			printf("manifest: %s\n", mpath.s);
+			ret = rep.errors.n ? EXIT_FAIL : EXIT_OK;
+		}
+		if (rep.errors.n)
+			error("the wheel failed %zu check%s", rep.errors.n, rep.errors.n == 1 ? "" : "s");
+		fprintf(stderr, "bwbuild: %s in %.1f s\n", ret == EXIT_OK ? "done" : "failed",
+			now_seconds() - t0);
+		free(text);
+		json_free(m);
+		buf_release(&mpath);
+	}
+out:
+	if (have_rep)
+		wheel_report_release(&rep);
+	plan_release(&pl);
+	profile_release(&p);
+	free(whl);
+	buf_release(&py);
+	buf_release(&why);
+	buf_release(&commit);
+	buf_release(&version);
+	buf_release(&path);
+	buf_release(&dist);
+	return ret;
+}

@@ -1,0 +1,27 @@
+#ifndef BWBUILD_BUILD_H
+#define BWBUILD_BUILD_H
+
+#include <stdint.h>
+
+/*
+ * The build pipeline: profile -> plan -> fetch -> configure -> compile ->
+ * wheel -> verify -> manifest. Each step logs to <work>/logs/<step>.log.
+ */
+struct build_opts {
+	const char *profile;   /* name or path */
+	const char *work_dir;  /* NULL: work/<profile name> */
+	const char *out_dir;   /* NULL: out/<profile name> */
+	int until;             /* last step to run (enum step) */
+	uint64_t mem_budget;   /* --mem-budget; 0 = profile or auto */
+};
+
+/* Run; returns the exit status (diag.h). */
+int build_run(const struct build_opts *o);
+
+/* Shared by build and plan: load the profile and make the plan. */
+struct profile;
+struct plan;
+struct host;
+int build_prepare(struct profile *p, struct plan *pl, struct host *h, const struct build_opts *o);
+
+#endif

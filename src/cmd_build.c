@@ -1,0 +1,72 @@
+#include <stdio.h>
+#include <string.h>
+
+#include "build.h"
+#include "cmd.h"
+#include "diag.h"
+#include "plan.h"
+#include "util.h"
+
+static const char usage_text[] =
+	"usage: bwbuild build --profile NAME [--out DIR] [--work DIR] [--until STEP]\n"
+	"                     [--mem-budget SIZE]\n"
+	"       bwbuild --profile NAME [...]\n"
+	"\n"
+	"Fetch the profile's source, configure and compile it, make a wheel, verify it\n"
+	"against the profile and write its manifest next to it.\n"
+	"\n"
+	"  --profile NAME     a name from profiles/ or $BWBUILD_PROFILE_PATH, or a .yaml path\n"
+	"  --out DIR          where the wheel and manifest go (default out/<profile>)\n"
+	"  --work DIR         work tree: checkout, logs, build state (default work/<profile>)\n"
+	"  --until STEP       stop after fetch, configure, compile, wheel or verify\n"
+	"  --mem-budget SIZE  memory the compile may use, e.g. 16G (default: measured)\n";
+
+int
+cmd_build(int argc, char **argv)
+{
+	struct build_opts o = { NULL, NULL, NULL, STEP_VERIFY, 0 };
+	int i;
+
+	for (i = 1; i < argc; i++) {
+		const char *v;
+		int r;
+
+		if (opt_flag(argv[i], "--help") || opt_flag(argv[i], "-h")) {
+			fputs(usage_text, stdout);
+			return EXIT_OK;
+		}
+		if ((r = opt_value(argc, argv, &i, "--profile", &o.profile)) ||
+		    (r = opt_value(argc, argv, &i, "--out", &o.out_dir)) ||
+		    (r = opt_value(argc, argv, &i, "--work", &o.work_dir))) {
+			if (r < 0)
+				return EXIT_USAGE;
+			continue;
+		}
+		if ((r = opt_value(argc, argv, &i, "--until", &v))) {
+			if (r < 0)
+				return EXIT_USAGE;
+			o.until = step_from_name(v);
+			if (o.until < 0) {
+				error("unknown step '%s' for --until (fetch, configure, compile, wheel, "
+				      "verify)", v);
+				return EXIT_USAGE;
+			}
+			continue;
+		}
+		if ((r = opt_value(argc, argv, &i, "--mem-budget", &v))) {
+			if (r < 0)
+				return EXIT_USAGE;
+			if (parse_size(v, &o.mem_budget) < 0 || !o.mem_budget) {
+				error("'%s' is not a memory size for --mem-budget (e.g. 16G, 512M)", v);
+				return EXIT_USAGE;
+			}
+			continue;
+		}
+		return opt_unknown("build", argv[i]);
+	}
+	if (!o.profile) {
+		error("no profile given; use --profile NAME (see 'bwbuild build --help')");
+		return EXIT_USAGE;
+	}
+	return build_run(&o);
+}

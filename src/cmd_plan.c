@@ -1,0 +1,85 @@
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "buf.h"
+#include "build.h"
+#include "cmd.h"
+#include "diag.h"
+#include "host.h"
+#include "json.h"
+#include "plan.h"
+#include "profile.h"
+#include "util.h"
+
+static const char usage_text[] =
+	"usage: bwbuild plan --profile NAME [--json] [--out DIR] [--work DIR] [--mem-budget SIZE]\n"
+	"\n"
+	"Print the resolved profile, the exact environment and CMake cache entries the\n"
+	"build will use, the job count with its arithmetic, and the steps. Touches\n"
+	"nothing.\n";
+
+int
+cmd_plan(int argc, char **argv)
+{
+	struct build_opts o = { NULL, NULL, NULL, STEP_VERIFY, 0 };
+	struct profile p;
+	struct plan pl;
+	struct host h;
+	int json = 0, i, ret = EXIT_OK;
+
+	for (i = 1; i < argc; i++) {
+		const char *v;
+		int r;
+
+		if (opt_flag(argv[i], "--help") || opt_flag(argv[i], "-h")) {
+			fputs(usage_text, stdout);
+			return EXIT_OK;
+		}
+		if (opt_flag(argv[i], "--json")) {
+			json = 1;
+			continue;
+		}
+		if ((r = opt_value(argc, argv, &i, "--profile", &o.profile)) ||
+		    (r = opt_value(argc, argv, &i, "--out", &o.out_dir)) ||
+		    (r = opt_value(argc, argv, &i, "--work", &o.work_dir))) {
+			if (r < 0)
+				return EXIT_USAGE;
+			continue;
+		}
+		if ((r = opt_value(argc, argv, &i, "--mem-budget", &v))) {
+			if (r < 0 || parse_size(v, &o.mem_budget) < 0 || !o.mem_budget) {
+				if (r > 0)
+					error("'%s' is not a memory size for --mem-budget", v);
+				return EXIT_USAGE;
+			}
+			continue;
+		}
+		return opt_unknown("plan", argv[i]);
+	}
+	if (!o.profile) {
+		error("no profile given; use --profile NAME (see 'bwbuild plan --help')");
+		return EXIT_USAGE;
+	}
+	memset(&p, 0, sizeof(p));
+	memset(&pl, 0, sizeof(pl));
+	if (build_prepare(&p, &pl, &h, &o) < 0) {
+		ret = EXIT_USAGE;
+	} else if (json) {
+		struct json *j = plan_json(&pl);
+		char *s = json_print(j, 1);
+
+		fputs(s, stdout);
+		free(s);
+		json_free(j);
+	} else {
+		struct buf b = BUF_INIT;
+
+		plan_format(&pl, &b);
+		fputs(b.s, stdout);
+		buf_release(&b);
+	}
+	plan_release(&pl);
+	profile_release(&p);
+	return ret;
+}

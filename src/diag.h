@@ -1,0 +1,48 @@
+#ifndef BWBUILD_DIAG_H
+#define BWBUILD_DIAG_H
+
+/*
+ * Reporting, in git's wording: lowercase, no full stop, the failure first,
+ * the subject in single quotes. Errors go to stderr once, where they are
+ * detected; callers then return -1 up the stack without printing again.
+ *
+ * A format ending in ':' gets ": <strerror(errno)>" appended (samurai).
+ */
+
+/* Exit statuses of every bwbuild command (also in docs/bwbuild.md). */
+enum {
+	EXIT_OK = 0,     /* success */
+	EXIT_FAIL = 1,   /* a failed check or build */
+	EXIT_USAGE = 2,  /* usage error or bad input */
+};
+
+/* A place in a file: 1-based line and column; file NULL when unknown. */
+struct loc {
+	const char *file;
+	int line;
+	int col;
+};
+
+int error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void warning(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+__attribute__((noreturn)) void die(const char *fmt, ...)
+	__attribute__((format(printf, 1, 2)));
+#define BUG(...) bug_at(__FILE__, __LINE__, __VA_ARGS__)
+__attribute__((noreturn)) void bug_at(const char *file, int line, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+/* "file:line:col: error: msg"; returns -1. */
+int error_at(const struct loc *loc, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+void warning_at(const struct loc *loc, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+void note_at(const struct loc *loc, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+/* Number of errors reported since start (lets a caller report many). */
+extern int diag_errors;
+/* Number of warnings reported since start. */
+extern int diag_warnings;
+
+#endif

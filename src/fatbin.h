@@ -1,0 +1,42 @@
+#ifndef BWBUILD_FATBIN_H
+#define BWBUILD_FATBIN_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct buf;
+
+/*
+ * CUDA fat binaries as nvcc embeds them in host ELF sections (.nv_fatbin,
+ * __nv_relfatbin). The format is specified at the top of fatbin.c.
+ */
+
+enum fatbin_kind { FATBIN_PTX = 1, FATBIN_ELF = 2 };
+enum fatbin_codec { CODEC_RAW, CODEC_LZ4, CODEC_ZSTD };
+
+struct fatbin_entry {
+	unsigned container;       /* index of the container in the region */
+	unsigned kind;            /* FATBIN_PTX, FATBIN_ELF, or other (reported, not fatal) */
+	unsigned arch;            /* major*10+minor: 80, 100, 120 */
+	char variant;             /* 'a', 'f' or 0 */
+	enum fatbin_codec codec;
+	uint64_t flags;
+	uint64_t payload_off;     /* from the start of the region */
+	uint64_t payload_size;
+	uint64_t compressed_size; /* 0 when raw */
+	uint64_t uncompressed_size;
+};
+
+/*
+ * Walk every container and entry in `data` (a section's bytes, or a whole
+ * .fatbin file). `cb` is called per entry; a non-zero return stops the walk
+ * and is returned. -1 with a reason in `why` on malformed input.
+ */
+int fatbin_walk(const uint8_t *data, size_t len,
+		int (*cb)(void *ctx, const struct fatbin_entry *e), void *ctx, struct buf *why);
+
+/* "sm_120a", "compute_120", "kind8_90" */
+void fatbin_entry_name(const struct fatbin_entry *e, struct buf *out);
+const char *fatbin_codec_name(enum fatbin_codec c);
+
+#endif

@@ -1,0 +1,178 @@
+#include <git2.h>
+#include <string.h>
+
+/* libgit2's *_OPTIONS_INIT macros leave trailing fields implicit. */
+#pragma GCC diagnostic ignored "-Wmissing-field-initializers"
+#include <string.h>
+
+#include "buf.h"
+#include "diag.h"
+#include "git.h"
+#include "util.h"
+
+static int
+git_fail(const char *what, const char *subject)
+{
+	const git_error *e = git_error_last();
+
+	return error("%s '%s': %s", what, subject, e && e->message ? e->message : "unknown libgit2 error");
+}
+
+static int
+resolve(git_repository *repo, const char *ref, git_oid *out)
+{
+	static const char *const forms[] = { "%s", "refs/tags/%s", "origin/%s", "refs/remotes/origin/%s" };
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(forms); i++) {
+		struct buf spec = BUF_INIT;
+		git_object *obj = NULL, *commit = NULL;
+		int rc;
+
+		buf_addf(&spec, forms[i], ref);
+		rc = git_revparse_single(&obj, repo, spec.s);
+		buf_release(&spec);
+		if (rc < 0)
+			continue;
+		rc = git_object_peel(&commit, obj, GIT_OBJECT_COMMIT);
+		git_object_free(obj);
+		if (rc < 0)
+			continue;
+		git_oid_cpy(out, git_object_id(commit));
+		git_object_free(commit);
+		return 0;
+	}
+	return -1;
+}
+
+static int
+fetch_origin(git_repository *repo, const char *url)
+{
+	git_remote *remote = NULL;
+	git_fetch_options fo = GIT_FETCH_OPTIONS_INIT;
+	int rc;
+
+	fo.download_tags = GIT_REMOTE_DOWNLOAD_TAGS_ALL;
+	if (git_remote_lookup(&remote, repo, "origin") < 0)
+		return git_fail("cannot find remote origin for", url);
+	rc = git_remote_fetch(remote, NULL, &fo, NULL);
+	git_remote_free(remote);
+	if (rc < 0)
+		return git_fail("cannot fetch", url);
+	return 0;
+}
+
+static int
+update_submodule(git_submodule *sm, const char *name, void *payload)
+{
+	git_submodule_update_options so = GIT_SUBMODULE_UPDATE_OPTIONS_INIT;
+	git_repository *sub = NULL;
+	int rc;
+
+	(void)payload;
+	so.checkout_opts.checkout_strategy = GIT_CHECKOUT_SAFE;
+	if (git_submodule_update(sm, 1, &so) < 0)
+		return git_fail("cannot update submodule", name);
+	if (git_submodule_open(&sub, sm) < 0)
+		return git_fail("cannot open submodule", name);
+	rc = git_submodule_foreach(sub, update_submodule, NULL);
+	git_repository_free(sub);
+	return rc;
+}
+
+static void
+list_conflicts(git_repository *repo)
+{
+	git_status_options so = GIT_STATUS_OPTIONS_INIT;
+	git_status_list *list = NULL;
+	size_t i, n;
+
+	so.flags = GIT_STATUS_OPT_EXCLUDE_SUBMODULES;
+	if (git_status_list_new(&list, repo, &so) < 0)
+		return;
+	n = git_status_list_entrycount(list);
+	for (i = 0; i < n && i < 20; i++) {
+		const git_status_entry *e = git_status_byindex(list, i);
+		const git_diff_delta *d = e->index_to_workdir ? e->index_to_workdir : e->head_to_index;
+
+		if (d && d->new_file.path && !(e->status & GIT_STATUS_WT_NEW))
+			note("changed in the work tree: %s", d->new_file.path);
+	}
+	git_status_list_free(list);
+}
+
+int
+git_checkout(const char *url, const char *ref, const char *dir, struct buf *commit_out)
+{
+	git_repository *repo = NULL;
+	git_object *target = NULL;
+	git_checkout_options co = GIT_CHECKOUT_OPTIONS_INIT;
+	git_oid oid;
+	char hex[GIT_OID_HEXSZ + 1];
+	struct buf gitdir = BUF_INIT;
+	int ret = -1;
+
+	git_libgit2_init();
+	buf_addf(&gitdir, "%s/.git", dir);
+	if (path_exists(gitdir.s)) {
+		if (git_repository_open(&repo, dir) < 0) {
+			git_fail("cannot open the checkout in", dir);
+			goto out;
+		}
+	} else {
+		git_clone_options cl = GIT_CLONE_OPTIONS_INIT;
+
+		if (path_exists(dir) && !is_dir(dir)) {
+			error("'%s' exists and is not a directory", dir);
+			goto out;
+		}
+		cl.checkout_opts.checkout_strategy = GIT_CHECKOUT_NONE;
+		if (git_clone(&repo, url, dir, &cl) < 0) {
+			git_fail("cannot clone", url);
+			goto out;
+		}
+	}
+	if (resolve(repo, ref, &oid) < 0) {
+		/* Not here yet: the only case that touches the network. */
+		if (fetch_origin(repo, url) < 0)
+			goto out;
+		if (resolve(repo, ref, &oid) < 0) {
+			error("unknown ref '%s' in '%s' (not a tag, branch or commit there)", ref, url);
+			goto out;
+		}
+	}
+	if (git_object_lookup(&target, repo, &oid, GIT_OBJECT_COMMIT) < 0) {
+		git_fail("cannot look up commit of", ref);
+		goto out;
+	}
+	co.checkout_strategy = GIT_CHECKOUT_SAFE | GIT_CHECKOUT_RECREATE_MISSING;
+	if (git_checkout_tree(repo, target, &co) < 0) {
+		git_fail("cannot check out", ref);
+		list_conflicts(repo);
+		note("bwbuild never overwrites local changes; commit, stash or remove them in '%s'", dir);
+		goto out;
+	}
+	if (git_repository_set_head_detached(repo, &oid) < 0) {
+		git_fail("cannot move HEAD to", ref);
+		goto out;
+	}
+	if (git_submodule_foreach(repo, update_submodule, NULL) < 0)
+		goto out;
+	git_oid_tostr(hex, sizeof(hex), &oid);
+	buf_addstr(commit_out, hex);
+	ret = 0;
+out:
+	git_object_free(target);
+	git_repository_free(repo);
+	buf_release(&gitdir);
+	return ret;
+}
+
+void
+git_version_string(struct buf *out)
+{
+	int major, minor, rev;
+
+	git_libgit2_version(&major, &minor, &rev);
+	buf_addf(out, "%d.%d.%d", major, minor, rev);
+}

@@ -1,0 +1,133 @@
+#include <cjson/cJSON.h>
+#include <string.h>
+
+#include "buf.h"
+#include "diag.h"
+#include "json.h"
+
+/* struct json is never defined: pointers are cJSON nodes. */
+#define C(j) ((cJSON *)(j))
+#define CC(j) ((const cJSON *)(j))
+#define J(c) ((struct json *)(c))
+
+static struct json *
+check(cJSON *c)
+{
+	if (!c)
+		die("out of memory building JSON");
+	return J(c);
+}
+
+struct json *json_object(void) { return check(cJSON_CreateObject()); }
+struct json *json_array(void) { return check(cJSON_CreateArray()); }
+struct json *json_string(const char *s) { return check(cJSON_CreateString(s ? s : "")); }
+struct json *json_bool(int b) { return check(cJSON_CreateBool(b)); }
+struct json *json_number(double n) { return check(cJSON_CreateNumber(n)); }
+struct json *json_null(void) { return check(cJSON_CreateNull()); }
+
+void
+json_set(struct json *obj, const char *key, struct json *val)
+{
+	if (cJSON_GetObjectItemCaseSensitive(C(obj), key))
+		cJSON_ReplaceItemInObjectCaseSensitive(C(obj), key, C(val));
+	else if (!cJSON_AddItemToObject(C(obj), key, C(val)))
+		die("out of memory building JSON");
+}
+
+void
+json_push(struct json *arr, struct json *val)
+{
+	if (!cJSON_AddItemToArray(C(arr), C(val)))
+		die("out of memory building JSON");
+}
+
+struct json *
+json_string_array(char *const *v, size_t n)
+{
+	struct json *a = json_array();
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		json_push(a, json_string(v[i]));
+	return a;
+}
+
+char *
+json_print(const struct json *j, int pretty)
+{
+	char *s = pretty ? cJSON_Print(CC(j)) : cJSON_PrintUnformatted(CC(j));
+	struct buf b = BUF_INIT;
+
+	if (!s)
+		die("out of memory printing JSON");
+	buf_addstr(&b, s);
+	if (pretty)
+		buf_addch(&b, '\n');
+	cJSON_free(s);
+	return buf_detach(&b);
+}
+
+void
+json_free(struct json *j)
+{
+	cJSON_Delete(C(j));
+}
+
+struct json *
+json_parse(const char *text, size_t len, struct buf *why)
+{
+	const char *end = NULL;
+	cJSON *c = cJSON_ParseWithLengthOpts(text, len, &end, 0);
+
+	if (!c) {
+		size_t off = end && end >= text ? (size_t)(end - text) : 0;
+
+		buf_addf(why, "invalid JSON near byte %zu", off);
+	}
+	return J(c);
+}
+
+const struct json *
+json_get(const struct json *obj, const char *key)
+{
+	if (!cJSON_IsObject(CC(obj)))
+		return NULL;
+	return J(cJSON_GetObjectItemCaseSensitive(CC(obj), key));
+}
+
+size_t
+json_len(const struct json *j)
+{
+	return (cJSON_IsArray(CC(j)) || cJSON_IsObject(CC(j))) ? (size_t)cJSON_GetArraySize(CC(j)) : 0;
+}
+
+const struct json *
+json_at(const struct json *arr, size_t i)
+{
+	return J(cJSON_GetArrayItem(CC(arr), (int)i));
+}
+
+const char *
+json_key_at(const struct json *obj, size_t i)
+{
+	const cJSON *c = cJSON_GetArrayItem(CC(obj), (int)i);
+
+	return c ? c->string : NULL;
+}
+
+const char *
+json_str(const struct json *j)
+{
+	return cJSON_IsString(CC(j)) ? CC(j)->valuestring : NULL;
+}
+
+int json_is_bool(const struct json *j) { return cJSON_IsBool(CC(j)); }
+int json_is_true(const struct json *j) { return cJSON_IsTrue(CC(j)); }
+int json_is_object(const struct json *j) { return cJSON_IsObject(CC(j)); }
+int json_is_array(const struct json *j) { return cJSON_IsArray(CC(j)); }
+
+int
+json_equal(const struct json *a, const struct json *b)
+{
+	return cJSON_Compare(CC(a), CC(b), 1);
+}

@@ -1,0 +1,42 @@
+#ifndef BWBUILD_JSON_H
+#define BWBUILD_JSON_H
+
+#include <stddef.h>
+
+/*
+ * A small JSON API over cJSON; the only file that includes cJSON.h is
+ * json.c. Values are built bottom-up: json_set()/json_push() take
+ * ownership of the value they are given. Object keys keep insertion order.
+ */
+struct json;
+struct buf;
+
+struct json *json_object(void);
+struct json *json_array(void);
+struct json *json_string(const char *s);
+struct json *json_bool(int b);
+struct json *json_number(double n);
+struct json *json_null(void);
+void json_set(struct json *obj, const char *key, struct json *val);
+void json_push(struct json *arr, struct json *val);
+/* Array of strings from a NULL-terminated vector or a counted list. */
+struct json *json_string_array(char *const *v, size_t n);
+/* Serialise; pretty output ends with a newline. Caller frees. */
+char *json_print(const struct json *j, int pretty);
+void json_free(struct json *j);
+
+/* Parse; NULL with a reason in `why` on bad input. */
+struct json *json_parse(const char *text, size_t len, struct buf *why);
+const struct json *json_get(const struct json *obj, const char *key);
+size_t json_len(const struct json *j);
+const struct json *json_at(const struct json *arr, size_t i);
+/* Key of the i-th member of an object. */
+const char *json_key_at(const struct json *obj, size_t i);
+const char *json_str(const struct json *j); /* NULL if not a string */
+int json_is_bool(const struct json *j);
+int json_is_true(const struct json *j);
+int json_is_object(const struct json *j);
+int json_is_array(const struct json *j);
+int json_equal(const struct json *a, const struct json *b);
+
+#endif

@@ -1,0 +1,260 @@
+#include <stdlib.h>
+#include <string.h>
+
+#include "buf.h"
+#include "json.h"
+#include "manifest.h"
+#include "plan.h"
+#include "profile.h"
+#include "util.h"
+#include "wheel.h"
+
+#ifndef BWBUILD_VERSION
+#define BWBUILD_VERSION "0.1.0"
+#endif
+
+struct json *
+macros_h_parse(const char *text)
+{
+	struct json *o = json_object();
+	const char *p = text;
+
+	while (p && *p) {
+		const char *nl = strchr(p, '\n');
+		const char *end = nl ? nl : p + strlen(p);
+		const char *q = p;
+
+		while (q < end && (*q == ' ' || *q == '\t'))
+			q++;
+		if (q + 2 < end && q[0] == '{' && q[1] == '"') {
+			const char *k = q + 2, *ke = memchr(k, '"', (size_t)(end - k));
+
+			if (ke && ke + 4 <= end && !strncmp(ke, "\", \"", 4)) {
+				const char *v = ke + 4, *ve = v;
+
+				/* The value runs to the last "} on the line. */
+				for (const char *t = v; t + 1 < end; t++)
+					if (t[0] == '"' && t[1] == '}')
+						ve = t;
+				if (ve > v || (ve == v && v[0] == '"')) {
+					char *key = xstrndup(k, (size_t)(ke - k));
+					char *val = xstrndup(v, (size_t)(ve - v));
+
+					json_set(o, key, json_string(val));
+					free(key);
+					free(val);
+				}
+			}
+		}
+		p = nl ? nl + 1 : NULL;
+	}
+	return o;
+}
+
+static int
+truthy(const char *v)
+{
+	static const char *const on[] = { "ON", "1", "TRUE", "YES", "Y" };
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(on); i++)
+		if (!strcasecmp(v, on[i]))
+			return 1;
+	return 0;
+}
+
+static int
+has_define(const char *flags, const char *name)
+{
+	size_t n = strlen(name);
+	const char *p = flags;
+
+	while ((p = strstr(p, name))) {
+		int start = p == flags || p[-1] == ' ';
+		int stop = p[n] == '\0' || p[n] == ' ' || p[n] == '=';
+
+		if (start && stop)
+			return 1;
+		p += n;
+	}
+	return 0;
+}
+
+struct json *
+features_from_settings(const struct json *settings)
+{
+	/* Evidence per feature: a build-settings key, else a -D in CXX_FLAGS. */
+	static const struct {
+		const char *feature, *key, *define, *define2;
+	} map[] = {
+		{ "cuda", "USE_CUDA", NULL, NULL },
+		{ "cudnn", "USE_CUDNN", NULL, NULL },
+		{ "nccl", "USE_NCCL", NULL, NULL },
+		{ "distributed", "USE_DISTRIBUTED", NULL, NULL },
+		{ "fbgemm", NULL, "-DUSE_FBGEMM", NULL },
+		{ "flash_attention", NULL, "-DUSE_FLASH_ATTENTION", NULL },
+		{ "mem_eff_attention", NULL, "-DUSE_MEM_EFF_ATTENTION", NULL },
+		{ "mslk", NULL, "-DUSE_MSLK", "-DUSE_FBGEMM_GENAI" },
+		{ "kineto", NULL, "-DUSE_KINETO", NULL },
+		{ "mkldnn", "USE_MKLDNN", NULL, NULL },
+		{ "build_test", "BUILD_TEST", NULL, NULL },
+	};
+	struct json *o = json_object();
+	const char *flags = json_str(json_get(settings, "CXX_FLAGS"));
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(map); i++) {
+		if (map[i].key) {
+			const char *v = json_str(json_get(settings, map[i].key));
+
+			if (v)
+				json_set(o, map[i].feature, json_bool(truthy(v)));
+		} else if (flags) {
+			int on = has_define(flags, map[i].define) ||
+				 (map[i].define2 && has_define(flags, map[i].define2));
+
+			json_set(o, map[i].feature, json_bool(on));
+		}
+	}
+	return o;
+}
+
+/* Values of `name = '...'` / `name: T = '...'` lines in version.py. */
+static struct json *
+version_py_parse(const char *text)
+{
+	static const char *const keys[] = { "__version__", "cuda", "git_version", "hip", "rocm",
+					    "xpu", "debug" };
+	struct json *o = json_object();
+	const char *p = text;
+
+	while (p && *p) {
+		const char *nl = strchr(p, '\n');
+		size_t len = nl ? (size_t)(nl - p) : strlen(p), i;
+		char *line = xstrndup(p, len);
+
+		for (i = 0; i < ARRAY_SIZE(keys); i++) {
+			size_t kl = strlen(keys[i]);
+			const char *name = strcmp(keys[i], "__version__") ? keys[i] : "version";
+			char *eq, *v;
+
+			if (strncmp(line, keys[i], kl) || (line[kl] != ' ' && line[kl] != ':' &&
+							   line[kl] != '='))
+				continue;
+			eq = strchr(line, '=');
+			if (!eq)
+				continue;
+			for (v = eq + 1; *v == ' '; v++)
+				;
+			if (*v == '\'' || *v == '"') {
+				char q = *v, *e = strchr(v + 1, q);
+
+				if (e) {
+					*e = '\0';
+					json_set(o, name, json_string(v + 1));
+				}
+			} else if (!strncmp(v, "None", 4)) {
+				json_set(o, name, json_null());
+			} else if (!strncmp(v, "True", 4) || !strncmp(v, "False", 5)) {
+				json_set(o, name, json_bool(v[0] == 'T'));
+			}
+		}
+		free(line);
+		p = nl ? nl + 1 : NULL;
+	}
+	return o;
+}
+
+static struct json *
+strvec_json(const struct strvec *sv)
+{
+	return json_string_array(sv->v, sv->n);
+}
+
+struct json *
+manifest_make(const struct manifest_input *in)
+{
+	const struct wheel_report *w = in->wheel;
+	struct json *m = json_object(), *wheel = json_object(), *libs = json_array();
+	struct json *archs = json_object(), *src = json_object(), *ver = json_object();
+	struct json *settings, *features, *torch;
+	const char *commit = in->source_commit;
+	size_t i;
+
+	json_set(m, "schema", json_string("bwbuild-manifest/1"));
+	{
+		struct json *gen = json_object();
+
+		json_set(gen, "name", json_string("bwbuild"));
+		json_set(gen, "version", json_string(BWBUILD_VERSION));
+		json_set(m, "generator", gen);
+	}
+	json_set(wheel, "file", json_string(w->filename));
+	json_set(wheel, "name", json_string(w->name));
+	json_set(wheel, "version", json_string(w->version));
+	json_set(wheel, "tags", strvec_json(&w->tags));
+	json_set(wheel, "sha256", json_string(w->sha256));
+	json_set(wheel, "members", json_number((double)w->members));
+	json_set(wheel, "uncompressed_bytes", json_number((double)w->bytes));
+	json_set(m, "wheel", wheel);
+
+	for (i = 0; i < w->nlibs; i++) {
+		const struct wheel_lib *l = &w->libs[i];
+		struct json *o = json_object(), *rel = json_object();
+
+		json_set(o, "path", json_string(l->path));
+		json_set(o, "sass", strvec_json(&l->sass));
+		json_set(o, "ptx", strvec_json(&l->ptx));
+		json_set(rel, "sass", strvec_json(&l->rel_sass));
+		json_set(rel, "ptx", strvec_json(&l->rel_ptx));
+		json_set(o, "relocatable", rel);
+		json_set(o, "codecs", strvec_json(&l->codecs));
+		json_set(o, "fatbin_containers", json_number(l->containers));
+		json_set(o, "fatbin_entries", json_number(l->entries));
+		json_push(libs, o);
+	}
+	json_set(m, "libraries", libs);
+	json_set(archs, "sass", strvec_json(&w->sass));
+	json_set(archs, "ptx", strvec_json(&w->ptx));
+	json_set(m, "archs", archs);
+
+	settings = w->macros_h ? macros_h_parse(w->macros_h) : json_object();
+	features = features_from_settings(settings);
+	json_set(m, "features", features);
+	{
+		struct json *bs = json_object();
+
+		json_set(bs, "source", w->macros_h_path ? json_string(w->macros_h_path) : json_null());
+		json_set(bs, "values", settings);
+		json_set(m, "build_settings", bs);
+	}
+	torch = w->version_py ? version_py_parse(w->version_py) : json_object();
+	json_set(ver, "source", w->version_py_path ? json_string(w->version_py_path) : json_null());
+	json_set(ver, "version", json_str(json_get(torch, "version")) ?
+				 json_string(json_str(json_get(torch, "version"))) : json_null());
+	json_set(ver, "cuda", json_str(json_get(torch, "cuda")) ?
+			      json_string(json_str(json_get(torch, "cuda"))) : json_null());
+	json_set(ver, "git_version", json_str(json_get(torch, "git_version")) ?
+				     json_string(json_str(json_get(torch, "git_version"))) : json_null());
+	json_set(m, "version_py", ver);
+	if (!commit)
+		commit = json_str(json_get(torch, "git_version"));
+
+	json_set(m, "profile", in->profile ? profile_json(in->profile) : json_null());
+	json_set(src, "repo", in->source_repo ? json_string(in->source_repo) : json_null());
+	json_set(src, "ref", in->source_ref ? json_string(in->source_ref) : json_null());
+	json_set(src, "commit", commit ? json_string(commit) : json_null());
+	json_set(m, "source", src);
+	json_free(torch);
+
+	{
+		struct json *v = json_object();
+
+		json_set(v, "ok", json_bool(w->errors.n == 0));
+		json_set(v, "errors", strvec_json(&w->errors));
+		json_set(v, "notes", strvec_json(&w->notes));
+		json_set(m, "verify", v);
+	}
+	json_set(m, "build", in->build ? in->build : json_null());
+	return m;
+}

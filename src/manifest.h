@@ -1,0 +1,34 @@
+#ifndef BWBUILD_MANIFEST_H
+#define BWBUILD_MANIFEST_H
+
+struct json;
+struct wheel_report;
+struct profile;
+struct strvec;
+
+/*
+ * The feature manifest ("bwbuild-manifest/1", docs/manifest-format.md):
+ * what a wheel really contains, read from the wheel itself, plus the
+ * profile and source it was built from when known.
+ */
+struct manifest_input {
+	const struct wheel_report *wheel;
+	const struct profile *profile;  /* NULL for `bwbuild manifest WHEEL` */
+	const char *source_repo;        /* NULL when unknown */
+	const char *source_ref;
+	const char *source_commit;      /* NULL: taken from version.py's git_version */
+	struct json *build;             /* step timings, jobs; NULL when not built here */
+};
+
+struct json *manifest_make(const struct manifest_input *in);
+
+/*
+ * Parse the build-settings header (torch's caffe2/core/macros.h): lines
+ * {"KEY", "VALUE"}, into a JSON object KEY -> VALUE. Exposed for tests.
+ */
+struct json *macros_h_parse(const char *text);
+
+/* Features (profile key -> bool) evidenced by the build settings. */
+struct json *features_from_settings(const struct json *settings);
+
+#endif

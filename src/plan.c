@@ -1,0 +1,437 @@
+#include <stdlib.h>
+#include <string.h>
+
+#include "buf.h"
+#include "diag.h"
+#include "host.h"
+#include "json.h"
+#include "plan.h"
+#include "profile.h"
+#include "util.h"
+
+const char *const step_names[STEP__COUNT] = {
+	"fetch", "configure", "compile", "wheel", "verify",
+};
+
+#define GiB (1024ULL * 1024 * 1024)
+#define MiB (1024ULL * 1024)
+
+/*
+ * Starting estimates of one compile's peak memory (build-scheduling.md):
+ * ordinary C++ 1-2 GB; nvcc grows with the number of targets it compiles
+ * for; flash-attention-class kernels take 4.5-5.3 GB per process.
+ */
+#define EST_CXX (1536 * MiB)
+#define EST_CUDA_BASE (1024 * MiB)
+#define EST_CUDA_PER_TARGET (512 * MiB)
+#define EST_HEAVY (5 * GiB + 512 * MiB)
+
+int
+step_from_name(const char *name)
+{
+	int i;
+
+	for (i = 0; i < STEP__COUNT; i++)
+		if (!strcmp(step_names[i], name))
+			return i;
+	return -1;
+}
+
+/*
+ * Names that PyTorch's environment forwarding passes to CMake besides the
+ * BUILD_/USE_/CMAKE_ prefixes (tools/setup_helpers/cmake.py and
+ * cmake/EnvVarForwarding.cmake).
+ */
+static const char *const forwarded_names[] = {
+	"UBSAN_FLAGS", "BLAS", "WITH_BLAS", "CUDA_HOST_COMPILER", "CUDA_NVCC_EXECUTABLE",
+	"CUDA_SEPARABLE_COMPILATION", "CUDNN_LIBRARY", "CUDNN_INCLUDE_DIR", "CUDNN_ROOT",
+	"EXPERIMENTAL_SINGLE_THREAD_POOL", "INSTALL_TEST", "INTEL_MKL_DIR", "INTEL_OMP_DIR",
+	"MKL_THREADING", "MKLDNN_CPU_RUNTIME", "MSVC_Z7_OVERRIDE", "CAFFE2_USE_MSVC_STATIC_RUNTIME",
+	"Numa_INCLUDE_DIR", "Numa_LIBRARIES", "ONNX_ML", "ONNX_NAMESPACE", "ATEN_THREADING",
+	"WERROR", "OPENSSL_ROOT_DIR", "STATIC_DISPATCH_BACKEND", "SELECTED_OP_LIST",
+	"TORCH_XPU_ARCH_LIST", "TRACING_BASED", "NCCL_INCLUDE_DIR",
+};
+
+static int
+is_forwarded(const char *name)
+{
+	size_t i;
+
+	if (starts_with(name, "USE_") || starts_with(name, "BUILD_") || starts_with(name, "CMAKE_"))
+		return 1;
+	for (i = 0; i < ARRAY_SIZE(forwarded_names); i++)
+		if (!strcmp(name, forwarded_names[i]))
+			return 1;
+	return 0;
+}
+
+static int
+feature_on_or_default(const struct profile *p, enum feature f)
+{
+	/* Unset means the tree's default, which is ON for these. */
+	return p->features[f] != TRI_OFF;
+}
+
+void
+jobs_compute(struct jobs_calc *jc, const struct profile *p, const struct host *h,
+	     uint64_t mem_budget)
+{
+	uint64_t limit;
+	size_t targets = 0, i;
+
+	memset(jc, 0, sizeof(*jc));
+	jc->cpus = h->cpus ? h->cpus : 1;
+	jc->mem_available = h->mem_available;
+	jc->cgroup_room = h->cgroup_room;
+	jc->usable = h->mem_available;
+	if (h->cgroup_limit && h->cgroup_room < jc->usable)
+		jc->usable = h->cgroup_room;
+	limit = h->cgroup_limit && h->cgroup_limit < h->mem_total ? h->cgroup_limit : h->mem_total;
+	jc->headroom = limit / 10 > 2 * GiB ? limit / 10 : 2 * GiB;
+	if (mem_budget || p->mem_budget) {
+		jc->budget = mem_budget ? mem_budget : p->mem_budget;
+		jc->budget_given = 1;
+	} else {
+		jc->budget = jc->usable > jc->headroom ? jc->usable - jc->headroom : 0;
+	}
+
+	for (i = 0; i < p->narchs; i++)
+		targets += 1 + (size_t)p->archs[i].arch.ptx;
+	if (feature_on_or_default(p, FEAT_CUDA) && p->narchs) {
+		jc->per_job = EST_CUDA_BASE + EST_CUDA_PER_TARGET * targets;
+		jc->per_job_kind = "CUDA compile";
+		if (jc->per_job < EST_CXX) {
+			jc->per_job = EST_CXX;
+			jc->per_job_kind = "C++ compile";
+		}
+		if (feature_on_or_default(p, FEAT_FLASH_ATTENTION) ||
+		    feature_on_or_default(p, FEAT_MEM_EFF_ATTENTION) || p->features[FEAT_MSLK] == TRI_ON)
+			jc->heavy_per_job = EST_HEAVY;
+	} else {
+		jc->per_job = EST_CXX;
+		jc->per_job_kind = "C++ compile";
+	}
+
+	jc->by_memory = (unsigned)(jc->budget / jc->per_job);
+	if (jc->by_memory < 1)
+		jc->by_memory = 1;
+	jc->jobs = jc->by_memory < jc->cpus ? jc->by_memory : jc->cpus;
+	if (p->jobs) {
+		jc->jobs = (unsigned)p->jobs;
+		jc->jobs_given = 1;
+	}
+	if (jc->heavy_per_job) {
+		jc->heavy_jobs = (unsigned)(jc->budget / jc->heavy_per_job);
+		if (jc->heavy_jobs < 1)
+			jc->heavy_jobs = 1;
+		if (jc->heavy_jobs > jc->jobs)
+			jc->heavy_jobs = jc->jobs;
+	}
+}
+
+static void
+add_env_and_cmake(struct plan *pl, const char *name, const char *value)
+{
+	strvec_env_set(&pl->env, name, value);
+	if (is_forwarded(name) || !strcmp(name, "TORCH_CUDA_ARCH_LIST"))
+		strvec_env_set(&pl->cmake, name, value);
+}
+
+int
+plan_make(struct plan *pl, const struct profile *p, const struct host *h,
+	  const struct plan_opts *o)
+{
+	struct buf b = BUF_INIT;
+	size_t i;
+	int ret = 0;
+
+	memset(pl, 0, sizeof(*pl));
+	strvec_init(&pl->env);
+	strvec_init(&pl->cmake);
+	strvec_init(&pl->sass);
+	strvec_init(&pl->ptx);
+	pl->profile = p;
+	pl->work_dir = xstrdup(o->work_dir);
+	buf_addf(&b, "%s/src", o->work_dir);
+	pl->src_dir = buf_detach(&b);
+	pl->out_dir = xstrdup(o->out_dir);
+	pl->cuda_home = xstrdup(o->cuda_home ? o->cuda_home : "/usr/local/cuda");
+
+	profile_arch_list(p, &b);
+	pl->arch_list = buf_detach(&b);
+	for (i = 0; i < p->narchs; i++) {
+		arch_sass_name(&p->archs[i].arch, &b);
+		strvec_push(&pl->sass, b.s);
+		buf_reset(&b);
+		if (p->archs[i].arch.ptx) {
+			arch_ptx_name(&p->archs[i].arch, &b);
+			strvec_push(&pl->ptx, b.s);
+			buf_reset(&b);
+		}
+	}
+
+	jobs_compute(&pl->jobs, p, h, o->mem_budget);
+
+	for (i = 0; i < FEAT__COUNT; i++) {
+		const char *v;
+
+		if (p->features[i] == TRI_UNSET)
+			continue;
+		v = p->features[i] == TRI_ON ? "1" : "0";
+		add_env_and_cmake(pl, feature_table[i].option, v);
+		if (feature_table[i].alias)
+			add_env_and_cmake(pl, feature_table[i].alias, v);
+	}
+	if (feature_on_or_default(p, FEAT_CUDA)) {
+		/* Must be in the environment: Dependencies.cmake reads $ENV{...}. */
+		add_env_and_cmake(pl, "TORCH_CUDA_ARCH_LIST", pl->arch_list);
+		buf_addf(&b, "%s/bin/nvcc", pl->cuda_home);
+		strvec_env_set(&pl->env, "CUDA_HOME", pl->cuda_home);
+		strvec_env_set(&pl->env, "CUDACXX", b.s);
+		buf_reset(&b);
+	}
+	for (i = 0; i < p->ncmake; i++) {
+		if (!is_forwarded(p->cmake[i].key)) {
+			ret = error_at(&p->cmake[i].loc, "'cmake.%s' would not reach CMake: PyTorch "
+				       "forwards only USE_*, BUILD_*, CMAKE_* and a fixed list of names "
+				       "from the environment", p->cmake[i].key);
+			continue;
+		}
+		add_env_and_cmake(pl, p->cmake[i].key, p->cmake[i].val);
+	}
+	buf_addf(&b, "%u", pl->jobs.jobs);
+	strvec_env_set(&pl->env, "MAX_JOBS", b.s);
+	buf_reset(&b);
+	if (pl->jobs.heavy_jobs) {
+		buf_addf(&b, "%u", pl->jobs.heavy_jobs);
+		strvec_env_set(&pl->env, "FLASH_ATTENTION_MAX_JOBS", b.s);
+		buf_reset(&b);
+	}
+	/* nvcc's intermediates on disk, not on a tmpfs where they are unreclaimable. */
+	buf_addf(&b, "%s/tmp", o->work_dir);
+	strvec_env_set(&pl->env, "TMPDIR", b.s);
+	buf_release(&b);
+	return ret;
+}
+
+void
+plan_release(struct plan *pl)
+{
+	free(pl->arch_list);
+	strvec_clear(&pl->env);
+	strvec_clear(&pl->cmake);
+	strvec_clear(&pl->sass);
+	strvec_clear(&pl->ptx);
+	free(pl->work_dir);
+	free(pl->src_dir);
+	free(pl->out_dir);
+	free(pl->cuda_home);
+	memset(pl, 0, sizeof(*pl));
+}
+
+static void
+add_loc(struct buf *out, const struct loc *l)
+{
+	if (l->file && l->line)
+		buf_addf(out, "  (%s:%d)", l->file, l->line);
+}
+
+static void
+size_str(struct buf *out, uint64_t v)
+{
+	format_size(out, v);
+}
+
+void
+plan_format(const struct plan *pl, struct buf *out)
+{
+	const struct profile *p = pl->profile;
+	const struct jobs_calc *jc = &pl->jobs;
+	size_t i;
+
+	buf_addf(out, "profile      %s  (%s)\n", p->name.str, p->path);
+	if (p->description.str)
+		buf_addf(out, "description  %s\n", p->description.str);
+	buf_addf(out, "source       %s @ %s\n", p->source_repo.str, p->source_ref.str);
+	buf_addf(out, "archs        %s", pl->arch_list);
+	if (p->narchs)
+		add_loc(out, &p->archs[0].loc);
+	buf_addstr(out, "\n");
+	buf_addstr(out, "expected     SASS");
+	for (i = 0; i < pl->sass.n; i++)
+		buf_addf(out, " %s", pl->sass.v[i]);
+	buf_addstr(out, "; PTX");
+	for (i = 0; i < pl->ptx.n; i++)
+		buf_addf(out, " %s", pl->ptx.v[i]);
+	if (!pl->ptx.n)
+		buf_addstr(out, " none");
+	buf_addstr(out, " (in every CUDA library)\n");
+
+	buf_addstr(out, "\nfeatures\n");
+	for (i = 0; i < FEAT__COUNT; i++) {
+		buf_addf(out, "  %-18s %s", feature_table[i].key,
+			 p->features[i] == TRI_ON ? "on" : p->features[i] == TRI_OFF ? "off"
+										 : "tree default");
+		add_loc(out, &p->feature_loc[i]);
+		buf_addstr(out, "\n");
+	}
+
+	buf_addstr(out, "\nenvironment (set on top of the inherited one)\n");
+	for (i = 0; i < pl->env.n; i++)
+		buf_addf(out, "  %s\n", pl->env.v[i]);
+	buf_addstr(out, "\ncmake cache entries (forwarded from the environment as -D)\n");
+	for (i = 0; i < pl->cmake.n; i++)
+		buf_addf(out, "  -D%s\n", pl->cmake.v[i]);
+
+	buf_addstr(out, "\njobs\n  cpus            ");
+	buf_addf(out, "%u\n", jc->cpus);
+	buf_addstr(out, "  MemAvailable    ");
+	size_str(out, jc->mem_available);
+	buf_addstr(out, "\n  cgroup room     ");
+	if (jc->cgroup_room)
+		size_str(out, jc->cgroup_room);
+	else
+		buf_addstr(out, "no limit");
+	if (jc->budget_given) {
+		buf_addstr(out, "\n  budget          ");
+		size_str(out, jc->budget);
+		buf_addstr(out, " (given)");
+	} else {
+		buf_addstr(out, "\n  budget          ");
+		size_str(out, jc->usable);
+		buf_addstr(out, " - headroom ");
+		size_str(out, jc->headroom);
+		buf_addstr(out, " = ");
+		size_str(out, jc->budget);
+	}
+	buf_addf(out, "\n  per job         ");
+	size_str(out, jc->per_job);
+	buf_addf(out, " (%s, %zu targets)\n", jc->per_job_kind, pl->sass.n + pl->ptx.n);
+	if (jc->jobs_given)
+		buf_addf(out, "  MAX_JOBS        %u (build.jobs)\n", jc->jobs);
+	else
+		buf_addf(out, "  MAX_JOBS        min(cpus %u, budget/per job %u) = %u\n", jc->cpus,
+			 jc->by_memory, jc->jobs);
+	if (jc->heavy_jobs) {
+		buf_addstr(out, "  heavy pool      FLASH_ATTENTION_MAX_JOBS = min(MAX_JOBS, budget/");
+		size_str(out, jc->heavy_per_job);
+		buf_addf(out, ") = %u\n", jc->heavy_jobs);
+	}
+
+	buf_addstr(out, "\nsteps\n");
+	for (i = 0; i < STEP__COUNT; i++)
+		buf_addf(out, "  %zu. %s\n", i + 1, step_names[i]);
+	buf_addf(out, "  work dir  %s\n  out dir   %s\n", pl->work_dir, pl->out_dir);
+}
+
+static struct json *
+pvalue_json(const struct pvalue *v)
+{
+	return v->str ? json_string(v->str) : json_null();
+}
+
+struct json *
+profile_json(const struct profile *p)
+{
+	struct json *o = json_object(), *src = json_object(), *cuda = json_object();
+	struct json *archs = json_array(), *feat = json_object(), *cm = json_object();
+	struct json *build = json_object(), *wheel = json_object(), *rt = json_object();
+	struct json *env = json_object();
+	struct buf b = BUF_INIT;
+	size_t i;
+
+	json_set(o, "name", pvalue_json(&p->name));
+	json_set(o, "description", pvalue_json(&p->description));
+	json_set(o, "path", json_string(p->path));
+	json_set(src, "repo", pvalue_json(&p->source_repo));
+	json_set(src, "ref", pvalue_json(&p->source_ref));
+	json_set(o, "source", src);
+	for (i = 0; i < p->narchs; i++) {
+		arch_format(&p->archs[i].arch, &b);
+		json_push(archs, json_string(b.s));
+		buf_reset(&b);
+	}
+	json_set(cuda, "archs", archs);
+	if (p->cuda_home.str)
+		json_set(cuda, "home", json_string(p->cuda_home.str));
+	json_set(o, "cuda", cuda);
+	for (i = 0; i < FEAT__COUNT; i++)
+		if (p->features[i] != TRI_UNSET)
+			json_set(feat, feature_table[i].key, json_bool(p->features[i] == TRI_ON));
+	json_set(o, "features", feat);
+	for (i = 0; i < p->ncmake; i++)
+		json_set(cm, p->cmake[i].key, json_string(p->cmake[i].val));
+	json_set(o, "cmake", cm);
+	if (p->jobs)
+		json_set(build, "jobs", json_number((double)p->jobs));
+	else
+		json_set(build, "jobs", json_string("auto"));
+	if (p->mem_budget)
+		json_set(build, "mem_budget", json_number((double)p->mem_budget));
+	else
+		json_set(build, "mem_budget", json_string("auto"));
+	if (p->python.str)
+		json_set(build, "python", json_string(p->python.str));
+	json_set(o, "build", build);
+	if (p->version_suffix.str)
+		json_set(wheel, "version_suffix", json_string(p->version_suffix.str));
+	json_set(o, "wheel", wheel);
+	for (i = 0; i < p->nruntime_env; i++)
+		json_set(env, p->runtime_env[i].key, json_string(p->runtime_env[i].val));
+	json_set(rt, "env", env);
+	json_set(o, "runtime", rt);
+	buf_release(&b);
+	return o;
+}
+
+struct json *
+plan_json(const struct plan *pl)
+{
+	struct json *o = json_object(), *env = json_object(), *cm = json_object();
+	struct json *jobs = json_object(), *steps = json_array(), *exp = json_object();
+	const struct jobs_calc *jc = &pl->jobs;
+	size_t i;
+
+	json_set(o, "profile", profile_json(pl->profile));
+	json_set(o, "torch_cuda_arch_list", json_string(pl->arch_list));
+	json_set(exp, "sass", json_string_array(pl->sass.v, pl->sass.n));
+	json_set(exp, "ptx", json_string_array(pl->ptx.v, pl->ptx.n));
+	json_set(o, "expected", exp);
+	for (i = 0; i < pl->env.n; i++) {
+		char *eq = strchr(pl->env.v[i], '=');
+		char *k = xstrndup(pl->env.v[i], (size_t)(eq - pl->env.v[i]));
+
+		json_set(env, k, json_string(eq + 1));
+		free(k);
+	}
+	json_set(o, "env", env);
+	for (i = 0; i < pl->cmake.n; i++) {
+		char *eq = strchr(pl->cmake.v[i], '=');
+		char *k = xstrndup(pl->cmake.v[i], (size_t)(eq - pl->cmake.v[i]));
+
+		json_set(cm, k, json_string(eq + 1));
+		free(k);
+	}
+	json_set(o, "cmake", cm);
+	json_set(jobs, "cpus", json_number(jc->cpus));
+	json_set(jobs, "mem_available", json_number((double)jc->mem_available));
+	json_set(jobs, "cgroup_room", jc->cgroup_room ? json_number((double)jc->cgroup_room)
+						     : json_null());
+	json_set(jobs, "headroom", json_number((double)jc->headroom));
+	json_set(jobs, "budget", json_number((double)jc->budget));
+	json_set(jobs, "budget_given", json_bool(jc->budget_given));
+	json_set(jobs, "per_job", json_number((double)jc->per_job));
+	json_set(jobs, "per_job_kind", json_string(jc->per_job_kind));
+	json_set(jobs, "by_memory", json_number(jc->by_memory));
+	json_set(jobs, "max_jobs", json_number(jc->jobs));
+	json_set(jobs, "jobs_given", json_bool(jc->jobs_given));
+	if (jc->heavy_jobs)
+		json_set(jobs, "flash_attention_max_jobs", json_number(jc->heavy_jobs));
+	json_set(o, "jobs", jobs);
+	for (i = 0; i < STEP__COUNT; i++)
+		json_push(steps, json_string(step_names[i]));
+	json_set(o, "steps", steps);
+	json_set(o, "work_dir", json_string(pl->work_dir));
+	json_set(o, "out_dir", json_string(pl->out_dir));
+	return o;
+}

@@ -1,0 +1,237 @@
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "buf.h"
+#include "diag.h"
+#include "proc.h"
+#include "util.h"
+
+extern char **environ;
+
+volatile int proc_interrupted;
+static volatile pid_t current_pgid;
+
+static void
+forward_signal(int sig)
+{
+	proc_interrupted = sig;
+	if (current_pgid > 0)
+		kill(-current_pgid, sig);
+}
+
+static void
+build_env(struct strvec *out, const struct strvec *delta)
+{
+	char **e;
+	size_t i;
+
+	for (e = environ; *e; e++)
+		strvec_push(out, *e);
+	for (i = 0; i < delta->n; i++) {
+		const char *eq = strchr(delta->v[i], '=');
+		char *name;
+
+		if (!eq) {
+			long at = strvec_env_find(out, delta->v[i], strlen(delta->v[i]));
+
+			if (at >= 0) {
+				free(out->v[at]);
+				memmove(&out->v[at], &out->v[at + 1], (out->n - (size_t)at) * sizeof(char *));
+				out->n--;
+			}
+			continue;
+		}
+		name = xstrndup(delta->v[i], (size_t)(eq - delta->v[i]));
+		strvec_env_set(out, name, eq + 1);
+		free(name);
+	}
+}
+
+static void
+keep_tail(struct proc *p, const char *data, size_t n)
+{
+	if (!p->tail_max)
+		return;
+	if (!p->tail)
+		p->tail = xmalloc(p->tail_max);
+	if (n >= p->tail_max) {
+		memcpy(p->tail, data + n - p->tail_max, p->tail_max);
+		p->tail_len = p->tail_max;
+		return;
+	}
+	if (p->tail_len + n > p->tail_max) {
+		size_t drop = p->tail_len + n - p->tail_max;
+
+		memmove(p->tail, p->tail + drop, p->tail_len - drop);
+		p->tail_len -= drop;
+	}
+	memcpy(p->tail + p->tail_len, data, n);
+	p->tail_len += n;
+}
+
+static void
+write_all(int fd, const char *data, size_t n)
+{
+	while (n) {
+		ssize_t w = write(fd, data, n);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return;
+		data += w;
+		n -= (size_t)w;
+	}
+}
+
+int
+proc_run(struct proc *p)
+{
+	struct strvec env = STRVEC_INIT;
+	struct sigaction sa, old_int, old_term;
+	struct buf line = BUF_INIT;
+	int outp[2] = { -1, -1 }, notify[2];
+	int capture = p->log_fd >= 0 || p->on_line || p->tail_max || p->quiet;
+	pid_t pid;
+	int status, child_errno = 0;
+	ssize_t n;
+
+	if (!p->args.n)
+		BUG("proc_run without arguments");
+	build_env(&env, &p->env);
+	if (pipe2(notify, O_CLOEXEC) < 0 || (capture && pipe2(outp, O_CLOEXEC) < 0))
+		die("cannot create a pipe:");
+	fflush(stdout);
+	fflush(stderr);
+	pid = fork();
+	if (pid < 0)
+		die("cannot fork:");
+	if (pid == 0) {
+		int fd;
+
+		setpgid(0, 0);
+		signal(SIGINT, SIG_DFL);
+		signal(SIGTERM, SIG_DFL);
+		signal(SIGPIPE, SIG_DFL);
+		fd = open("/dev/null", O_RDONLY);
+		if (fd >= 0) {
+			dup2(fd, 0);
+			close(fd);
+		}
+		if (capture) {
+			dup2(outp[1], 1);
+			dup2(outp[1], 2);
+		}
+		if (p->dir && chdir(p->dir) < 0)
+			goto fail;
+		execvpe(p->args.v[0], p->args.v, env.v);
+fail:
+		child_errno = errno;
+		write_all(notify[1], (const char *)&child_errno, sizeof(child_errno));
+		_exit(127);
+	}
+	setpgid(pid, pid);
+	current_pgid = pid;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = forward_signal;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, &old_int);
+	sigaction(SIGTERM, &sa, &old_term);
+
+	close(notify[1]);
+	if (capture) {
+		char chunk[8192];
+
+		close(outp[1]);
+		for (;;) {
+			n = read(outp[0], chunk, sizeof(chunk));
+			if (n < 0 && errno == EINTR)
+				continue;
+			if (n <= 0)
+				break;
+			if (p->log_fd >= 0)
+				write_all(p->log_fd, chunk, (size_t)n);
+			keep_tail(p, chunk, (size_t)n);
+			if (p->on_line) {
+				ssize_t i, start = 0;
+
+				for (i = 0; i < n; i++) {
+					if (chunk[i] != '\n' && chunk[i] != '\r')
+						continue;
+					buf_add(&line, chunk + start, (size_t)(i - start));
+					p->on_line(p->ctx, line.s, line.len);
+					buf_reset(&line);
+					start = i + 1;
+				}
+				buf_add(&line, chunk + start, (size_t)(n - start));
+			}
+		}
+		if (p->on_line && line.len)
+			p->on_line(p->ctx, line.s, line.len);
+		close(outp[0]);
+	}
+	while (waitpid(pid, &status, 0) < 0) {
+		if (errno != EINTR)
+			die("cannot wait for '%s':", p->args.v[0]);
+	}
+	current_pgid = 0;
+	sigaction(SIGINT, &old_int, NULL);
+	sigaction(SIGTERM, &old_term, NULL);
+	n = read(notify[0], &child_errno, sizeof(child_errno));
+	close(notify[0]);
+	strvec_clear(&env);
+	buf_release(&line);
+	if (n == (ssize_t)sizeof(child_errno)) {
+		errno = child_errno;
+		if (p->dir && errno == ENOENT && access(p->dir, X_OK) < 0)
+			return error("cannot enter '%s':", p->dir);
+		return error("cannot run '%s':", p->args.v[0]);
+	}
+	if (WIFEXITED(status))
+		return WEXITSTATUS(status);
+	if (WIFSIGNALED(status))
+		return 128 + WTERMSIG(status);
+	return error("'%s' ended in an unexpected state", p->args.v[0]);
+}
+
+void
+proc_release(struct proc *p)
+{
+	strvec_clear(&p->args);
+	strvec_clear(&p->env);
+	free(p->tail);
+	p->tail = NULL;
+	p->tail_len = 0;
+}
+
+void
+proc_format_args(const struct strvec *args, struct buf *out)
+{
+	size_t i;
+
+	for (i = 0; i < args->n; i++) {
+		const char *a = args->v[i];
+
+		if (i)
+			buf_addch(out, ' ');
+		if (*a && strspn(a, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+				 "0123456789-_./=+:,@%") == strlen(a)) {
+			buf_addstr(out, a);
+			continue;
+		}
+		buf_addch(out, '\'');
+		for (; *a; a++) {
+			if (*a == '\'')
+				buf_addstr(out, "'\\''");
+			else
+				buf_addch(out, *a);
+		}
+		buf_addch(out, '\'');
+	}
+}

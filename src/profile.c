@@ -1,0 +1,867 @@
+/*
+ * Profiles: YAML -> a tree of located nodes -> merged along `extends:` ->
+ * validated into struct profile. The only file that includes <yaml.h>.
+ *
+ * Merge rule: a child's mapping is merged key by key into its parent's;
+ * any other value (scalar, list) replaces the parent's value whole.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <yaml.h>
+
+#include "buf.h"
+#include "diag.h"
+#include "profile.h"
+#include "util.h"
+
+const struct feature_info feature_table[FEAT__COUNT] = {
+	[FEAT_CUDA] = { "cuda", "USE_CUDA", NULL },
+	[FEAT_CUDNN] = { "cudnn", "USE_CUDNN", NULL },
+	[FEAT_NCCL] = { "nccl", "USE_NCCL", NULL },
+	[FEAT_DISTRIBUTED] = { "distributed", "USE_DISTRIBUTED", NULL },
+	[FEAT_FBGEMM] = { "fbgemm", "USE_FBGEMM", NULL },
+	[FEAT_FLASH_ATTENTION] = { "flash_attention", "USE_FLASH_ATTENTION", NULL },
+	[FEAT_MEM_EFF_ATTENTION] = { "mem_eff_attention", "USE_MEM_EFF_ATTENTION", NULL },
+	/* torch <= 2.10 calls it FBGEMM_GENAI; setting both is harmless. */
+	[FEAT_MSLK] = { "mslk", "USE_MSLK", "USE_FBGEMM_GENAI" },
+	[FEAT_KINETO] = { "kineto", "USE_KINETO", NULL },
+	[FEAT_MKLDNN] = { "mkldnn", "USE_MKLDNN", NULL },
+	[FEAT_BUILD_TEST] = { "build_test", "BUILD_TEST", NULL },
+};
+
+enum pkind { PN_SCALAR, PN_SEQ, PN_MAP };
+
+struct pnode {
+	enum pkind kind;
+	char *str;
+	struct loc loc;
+	size_t n, cap;
+	struct pnode **items; /* sequence items, or mapping values */
+	char **keys;          /* mapping keys */
+	struct loc *keylocs;
+};
+
+#define MAX_EXTENDS_DEPTH 32
+
+static void
+pnode_free(struct pnode *n)
+{
+	size_t i;
+
+	if (!n)
+		return;
+	for (i = 0; i < n->n; i++) {
+		pnode_free(n->items[i]);
+		if (n->keys)
+			free(n->keys[i]);
+	}
+	free(n->items);
+	free(n->keys);
+	free(n->keylocs);
+	free(n->str);
+	free(n);
+}
+
+static struct loc
+mark_loc(const char *file, yaml_mark_t m)
+{
+	struct loc l = { file, (int)m.line + 1, (int)m.column + 1 };
+
+	return l;
+}
+
+static struct pnode *
+convert(yaml_document_t *doc, yaml_node_t *yn, const char *file, int depth)
+{
+	struct pnode *n;
+
+	if (!yn || depth > 64)
+		return NULL;
+	n = xcalloc(1, sizeof(*n));
+	n->loc = mark_loc(file, yn->start_mark);
+	switch (yn->type) {
+	case YAML_SCALAR_NODE:
+		n->kind = PN_SCALAR;
+		n->str = xstrndup((const char *)yn->data.scalar.value, yn->data.scalar.length);
+		break;
+	case YAML_SEQUENCE_NODE: {
+		yaml_node_item_t *it;
+
+		n->kind = PN_SEQ;
+		for (it = yn->data.sequence.items.start; it < yn->data.sequence.items.top; it++) {
+			struct pnode *c = convert(doc, yaml_document_get_node(doc, *it), file, depth + 1);
+
+			if (!c)
+				goto fail;
+			ALLOC_GROW(n->items, n->n + 1, n->cap);
+			n->items[n->n++] = c;
+		}
+		break;
+	}
+	case YAML_MAPPING_NODE: {
+		yaml_node_pair_t *pr;
+		size_t cap = 0;
+
+		n->kind = PN_MAP;
+		for (pr = yn->data.mapping.pairs.start; pr < yn->data.mapping.pairs.top; pr++) {
+			yaml_node_t *k = yaml_document_get_node(doc, pr->key);
+			struct pnode *v;
+			struct loc kl;
+			size_t i;
+
+			if (!k)
+				goto fail;
+			kl = mark_loc(file, k->start_mark);
+			if (k->type != YAML_SCALAR_NODE) {
+				error_at(&kl, "a mapping key must be a plain name");
+				goto fail;
+			}
+			for (i = 0; i < n->n; i++) {
+				if (!strcmp(n->keys[i], (const char *)k->data.scalar.value)) {
+					error_at(&kl, "duplicate key '%s'", n->keys[i]);
+					note_at(&n->keylocs[i], "first set here");
+					goto fail;
+				}
+			}
+			v = convert(doc, yaml_document_get_node(doc, pr->value), file, depth + 1);
+			if (!v)
+				goto fail;
+			if (n->n + 1 > cap) {
+				cap = cap ? cap * 2 : 8;
+				n->items = xreallocarray(n->items, cap, sizeof(*n->items));
+				n->keys = xreallocarray(n->keys, cap, sizeof(*n->keys));
+				n->keylocs = xreallocarray(n->keylocs, cap, sizeof(*n->keylocs));
+			}
+			n->keys[n->n] = xstrndup((const char *)k->data.scalar.value,
+						 k->data.scalar.length);
+			n->keylocs[n->n] = kl;
+			n->items[n->n++] = v;
+		}
+		n->cap = cap;
+		break;
+	}
+	default:
+		goto fail;
+	}
+	return n;
+fail:
+	pnode_free(n);
+	return NULL;
+}
+
+/* Parse one YAML file's text; NULL after reporting. An empty file is an empty map. */
+static struct pnode *
+parse_yaml(const char *file, const char *data, size_t len)
+{
+	yaml_parser_t parser;
+	yaml_document_t doc;
+	yaml_node_t *root;
+	struct pnode *n = NULL;
+
+	if (!yaml_parser_initialize(&parser))
+		die("cannot initialise the YAML parser");
+	yaml_parser_set_input_string(&parser, (const unsigned char *)data, len);
+	if (!yaml_parser_load(&parser, &doc)) {
+		struct loc l = mark_loc(file, parser.problem_mark);
+
+		if (parser.context)
+			error_at(&l, "invalid YAML: %s %s", parser.problem ? parser.problem : "",
+				 parser.context);
+		else
+			error_at(&l, "invalid YAML: %s", parser.problem ? parser.problem : "syntax error");
+		yaml_parser_delete(&parser);
+		return NULL;
+	}
+	root = yaml_document_get_root_node(&doc);
+	if (!root) {
+		n = xcalloc(1, sizeof(*n));
+		n->kind = PN_MAP;
+		n->loc.file = file;
+		n->loc.line = 1;
+		n->loc.col = 1;
+	} else {
+		n = convert(&doc, root, file, 0);
+		if (n && n->kind != PN_MAP) {
+			error_at(&n->loc, "a profile must be a mapping of keys (name:, cuda:, features:, ...)");
+			pnode_free(n);
+			n = NULL;
+		} else if (!n && !diag_errors) {
+			struct loc l = mark_loc(file, root->start_mark);
+
+			error_at(&l, "unsupported YAML construct (anchors or nesting too deep)");
+		}
+	}
+	yaml_document_delete(&doc);
+	yaml_parser_delete(&parser);
+	return n;
+}
+
+int
+profile_parse_buffer(const char *name, const char *data, size_t len)
+{
+	struct pnode *n = parse_yaml(name, data, len);
+
+	pnode_free(n);
+	return n ? 0 : -1;
+}
+
+static const struct pnode *
+map_get(const struct pnode *m, const char *key, size_t *idx)
+{
+	size_t i;
+
+	if (!m || m->kind != PN_MAP)
+		return NULL;
+	for (i = 0; i < m->n; i++) {
+		if (!strcmp(m->keys[i], key)) {
+			if (idx)
+				*idx = i;
+			return m->items[i];
+		}
+	}
+	return NULL;
+}
+
+static void
+map_remove(struct pnode *m, size_t i)
+{
+	pnode_free(m->items[i]);
+	free(m->keys[i]);
+	memmove(&m->items[i], &m->items[i + 1], (m->n - i - 1) * sizeof(*m->items));
+	memmove(&m->keys[i], &m->keys[i + 1], (m->n - i - 1) * sizeof(*m->keys));
+	memmove(&m->keylocs[i], &m->keylocs[i + 1], (m->n - i - 1) * sizeof(*m->keylocs));
+	m->n--;
+}
+
+/* Merge `child` into `base`, consuming child. */
+static void
+merge(struct pnode *base, struct pnode *child)
+{
+	size_t i, j;
+
+	for (i = 0; i < child->n; i++) {
+		struct pnode *cv = child->items[i];
+		const struct pnode *bv = map_get(base, child->keys[i], &j);
+
+		if (bv && bv->kind == PN_MAP && cv->kind == PN_MAP) {
+			merge(base->items[j], cv);
+			free(child->keys[i]);
+			continue;
+		}
+		if (bv) {
+			pnode_free(base->items[j]);
+			base->items[j] = cv;
+			free(base->keys[j]);
+			base->keys[j] = child->keys[i];
+			base->keylocs[j] = child->keylocs[i];
+			continue;
+		}
+		if (base->n + 1 > base->cap) {
+			base->cap = base->cap ? base->cap * 2 : 8;
+			base->items = xreallocarray(base->items, base->cap, sizeof(*base->items));
+			base->keys = xreallocarray(base->keys, base->cap, sizeof(*base->keys));
+			base->keylocs = xreallocarray(base->keylocs, base->cap, sizeof(*base->keylocs));
+		}
+		base->items[base->n] = cv;
+		base->keys[base->n] = child->keys[i];
+		base->keylocs[base->n++] = child->keylocs[i];
+	}
+	free(child->items);
+	free(child->keys);
+	free(child->keylocs);
+	free(child->str);
+	free(child);
+}
+
+static const char *
+keep_str(struct profile *p, const char *path)
+{
+	ALLOC_GROW(p->files, p->nfiles + 1, p->files_cap);
+	p->files[p->nfiles] = xstrdup(path);
+	return p->files[p->nfiles++];
+}
+
+static char *
+self_dir(void)
+{
+	char *exe = realpath("/proc/self/exe", NULL);
+	char *slash;
+
+	if (!exe)
+		return NULL;
+	slash = strrchr(exe, '/');
+	if (slash)
+		*slash = '\0';
+	return exe;
+}
+
+static int
+try_dir(char **out, const char *dir, const char *name)
+{
+	struct buf b = BUF_INIT;
+
+	buf_addf(&b, "%s/%s.yaml", dir, name);
+	if (access(b.s, R_OK) == 0) {
+		*out = buf_detach(&b);
+		return 1;
+	}
+	buf_release(&b);
+	return 0;
+}
+
+static int
+is_path_spec(const char *spec)
+{
+	return strchr(spec, '/') || ends_with(spec, ".yaml") || ends_with(spec, ".yml");
+}
+
+int
+profile_find(char **out, const char *spec)
+{
+	struct buf tried = BUF_INIT;
+	const char *env;
+	char *dir;
+	int found = 0;
+
+	*out = NULL;
+	if (!*spec)
+		return error("empty profile name");
+	if (is_path_spec(spec)) {
+		if (access(spec, R_OK) < 0)
+			return error("cannot read profile '%s':", spec);
+		*out = xstrdup(spec);
+		return 0;
+	}
+	for (const char *c = spec; *c; c++)
+		if (!isalnum((unsigned char)*c) && !strchr("-_.", *c))
+			return error("'%s' is not a profile name (letters, digits, '-', '_' and '.')", spec);
+
+	found = try_dir(out, "profiles", spec);
+	buf_addstr(&tried, "profiles");
+	if (!found && (dir = self_dir())) {
+		struct buf d = BUF_INIT;
+
+		buf_addf(&d, "%s/../profiles", dir);
+		found = try_dir(out, d.s, spec);
+		buf_addf(&tried, ", %s", d.s);
+		buf_release(&d);
+		if (!found) {
+			buf_addf(&d, "%s/../share/bwbuild/profiles", dir);
+			found = try_dir(out, d.s, spec);
+			buf_release(&d);
+		}
+		free(dir);
+	}
+	env = getenv("BWBUILD_PROFILE_PATH");
+	if (!found && env && *env) {
+		char *copy = xstrdup(env), *save = NULL, *tok;
+
+		for (tok = strtok_r(copy, ":", &save); tok && !found; tok = strtok_r(NULL, ":", &save)) {
+			found = try_dir(out, tok, spec);
+			buf_addf(&tried, ", %s", tok);
+		}
+		free(copy);
+	}
+	if (!found) {
+		error("no profile named '%s' (looked in %s%s); run 'bwbuild profiles' to list them, "
+		      "or pass a path to a .yaml file", spec, tried.s,
+		      env && *env ? "" : " and $BWBUILD_PROFILE_PATH, which is unset");
+		buf_release(&tried);
+		return -1;
+	}
+	buf_release(&tried);
+	return 0;
+}
+
+static char *
+dir_of(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+
+	if (!slash)
+		return xstrdup(".");
+	if (slash == path)
+		return xstrdup("/");
+	return xstrndup(path, (size_t)(slash - path));
+}
+
+/*
+ * Load `path` and everything it extends; `chain` holds the real paths on
+ * the way down, to detect cycles. Returns the merged tree or NULL.
+ */
+static struct pnode *
+load_chain(struct profile *p, const char *path, char **chain, int depth, const struct loc *from)
+{
+	struct buf text = BUF_INIT;
+	struct pnode *n, *parent;
+	const struct pnode *ext;
+	const char *file;
+	char *real, *ppath = NULL;
+	size_t idx;
+	int i;
+
+	real = realpath(path, NULL);
+	if (!real) {
+		if (from)
+			error_at(from, "cannot read profile '%s': %s", path, strerror(errno));
+		else
+			error("cannot read profile '%s':", path);
+		return NULL;
+	}
+	for (i = 0; i < depth; i++) {
+		if (!strcmp(chain[i], real)) {
+			error_at(from, "'extends' makes a cycle: '%s' extends itself", path);
+			free(real);
+			return NULL;
+		}
+	}
+	if (depth >= MAX_EXTENDS_DEPTH) {
+		error_at(from, "'extends' chain is deeper than %d profiles", MAX_EXTENDS_DEPTH);
+		free(real);
+		return NULL;
+	}
+	chain[depth] = real;
+	if (read_file(&text, path) < 0) {
+		free(real);
+		return NULL;
+	}
+	file = keep_str(p, path);
+	n = parse_yaml(file, text.s, text.len);
+	buf_release(&text);
+	if (!n) {
+		free(real);
+		return NULL;
+	}
+	ext = map_get(n, "extends", &idx);
+	if (!ext) {
+		free(real);
+		return n;
+	}
+	if (ext->kind != PN_SCALAR || !*ext->str) {
+		error_at(&ext->loc, "'extends' takes one profile name or path");
+		goto fail;
+	}
+	if (is_path_spec(ext->str) && ext->str[0] != '/') {
+		char *d = dir_of(path);
+		struct buf b = BUF_INIT;
+
+		buf_addf(&b, "%s/%s", d, ext->str);
+		free(d);
+		ppath = buf_detach(&b);
+	} else if (is_path_spec(ext->str)) {
+		ppath = xstrdup(ext->str);
+	} else {
+		char *d = dir_of(path);
+
+		/* A bare name is looked up beside this file first. */
+		if (!try_dir(&ppath, d, ext->str)) {
+			free(d);
+			if (profile_find(&ppath, ext->str) < 0) {
+				note_at(&ext->loc, "extended here");
+				goto fail;
+			}
+		} else {
+			free(d);
+		}
+	}
+	{
+		struct loc at = ext->loc;
+
+		parent = load_chain(p, ppath, chain, depth + 1, &at);
+	}
+	free(ppath);
+	if (!parent)
+		goto fail;
+	map_remove(n, idx);
+	merge(parent, n);
+	free(real);
+	return parent;
+fail:
+	pnode_free(n);
+	free(real);
+	return NULL;
+}
+
+/* ---- validation ---- */
+
+static int
+want_scalar(const struct pnode *v, const char *what)
+{
+	if (v->kind != PN_SCALAR)
+		return error_at(&v->loc, "'%s' must be a single value", what);
+	return 0;
+}
+
+static void
+set_value(struct pvalue *out, const struct pnode *v, const char *what)
+{
+	if (want_scalar(v, what) < 0)
+		return;
+	out->str = v->str;
+	out->loc = v->loc;
+}
+
+static void
+unknown_key(const struct pnode *m, size_t i, const char *section, const char *known)
+{
+	if (section)
+		error_at(&m->keylocs[i], "unknown key '%s' in '%s' (known keys: %s)", m->keys[i],
+			 section, known);
+	else
+		error_at(&m->keylocs[i], "unknown key '%s' (known keys: %s)", m->keys[i], known);
+}
+
+static int
+want_map(const struct pnode *v, const char *what)
+{
+	if (v->kind != PN_MAP)
+		return error_at(&v->loc, "'%s' must be a mapping of keys", what);
+	return 0;
+}
+
+static int
+parse_bool(const char *s, enum tri *out)
+{
+	static const char *on[] = { "on", "true", "yes", "1", "y" };
+	static const char *off[] = { "off", "false", "no", "0", "n" };
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(on); i++) {
+		if (!strcasecmp(s, on[i])) {
+			*out = TRI_ON;
+			return 0;
+		}
+		if (!strcasecmp(s, off[i])) {
+			*out = TRI_OFF;
+			return 0;
+		}
+	}
+	return -1;
+}
+
+static void
+add_arch(struct profile *p, size_t *cap, const char *text, const struct loc *loc)
+{
+	struct buf why = BUF_INIT;
+	struct arch a;
+	size_t i;
+
+	if (arch_parse(&a, text, &why) < 0) {
+		error_at(loc, "%s", why.s);
+		buf_release(&why);
+		return;
+	}
+	for (i = 0; i < p->narchs; i++) {
+		if (!arch_cmp(&p->archs[i].arch, &a)) {
+			/* "12.0" and "12.0+PTX" together mean one entry with PTX. */
+			p->archs[i].arch.ptx |= a.ptx;
+			return;
+		}
+	}
+	ALLOC_GROW(p->archs, p->narchs + 1, *cap);
+	p->archs[p->narchs].arch = a;
+	p->archs[p->narchs].text = text;
+	p->archs[p->narchs].loc = *loc;
+	p->narchs++;
+}
+
+static int
+cmp_parch(const void *a, const void *b)
+{
+	return arch_cmp(&((const struct parch *)a)->arch, &((const struct parch *)b)->arch);
+}
+
+static void
+validate_archs(struct profile *p, const struct pnode *v)
+{
+	size_t cap = 0, i;
+
+	if (v->kind == PN_SCALAR) {
+		/* One string, separated as TORCH_CUDA_ARCH_LIST is: ';' or blanks. */
+		char *copy = xstrdup(v->str), *save = NULL, *tok;
+
+		for (tok = strtok_r(copy, "; \t", &save); tok; tok = strtok_r(NULL, "; \t", &save)) {
+			char *kept = xstrdup(tok);
+
+			keep_str(p, kept); /* owned by the profile */
+			free(kept);
+			add_arch(p, &cap, p->files[p->nfiles - 1], &v->loc);
+		}
+		free(copy);
+	} else if (v->kind == PN_SEQ) {
+		for (i = 0; i < v->n; i++) {
+			if (want_scalar(v->items[i], "cuda.archs entry") < 0)
+				continue;
+			add_arch(p, &cap, v->items[i]->str, &v->items[i]->loc);
+		}
+	} else {
+		error_at(&v->loc, "'cuda.archs' must be a list such as [\"10.0\", \"12.0+PTX\"]");
+		return;
+	}
+	if (!p->narchs)
+		error_at(&v->loc, "'cuda.archs' is empty; an empty TORCH_CUDA_ARCH_LIST makes PyTorch "
+			 "guess from the build machine's GPU (list the targets, e.g. [\"12.0\"])");
+	qsort(p->archs, p->narchs, sizeof(*p->archs), cmp_parch);
+}
+
+static void
+validate_kv_map(const struct pnode *v, const char *what, struct pkv **out, size_t *n)
+{
+	size_t i;
+
+	if (want_map(v, what) < 0)
+		return;
+	*out = xcalloc(v->n, sizeof(**out));
+	for (i = 0; i < v->n; i++) {
+		if (want_scalar(v->items[i], what) < 0)
+			continue;
+		(*out)[*n].key = v->keys[i];
+		(*out)[*n].val = v->items[i]->str;
+		(*out)[*n].loc = v->keylocs[i];
+		(*n)++;
+	}
+}
+
+static int
+is_url(const char *s)
+{
+	const char *colon = strchr(s, ':');
+
+	if (strstr(s, "://"))
+		return 1;
+	/* scp-like "host:path", not "C:" nor a path containing ':' after '/'. */
+	return colon && colon - s > 1 && !memchr(s, '/', (size_t)(colon - s));
+}
+
+static void
+validate(struct profile *p)
+{
+	const struct pnode *r = p->root;
+	size_t i, j;
+
+	for (i = 0; i < r->n; i++) {
+		const char *k = r->keys[i];
+		const struct pnode *v = r->items[i];
+
+		if (!strcmp(k, "name")) {
+			set_value(&p->name, v, "name");
+		} else if (!strcmp(k, "description")) {
+			set_value(&p->description, v, "description");
+		} else if (!strcmp(k, "source")) {
+			if (want_map(v, "source") < 0)
+				continue;
+			for (j = 0; j < v->n; j++) {
+				if (!strcmp(v->keys[j], "repo"))
+					set_value(&p->source_repo, v->items[j], "source.repo");
+				else if (!strcmp(v->keys[j], "ref"))
+					set_value(&p->source_ref, v->items[j], "source.ref");
+				else
+					unknown_key(v, j, "source", "repo, ref");
+			}
+		} else if (!strcmp(k, "cuda")) {
+			if (want_map(v, "cuda") < 0)
+				continue;
+			for (j = 0; j < v->n; j++) {
+				if (!strcmp(v->keys[j], "archs"))
+					validate_archs(p, v->items[j]);
+				else if (!strcmp(v->keys[j], "home"))
+					set_value(&p->cuda_home, v->items[j], "cuda.home");
+				else
+					unknown_key(v, j, "cuda", "archs, home");
+			}
+		} else if (!strcmp(k, "features")) {
+			if (want_map(v, "features") < 0)
+				continue;
+			for (j = 0; j < v->n; j++) {
+				size_t f;
+
+				for (f = 0; f < FEAT__COUNT; f++)
+					if (!strcmp(v->keys[j], feature_table[f].key))
+						break;
+				if (f == FEAT__COUNT) {
+					unknown_key(v, j, "features",
+						    "cuda, cudnn, nccl, distributed, fbgemm, flash_attention, "
+						    "mem_eff_attention, mslk, kineto, mkldnn, build_test");
+					continue;
+				}
+				if (want_scalar(v->items[j], v->keys[j]) < 0)
+					continue;
+				if (parse_bool(v->items[j]->str, &p->features[f]) < 0) {
+					error_at(&v->items[j]->loc, "'%s' for '%s' is not on or off",
+						 v->items[j]->str, v->keys[j]);
+					continue;
+				}
+				p->feature_loc[f] = v->items[j]->loc;
+			}
+		} else if (!strcmp(k, "cmake")) {
+			validate_kv_map(v, "cmake", &p->cmake, &p->ncmake);
+		} else if (!strcmp(k, "build")) {
+			if (want_map(v, "build") < 0)
+				continue;
+			for (j = 0; j < v->n; j++) {
+				const struct pnode *bv = v->items[j];
+
+				if (!strcmp(v->keys[j], "jobs")) {
+					char *end;
+					long n;
+
+					if (want_scalar(bv, "build.jobs") < 0)
+						continue;
+					p->jobs_loc = bv->loc;
+					if (!strcmp(bv->str, "auto"))
+						continue;
+					errno = 0;
+					n = strtol(bv->str, &end, 10);
+					if (errno || *end || n < 1 || n > 4096)
+						error_at(&bv->loc, "'build.jobs' must be 'auto' or a number "
+							 "from 1 to 4096, not '%s'", bv->str);
+					else
+						p->jobs = n;
+				} else if (!strcmp(v->keys[j], "mem_budget")) {
+					if (want_scalar(bv, "build.mem_budget") < 0)
+						continue;
+					p->mem_budget_loc = bv->loc;
+					if (!strcmp(bv->str, "auto"))
+						continue;
+					if (parse_size(bv->str, &p->mem_budget) < 0 || !p->mem_budget)
+						error_at(&bv->loc, "'build.mem_budget' must be 'auto' or a size "
+							 "such as '24G', not '%s'", bv->str);
+				} else if (!strcmp(v->keys[j], "python")) {
+					set_value(&p->python, bv, "build.python");
+				} else {
+					unknown_key(v, j, "build", "jobs, mem_budget, python");
+				}
+			}
+		} else if (!strcmp(k, "wheel")) {
+			if (want_map(v, "wheel") < 0)
+				continue;
+			for (j = 0; j < v->n; j++) {
+				if (!strcmp(v->keys[j], "version_suffix"))
+					set_value(&p->version_suffix, v->items[j], "wheel.version_suffix");
+				else
+					unknown_key(v, j, "wheel", "version_suffix");
+			}
+		} else if (!strcmp(k, "runtime")) {
+			if (want_map(v, "runtime") < 0)
+				continue;
+			for (j = 0; j < v->n; j++) {
+				if (!strcmp(v->keys[j], "env"))
+					validate_kv_map(v->items[j], "runtime.env", &p->runtime_env,
+							&p->nruntime_env);
+				else
+					unknown_key(v, j, "runtime", "env");
+			}
+		} else {
+			unknown_key(r, i, NULL,
+				    "name, description, extends, source, cuda, features, cmake, build, "
+				    "wheel, runtime");
+		}
+	}
+
+	if (p->version_suffix.str) {
+		const char *s = p->version_suffix.str;
+
+		if (*s != '+' || !s[1] || strspn(s + 1, "abcdefghijklmnopqrstuvwxyz"
+						  "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789.") != strlen(s + 1))
+			error_at(&p->version_suffix.loc, "'wheel.version_suffix' must be a PEP 440 "
+				 "local label such as '+cu130', not '%s'", s);
+	}
+	for (i = 0; i < p->ncmake; i++) {
+		const char *k = p->cmake[i].key;
+
+		if (!strcmp(k, "CMAKE_INSTALL_PREFIX") || !strcmp(k, "TORCH_CUDA_ARCH_LIST"))
+			error_at(&p->cmake[i].loc, "'cmake.%s' is set by bwbuild itself%s", k,
+				 !strcmp(k, "TORCH_CUDA_ARCH_LIST") ? "; use 'cuda.archs'" : "");
+		for (j = 0; j < FEAT__COUNT; j++)
+			if (!strcmp(k, feature_table[j].option))
+				error_at(&p->cmake[i].loc, "'cmake.%s' duplicates a feature; use "
+					 "'features.%s: on|off'", k, feature_table[j].key);
+	}
+
+	if (!p->source_repo.str)
+		error_at(&r->loc, "the profile has no 'source.repo' (the git repository to build)");
+	if (!p->source_ref.str)
+		error_at(&r->loc, "the profile has no 'source.ref' (a tag, branch or commit)");
+	if (!p->narchs && p->features[FEAT_CUDA] != TRI_OFF)
+		error_at(&r->loc, "the profile has no 'cuda.archs'; list the GPU targets "
+			 "(e.g. archs: [\"12.0\"]) or set 'features.cuda: off'");
+}
+
+int
+profile_load(struct profile *p, const char *spec)
+{
+	char *chain[MAX_EXTENDS_DEPTH + 1] = { 0 };
+	int before = diag_errors;
+	char *path;
+
+	memset(p, 0, sizeof(*p));
+	if (profile_find(&path, spec) < 0)
+		return -1;
+	p->path = keep_str(p, path);
+	free(path);
+	p->root = load_chain(p, p->path, chain, 0, NULL);
+	if (!p->root)
+		return -1;
+	validate(p);
+	if (!p->name.str) {
+		const char *base = strrchr(p->path, '/');
+		char *name = xstrdup(base ? base + 1 : p->path);
+		char *dot = strrchr(name, '.');
+
+		if (dot)
+			*dot = '\0';
+		p->name.str = keep_str(p, name);
+		free(name);
+	}
+	if (p->source_repo.str && !is_url(p->source_repo.str) && p->source_repo.str[0] != '/') {
+		/* Relative to the file that set it, like an #include. */
+		char *d = dir_of(p->source_repo.loc.file);
+		struct buf b = BUF_INIT;
+		char *abs;
+
+		buf_addf(&b, "%s/%s", d, p->source_repo.str);
+		free(d);
+		abs = path_absolute(b.s);
+		buf_release(&b);
+		p->repo_abs = realpath(abs, NULL);
+		if (!p->repo_abs)
+			p->repo_abs = abs;
+		else
+			free(abs);
+		p->source_repo.str = p->repo_abs;
+	}
+	return diag_errors > before ? -1 : 0;
+}
+
+void
+profile_release(struct profile *p)
+{
+	size_t i;
+
+	pnode_free(p->root);
+	for (i = 0; i < p->nfiles; i++)
+		free(p->files[i]);
+	free(p->files);
+	free(p->archs);
+	free(p->cmake);
+	free(p->runtime_env);
+	free(p->repo_abs);
+	memset(p, 0, sizeof(*p));
+}
+
+void
+profile_arch_list(const struct profile *p, struct buf *out)
+{
+	size_t i;
+
+	for (i = 0; i < p->narchs; i++) {
+		if (i)
+			buf_addch(out, ';');
+		arch_format(&p->archs[i].arch, out);
+	}
+}

@@ -1,0 +1,109 @@
+#ifndef BWBUILD_PROFILE_H
+#define BWBUILD_PROFILE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "arch.h"
+#include "diag.h"
+
+/*
+ * A build profile (profiles/<name>.yaml), loaded with libyaml, merged along
+ * its `extends:` chain and validated. Every value keeps the file, line and
+ * column it came from, so later steps can point at it. All strings are
+ * owned by the profile and live until profile_release().
+ */
+
+enum feature {
+	FEAT_CUDA,
+	FEAT_CUDNN,
+	FEAT_NCCL,
+	FEAT_DISTRIBUTED,
+	FEAT_FBGEMM,
+	FEAT_FLASH_ATTENTION,
+	FEAT_MEM_EFF_ATTENTION,
+	FEAT_MSLK,
+	FEAT_KINETO,
+	FEAT_MKLDNN,
+	FEAT_BUILD_TEST,
+	FEAT__COUNT
+};
+
+struct feature_info {
+	const char *key;      /* profile key under features: */
+	const char *option;   /* the CMake option / environment switch */
+	const char *alias;    /* an older name set alongside, or NULL */
+};
+extern const struct feature_info feature_table[FEAT__COUNT];
+
+enum tri { TRI_UNSET = 0, TRI_OFF, TRI_ON };
+
+struct pvalue {
+	const char *str; /* NULL when unset */
+	struct loc loc;
+};
+
+struct pkv {
+	const char *key;
+	const char *val;
+	struct loc loc;
+};
+
+struct parch {
+	struct arch arch;
+	const char *text;
+	struct loc loc;
+};
+
+struct pnode;
+
+struct profile {
+	const char *path;       /* the file named on the command line */
+	struct pvalue name;
+	struct pvalue description;
+	struct pvalue source_repo;  /* resolved: relative paths made absolute */
+	struct pvalue source_ref;
+	struct parch *archs;        /* normalized: sorted, deduplicated */
+	size_t narchs;
+	struct pvalue cuda_home;
+	enum tri features[FEAT__COUNT];
+	struct loc feature_loc[FEAT__COUNT];
+	struct pkv *cmake;
+	size_t ncmake;
+	long jobs;                  /* 0 = auto */
+	struct loc jobs_loc;
+	uint64_t mem_budget;        /* 0 = auto */
+	struct loc mem_budget_loc;
+	struct pvalue python;
+	struct pvalue version_suffix;
+	struct pkv *runtime_env;
+	size_t nruntime_env;
+
+	/* internal */
+	struct pnode *root;
+	char **files;
+	size_t nfiles, files_cap;
+	char *repo_abs;
+};
+
+/*
+ * Find a profile by name ("demo": profiles/ in the working directory, then
+ * bwbuild's own profiles/, then each directory of $BWBUILD_PROFILE_PATH) or
+ * by path (anything with a '/' or ending in .yaml). -1 after reporting.
+ */
+int profile_find(char **path_out, const char *spec);
+
+/*
+ * Load, merge and validate. Reports every problem it finds (not just the
+ * first) with file:line:col and returns -1 if there was any.
+ */
+int profile_load(struct profile *out, const char *spec);
+void profile_release(struct profile *p);
+
+/* "TORCH_CUDA_ARCH_LIST" value of the profile, e.g. "8.0;12.0+PTX". */
+void profile_arch_list(const struct profile *p, struct buf *out);
+
+/* Parse a YAML document into a tree and free it (for the fuzz target). */
+int profile_parse_buffer(const char *name, const char *data, size_t len);
+
+#endif

@@ -1,0 +1,24 @@
+#ifndef BWBUILD_RECORD_H
+#define BWBUILD_RECORD_H
+
+#include <stddef.h>
+
+struct buf;
+
+/*
+ * A wheel's RECORD: CSV as Python's csv.reader reads it (',' delimiter,
+ * '"' quoting with "" for a quote, \n or \r\n line ends). Each row should
+ * be path,hash,size; the parser keeps whatever fields it finds so the
+ * verifier can name a row with the wrong count.
+ */
+struct record_row {
+	char *fields[3];
+	size_t nfields;  /* as found; only the first 3 kept */
+	int line;
+};
+
+int record_parse(const char *data, size_t len, struct record_row **rows, size_t *n,
+		 struct buf *why);
+void record_free(struct record_row *rows, size_t n);
+
+#endif

@@ -1,0 +1,93 @@
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "buf.h"
+#include "strvec.h"
+#include "util.h"
+
+char *strvec_empty[1];
+
+void
+strvec_init(struct strvec *sv)
+{
+	sv->v = strvec_empty;
+	sv->n = 0;
+	sv->cap = 0;
+}
+
+void
+strvec_push_nodup(struct strvec *sv, char *s)
+{
+	if (!sv->cap)
+		sv->v = NULL;
+	ALLOC_GROW(sv->v, sv->n + 2, sv->cap);
+	sv->v[sv->n++] = s;
+	sv->v[sv->n] = NULL;
+}
+
+void
+strvec_push(struct strvec *sv, const char *s)
+{
+	strvec_push_nodup(sv, xstrdup(s));
+}
+
+void
+strvec_pushf(struct strvec *sv, const char *fmt, ...)
+{
+	struct buf b = BUF_INIT;
+	va_list ap;
+
+	va_start(ap, fmt);
+	buf_vaddf(&b, fmt, ap);
+	va_end(ap);
+	strvec_push_nodup(sv, buf_detach(&b));
+}
+
+void
+strvec_clear(struct strvec *sv)
+{
+	size_t i;
+
+	if (sv->cap) {
+		for (i = 0; i < sv->n; i++)
+			free(sv->v[i]);
+		free(sv->v);
+	}
+	strvec_init(sv);
+}
+
+long
+strvec_env_find(const struct strvec *sv, const char *name, size_t namelen)
+{
+	size_t i;
+
+	for (i = 0; i < sv->n; i++)
+		if (!strncmp(sv->v[i], name, namelen) && sv->v[i][namelen] == '=')
+			return (long)i;
+	return -1;
+}
+
+void
+strvec_env_set(struct strvec *sv, const char *name, const char *value)
+{
+	long i = strvec_env_find(sv, name, strlen(name));
+	struct buf b = BUF_INIT;
+
+	buf_addf(&b, "%s=%s", name, value);
+	if (i < 0) {
+		strvec_push_nodup(sv, buf_detach(&b));
+		return;
+	}
+	free(sv->v[i]);
+	sv->v[i] = buf_detach(&b);
+}
+
+const char *
+strvec_env_get(const struct strvec *sv, const char *name)
+{
+	size_t len = strlen(name);
+	long i = strvec_env_find(sv, name, len);
+
+	return i < 0 ? NULL : sv->v[i] + len + 1;
+}

@@ -1,0 +1,33 @@
+#ifndef BWBUILD_STRVEC_H
+#define BWBUILD_STRVEC_H
+
+#include <stddef.h>
+
+/*
+ * A NULL-terminated vector of owned strings (argv, envp), as git's strvec.
+ * `v` is never NULL once initialised; v[n] is always NULL.
+ */
+struct strvec {
+	char **v;
+	size_t n;
+	size_t cap;
+};
+
+extern char *strvec_empty[];
+#define STRVEC_INIT { strvec_empty, 0, 0 }
+
+void strvec_init(struct strvec *sv);
+void strvec_push(struct strvec *sv, const char *s);
+void strvec_pushf(struct strvec *sv, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+/* Push an owned string without copying. */
+void strvec_push_nodup(struct strvec *sv, char *s);
+void strvec_clear(struct strvec *sv);
+/* Index of the "NAME=" entry in an environment vector, or -1. */
+long strvec_env_find(const struct strvec *sv, const char *name, size_t namelen);
+/* Set NAME=VALUE in an environment vector, replacing an earlier one. */
+void strvec_env_set(struct strvec *sv, const char *name, const char *value);
+/* Value of NAME in an environment vector, or NULL. */
+const char *strvec_env_get(const struct strvec *sv, const char *name);
+
+#endif

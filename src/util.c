@@ -1,0 +1,314 @@
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "buf.h"
+#include "diag.h"
+#include "util.h"
+
+void *
+xmalloc(size_t n)
+{
+	void *p = malloc(n ? n : 1);
+
+	if (!p)
+		die("out of memory allocating %zu bytes", n);
+	return p;
+}
+
+void *
+xcalloc(size_t nmemb, size_t size)
+{
+	void *p = calloc(nmemb ? nmemb : 1, size ? size : 1);
+
+	if (!p)
+		die("out of memory allocating %zu x %zu bytes", nmemb, size);
+	return p;
+}
+
+void *
+xrealloc(void *p, size_t n)
+{
+	p = realloc(p, n ? n : 1);
+	if (!p)
+		die("out of memory allocating %zu bytes", n);
+	return p;
+}
+
+void *
+xreallocarray(void *p, size_t nmemb, size_t size)
+{
+	if (size && nmemb > SIZE_MAX / size)
+		die("allocation size overflow");
+	return xrealloc(p, nmemb * size);
+}
+
+char *
+xstrdup(const char *s)
+{
+	return xstrndup(s, strlen(s));
+}
+
+char *
+xstrndup(const char *s, size_t n)
+{
+	char *p = xmalloc(n + 1);
+
+	memcpy(p, s, n);
+	p[n] = '\0';
+	return p;
+}
+
+int
+mkdir_p(const char *path)
+{
+	struct buf b = BUF_INIT;
+	size_t i;
+	int ret = 0;
+
+	buf_addstr(&b, path);
+	for (i = 1; i <= b.len; i++) {
+		if (b.s[i] != '/' && b.s[i] != '\0')
+			continue;
+		b.s[i] = '\0';
+		if (mkdir(b.s, 0777) < 0 && errno != EEXIST) {
+			ret = error("cannot create directory '%s':", b.s);
+			break;
+		}
+		if (i < b.len)
+			b.s[i] = '/';
+	}
+	if (!ret && !is_dir(path))
+		ret = error("'%s' exists and is not a directory", path);
+	buf_release(&b);
+	return ret;
+}
+
+int
+write_file_atomic(const char *path, const void *data, size_t len)
+{
+	struct buf tmp = BUF_INIT;
+	const char *p = data;
+	int fd, ret = -1;
+
+	buf_addf(&tmp, "%s.tmp.%ld", path, (long)getpid());
+	fd = open(tmp.s, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+	if (fd < 0) {
+		error("cannot create '%s':", tmp.s);
+		goto out;
+	}
+	while (len) {
+		ssize_t n = write(fd, p, len);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			error("cannot write '%s':", tmp.s);
+			close(fd);
+			goto fail;
+		}
+		p += n;
+		len -= (size_t)n;
+	}
+	if (fsync(fd) < 0 && errno != EINVAL) {
+		error("cannot sync '%s':", tmp.s);
+		close(fd);
+		goto fail;
+	}
+	if (close(fd) < 0) {
+		error("cannot close '%s':", tmp.s);
+		goto fail;
+	}
+	if (rename(tmp.s, path) < 0) {
+		error("cannot rename '%s' to '%s':", tmp.s, path);
+		goto fail;
+	}
+	ret = 0;
+	goto out;
+fail:
+	unlink(tmp.s);
+out:
+	buf_release(&tmp);
+	return ret;
+}
+
+int
+read_file(struct buf *out, const char *path)
+{
+	char chunk[65536];
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return error("cannot open '%s':", path);
+	for (;;) {
+		ssize_t n = read(fd, chunk, sizeof(chunk));
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			close(fd);
+			return error("cannot read '%s':", path);
+		}
+		if (!n)
+			break;
+		buf_add(out, chunk, (size_t)n);
+	}
+	close(fd);
+	return 0;
+}
+
+int
+path_exists(const char *path)
+{
+	struct stat st;
+
+	return lstat(path, &st) == 0;
+}
+
+int
+is_dir(const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+static int
+remove_tree_at(int at, const char *name)
+{
+	struct stat st;
+	int fd, ret = 0;
+	DIR *d;
+	struct dirent *de;
+
+	if (fstatat(at, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+		return errno == ENOENT ? 0 : -1;
+	if (!S_ISDIR(st.st_mode))
+		return unlinkat(at, name, 0);
+	fd = openat(at, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	d = fdopendir(fd);
+	if (!d) {
+		close(fd);
+		return -1;
+	}
+	while ((de = readdir(d))) {
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+			continue;
+		if (remove_tree_at(dirfd(d), de->d_name) < 0)
+			ret = -1;
+	}
+	closedir(d);
+	if (unlinkat(at, name, AT_REMOVEDIR) < 0)
+		ret = -1;
+	return ret;
+}
+
+int
+remove_tree(const char *path)
+{
+	if (remove_tree_at(AT_FDCWD, path) < 0 && path_exists(path))
+		return error("cannot remove '%s':", path);
+	return 0;
+}
+
+char *
+path_absolute(const char *path)
+{
+	struct buf b = BUF_INIT;
+	char *cwd;
+
+	if (path[0] == '/')
+		return xstrdup(path);
+	cwd = getcwd(NULL, 0);
+	if (!cwd)
+		die("cannot get the working directory:");
+	buf_addstr(&b, cwd);
+	free(cwd);
+	while (path[0] == '.' && path[1] == '/')
+		path += 2;
+	if (strcmp(path, "."))
+		buf_addf(&b, "/%s", path);
+	return buf_detach(&b);
+}
+
+double
+now_seconds(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+int
+parse_size(const char *s, uint64_t *out)
+{
+	char *end;
+	double v;
+	uint64_t mul = 1;
+
+	errno = 0;
+	v = strtod(s, &end);
+	if (end == s || errno || v < 0)
+		return -1;
+	while (*end == ' ')
+		end++;
+	switch (*end) {
+	case 'k': case 'K': mul = 1ULL << 10; end++; break;
+	case 'm': case 'M': mul = 1ULL << 20; end++; break;
+	case 'g': case 'G': mul = 1ULL << 30; end++; break;
+	case 't': case 'T': mul = 1ULL << 40; end++; break;
+	case '\0': break;
+	default: return -1;
+	}
+	if (mul > 1 && (*end == 'i' || *end == 'I'))
+		end++;
+	if (mul > 1 && (*end == 'b' || *end == 'B'))
+		end++;
+	if (*end)
+		return -1;
+	if (v * (double)mul >= 18446744073709551615.0)
+		return -1;
+	*out = (uint64_t)(v * (double)mul);
+	return 0;
+}
+
+void
+format_size(struct buf *b, uint64_t bytes)
+{
+	static const char *units[] = { "B", "KiB", "MiB", "GiB", "TiB" };
+	double v = (double)bytes;
+	size_t u = 0;
+
+	while (v >= 1024 && u + 1 < ARRAY_SIZE(units)) {
+		v /= 1024;
+		u++;
+	}
+	if (u)
+		buf_addf(b, "%.1f %s", v, units[u]);
+	else
+		buf_addf(b, "%llu B", (unsigned long long)bytes);
+}
+
+int
+starts_with(const char *s, const char *prefix)
+{
+	return !strncmp(s, prefix, strlen(prefix));
+}
+
+int
+ends_with(const char *s, const char *suffix)
+{
+	size_t a = strlen(s), b = strlen(suffix);
+
+	return a >= b && !memcmp(s + a - b, suffix, b);
+}

@@ -1,0 +1,65 @@
+#ifndef BWBUILD_UTIL_H
+#define BWBUILD_UTIL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/*
+ * Allocation helpers that die on out-of-memory: callers never check them.
+ */
+void *xmalloc(size_t n);
+void *xcalloc(size_t nmemb, size_t size);
+void *xrealloc(void *p, size_t n);
+void *xreallocarray(void *p, size_t nmemb, size_t size);
+char *xstrdup(const char *s);
+char *xstrndup(const char *s, size_t n);
+
+/* Grow *arr (element size `size`) so that it holds at least `need` elements. */
+#define ALLOC_GROW(arr, need, cap)                                              \
+	do {                                                                    \
+		if ((need) > (cap)) {                                           \
+			(cap) = (cap) ? (cap) * 2 : 8;                          \
+			if ((cap) < (need))                                     \
+				(cap) = (need);                                 \
+			(arr) = xreallocarray((arr), (cap), sizeof(*(arr)));    \
+		}                                                               \
+	} while (0)
+
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
+/* Create a directory and its parents; 0 on success, -1 after reporting. */
+int mkdir_p(const char *path);
+
+/*
+ * Write `len` bytes to `path` through `path.tmp.<pid>`: written, flushed,
+ * fsynced, then renamed, so a reader never sees half a file.
+ */
+int write_file_atomic(const char *path, const void *data, size_t len);
+
+/* Read a whole file; the result is NUL-terminated. -1 after reporting. */
+struct buf;
+int read_file(struct buf *out, const char *path);
+
+/* 1 if the path exists (any type). */
+int path_exists(const char *path);
+int is_dir(const char *path);
+
+/* Remove a file tree (like rm -rf); 0 if it is gone afterwards. */
+int remove_tree(const char *path);
+
+/* Absolute form of `path` (need not exist), relative to the working dir. */
+char *path_absolute(const char *path);
+
+/* Monotonic seconds. */
+double now_seconds(void);
+
+/* Parse "24G", "512M", "1.5GiB", "1073741824": bytes, or -1. */
+int parse_size(const char *s, uint64_t *out);
+
+/* Human-readable "12.3 GiB" into buf. */
+void format_size(struct buf *b, uint64_t bytes);
+
+int starts_with(const char *s, const char *prefix);
+int ends_with(const char *s, const char *suffix);
+
+#endif

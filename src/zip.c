@@ -1,0 +1,409 @@
+/*
+ * Zip reader (APPNOTE 6.3; binary-formats.md §9). All fields little-endian.
+ *
+ * End of central directory (EOCD), found by scanning back from the end over
+ * at most 22 + 65535 bytes:
+ *	0 u32 0x06054b50, 10 u16 total entries, 12 u32 CD size, 16 u32 CD offset,
+ *	20 u16 comment length (the comment must end exactly at the end of file)
+ * ZIP64 locator, 20 bytes immediately before the EOCD:
+ *	0 u32 0x07064b50, 8 u64 offset of the ZIP64 EOCD record
+ * ZIP64 EOCD record:
+ *	0 u32 0x06064b50, 32 u64 total entries, 40 u64 CD size, 48 u64 CD offset
+ * Central directory header (46 bytes + name + extra + comment):
+ *	0 u32 0x02014b50, 4 u16 made by, 8 u16 flags (bit 0 encrypted, bit 3
+ *	data descriptor, bit 11 UTF-8), 10 u16 method, 16 u32 crc, 20 u32 csize,
+ *	24 u32 usize, 28 u16 name len, 30 u16 extra len, 32 u16 comment len,
+ *	34 u16 disk, 38 u32 external attributes, 42 u32 local header offset
+ * ZIP64 extra (id 0x0001): u64 usize, u64 csize, u64 local header offset,
+ *	u32 disk: only the fields whose 32-bit counterpart is 0xFFFFFFFF, in
+ *	that order
+ * Local file header (30 bytes + name + extra):
+ *	0 u32 0x04034b50, 26 u16 name len, 28 u16 extra len; data follows
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#include "buf.h"
+#include "diag.h"
+#include "span.h"
+#include "util.h"
+#include "zip.h"
+
+#define SIG_EOCD 0x06054b50u
+#define SIG_Z64_LOC 0x07064b50u
+#define SIG_Z64_EOCD 0x06064b50u
+#define SIG_CDH 0x02014b50u
+#define SIG_LFH 0x04034b50u
+
+static int
+find_eocd(struct span s, uint64_t *at)
+{
+	uint64_t start = s.n > 22 + 65535 ? s.n - 22 - 65535 : 0;
+	uint64_t off;
+
+	if (s.n < 22)
+		return -1;
+	for (off = s.n - 22 + 1; off-- > start;) {
+		uint32_t sig = 0;
+		uint16_t clen = 0;
+
+		rd_u32(s, off, &sig);
+		if (sig != SIG_EOCD)
+			continue;
+		rd_u16(s, off + 20, &clen);
+		if (off + 22 + clen == s.n) {
+			*at = off;
+			return 0;
+		}
+	}
+	return -1;
+}
+
+static int
+parse_extra(struct span s, uint64_t off, uint16_t len, struct zip_entry *e, uint32_t csize32,
+	    uint32_t usize32, uint32_t lho32, struct buf *why)
+{
+	uint64_t end = off + len, p = off;
+
+	while (p + 4 <= end) {
+		uint16_t id = 0, sz = 0;
+		uint64_t q;
+
+		rd_u16(s, p, &id);
+		rd_u16(s, p + 2, &sz);
+		if (p + 4 + sz > end) {
+			buf_addf(why, "extra field of '%s' runs past its end", e->name);
+			return -1;
+		}
+		q = p + 4;
+		if (id == 0x0001) {
+			if (usize32 == 0xFFFFFFFFu) {
+				if (q + 8 > p + 4 + sz || rd_u64(s, q, &e->usize) < 0)
+					goto short64;
+				q += 8;
+			}
+			if (csize32 == 0xFFFFFFFFu) {
+				if (q + 8 > p + 4 + sz || rd_u64(s, q, &e->csize) < 0)
+					goto short64;
+				q += 8;
+			}
+			if (lho32 == 0xFFFFFFFFu) {
+				if (q + 8 > p + 4 + sz || rd_u64(s, q, &e->lho) < 0)
+					goto short64;
+			}
+		}
+		p += 4 + sz;
+	}
+	return 0;
+short64:
+	buf_addf(why, "zip64 extra field of '%s' is too short for its saturated fields", e->name);
+	return -1;
+}
+
+int
+zip_parse(struct zip *z, const uint8_t *data, size_t len, struct buf *why)
+{
+	struct span s = { data, len };
+	uint64_t eocd, entries, cd_size, cd_off, p;
+	uint16_t n16 = 0;
+	uint32_t size32 = 0, off32 = 0;
+	size_t i;
+
+	memset(z, 0, sizeof(*z));
+	z->data = data;
+	z->len = len;
+	if (find_eocd(s, &eocd) < 0) {
+		buf_addstr(why, "no end-of-central-directory record (not a zip file, or truncated)");
+		return -1;
+	}
+	z->eocd_offset = eocd;
+	rd_u16(s, eocd + 10, &n16);
+	rd_u32(s, eocd + 12, &size32);
+	rd_u32(s, eocd + 16, &off32);
+	entries = n16;
+	cd_size = size32;
+	cd_off = off32;
+	if (eocd >= 20) {
+		uint32_t sig = 0;
+
+		rd_u32(s, eocd - 20, &sig);
+		if (sig == SIG_Z64_LOC) {
+			uint64_t z64 = 0;
+
+			rd_u64(s, eocd - 20 + 8, &z64);
+			if (rd_u32(s, z64, &sig) < 0 || sig != SIG_Z64_EOCD || !span_has(len, z64, 56)) {
+				buf_addstr(why, "zip64 locator points at no zip64 end record");
+				return -1;
+			}
+			rd_u64(s, z64 + 32, &entries);
+			rd_u64(s, z64 + 40, &cd_size);
+			rd_u64(s, z64 + 48, &cd_off);
+		}
+	}
+	if (!span_has(len, cd_off, cd_size)) {
+		buf_addstr(why, "central directory lies outside the file");
+		return -1;
+	}
+	/* Each header takes at least 46 bytes: a count beyond that is a lie. */
+	if (entries > cd_size / 46) {
+		buf_addf(why, "central directory of %llu bytes cannot hold %llu entries",
+			 (unsigned long long)cd_size, (unsigned long long)entries);
+		return -1;
+	}
+	z->cd_offset = cd_off;
+	z->entries = xcalloc(entries ? entries : 1, sizeof(*z->entries));
+	p = cd_off;
+	for (i = 0; i < entries; i++) {
+		struct zip_entry *e = &z->entries[i];
+		uint32_t sig = 0, c32 = 0, u32 = 0, l32 = 0;
+		uint16_t nlen = 0, xlen = 0, clen = 0, lnlen = 0, lxlen = 0;
+
+		if (rd_u32(s, p, &sig) < 0 || sig != SIG_CDH || !span_has(len, p, 46) ||
+		    p + 46 > cd_off + cd_size) {
+			buf_addf(why, "central directory entry %zu is missing or damaged", i);
+			goto fail;
+		}
+		z->n = i + 1;
+		rd_u16(s, p + 4, &e->made_by);
+		rd_u16(s, p + 8, &e->flags);
+		rd_u16(s, p + 10, &e->method);
+		rd_u32(s, p + 16, &e->crc);
+		rd_u32(s, p + 20, &c32);
+		rd_u32(s, p + 24, &u32);
+		rd_u16(s, p + 28, &nlen);
+		rd_u16(s, p + 30, &xlen);
+		rd_u16(s, p + 32, &clen);
+		rd_u32(s, p + 38, &e->ext_attr);
+		rd_u32(s, p + 42, &l32);
+		if (p + 46 + (uint64_t)nlen + xlen + clen > cd_off + cd_size) {
+			buf_addf(why, "central directory entry %zu runs past the directory", i);
+			goto fail;
+		}
+		e->name = xstrndup((const char *)data + p + 46, nlen);
+		e->name_len = nlen;
+		e->csize = c32;
+		e->usize = u32;
+		e->lho = l32;
+		if (parse_extra(s, p + 46 + nlen, xlen, e, c32, u32, l32, why) < 0)
+			goto fail;
+		p += 46 + (uint64_t)nlen + xlen + clen;
+
+		if (rd_u32(s, e->lho, &sig) < 0 || sig != SIG_LFH || !span_has(len, e->lho, 30)) {
+			buf_addf(why, "'%s': no local header at offset %llu", e->name,
+				 (unsigned long long)e->lho);
+			goto fail;
+		}
+		rd_u16(s, e->lho + 26, &lnlen);
+		rd_u16(s, e->lho + 28, &lxlen);
+		e->data_off = e->lho + 30 + lnlen + lxlen;
+		if (!span_has(len, e->lho + 30, lnlen) ||
+		    lnlen != nlen || memcmp(data + e->lho + 30, e->name, nlen))
+			e->local_name_differs = 1;
+		if (!span_has(len, e->data_off, e->csize) || e->data_off + e->csize > cd_off) {
+			buf_addf(why, "'%s': data (%llu bytes at %llu) lies outside the archive's "
+				 "data area", e->name, (unsigned long long)e->csize,
+				 (unsigned long long)e->data_off);
+			goto fail;
+		}
+	}
+	z->cd_end = p;
+	return 0;
+fail:
+	zip_close(z);
+	return -1;
+}
+
+int
+zip_open(struct zip *z, const char *path)
+{
+	struct buf why = BUF_INIT;
+	struct stat st;
+	void *map;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	memset(z, 0, sizeof(*z));
+	if (fd < 0)
+		return error("cannot open '%s':", path);
+	if (fstat(fd, &st) < 0) {
+		close(fd);
+		return error("cannot stat '%s':", path);
+	}
+	if (!S_ISREG(st.st_mode) || st.st_size == 0) {
+		close(fd);
+		return error("'%s' is not a zip file (empty or not a regular file)", path);
+	}
+	map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+	close(fd);
+	if (map == MAP_FAILED)
+		return error("cannot map '%s':", path);
+	if (zip_parse(z, map, (size_t)st.st_size, &why) < 0) {
+		munmap(map, (size_t)st.st_size);
+		error("'%s' is not a valid zip file: %s", path, why.s);
+		buf_release(&why);
+		return -1;
+	}
+	z->mapped = 1;
+	buf_release(&why);
+	return 0;
+}
+
+void
+zip_close(struct zip *z)
+{
+	size_t i;
+
+	for (i = 0; i < z->n; i++)
+		free(z->entries[i].name);
+	free(z->entries);
+	if (z->mapped)
+		munmap((void *)z->data, z->len);
+	memset(z, 0, sizeof(*z));
+}
+
+int
+zip_read(const struct zip *z, const struct zip_entry *e,
+	 int (*sink)(void *ctx, const void *data, size_t n), void *ctx, struct buf *why)
+{
+	const uint8_t *src = z->data + e->data_off;
+	uLong crc = crc32(0L, Z_NULL, 0);
+	uint64_t total = 0;
+
+	if (e->flags & 1) {
+		buf_addf(why, "'%s' is encrypted", e->name);
+		return -1;
+	}
+	if (e->method == 0) {
+		uint64_t left = e->csize;
+
+		if (e->csize != e->usize) {
+			buf_addf(why, "'%s' is stored with different sizes (%llu, %llu)", e->name,
+				 (unsigned long long)e->csize, (unsigned long long)e->usize);
+			return -1;
+		}
+		while (left) {
+			size_t n = left > (1u << 20) ? (1u << 20) : (size_t)left;
+
+			crc = crc32(crc, src, (uInt)n);
+			if (sink && sink(ctx, src, n) < 0)
+				return -1;
+			src += n;
+			left -= n;
+		}
+		total = e->csize;
+	} else if (e->method == 8) {
+		unsigned char out[65536];
+		z_stream zs;
+		uint64_t left = e->csize;
+		int rc = Z_OK;
+
+		memset(&zs, 0, sizeof(zs));
+		if (inflateInit2(&zs, -MAX_WBITS) != Z_OK)
+			die("cannot initialise zlib");
+		while (rc != Z_STREAM_END) {
+			if (!zs.avail_in && left) {
+				size_t n = left > (1u << 30) ? (1u << 30) : (size_t)left;
+
+				zs.next_in = (Bytef *)(uintptr_t)src;
+				zs.avail_in = (uInt)n;
+				src += n;
+				left -= n;
+			}
+			zs.next_out = out;
+			zs.avail_out = sizeof(out);
+			rc = inflate(&zs, Z_NO_FLUSH);
+			if (rc != Z_OK && rc != Z_STREAM_END) {
+				inflateEnd(&zs);
+				buf_addf(why, "'%s': corrupt deflate data (%s)", e->name,
+					 zs.msg ? zs.msg : "no progress");
+				return -1;
+			}
+			if (rc == Z_OK && !zs.avail_in && !left && zs.avail_out) {
+				inflateEnd(&zs);
+				buf_addf(why, "'%s': deflate data ends early", e->name);
+				return -1;
+			}
+			{
+				size_t got = sizeof(out) - zs.avail_out;
+
+				total += got;
+				if (total > e->usize) {
+					inflateEnd(&zs);
+					buf_addf(why, "'%s' inflates to more than its recorded %llu bytes",
+						 e->name, (unsigned long long)e->usize);
+					return -1;
+				}
+				crc = crc32(crc, out, (uInt)got);
+				if (got && sink && sink(ctx, out, got) < 0) {
+					inflateEnd(&zs);
+					return -1;
+				}
+			}
+		}
+		inflateEnd(&zs);
+	} else {
+		buf_addf(why, "'%s' uses compression method %u (only stored and deflate are allowed)",
+			 e->name, e->method);
+		return -1;
+	}
+	if (total != e->usize) {
+		buf_addf(why, "'%s' is %llu bytes, the central directory says %llu", e->name,
+			 (unsigned long long)total, (unsigned long long)e->usize);
+		return -1;
+	}
+	if ((uint32_t)crc != e->crc) {
+		buf_addf(why, "'%s' fails its CRC-32 check", e->name);
+		return -1;
+	}
+	return 0;
+}
+
+struct read_all_ctx {
+	struct buf *out;
+	uint64_t max;
+	struct buf *why;
+	const char *name;
+};
+
+static int
+read_all_sink(void *vctx, const void *data, size_t n)
+{
+	struct read_all_ctx *c = vctx;
+
+	if (c->out->len + n > c->max) {
+		buf_addf(c->why, "'%s' is larger than %llu bytes", c->name, (unsigned long long)c->max);
+		return -1;
+	}
+	buf_add(c->out, data, n);
+	return 0;
+}
+
+int
+zip_read_all(const struct zip *z, const struct zip_entry *e, struct buf *out, uint64_t max,
+	     struct buf *why)
+{
+	struct read_all_ctx c = { out, max, why, e->name };
+
+	if (e->usize > max) {
+		buf_addf(why, "'%s' is larger than %llu bytes", e->name, (unsigned long long)max);
+		return -1;
+	}
+	buf_grow(out, (size_t)e->usize);
+	return zip_read(z, e, read_all_sink, &c, why);
+}
+
+const struct zip_entry *
+zip_find(const struct zip *z, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < z->n; i++)
+		if (!strcmp(z->entries[i].name, name) && strlen(name) == z->entries[i].name_len)
+			return &z->entries[i];
+	return NULL;
+}

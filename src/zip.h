@@ -1,0 +1,57 @@
+#ifndef BWBUILD_ZIP_H
+#define BWBUILD_ZIP_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct buf;
+
+/*
+ * A read-only zip (and zip64) reader over a memory mapping; the central
+ * directory is the authority, local headers are used only to find data.
+ * Format at the top of zip.c.
+ */
+struct zip_entry {
+	char *name;          /* as stored (UTF-8 when flag bit 11) */
+	size_t name_len;
+	uint16_t flags;      /* general purpose bits */
+	uint16_t method;     /* 0 stored, 8 deflate */
+	uint16_t made_by;
+	uint32_t crc;
+	uint32_t ext_attr;
+	uint64_t csize;
+	uint64_t usize;
+	uint64_t lho;        /* local header offset */
+	uint64_t data_off;   /* start of the data */
+	int local_name_differs;
+};
+
+struct zip {
+	const uint8_t *data;
+	size_t len;
+	int mapped;
+	struct zip_entry *entries;
+	size_t n;
+	uint64_t cd_offset;
+	uint64_t cd_end;     /* end of the central directory records */
+	uint64_t eocd_offset;
+};
+
+/* Map and parse a file. -1 after reporting. */
+int zip_open(struct zip *z, const char *path);
+/* Parse bytes owned by the caller. -1 with a reason in `why`. */
+int zip_parse(struct zip *z, const uint8_t *data, size_t len, struct buf *why);
+void zip_close(struct zip *z);
+
+/*
+ * Stream an entry's uncompressed bytes to `sink` in chunks, checking the
+ * CRC-32 and the size against the central directory. -1 with a reason.
+ */
+int zip_read(const struct zip *z, const struct zip_entry *e,
+	     int (*sink)(void *ctx, const void *data, size_t n), void *ctx, struct buf *why);
+/* Read a whole entry into `out` (at most `max` bytes). */
+int zip_read_all(const struct zip *z, const struct zip_entry *e, struct buf *out, uint64_t max,
+		 struct buf *why);
+const struct zip_entry *zip_find(const struct zip *z, const char *name);
+
+#endif
