@@ -34,6 +34,26 @@ obj/%.o: src/%.c $(HDR)
 	@mkdir -p obj
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(PKG_CFLAGS) -c -o $@ $<
 
+UNIT_SRC = tests/unit/t_main.c tests/unit/t_arch.c tests/unit/t_profile.c tests/unit/t_fatbin.c \
+	tests/unit/t_record.c tests/unit/t_zip.c tests/unit/t_plan.c tests/unit/t_manifest.c
+FUZZ = fatbin elf zip record yaml macros
+
+tests/bin/unit: $(UNIT_SRC) tests/unit/t.h obj/libbwbuild.a
+	@mkdir -p tests/bin
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $(UNIT_SRC) obj/libbwbuild.a $(PKG_LIBS)
+
+tests/bin/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/driver.c obj/libbwbuild.a
+	@mkdir -p tests/bin
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $< tests/fuzz/driver.c obj/libbwbuild.a $(PKG_LIBS)
+
+test-bins: tests/bin/unit $(FUZZ:%=tests/bin/fuzz_%)
+
+# libFuzzer builds of the same targets, for real fuzzing (clang).
+fuzz-%: tests/fuzz/fuzz_%.c
+	@mkdir -p tests/bin
+	clang $(CPPFLAGS) -g -O1 -fsanitize=fuzzer,address,undefined $(PKG_CFLAGS) -o tests/bin/libfuzzer_$* \
+		$< $(LIBOBJ:obj/%.o=src/%.c) $(PKG_LIBS)
+
 deps:
 	@sh scripts/deps.sh
 
@@ -42,13 +62,13 @@ demo: deps
 	@sh scripts/demo.sh
 
 test: deps
-	@$(MAKE) --no-print-directory all
+	@$(MAKE) --no-print-directory all test-bins
 	@sh tests/run.sh
 
 # Unit tests, fuzz-corpus replay and CLI tests under ASan and UBSan.
 asan: deps
 	@$(MAKE) --no-print-directory clean-obj
-	@$(MAKE) --no-print-directory all \
+	@$(MAKE) --no-print-directory all test-bins \
 		CPPFLAGS=-D_GNU_SOURCE CFLAGS="-std=c17 -O1 -g $(WARN) -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all" \
 		LDFLAGS="-fsanitize=address,undefined"
 	@ASAN_OPTIONS=detect_leaks=1 BWBUILD_SANITIZE=1 sh tests/run.sh
@@ -66,4 +86,4 @@ clean-obj:
 clean: clean-obj
 	rm -rf build work out
 
-.PHONY: all deps demo test asan check-headers clean clean-obj
+.PHONY: all deps demo test test-bins asan check-headers clean clean-obj

@@ -69,7 +69,9 @@ arch_parse(struct arch *out, const char *text, struct buf *why)
 		return -1;
 	if (!strncmp(text, "compute_", 8) && suggest_from_sm(text + 8, why, text, 1))
 		return -1;
-	if (isdigit((unsigned char)*p) && suggest_from_sm(text, why, text, 0))
+	/* "80", "120": an sm number; but "12" is more likely 12 without ".0". */
+	if (isdigit((unsigned char)*p) && !(atoi(text) >= 10 && atoi(text) <= 29 && strlen(text) == 2) &&
+	    suggest_from_sm(text, why, text, 0))
 		return -1;
 
 	if (parse_digits(&p, &a.major) < 0)

@@ -206,6 +206,35 @@ out:
 }
 
 /*
+ * setuptools stages the package in build/lib.<platform>/ and
+ * build/bdist.<platform>/ and never removes files from there.
+ */
+static int
+remove_setuptools_staging(const char *src_dir)
+{
+	struct buf dir = BUF_INIT, path = BUF_INIT;
+	struct dirent *de;
+	DIR *d;
+	int ret = 0;
+
+	buf_addf(&dir, "%s/build", src_dir);
+	d = opendir(dir.s);
+	while (d && (de = readdir(d))) {
+		if (!starts_with(de->d_name, "lib.") && !starts_with(de->d_name, "bdist."))
+			continue;
+		buf_reset(&path);
+		buf_addf(&path, "%s/%s", dir.s, de->d_name);
+		if (remove_tree(path.s) < 0)
+			ret = -1;
+	}
+	if (d)
+		closedir(d);
+	buf_release(&dir);
+	buf_release(&path);
+	return ret;
+}
+
+/*
  * PyTorch's setup.py skips configure when build/CMakeCache.txt exists, so
  * a changed environment would be silently ignored: remember what the last
  * configure saw and start fresh when it differs.
@@ -225,11 +254,18 @@ ensure_fresh_configure(const struct plan *pl, const struct proc *p, const char *
 	if (path_exists(stamp.s) && read_file(&have, stamp.s) == 0 && !strcmp(have.s, want.s)) {
 		ret = 0;
 	} else {
+		static const char *const keep[] = { "build", NULL };
+
 		if (path_exists(cache.s)) {
 			fprintf(stderr, "configure: settings changed since the last configure; "
-				"removing %s\n", cache.s);
+				"removing %s and earlier build outputs\n", cache.s);
 			if (unlink(cache.s) < 0)
 				ret = error("cannot remove '%s':", cache.s);
+			/* A library from the old settings must not reach the new wheel. */
+			if (!ret)
+				ret = git_clean_ignored(pl->src_dir, keep);
+			if (!ret)
+				ret = remove_setuptools_staging(pl->src_dir);
 		}
 		if (!ret)
 			ret = write_file_atomic(stamp.s, want.s, want.len);

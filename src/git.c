@@ -80,25 +80,31 @@ update_submodule(git_submodule *sm, const char *name, void *payload)
 	return rc;
 }
 
-static void
-list_conflicts(git_repository *repo)
+/* Report local changes (modified, deleted or new non-ignored files); count. */
+static size_t
+list_changes(git_repository *repo)
 {
 	git_status_options so = GIT_STATUS_OPTIONS_INIT;
 	git_status_list *list = NULL;
 	size_t i, n;
 
-	so.flags = GIT_STATUS_OPT_EXCLUDE_SUBMODULES;
+	so.flags = GIT_STATUS_OPT_EXCLUDE_SUBMODULES | GIT_STATUS_OPT_INCLUDE_UNTRACKED;
 	if (git_status_list_new(&list, repo, &so) < 0)
-		return;
+		return 0;
 	n = git_status_list_entrycount(list);
 	for (i = 0; i < n && i < 20; i++) {
 		const git_status_entry *e = git_status_byindex(list, i);
 		const git_diff_delta *d = e->index_to_workdir ? e->index_to_workdir : e->head_to_index;
 
-		if (d && d->new_file.path && !(e->status & GIT_STATUS_WT_NEW))
-			note("changed in the work tree: %s", d->new_file.path);
+		if (d && d->new_file.path)
+			note("%s: %s", e->status & (GIT_STATUS_WT_NEW | GIT_STATUS_INDEX_NEW) ? "new" :
+				       e->status & (GIT_STATUS_WT_DELETED | GIT_STATUS_INDEX_DELETED) ?
+				       "deleted" : "modified", d->new_file.path);
 	}
+	if (n > 20)
+		note("and %zu more", n - 20);
 	git_status_list_free(list);
+	return n;
 }
 
 int
@@ -117,6 +123,12 @@ git_checkout(const char *url, const char *ref, const char *dir, struct buf *comm
 	if (path_exists(gitdir.s)) {
 		if (git_repository_open(&repo, dir) < 0) {
 			git_fail("cannot open the checkout in", dir);
+			goto out;
+		}
+		if (git_repository_head_detached(repo) == 1 && list_changes(repo)) {
+			error("the checkout in '%s' has local changes; bwbuild builds only what the "
+			      "ref says and never overwrites changes: commit, stash or remove them, or "
+			      "remove the work directory", dir);
 			goto out;
 		}
 	} else {
@@ -148,7 +160,7 @@ git_checkout(const char *url, const char *ref, const char *dir, struct buf *comm
 	co.checkout_strategy = GIT_CHECKOUT_SAFE | GIT_CHECKOUT_RECREATE_MISSING;
 	if (git_checkout_tree(repo, target, &co) < 0) {
 		git_fail("cannot check out", ref);
-		list_conflicts(repo);
+		list_changes(repo);
 		note("bwbuild never overwrites local changes; commit, stash or remove them in '%s'", dir);
 		goto out;
 	}
@@ -165,6 +177,54 @@ out:
 	git_object_free(target);
 	git_repository_free(repo);
 	buf_release(&gitdir);
+	return ret;
+}
+
+int
+git_clean_ignored(const char *dir, const char *const *keep)
+{
+	git_repository *repo = NULL;
+	git_status_options so = GIT_STATUS_OPTIONS_INIT;
+	git_status_list *list = NULL;
+	size_t i, n;
+	int ret = 0;
+
+	git_libgit2_init();
+	if (git_repository_open(&repo, dir) < 0)
+		return git_fail("cannot open the checkout in", dir);
+	so.show = GIT_STATUS_SHOW_WORKDIR_ONLY;
+	so.flags = GIT_STATUS_OPT_INCLUDE_IGNORED | GIT_STATUS_OPT_EXCLUDE_SUBMODULES;
+	if (git_status_list_new(&list, repo, &so) < 0) {
+		ret = git_fail("cannot list ignored files in", dir);
+		goto out;
+	}
+	n = git_status_list_entrycount(list);
+	for (i = 0; i < n; i++) {
+		const git_status_entry *e = git_status_byindex(list, i);
+		const char *path;
+		const char *const *k;
+		struct buf full = BUF_INIT;
+		int kept = 0;
+
+		if (!(e->status & GIT_STATUS_IGNORED) || !e->index_to_workdir)
+			continue;
+		path = e->index_to_workdir->new_file.path;
+		for (k = keep; k && *k; k++) {
+			size_t kl = strlen(*k);
+
+			if (!strncmp(path, *k, kl) && (path[kl] == '/' || path[kl] == '\0'))
+				kept = 1;
+		}
+		if (kept)
+			continue;
+		buf_addf(&full, "%s/%s", dir, path);
+		if (remove_tree(full.s) < 0)
+			ret = -1;
+		buf_release(&full);
+	}
+out:
+	git_status_list_free(list);
+	git_repository_free(repo);
 	return ret;
 }
 

@@ -14,6 +14,14 @@ struct buf;
  */
 int git_checkout(const char *url, const char *ref, const char *dir, struct buf *commit_out);
 
+/*
+ * Remove the files git ignores in the work tree at `dir` (build outputs
+ * such as a library installed into torch/lib by an earlier configuration),
+ * except under the top-level directories named in `keep` (NULL-terminated).
+ * Tracked and untracked-but-not-ignored files are never touched.
+ */
+int git_clean_ignored(const char *dir, const char *const *keep);
+
 /* libgit2's version, "1.5.1". */
 void git_version_string(struct buf *out);
 

@@ -34,6 +34,34 @@ const struct feature_info feature_table[FEAT__COUNT] = {
 	[FEAT_BUILD_TEST] = { "build_test", "BUILD_TEST", NULL },
 };
 
+/*
+ * Names that PyTorch's environment forwarding passes to CMake besides the
+ * BUILD_/USE_/CMAKE_ prefixes (tools/setup_helpers/cmake.py and
+ * cmake/EnvVarForwarding.cmake).
+ */
+static const char *const forwarded_names[] = {
+	"UBSAN_FLAGS", "BLAS", "WITH_BLAS", "CUDA_HOST_COMPILER", "CUDA_NVCC_EXECUTABLE",
+	"CUDA_SEPARABLE_COMPILATION", "CUDNN_LIBRARY", "CUDNN_INCLUDE_DIR", "CUDNN_ROOT",
+	"EXPERIMENTAL_SINGLE_THREAD_POOL", "INSTALL_TEST", "INTEL_MKL_DIR", "INTEL_OMP_DIR",
+	"MKL_THREADING", "MKLDNN_CPU_RUNTIME", "MSVC_Z7_OVERRIDE", "CAFFE2_USE_MSVC_STATIC_RUNTIME",
+	"Numa_INCLUDE_DIR", "Numa_LIBRARIES", "ONNX_ML", "ONNX_NAMESPACE", "ATEN_THREADING",
+	"WERROR", "OPENSSL_ROOT_DIR", "STATIC_DISPATCH_BACKEND", "SELECTED_OP_LIST",
+	"TORCH_XPU_ARCH_LIST", "TRACING_BASED", "NCCL_INCLUDE_DIR", "TORCH_CUDA_ARCH_LIST",
+};
+
+int
+cmake_name_forwarded(const char *name)
+{
+	size_t i;
+
+	if (starts_with(name, "USE_") || starts_with(name, "BUILD_") || starts_with(name, "CMAKE_"))
+		return 1;
+	for (i = 0; i < ARRAY_SIZE(forwarded_names); i++)
+		if (!strcmp(name, forwarded_names[i]))
+			return 1;
+	return 0;
+}
+
 enum pkind { PN_SCALAR, PN_SEQ, PN_MAP };
 
 struct pnode {
@@ -368,8 +396,8 @@ profile_find(char **out, const char *spec)
 		free(copy);
 	}
 	if (!found) {
-		error("no profile named '%s' (looked in %s%s); run 'bwbuild profiles' to list them, "
-		      "or pass a path to a .yaml file", spec, tried.s,
+		error("no profile named '%s' (looked in %s%s); "
+		      "pass a name from there or a path to a .yaml file", spec, tried.s,
 		      env && *env ? "" : " and $BWBUILD_PROFILE_PATH, which is unset");
 		buf_release(&tried);
 		return -1;
@@ -395,7 +423,8 @@ dir_of(const char *path)
  * the way down, to detect cycles. Returns the merged tree or NULL.
  */
 static struct pnode *
-load_chain(struct profile *p, const char *path, char **chain, int depth, const struct loc *from)
+load_chain(struct profile *p, const char *path, char **chain, const char **names, int depth,
+	   const struct loc *from)
 {
 	struct buf text = BUF_INIT;
 	struct pnode *n, *parent;
@@ -415,7 +444,14 @@ load_chain(struct profile *p, const char *path, char **chain, int depth, const s
 	}
 	for (i = 0; i < depth; i++) {
 		if (!strcmp(chain[i], real)) {
-			error_at(from, "'extends' makes a cycle: '%s' extends itself", path);
+			struct buf cyc = BUF_INIT;
+			size_t k;
+
+			for (k = (size_t)i; k < (size_t)depth; k++)
+				buf_addf(&cyc, "%s -> ", names[k]);
+			buf_addstr(&cyc, path);
+			error_at(from, "'extends' makes a cycle: %s", cyc.s);
+			buf_release(&cyc);
 			free(real);
 			return NULL;
 		}
@@ -431,6 +467,7 @@ load_chain(struct profile *p, const char *path, char **chain, int depth, const s
 		return NULL;
 	}
 	file = keep_str(p, path);
+	names[depth] = file;
 	n = parse_yaml(file, text.s, text.len);
 	buf_release(&text);
 	if (!n) {
@@ -472,7 +509,7 @@ load_chain(struct profile *p, const char *path, char **chain, int depth, const s
 	{
 		struct loc at = ext->loc;
 
-		parent = load_chain(p, ppath, chain, depth + 1, &at);
+		parent = load_chain(p, ppath, chain, names, depth + 1, &at);
 	}
 	free(ppath);
 	if (!parent)
@@ -580,6 +617,7 @@ static void
 validate_archs(struct profile *p, const struct pnode *v)
 {
 	size_t cap = 0, i;
+	int errors_before = diag_errors;
 
 	if (v->kind == PN_SCALAR) {
 		/* One string, separated as TORCH_CUDA_ARCH_LIST is: ';' or blanks. */
@@ -603,7 +641,8 @@ validate_archs(struct profile *p, const struct pnode *v)
 		error_at(&v->loc, "'cuda.archs' must be a list such as [\"10.0\", \"12.0+PTX\"]");
 		return;
 	}
-	if (!p->narchs)
+	p->archs_given = 1;
+	if (!p->narchs && diag_errors == errors_before)
 		error_at(&v->loc, "'cuda.archs' is empty; an empty TORCH_CUDA_ARCH_LIST makes PyTorch "
 			 "guess from the build machine's GPU (list the targets, e.g. [\"12.0\"])");
 	qsort(p->archs, p->narchs, sizeof(*p->archs), cmp_parch);
@@ -781,13 +820,17 @@ validate(struct profile *p)
 			if (!strcmp(k, feature_table[j].option))
 				error_at(&p->cmake[i].loc, "'cmake.%s' duplicates a feature; use "
 					 "'features.%s: on|off'", k, feature_table[j].key);
+		if (!cmake_name_forwarded(k))
+			error_at(&p->cmake[i].loc, "'cmake.%s' would not reach CMake: PyTorch forwards "
+				 "only USE_*, BUILD_*, CMAKE_* and a fixed list of names from the "
+				 "environment", k);
 	}
 
 	if (!p->source_repo.str)
 		error_at(&r->loc, "the profile has no 'source.repo' (the git repository to build)");
 	if (!p->source_ref.str)
 		error_at(&r->loc, "the profile has no 'source.ref' (a tag, branch or commit)");
-	if (!p->narchs && p->features[FEAT_CUDA] != TRI_OFF)
+	if (!p->archs_given && p->features[FEAT_CUDA] != TRI_OFF)
 		error_at(&r->loc, "the profile has no 'cuda.archs'; list the GPU targets "
 			 "(e.g. archs: [\"12.0\"]) or set 'features.cuda: off'");
 }
@@ -796,6 +839,7 @@ int
 profile_load(struct profile *p, const char *spec)
 {
 	char *chain[MAX_EXTENDS_DEPTH + 1] = { 0 };
+	const char *names[MAX_EXTENDS_DEPTH + 1] = { 0 };
 	int before = diag_errors;
 	char *path;
 
@@ -804,7 +848,7 @@ profile_load(struct profile *p, const char *spec)
 		return -1;
 	p->path = keep_str(p, path);
 	free(path);
-	p->root = load_chain(p, p->path, chain, 0, NULL);
+	p->root = load_chain(p, p->path, chain, names, 0, NULL);
 	if (!p->root)
 		return -1;
 	validate(p);

@@ -65,6 +65,7 @@ struct profile {
 	struct pvalue source_ref;
 	struct parch *archs;        /* normalized: sorted, deduplicated */
 	size_t narchs;
+	int archs_given;            /* cuda.archs was set (maybe with bad entries) */
 	struct pvalue cuda_home;
 	enum tri features[FEAT__COUNT];
 	struct loc feature_loc[FEAT__COUNT];
@@ -102,6 +103,9 @@ void profile_release(struct profile *p);
 
 /* "TORCH_CUDA_ARCH_LIST" value of the profile, e.g. "8.0;12.0+PTX". */
 void profile_arch_list(const struct profile *p, struct buf *out);
+
+/* 1 if PyTorch's build front-end forwards NAME from the environment to CMake. */
+int cmake_name_forwarded(const char *name);
 
 /* Parse a YAML document into a tree and free it (for the fuzz target). */
 int profile_parse_buffer(const char *name, const char *data, size_t len);

@@ -1,0 +1,29 @@
+# plan is clean on every shipped profile and prints the exact environment.
+. tests/cli/lib.sh
+for p in profiles/*.yaml; do
+	run 0 "$BW" plan --profile "$(basename "$p" .yaml)" --mem-budget 8G
+	contains "$TMP/out" "MAX_JOBS"
+	run 0 "$BW" plan --profile "$p" --json
+	python3 -c 'import json,sys; json.load(open(sys.argv[1]))' "$TMP/out"
+done
+run 0 "$BW" plan --profile sm120 --mem-budget 5G
+contains "$TMP/out" "TORCH_CUDA_ARCH_LIST=12.0"
+contains "$TMP/out" "USE_SYSTEM_NCCL=1"
+contains "$TMP/out" "-DUSE_FLASH_ATTENTION=1"
+contains "$TMP/out" "MAX_JOBS        min(cpus"
+contains "$TMP/out" "budget          5.0 GiB (given)"
+run 0 "$BW" plan --profile sm100 --json
+python3 - "$TMP/out" <<'PY'
+import json, sys
+p = json.load(open(sys.argv[1]))
+assert p["env"]["TORCH_CUDA_ARCH_LIST"] == "10.0", p["env"]
+assert p["env"]["USE_MSLK"] == "1" and p["env"]["USE_FBGEMM_GENAI"] == "1"
+assert p["expected"] == {"sass": ["sm_100"], "ptx": []}
+assert p["steps"] == ["fetch", "configure", "compile", "wheel", "verify"]
+assert p["profile"]["source"]["repo"] == "https://github.com/pytorch/pytorch.git"
+PY
+# The search path: $BWBUILD_PROFILE_PATH after profiles/.
+mkdir -p "$TMP/ppath"
+printf 'extends: %s/profiles/sm120.yaml\nname: mine\n' "$TOP" > "$TMP/ppath/mine.yaml"
+BWBUILD_PROFILE_PATH="$TMP/ppath" run 0 "$BW" plan --profile mine
+contains "$TMP/out" "profile      mine"

@@ -1,0 +1,77 @@
+# The whole pipeline on the example source: each CUDA library's arch lists
+# must be exactly what the profile asked for; flags visibly change the wheel.
+. tests/cli/lib.sh
+sh scripts/make-example-repo.sh tests/fixtures/minitorch "$TMP/example/minitorch.git" v2.11.0
+cat > "$TMP/demo-e2e.yaml" <<YAML
+extends: $TOP/profiles/demo.yaml
+name: demo-e2e
+source:
+  repo: $TMP/example/minitorch.git
+YAML
+run 0 "$BW" --profile "$TMP/demo-e2e.yaml" --work "$TMP/work" --out "$TMP/out-demo"
+contains "$TMP/out" "wheel:    $TMP/out-demo/minitorch-2.11.0+git"
+contains "$TMP/out" "manifest: $TMP/out-demo/"
+manifest=$(sed -n 's/^manifest: //p' "$TMP/out")
+wheel=$(sed -n 's/^wheel: *//p' "$TMP/out")
+python3 - "$manifest" <<'PY'
+import json, sys
+m = json.load(open(sys.argv[1]))
+assert m["schema"] == "bwbuild-manifest/1"
+assert m["verify"]["ok"] is True, m["verify"]
+libs = {l["path"]: l for l in m["libraries"]}
+cuda = [p for p, l in libs.items() if l["sass"] or l["ptx"]]
+assert sorted(cuda) == ["minitorch/lib/libminitorch_cuda.so", "minitorch/lib/libminitorch_flash.so"], cuda
+for p in cuda:
+    assert libs[p]["sass"] == ["sm_80", "sm_120"], libs[p]
+    assert libs[p]["ptx"] == ["compute_120"], libs[p]
+assert libs["minitorch/lib/libminitorch_cpu.so"]["sass"] == []
+assert m["archs"] == {"sass": ["sm_80", "sm_120"], "ptx": ["compute_120"]}
+f = m["features"]
+assert f["cuda"] and f["flash_attention"] and f["mem_eff_attention"] and not f["cudnn"] and not f["nccl"], f
+assert m["source"]["commit"] and len(m["source"]["commit"]) == 40
+assert m["source"]["commit"] == m["version_py"]["git_version"]
+assert m["wheel"]["tags"] == [m["wheel"]["file"].split("-", 2)[2][:-4]], m["wheel"]
+assert m["profile"]["name"] == "demo-e2e"
+assert set(m["build"]["timings"]) >= {"fetch", "configure", "compile", "wheel", "verify"}
+PY
+# The wheel verifies on its own, against the profile too; manifest agrees.
+run 0 "$BW" verify "$wheel" --profile "$TMP/demo-e2e.yaml"
+contains "$TMP/out" "minitorch/lib/libminitorch_flash.so: SASS sm_80 sm_120; PTX compute_120"
+run 0 "$BW" manifest "$wheel" -o "$TMP/m2.json"
+python3 -c 'import json,sys; a=json.load(open(sys.argv[1])); b=json.load(open(sys.argv[2])); assert a["libraries"]==b["libraries"] and a["features"]==b["features"]' "$manifest" "$TMP/m2.json"
+
+# A profile with another arch list and flash attention off gives another wheel.
+cat > "$TMP/demo-noflash.yaml" <<YAML
+extends: $TMP/demo-e2e.yaml
+name: demo-noflash
+cuda:
+  archs: ["9.0a", "10.0+PTX"]
+features:
+  flash_attention: off
+YAML
+run 0 "$BW" --profile "$TMP/demo-noflash.yaml" --work "$TMP/work" --out "$TMP/out-noflash"
+contains "$TMP/err" "settings changed since the last configure; removing"
+manifest=$(sed -n 's/^manifest: //p' "$TMP/out")
+python3 - "$manifest" <<'PY'
+import json, sys
+m = json.load(open(sys.argv[1]))
+libs = {l["path"]: l for l in m["libraries"]}
+assert "minitorch/lib/libminitorch_flash.so" not in libs, libs
+l = libs["minitorch/lib/libminitorch_cuda.so"]
+assert l["sass"] == ["sm_90a", "sm_100"] and l["ptx"] == ["compute_100"], l
+assert m["features"]["flash_attention"] is False
+PY
+# The old wheel does not cover the new profile: verify names library and target.
+run 1 "$BW" verify "$wheel" --profile "$TMP/demo-noflash.yaml"
+contains "$TMP/err" "error: 'minitorch/lib/libminitorch_cuda.so' has no SASS for sm_90a, which the profile asks for (coverage)"
+
+# --until stops after a step; a second run reuses the checkout offline.
+run 0 "$BW" build --profile "$TMP/demo-e2e.yaml" --work "$TMP/work" --out "$TMP/out-until" --until configure
+contains "$TMP/err" "stopped after 'configure'"
+[ ! -e "$TMP/out-until/"*.whl ] || fail "a wheel was made before the wheel step"
+
+# A broken tree fails with the command, the tail of its output and the log.
+printf 'broken' >> "$TMP/work/src/csrc/cuda/ops.cu"
+run 1 "$BW" --profile "$TMP/demo-e2e.yaml" --work "$TMP/work" --out "$TMP/out-broken"
+contains "$TMP/err" "has local changes"
+contains "$TMP/err" "note: modified: csrc/cuda/ops.cu"

@@ -1,0 +1,41 @@
+#!/bin/sh
+# The test run behind `make test`: unit tests, fuzz-corpus replay, then the
+# CLI tests in tests/cli (golden bad-profile messages, hostile wheels, the
+# end-to-end demo build). Needs no network, GPU or root.
+set -eu
+cd "$(dirname "$0")/.."
+export BW="$PWD/bin/bwbuild"
+export TOP="$PWD"
+export TMP="$PWD/tests/tmp"
+rm -rf "$TMP"
+mkdir -p "$TMP"
+
+python3 tests/fixtures/wheels/make_wheels.py "$TMP/wheels"
+
+echo "== unit"
+tests/bin/unit 2>"$TMP/unit.stderr" || { cat "$TMP/unit.stderr"; exit 1; }
+
+echo "== fuzz corpora"
+for t in fatbin elf zip record yaml macros; do
+	tests/bin/fuzz_$t tests/fuzz/corpus/$t
+done
+
+echo "== cli"
+pass=0
+failed=""
+for t in tests/cli/[0-9]*.sh; do
+	name=$(basename "$t" .sh)
+	if sh "$t" >"$TMP/$name.out" 2>&1; then
+		pass=$((pass + 1))
+		echo "ok   $name"
+	else
+		echo "FAIL $name"
+		sed 's/^/     /' "$TMP/$name.out" | tail -40
+		failed="$failed $name"
+	fi
+done
+if [ -n "$failed" ]; then
+	echo "cli: $pass passed, failed:$failed"
+	exit 1
+fi
+echo "cli: $pass passed"

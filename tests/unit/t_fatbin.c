@@ -1,0 +1,111 @@
+#include <stdlib.h>
+#include <string.h>
+
+#include "../../src/buf.h"
+#include "../../src/elf.h"
+#include "../../src/fatbin.h"
+#include "../../src/util.h"
+#include "../../src/wheel.h"
+#include "t.h"
+
+struct names {
+	struct strvec v;
+	int zstd;
+};
+
+static int
+collect(void *ctx, const struct fatbin_entry *e)
+{
+	struct names *n = ctx;
+	struct buf b = BUF_INIT;
+
+	fatbin_entry_name(e, &b);
+	strvec_push(&n->v, b.s);
+	n->zstd += e->codec == CODEC_ZSTD;
+	buf_release(&b);
+	return 0;
+}
+
+static void
+t_fatbin_file(void)
+{
+	struct buf data = BUF_INIT, why = BUF_INIT;
+	struct names n = { STRVEC_INIT, 0 };
+
+	CHECK(read_file(&data, "tests/fixtures/bin/k.fatbin") == 0);
+	CHECK(fatbin_walk((const uint8_t *)data.s, data.len, collect, &n, &why) == 0);
+	CHECK(n.v.n == 4);
+	CHECK(strset_has(&n.v, "sm_80"));
+	CHECK(strset_has(&n.v, "sm_90a"));
+	CHECK(strset_has(&n.v, "sm_100f"));
+	CHECK(strset_has(&n.v, "compute_120"));
+	CHECK(n.zstd >= 1); /* PTX is zstd-compressed by default */
+
+	/* Truncation inside a container is an error, never a read past the end. */
+	buf_reset(&why);
+	CHECK(fatbin_walk((const uint8_t *)data.s, data.len - 9, NULL, NULL, &why) < 0);
+	CHECK(strstr(why.s, "runs past") != NULL);
+	/* A payload size that wraps around. */
+	{
+		char *copy = xmalloc(data.len);
+
+		memcpy(copy, data.s, data.len);
+		memset(copy + 16 + 8, 0xff, 8);
+		buf_reset(&why);
+		CHECK(fatbin_walk((const uint8_t *)copy, data.len, NULL, NULL, &why) < 0);
+		/* Bad magic. */
+		memcpy(copy, data.s, data.len);
+		copy[0] = 0x51;
+		buf_reset(&why);
+		CHECK(fatbin_walk((const uint8_t *)copy, data.len, NULL, NULL, &why) < 0);
+		CHECK(strstr(why.s, "magic") != NULL);
+		free(copy);
+	}
+	/* Zero padding only: no entries, no error. */
+	{
+		uint8_t zeros[64] = { 0 };
+
+		buf_reset(&why);
+		CHECK(fatbin_walk(zeros, sizeof(zeros), NULL, NULL, &why) == 0);
+	}
+	strvec_clear(&n.v);
+	buf_release(&data);
+	buf_release(&why);
+}
+
+static void
+t_elf_so(void)
+{
+	struct buf data = BUF_INIT, why = BUF_INIT;
+	struct names n = { STRVEC_INIT, 0 };
+	const struct elf_section *s;
+	struct elf e;
+
+	CHECK(read_file(&data, "tests/fixtures/bin/k.so") == 0);
+	CHECK(elf_open(&e, (const uint8_t *)data.s, data.len, &why) == 0);
+	s = elf_section_by_name(&e, ".nv_fatbin");
+	CHECK(s != NULL);
+	if (s) {
+		CHECK(fatbin_walk((const uint8_t *)data.s + s->offset, s->size, collect, &n, &why) == 0);
+		CHECK(strset_has(&n.v, "sm_80"));
+		CHECK(strset_has(&n.v, "sm_120"));
+		CHECK(strset_has(&n.v, "compute_120"));
+		CHECK(!strset_has(&n.v, "compute_80"));
+	}
+	elf_release(&e);
+	/* A section table beyond the end of the file. */
+	buf_reset(&why);
+	CHECK(elf_open(&e, (const uint8_t *)data.s, 4096, &why) < 0);
+	CHECK(strstr(why.s, "outside the file") != NULL);
+	elf_release(&e);
+	strvec_clear(&n.v);
+	buf_release(&data);
+	buf_release(&why);
+}
+
+void
+t_fatbin(void)
+{
+	t_fatbin_file();
+	t_elf_so();
+}

@@ -1,0 +1,66 @@
+#include <string.h>
+
+#include "../../src/host.h"
+#include "../../src/plan.h"
+#include "../../src/profile.h"
+#include "t.h"
+
+#define GiB (1024ULL * 1024 * 1024)
+
+void
+t_plan(void)
+{
+	struct profile p;
+	struct host h;
+	struct jobs_calc jc;
+	struct plan pl;
+	struct plan_opts o = { "/w", "/o", "/usr/local/cuda", 0 };
+	uint64_t v = 0;
+
+	CHECK(meminfo_get("MemTotal:       24683656 kB\nMemAvailable:   20000000 kB\n",
+			  "MemAvailable", &v) == 0);
+	CHECK(v == 20000000ULL * 1024);
+
+	t_write("plan.yaml",
+		"source: {repo: https://example.invalid/x.git, ref: v2.11.0}\n"
+		"cuda: {archs: [\"8.0\", \"12.0+PTX\"]}\n"
+		"features: {cuda: on, mslk: on, nccl: off}\n"
+		"cmake: {USE_SYSTEM_NCCL: \"1\", CMAKE_CUDA_FLAGS: \"-w\"}\n");
+	CHECK(profile_load(&p, "tests/tmp/unit/plan.yaml") == 0);
+
+	memset(&h, 0, sizeof(h));
+	h.cpus = 64;
+	h.mem_total = 64 * GiB;
+	h.mem_available = 40 * GiB;
+	jobs_compute(&jc, &p, &h, 0);
+	/* headroom max(2 GiB, 6.4 GiB); 33.6 GiB / 2.5 GiB per 3-target CUDA job = 13 */
+	CHECK(jc.headroom == 64 * GiB / 10);
+	CHECK(jc.jobs == 13);
+	CHECK(jc.heavy_jobs == 6);
+
+	/* A cgroup tighter than MemAvailable wins. */
+	h.cgroup_limit = 16 * GiB;
+	h.cgroup_room = 12 * GiB;
+	jobs_compute(&jc, &p, &h, 0);
+	CHECK(jc.usable == 12 * GiB);
+	CHECK(jc.budget == 10 * GiB);
+	CHECK(jc.jobs == 4);
+
+	/* An explicit budget; never fewer than one job. */
+	jobs_compute(&jc, &p, &h, 1 * GiB);
+	CHECK(jc.budget_given && jc.jobs == 1 && jc.heavy_jobs == 1);
+
+	CHECK(plan_make(&pl, &p, &h, &o) == 0);
+	CHECK_STR(strvec_env_get(&pl.env, "TORCH_CUDA_ARCH_LIST"), "8.0;12.0+PTX");
+	CHECK_STR(strvec_env_get(&pl.env, "USE_MSLK"), "1");
+	CHECK_STR(strvec_env_get(&pl.env, "USE_FBGEMM_GENAI"), "1");
+	CHECK_STR(strvec_env_get(&pl.env, "USE_NCCL"), "0");
+	CHECK_STR(strvec_env_get(&pl.env, "USE_SYSTEM_NCCL"), "1");
+	CHECK_STR(strvec_env_get(&pl.env, "MAX_JOBS"), "4");
+	CHECK_STR(strvec_env_get(&pl.cmake, "CMAKE_CUDA_FLAGS"), "-w");
+	CHECK(strvec_env_get(&pl.cmake, "MAX_JOBS") == NULL);
+	CHECK(pl.sass.n == 2 && pl.ptx.n == 1);
+	CHECK_STR(pl.ptx.v[0], "compute_120");
+	plan_release(&pl);
+	profile_release(&p);
+}

@@ -1,0 +1,39 @@
+#include <string.h>
+
+#include "../../src/buf.h"
+#include "../../src/zip.h"
+#include "t.h"
+
+void
+t_zip(void)
+{
+	struct zip z;
+	struct buf out = BUF_INIT, why = BUF_INIT;
+	const struct zip_entry *e;
+
+	CHECK(zip_open(&z, "tests/tmp/wheels/good/tiny-1.0-py3-none-any.whl") == 0);
+	CHECK(z.n == 4);
+	e = zip_find(&z, "tiny/__init__.py");
+	CHECK(e != NULL);
+	if (e) {
+		CHECK(zip_read_all(&z, e, &out, 1 << 20, &why) == 0);
+		CHECK_STR(out.s, "print('hi')\n");
+	}
+	zip_close(&z);
+
+	/* Python writes zip64 extras for a member from 2 GiB - 1 on; force one. */
+	buf_reset(&out);
+	CHECK(zip_open(&z, "tests/tmp/wheels/good/zip64-1.0-py3-none-any.whl") == 0);
+	e = zip_find(&z, "zip64/data.bin");
+	CHECK(e != NULL);
+	if (e) {
+		CHECK(e->usize == 100000);
+		CHECK(zip_read_all(&z, e, &out, 1 << 20, &why) == 0);
+		CHECK(out.len == 100000);
+	}
+	zip_close(&z);
+
+	CHECK(zip_parse(&z, (const uint8_t *)"PK\5\6", 4, &why) < 0);
+	buf_release(&out);
+	buf_release(&why);
+}
