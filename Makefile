@@ -71,7 +71,7 @@ asan: deps
 	@$(MAKE) --no-print-directory all test-bins \
 		CPPFLAGS=-D_GNU_SOURCE CFLAGS="-std=c17 -O1 -g $(WARN) -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all" \
 		LDFLAGS="-fsanitize=address,undefined"
-	@ASAN_OPTIONS=detect_leaks=1 BWBUILD_SANITIZE=1 sh tests/run.sh
+	@ASAN_OPTIONS=detect_leaks=1 LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp sh tests/run.sh
 	@$(MAKE) --no-print-directory clean-obj
 
 # Every header compiles on its own.

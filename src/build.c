@@ -77,7 +77,8 @@ on_line(void *vctx, const char *line, size_t len)
 	int done, total;
 	double now, rate, eta;
 
-	if (len < 5 || line[0] != '[' || sscanf(line, "[%d/%d]", &done, &total) != 2 || total <= 0)
+	if (len < 5 || line[0] != '[' || sscanf(line, "[%d/%d]", &done, &total) != 2 || total <= 0 ||
+	    done <= 0)
 		return;
 	now = now_seconds();
 	c->last_done = done;

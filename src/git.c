@@ -177,6 +177,7 @@ out:
 	git_object_free(target);
 	git_repository_free(repo);
 	buf_release(&gitdir);
+	git_libgit2_shutdown();
 	return ret;
 }
 
@@ -190,8 +191,11 @@ git_clean_ignored(const char *dir, const char *const *keep)
 	int ret = 0;
 
 	git_libgit2_init();
-	if (git_repository_open(&repo, dir) < 0)
-		return git_fail("cannot open the checkout in", dir);
+	if (git_repository_open(&repo, dir) < 0) {
+		git_fail("cannot open the checkout in", dir);
+		git_libgit2_shutdown();
+		return -1;
+	}
 	so.show = GIT_STATUS_SHOW_WORKDIR_ONLY;
 	so.flags = GIT_STATUS_OPT_INCLUDE_IGNORED | GIT_STATUS_OPT_EXCLUDE_SUBMODULES;
 	if (git_status_list_new(&list, repo, &so) < 0) {
@@ -225,6 +229,7 @@ git_clean_ignored(const char *dir, const char *const *keep)
 out:
 	git_status_list_free(list);
 	git_repository_free(repo);
+	git_libgit2_shutdown();
 	return ret;
 }
 

@@ -645,7 +645,8 @@ validate_archs(struct profile *p, const struct pnode *v)
 	if (!p->narchs && diag_errors == errors_before)
 		error_at(&v->loc, "'cuda.archs' is empty; an empty TORCH_CUDA_ARCH_LIST makes PyTorch "
 			 "guess from the build machine's GPU (list the targets, e.g. [\"12.0\"])");
-	qsort(p->archs, p->narchs, sizeof(*p->archs), cmp_parch);
+	if (p->narchs)
+		qsort(p->archs, p->narchs, sizeof(*p->archs), cmp_parch);
 }
 
 static void

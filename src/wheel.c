@@ -468,13 +468,17 @@ wheel_verify(struct wheel_report *r, const char *path, const struct wheel_expect
 	{
 		struct buf h = BUF_INIT;
 
-		if (sha256_file_hex(&h, path) < 0)
+		if (sha256_file_hex(&h, path) < 0) {
+			wheel_report_release(r);
 			return -1;
+		}
 		memcpy(r->sha256, h.s, 65);
 		buf_release(&h);
 	}
-	if (zip_open(&z, path) < 0)
+	if (zip_open(&z, path) < 0) {
+		wheel_report_release(r);
 		return -1;
+	}
 	r->members = z.n;
 	parse_filename(r);
 
