@@ -11,6 +11,7 @@ int cmd_build(int argc, char **argv);
 int cmd_plan(int argc, char **argv);
 int cmd_verify(int argc, char **argv);
 int cmd_manifest(int argc, char **argv);
+int cmd_diff(int argc, char **argv);
 
 /*
  * Option helpers: `--name VALUE` or `--name=VALUE`. opt_value returns 1

@@ -3,7 +3,10 @@
 #include <string.h>
 
 #include "build.h"
+#include "buf.h"
 #include "cmd.h"
+#include "compat.h"
+#include "util.h"
 #include "diag.h"
 #include "host.h"
 #include "json.h"
@@ -13,13 +16,17 @@
 #include "wheel.h"
 
 static const char usage_text[] =
-	"usage: bwbuild verify WHEEL [--profile NAME] [--json]\n"
+	"usage: bwbuild verify WHEEL [--profile NAME] [--target-gpu sm_XY]... [--json]\n"
 	"\n"
 	"Check a wheel the way installers do not: every RECORD hash and size against\n"
 	"the decompressed bytes, the WHEEL tags against the file name, member names and\n"
 	"zip hygiene; list each ELF library's SASS and PTX targets from its .nv_fatbin\n"
 	"section. With --profile, every CUDA library must carry each arch of the\n"
-	"profile. --json prints the full report (the manifest). Exit 1 on any failure.\n";
+	"profile. --target-gpu sm_121 (repeatable) answers whether every CUDA library\n"
+	"can run on that GPU by NVIDIA's rules (SASS of the same major and an equal or\n"
+	"lower minor, 'a' SASS only on its exact GPU, PTX JIT-compiled forward) and\n"
+	"names each library that cannot. --json prints the full report (the manifest).\n"
+	"Exit 1 on any failure.\n";
 
 int
 cmd_verify(int argc, char **argv)
@@ -29,7 +36,7 @@ cmd_verify(int argc, char **argv)
 	struct profile p;
 	struct plan pl;
 	struct host h;
-	int json = 0, i, ret;
+	int json = 0, i, ret, gpus[32], ngpus = 0, gpu_fail = 0;
 	size_t k;
 
 	for (i = 1; i < argc; i++) {
@@ -47,6 +54,20 @@ cmd_verify(int argc, char **argv)
 			if (rc < 0)
 				return EXIT_USAGE;
 			continue;
+		}
+		{
+			const char *g;
+
+			if ((rc = opt_value(argc, argv, &i, "--target-gpu", &g))) {
+				if (rc < 0)
+					return EXIT_USAGE;
+				if (ngpus == (int)ARRAY_SIZE(gpus) || gpu_parse(g, &gpus[ngpus]) < 0) {
+					error("'%s' is not a GPU for --target-gpu (e.g. sm_121 or 12.1)", g);
+					return EXIT_USAGE;
+				}
+				ngpus++;
+				continue;
+			}
 		}
 		if (argv[i][0] != '-' && !wheel) {
 			wheel = argv[i];
@@ -118,7 +139,36 @@ cmd_verify(int argc, char **argv)
 			printf("FAILED: %s (%zu problem%s)\n", r.filename, r.errors.n,
 			       r.errors.n == 1 ? "" : "s");
 	}
-	ret = r.errors.n ? EXIT_FAIL : EXIT_OK;
+	for (i = 0; i < ngpus; i++) {
+		int cuda_libs = 0, bad = 0;
+
+		for (k = 0; k < r.nlibs; k++) {
+			struct buf how = BUF_INIT;
+			const struct wheel_lib *l = &r.libs[k];
+
+			if (!l->has_fatbin)
+				continue;
+			cuda_libs++;
+			if (library_runs_on(&l->sass, &l->ptx, gpus[i], &how) < 0) {
+				buf_addstr(&how, "SASS ");
+				strvec_join(&l->sass, " ", &how);
+				buf_addstr(&how, l->ptx.n ? "; PTX " : "; no PTX");
+				strvec_join(&l->ptx, " ", &how);
+				error("'%s' has no code that runs on sm_%d (it has %s)", l->path, gpus[i],
+				      how.s);
+				bad++;
+			} else if (!json) {
+				printf("sm_%d: %s runs (%s)\n", gpus[i], l->path, how.s);
+			}
+			buf_release(&how);
+		}
+		if (!json)
+			printf("sm_%d: %s\n", gpus[i], !cuda_libs ? "no CUDA libraries in this wheel" :
+			       bad ? "NO: the wheel would fail with 'no kernel image is available'" :
+				     "yes, every CUDA library runs");
+		gpu_fail |= bad > 0;
+	}
+	ret = r.errors.n || gpu_fail ? EXIT_FAIL : EXIT_OK;
 	wheel_report_release(&r);
 	plan_release(&pl);
 	profile_release(&p);

@@ -19,6 +19,7 @@ static const struct command commands[] = {
 	{ "plan", cmd_plan, "show what a build of a profile would do, touching nothing" },
 	{ "verify", cmd_verify, "check a wheel: RECORD hashes, tags, zip hygiene, CUDA archs" },
 	{ "manifest", cmd_manifest, "describe what a wheel really contains, as JSON" },
+	{ "diff", cmd_diff, "compare two builds (manifests or wheels): features, archs, versions" },
 };
 
 static void

@@ -91,3 +91,15 @@ strvec_env_get(const struct strvec *sv, const char *name)
 
 	return i < 0 ? NULL : sv->v[i] + len + 1;
 }
+
+void
+strvec_join(const struct strvec *sv, const char *sep, struct buf *out)
+{
+	size_t i;
+
+	for (i = 0; i < sv->n; i++) {
+		if (i)
+			buf_addstr(out, sep);
+		buf_addstr(out, sv->v[i]);
+	}
+}

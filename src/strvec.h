@@ -23,6 +23,9 @@ void strvec_pushf(struct strvec *sv, const char *fmt, ...)
 /* Push an owned string without copying. */
 void strvec_push_nodup(struct strvec *sv, char *s);
 void strvec_clear(struct strvec *sv);
+/* Append the entries joined by `sep` to `out`. */
+struct buf;
+void strvec_join(const struct strvec *sv, const char *sep, struct buf *out);
 /* Index of the "NAME=" entry in an environment vector, or -1. */
 long strvec_env_find(const struct strvec *sv, const char *name, size_t namelen);
 /* Set NAME=VALUE in an environment vector, replacing an earlier one. */

@@ -16,7 +16,7 @@ echo "== unit"
 tests/bin/unit 2>"$TMP/unit.stderr" || { cat "$TMP/unit.stderr"; exit 1; }
 
 echo "== fuzz corpora"
-for t in fatbin elf zip record yaml macros; do
+for t in fatbin elf zip record yaml macros diff; do
 	tests/bin/fuzz_$t tests/fuzz/corpus/$t
 done
 

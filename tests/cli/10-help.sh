@@ -2,7 +2,7 @@
 run 0 "$BW" --version
 contains "$TMP/out" "bwbuild "
 run 0 "$BW" --help
-for c in build plan verify manifest; do
+for c in build plan verify manifest diff; do
 	run 0 "$BW" $c --help
 	contains "$TMP/out" "usage: bwbuild $c"
 done

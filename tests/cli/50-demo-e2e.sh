@@ -40,6 +40,21 @@ contains "$TMP/out" "minitorch/lib/libminitorch_flash.so: SASS sm_80 sm_120; PTX
 run 0 "$BW" manifest "$wheel" -o "$TMP/m2.json"
 python3 -c 'import json,sys; a=json.load(open(sys.argv[1])); b=json.load(open(sys.argv[2])); assert a["libraries"]==b["libraries"] and a["features"]==b["features"]' "$manifest" "$TMP/m2.json"
 
+# Will it run there? NVIDIA's rules on the demo wheel (sm_80, sm_120, compute_120).
+for g in sm_120 sm_121 sm_86; do
+	run 0 "$BW" verify "$wheel" --target-gpu "$g"
+	contains "$TMP/out" "$g: yes, every CUDA library runs"
+done
+run 0 "$BW" verify "$wheel" --target-gpu sm_121
+contains "$TMP/out" "sm_121: minitorch/lib/libminitorch_cuda.so runs (SASS sm_120)"
+for g in sm_90 sm_100 sm_103; do
+	run 1 "$BW" verify "$wheel" --target-gpu "$g"
+	contains "$TMP/out" "$g: NO: the wheel would fail with 'no kernel image is available'"
+	contains "$TMP/err" "error: 'minitorch/lib/libminitorch_flash.so' has no code that runs on $g (it has SASS sm_80 sm_120; PTX compute_120)"
+done
+run 2 "$BW" verify "$wheel" --target-gpu sm120x
+demo_manifest=$manifest
+
 # A profile with another arch list and flash attention off gives another wheel.
 cat > "$TMP/demo-noflash.yaml" <<YAML
 extends: $TMP/demo-e2e.yaml
@@ -61,6 +76,26 @@ l = libs["minitorch/lib/libminitorch_cuda.so"]
 assert l["sass"] == ["sm_90a", "sm_100"] and l["ptx"] == ["compute_100"], l
 assert m["features"]["flash_attention"] is False
 PY
+# diff: a CI gate that names what was lost and gained.
+run 0 "$BW" diff "$demo_manifest" "$wheel"
+contains "$TMP/out" "builds agree"
+run 1 "$BW" diff "$demo_manifest" "$manifest"
+contains "$TMP/out" "feature flash_attention: on -> off"
+contains "$TMP/out" "library removed: minitorch/lib/libminitorch_flash.so"
+contains "$TMP/out" "library minitorch/lib/libminitorch_cuda.so: sass +sm_90a +sm_100 -sm_80 -sm_120; ptx +compute_100 -compute_120"
+run 1 "$BW" diff "$demo_manifest" "$manifest" --json
+python3 - "$TMP/out" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["equal"] is False
+assert d["features"] == {"gained": [], "lost": ["flash_attention"]}, d["features"]
+assert d["libraries"]["removed"] == ["minitorch/lib/libminitorch_flash.so"]
+assert d["archs"]["sass_lost"] == ["sm_80", "sm_120"] and d["archs"]["ptx_gained"] == ["compute_100"]
+PY
+echo '{"schema": "other"}' > "$TMP/not-a-manifest.json"
+run 2 "$BW" diff "$demo_manifest" "$TMP/not-a-manifest.json"
+contains "$TMP/err" "is not a bwbuild manifest"
+
 # The old wheel does not cover the new profile: verify names library and target.
 run 1 "$BW" verify "$wheel" --profile "$TMP/demo-noflash.yaml"
 contains "$TMP/err" "error: 'minitorch/lib/libminitorch_cuda.so' has no SASS for sm_90a, which the profile asks for (coverage)"

@@ -36,6 +36,7 @@ void t_record(void);
 void t_zip(void);
 void t_plan(void);
 void t_manifest(void);
+void t_compat(void);
 
 /* Write `text` to a fresh file under tests/tmp and return its path (static). */
 const char *t_write(const char *name, const char *text);

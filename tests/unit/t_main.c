@@ -36,6 +36,7 @@ main(void)
 	t_zip();
 	t_plan();
 	t_manifest();
+	t_compat();
 	printf("unit: %d checks, %d failed\n", t_checks, t_failures);
 	return t_failures ? 1 : 0;
 }

@@ -1,0 +1,228 @@
+#include <string.h>
+
+#include "buf.h"
+#include "diff.h"
+#include "json.h"
+#include "strvec.h"
+
+static const struct json *
+path_get(const struct json *j, const char *a, const char *b, const char *c)
+{
+	j = json_get(j, a);
+	if (b)
+		j = json_get(j, b);
+	if (c)
+		j = json_get(j, c);
+	return j;
+}
+
+static void
+strings_of(const struct json *arr, struct strvec *out)
+{
+	size_t i;
+
+	for (i = 0; i < json_len(arr); i++)
+		if (json_str(json_at(arr, i)))
+			strvec_push(out, json_str(json_at(arr, i)));
+}
+
+static int
+has(const struct strvec *sv, const char *s)
+{
+	size_t i;
+
+	for (i = 0; i < sv->n; i++)
+		if (!strcmp(sv->v[i], s))
+			return 1;
+	return 0;
+}
+
+/* gained = in b not a; lost = in a not b. Returns the count of both. */
+static size_t
+set_diff(const struct json *ja, const struct json *jb, struct json *gained, struct json *lost,
+	 struct buf *line, const char *what)
+{
+	struct strvec a = STRVEC_INIT, b = STRVEC_INIT;
+	size_t i, n = 0;
+
+	strings_of(ja, &a);
+	strings_of(jb, &b);
+	for (i = 0; i < b.n; i++) {
+		if (!has(&a, b.v[i])) {
+			json_push(gained, json_string(b.v[i]));
+			buf_addf(line, " +%s", b.v[i]);
+			n++;
+		}
+	}
+	for (i = 0; i < a.n; i++) {
+		if (!has(&b, a.v[i])) {
+			json_push(lost, json_string(a.v[i]));
+			buf_addf(line, " -%s", a.v[i]);
+			n++;
+		}
+	}
+	(void)what;
+	strvec_clear(&a);
+	strvec_clear(&b);
+	return n;
+}
+
+static const struct json *
+find_lib(const struct json *libs, const char *path)
+{
+	size_t i;
+
+	for (i = 0; i < json_len(libs); i++) {
+		const char *p = json_str(json_get(json_at(libs, i), "path"));
+
+		if (p && !strcmp(p, path))
+			return json_at(libs, i);
+	}
+	return NULL;
+}
+
+static const char *
+bool_word(const struct json *v)
+{
+	return !v ? "unknown" : json_is_true(v) ? "on" : "off";
+}
+
+size_t
+manifest_diff(const struct json *a, const struct json *b, struct json **out, struct buf *text)
+{
+	struct json *o = json_object(), *feat = json_object(), *fg = json_array(), *fl = json_array();
+	struct json *libs = json_object(), *added = json_array(), *removed = json_array();
+	struct json *changed = json_array(), *archs = json_object(), *vers = json_array();
+	const struct json *fa = json_get(a, "features"), *fb = json_get(b, "features");
+	const struct json *la = json_get(a, "libraries"), *lb = json_get(b, "libraries");
+	static const char *const version_fields[][3] = {
+		{ "wheel", "version", NULL },
+		{ "version_py", "cuda", NULL },
+		{ "build_settings", "values", "TORCH_VERSION" },
+		{ "build_settings", "values", "CUDA_VERSION" },
+		{ "build_settings", "values", "CUDNN_VERSION" },
+		{ "source", "commit", NULL },
+	};
+	struct buf line = BUF_INIT;
+	size_t n = 0, i;
+
+	/* Features: every key of either side. */
+	for (i = 0; i < json_len(fa) + json_len(fb); i++) {
+		const char *k = i < json_len(fa) ? json_key_at(fa, i) : json_key_at(fb, i - json_len(fa));
+		const struct json *va = json_get(fa, k), *vb = json_get(fb, k);
+
+		if (i >= json_len(fa) && va)
+			continue; /* already seen from a's side */
+		if (json_is_true(va) == json_is_true(vb) && !va == !vb)
+			continue;
+		if (json_is_true(vb) && !json_is_true(va))
+			json_push(fg, json_string(k));
+		else if (json_is_true(va) && !json_is_true(vb))
+			json_push(fl, json_string(k));
+		else
+			continue;
+		buf_addf(text, "feature %s: %s -> %s\n", k, bool_word(va), bool_word(vb));
+		n++;
+	}
+	json_set(feat, "gained", fg);
+	json_set(feat, "lost", fl);
+	json_set(o, "features", feat);
+
+	for (i = 0; i < json_len(la); i++) {
+		const char *p = json_str(json_get(json_at(la, i), "path"));
+		const struct json *other = p ? find_lib(lb, p) : NULL;
+		struct json *c, *sg, *sl, *pg, *pl;
+		size_t k;
+
+		if (!p)
+			continue;
+		if (!other) {
+			json_push(removed, json_string(p));
+			buf_addf(text, "library removed: %s\n", p);
+			n++;
+			continue;
+		}
+		c = json_object();
+		sg = json_array();
+		sl = json_array();
+		pg = json_array();
+		pl = json_array();
+		buf_reset(&line);
+		buf_addstr(&line, " sass");
+		k = set_diff(json_get(json_at(la, i), "sass"), json_get(other, "sass"), sg, sl, &line, "sass");
+		buf_addstr(&line, "; ptx");
+		k += set_diff(json_get(json_at(la, i), "ptx"), json_get(other, "ptx"), pg, pl, &line, "ptx");
+		if (!k) {
+			json_free(c);
+			json_free(sg);
+			json_free(sl);
+			json_free(pg);
+			json_free(pl);
+			continue;
+		}
+		json_set(c, "path", json_string(p));
+		json_set(c, "sass_gained", sg);
+		json_set(c, "sass_lost", sl);
+		json_set(c, "ptx_gained", pg);
+		json_set(c, "ptx_lost", pl);
+		json_push(changed, c);
+		buf_addf(text, "library %s:%s\n", p, line.s);
+		n += k;
+	}
+	for (i = 0; i < json_len(lb); i++) {
+		const char *p = json_str(json_get(json_at(lb, i), "path"));
+
+		if (p && !find_lib(la, p)) {
+			json_push(added, json_string(p));
+			buf_addf(text, "library added: %s\n", p);
+			n++;
+		}
+	}
+	json_set(libs, "added", added);
+	json_set(libs, "removed", removed);
+	json_set(libs, "changed", changed);
+	json_set(o, "libraries", libs);
+
+	{
+		struct json *sg = json_array(), *sl = json_array(), *pg = json_array(), *pl = json_array();
+
+		buf_reset(&line);
+		set_diff(path_get(a, "archs", "sass", NULL), path_get(b, "archs", "sass", NULL), sg, sl,
+			 &line, "sass");
+		set_diff(path_get(a, "archs", "ptx", NULL), path_get(b, "archs", "ptx", NULL), pg, pl,
+			 &line, "ptx");
+		if (line.len)
+			buf_addf(text, "archs (all libraries):%s\n", line.s);
+		json_set(archs, "sass_gained", sg);
+		json_set(archs, "sass_lost", sl);
+		json_set(archs, "ptx_gained", pg);
+		json_set(archs, "ptx_lost", pl);
+		json_set(o, "archs", archs);
+	}
+
+	for (i = 0; i < sizeof(version_fields) / sizeof(version_fields[0]); i++) {
+		const char *const *f = version_fields[i];
+		const char *va = json_str(path_get(a, f[0], f[1], f[2]));
+		const char *vb = json_str(path_get(b, f[0], f[1], f[2]));
+		struct buf name = BUF_INIT;
+		struct json *v;
+
+		if ((!va && !vb) || (va && vb && !strcmp(va, vb)))
+			continue;
+		buf_addf(&name, "%s.%s%s%s", f[0], f[1], f[2] ? "." : "", f[2] ? f[2] : "");
+		v = json_object();
+		json_set(v, "field", json_string(name.s));
+		json_set(v, "a", va ? json_string(va) : json_null());
+		json_set(v, "b", vb ? json_string(vb) : json_null());
+		json_push(vers, v);
+		buf_addf(text, "%s: %s -> %s\n", name.s, va ? va : "(none)", vb ? vb : "(none)");
+		buf_release(&name);
+		n++;
+	}
+	json_set(o, "versions", vers);
+	json_set(o, "equal", json_bool(n == 0));
+	json_set(o, "differences", json_number((double)n));
+	buf_release(&line);
+	*out = o;
+	return n;
+}

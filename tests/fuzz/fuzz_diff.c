@@ -1,0 +1,30 @@
+#include <stdint.h>
+#include <stdlib.h>
+
+#include "../../src/buf.h"
+#include "../../src/diff.h"
+#include "../../src/json.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+/* Manifests read by `bwbuild diff` are outside bytes: walk any JSON as one. */
+int
+LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	struct buf why = BUF_INIT, text = BUF_INIT;
+	struct json *a = json_parse((const char *)data, size, &why), *b = json_object(), *r;
+
+	if (a) {
+		manifest_diff(a, b, &r, &text);
+		json_free(r);
+		manifest_diff(b, a, &r, &text);
+		json_free(r);
+		manifest_diff(a, a, &r, &text);
+		json_free(r);
+		json_free(a);
+	}
+	json_free(b);
+	buf_release(&why);
+	buf_release(&text);
+	return 0;
+}
