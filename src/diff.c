@@ -4,6 +4,7 @@
 #include "diff.h"
 #include "json.h"
 #include "strvec.h"
+#include "wheel.h"
 
 static const struct json *
 path_get(const struct json *j, const char *a, const char *b, const char *c)
@@ -26,17 +27,6 @@ strings_of(const struct json *arr, struct strvec *out)
 			strvec_push(out, json_str(json_at(arr, i)));
 }
 
-static int
-has(const struct strvec *sv, const char *s)
-{
-	size_t i;
-
-	for (i = 0; i < sv->n; i++)
-		if (!strcmp(sv->v[i], s))
-			return 1;
-	return 0;
-}
-
 /* gained = in b not a; lost = in a not b. Returns the count of both. */
 static size_t
 set_diff(const struct json *ja, const struct json *jb, struct json *gained, struct json *lost,
@@ -48,14 +38,14 @@ set_diff(const struct json *ja, const struct json *jb, struct json *gained, stru
 	strings_of(ja, &a);
 	strings_of(jb, &b);
 	for (i = 0; i < b.n; i++) {
-		if (!has(&a, b.v[i])) {
+		if (!strset_has(&a, b.v[i])) {
 			json_push(gained, json_string(b.v[i]));
 			buf_addf(line, " +%s", b.v[i]);
 			n++;
 		}
 	}
 	for (i = 0; i < a.n; i++) {
-		if (!has(&b, a.v[i])) {
+		if (!strset_has(&b, a.v[i])) {
 			json_push(lost, json_string(a.v[i]));
 			buf_addf(line, " -%s", a.v[i]);
 			n++;
