@@ -27,7 +27,7 @@ struct step_ctx {
 	const char *step;
 	double start, last_print;
 	int tty;
-	int last_done, last_total;
+	int last_total;
 };
 
 int
@@ -81,7 +81,6 @@ on_line(void *vctx, const char *line, size_t len)
 	    done <= 0)
 		return;
 	now = now_seconds();
-	c->last_done = done;
 	c->last_total = total;
 	if (!c->tty && done != total && now - c->last_print < 5)
 		return;

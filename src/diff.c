@@ -30,7 +30,7 @@ strings_of(const struct json *arr, struct strvec *out)
 /* gained = in b not a; lost = in a not b. Returns the count of both. */
 static size_t
 set_diff(const struct json *ja, const struct json *jb, struct json *gained, struct json *lost,
-	 struct buf *line, const char *what)
+	 struct buf *line)
 {
 	struct strvec a = STRVEC_INIT, b = STRVEC_INIT;
 	size_t i, n = 0;
@@ -51,7 +51,6 @@ set_diff(const struct json *ja, const struct json *jb, struct json *gained, stru
 			n++;
 		}
 	}
-	(void)what;
 	strvec_clear(&a);
 	strvec_clear(&b);
 	return n;
@@ -139,9 +138,9 @@ manifest_diff(const struct json *a, const struct json *b, struct json **out, str
 		pl = json_array();
 		buf_reset(&line);
 		buf_addstr(&line, " sass");
-		k = set_diff(json_get(json_at(la, i), "sass"), json_get(other, "sass"), sg, sl, &line, "sass");
+		k = set_diff(json_get(json_at(la, i), "sass"), json_get(other, "sass"), sg, sl, &line);
 		buf_addstr(&line, "; ptx");
-		k += set_diff(json_get(json_at(la, i), "ptx"), json_get(other, "ptx"), pg, pl, &line, "ptx");
+		k += set_diff(json_get(json_at(la, i), "ptx"), json_get(other, "ptx"), pg, pl, &line);
 		if (!k) {
 			json_free(c);
 			json_free(sg);
@@ -178,9 +177,9 @@ manifest_diff(const struct json *a, const struct json *b, struct json **out, str
 
 		buf_reset(&line);
 		set_diff(path_get(a, "archs", "sass", NULL), path_get(b, "archs", "sass", NULL), sg, sl,
-			 &line, "sass");
+			 &line);
 		set_diff(path_get(a, "archs", "ptx", NULL), path_get(b, "archs", "ptx", NULL), pg, pl,
-			 &line, "ptx");
+			 &line);
 		if (line.len)
 			buf_addf(text, "archs (all libraries):%s\n", line.s);
 		json_set(archs, "sass_gained", sg);

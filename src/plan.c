@@ -200,12 +200,6 @@ add_loc(struct buf *out, const struct loc *l)
 		buf_addf(out, "  (%s:%d)", l->file, l->line);
 }
 
-static void
-size_str(struct buf *out, uint64_t v)
-{
-	format_size(out, v);
-}
-
 void
 plan_format(const struct plan *pl, struct buf *out)
 {
@@ -250,26 +244,26 @@ plan_format(const struct plan *pl, struct buf *out)
 	buf_addstr(out, "\njobs\n  cpus            ");
 	buf_addf(out, "%u\n", jc->cpus);
 	buf_addstr(out, "  MemAvailable    ");
-	size_str(out, jc->mem_available);
+	format_size(out, jc->mem_available);
 	buf_addstr(out, "\n  cgroup room     ");
 	if (jc->cgroup_room)
-		size_str(out, jc->cgroup_room);
+		format_size(out, jc->cgroup_room);
 	else
 		buf_addstr(out, "no limit");
 	if (jc->budget_given) {
 		buf_addstr(out, "\n  budget          ");
-		size_str(out, jc->budget);
+		format_size(out, jc->budget);
 		buf_addstr(out, " (given)");
 	} else {
 		buf_addstr(out, "\n  budget          ");
-		size_str(out, jc->usable);
+		format_size(out, jc->usable);
 		buf_addstr(out, " - headroom ");
-		size_str(out, jc->headroom);
+		format_size(out, jc->headroom);
 		buf_addstr(out, " = ");
-		size_str(out, jc->budget);
+		format_size(out, jc->budget);
 	}
 	buf_addf(out, "\n  per job         ");
-	size_str(out, jc->per_job);
+	format_size(out, jc->per_job);
 	buf_addf(out, " (%s, %zu targets)\n", jc->per_job_kind, pl->sass.n + pl->ptx.n);
 	if (jc->jobs_given)
 		buf_addf(out, "  MAX_JOBS        %u (build.jobs)\n", jc->jobs);
@@ -278,7 +272,7 @@ plan_format(const struct plan *pl, struct buf *out)
 			 jc->by_memory, jc->jobs);
 	if (jc->heavy_jobs) {
 		buf_addstr(out, "  heavy pool      FLASH_ATTENTION_MAX_JOBS = min(MAX_JOBS, budget/");
-		size_str(out, jc->heavy_per_job);
+		format_size(out, jc->heavy_per_job);
 		buf_addf(out, ") = %u\n", jc->heavy_jobs);
 	}
 

@@ -307,10 +307,10 @@ merge(struct pnode *base, struct pnode *child)
 }
 
 static const char *
-keep_str(struct profile *p, const char *path)
+keep_str(struct profile *p, const char *s)
 {
 	ALLOC_GROW(p->files, p->nfiles + 1, p->files_cap);
-	p->files[p->nfiles] = xstrdup(path);
+	p->files[p->nfiles] = xstrdup(s);
 	return p->files[p->nfiles++];
 }
 
@@ -623,13 +623,8 @@ validate_archs(struct profile *p, const struct pnode *v)
 		/* One string, separated as TORCH_CUDA_ARCH_LIST is: ';' or blanks. */
 		char *copy = xstrdup(v->str), *save = NULL, *tok;
 
-		for (tok = strtok_r(copy, "; \t", &save); tok; tok = strtok_r(NULL, "; \t", &save)) {
-			char *kept = xstrdup(tok);
-
-			keep_str(p, kept); /* owned by the profile */
-			free(kept);
-			add_arch(p, &cap, p->files[p->nfiles - 1], &v->loc);
-		}
+		for (tok = strtok_r(copy, "; \t", &save); tok; tok = strtok_r(NULL, "; \t", &save))
+			add_arch(p, &cap, keep_str(p, tok), &v->loc);
 		free(copy);
 	} else if (v->kind == PN_SEQ) {
 		for (i = 0; i < v->n; i++) {

@@ -82,7 +82,7 @@ struct profile {
 
 	/* internal */
 	struct pnode *root;
-	char **files;
+	char **files;               /* strings the profile owns: file paths, arch entries */
 	size_t nfiles, files_cap;
 	char *repo_abs;
 };

@@ -605,7 +605,7 @@ wheel_verify(struct wheel_report *r, const char *path, const struct wheel_expect
 		}
 		errno = 0;
 		size = strtoull(row->fields[2], &end, 10);
-		if (*end || !isdigit((unsigned char)*row->fields[2])) {
+		if (*end || !isdigit((unsigned char)*row->fields[2]) || errno == ERANGE) {
 			add_error(r, "RECORD line %d: size '%s' of '%s' is not a number (hashes)",
 				  row->line, row->fields[2], row->fields[0]);
 			continue;
