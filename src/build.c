@@ -466,7 +466,7 @@ build_run(const struct build_opts *o)
 			}
 			break;
 		case STEP_VERIFY: {
-			struct wheel_expect ex = { &pl.sass, &pl.ptx };
+			struct wheel_expect ex = { &pl.sass, &pl.ptx, 0, 0 };
 			struct buf wp = BUF_INIT;
 
 			buf_addf(&wp, "%s/%s", pl.out_dir, whl);

@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "cmd.h"
+#include "buf.h"
 #include "diag.h"
 #include "json.h"
 #include "manifest.h"
@@ -10,17 +11,22 @@
 #include "wheel.h"
 
 static const char usage_text[] =
-	"usage: bwbuild manifest WHEEL [-o FILE]\n"
+	"usage: bwbuild manifest WHEEL|PKGDIR|MANIFEST.json [--format json|md] [-o FILE]\n"
 	"\n"
 	"Describe what a wheel really contains as JSON (bwbuild-manifest/1): its tags\n"
-	"and hash, each library's SASS and PTX targets, the features compiled in (from\n"
-	"the build-settings header), version.py, and the verification result.\n"
-	"  -o FILE   write to FILE (atomically) instead of standard output\n";
+	"and hash, each library's SASS and PTX targets, needed libraries and manylinux\n"
+	"policy, the features compiled in (from the build-settings header), version.py,\n"
+	"and the verification result. PKGDIR is an installed package such as\n"
+	"site-packages/torch (with its .dist-info beside it). A manifest written before\n"
+	"can be rendered again.\n"
+	"  --format md  a Markdown feature table (✅/❌/⚠️) instead of JSON\n"
+	"  -o FILE      write to FILE (atomically) instead of standard output\n"
+	"Docs: docs/manifest-format.md.\n";
 
 int
 cmd_manifest(int argc, char **argv)
 {
-	const char *wheel = NULL, *out = NULL;
+	const char *wheel = NULL, *out = NULL, *format = "json";
 	struct wheel_report r;
 	struct manifest_input mi;
 	struct json *m;
@@ -33,6 +39,15 @@ cmd_manifest(int argc, char **argv)
 		if (opt_flag(argv[i], "--help") || opt_flag(argv[i], "-h")) {
 			fputs(usage_text, stdout);
 			return EXIT_OK;
+		}
+		if ((rc = opt_value(argc, argv, &i, "--format", &format))) {
+			if (rc < 0)
+				return EXIT_USAGE;
+			if (strcmp(format, "json") && strcmp(format, "md")) {
+				error("--format is json or md, not '%s'", format);
+				return EXIT_USAGE;
+			}
+			continue;
 		}
 		if ((rc = opt_value(argc, argv, &i, "-o", &out)) ||
 		    (rc = opt_value(argc, argv, &i, "--output", &out))) {
@@ -50,12 +65,34 @@ cmd_manifest(int argc, char **argv)
 		error("no wheel given (see 'bwbuild manifest --help')");
 		return EXIT_USAGE;
 	}
-	if (wheel_verify(&r, wheel, NULL) < 0)
-		return EXIT_USAGE;
-	memset(&mi, 0, sizeof(mi));
-	mi.wheel = &r;
-	m = manifest_make(&mi);
-	s = json_print(m, 1);
+	memset(&r, 0, sizeof(r));
+	if (ends_with(wheel, ".json")) {
+		struct buf text = BUF_INIT, why = BUF_INIT;
+
+		if (read_file(&text, wheel) < 0)
+			return EXIT_USAGE;
+		m = json_parse(text.s, text.len, &why);
+		if (!m)
+			error("%s: %s", wheel, why.s);
+		buf_release(&text);
+		buf_release(&why);
+		if (!m)
+			return EXIT_USAGE;
+	} else {
+		if (wheel_verify(&r, wheel, NULL) < 0)
+			return EXIT_USAGE;
+		memset(&mi, 0, sizeof(mi));
+		mi.wheel = &r;
+		m = manifest_make(&mi);
+	}
+	if (!strcmp(format, "md")) {
+		struct buf md = BUF_INIT;
+
+		manifest_markdown(m, &md);
+		s = buf_detach(&md);
+	} else {
+		s = json_print(m, 1);
+	}
 	if (out) {
 		if (write_file_atomic(out, s, strlen(s)) < 0)
 			ret = EXIT_FAIL;

@@ -16,7 +16,8 @@
 #include "wheel.h"
 
 static const char usage_text[] =
-	"usage: bwbuild verify WHEEL [--profile NAME] [--target-gpu sm_XY]... [--json]\n"
+	"usage: bwbuild verify WHEEL [--profile NAME] [--target-gpu sm_XY]... [--deep]\n"
+	"                      [--threads N] [--json]\n"
 	"\n"
 	"Check a wheel the way installers do not: every RECORD hash and size against\n"
 	"the decompressed bytes, the WHEEL tags against the file name, member names and\n"
@@ -25,7 +26,12 @@ static const char usage_text[] =
 	"profile. --target-gpu sm_121 (repeatable) answers whether every CUDA library\n"
 	"can run on that GPU by NVIDIA's rules (SASS of the same major and an equal or\n"
 	"lower minor, 'a' SASS only on its exact GPU, PTX JIT-compiled forward) and\n"
-	"names each library that cannot. --json prints the full report (the manifest).\n"
+	"names each library that cannot. Each library's needed sonames must be in the\n"
+	"wheel or on the manylinux or CUDA allow-lists, RUNPATH must be $ORIGIN-based,\n"
+	"and a manylinux platform tag must not claim an older glibc than the libraries\n"
+	"need. --deep decompresses every fatbin entry and checks each cubin's header.\n"
+	"Members are hashed on --threads N threads (default: every CPU).\n"
+	"--json prints the full report (the manifest).\n"
 	"Exit 1 on any failure.\n";
 
 int
@@ -36,7 +42,8 @@ cmd_verify(int argc, char **argv)
 	struct profile p;
 	struct plan pl;
 	struct host h;
-	int json = 0, i, ret, gpus[32], ngpus = 0, gpu_fail = 0;
+	int json = 0, deep = 0, i, ret, gpus[32], ngpus = 0, gpu_fail = 0;
+	unsigned threads = 0;
 	size_t k;
 
 	for (i = 1; i < argc; i++) {
@@ -49,6 +56,28 @@ cmd_verify(int argc, char **argv)
 		if (opt_flag(argv[i], "--json")) {
 			json = 1;
 			continue;
+		}
+		if (opt_flag(argv[i], "--deep")) {
+			deep = 1;
+			continue;
+		}
+		{
+			const char *t;
+			char *end;
+
+			if ((rc = opt_value(argc, argv, &i, "--threads", &t))) {
+				unsigned long v;
+
+				if (rc < 0)
+					return EXIT_USAGE;
+				v = strtoul(t, &end, 10);
+				if (*end || !*t || v < 1 || v > 1024) {
+					error("--threads wants a number from 1 to 1024, not '%s'", t);
+					return EXIT_USAGE;
+				}
+				threads = (unsigned)v;
+				continue;
+			}
 		}
 		if ((rc = opt_value(argc, argv, &i, "--profile", &profile))) {
 			if (rc < 0)
@@ -91,9 +120,10 @@ cmd_verify(int argc, char **argv)
 		}
 	}
 	{
-		struct wheel_expect ex = { &pl.sass, &pl.ptx };
+		struct wheel_expect ex = { profile ? &pl.sass : NULL, profile ? &pl.ptx : NULL, deep,
+					   threads };
 
-		if (wheel_verify(&r, wheel, profile ? &ex : NULL) < 0) {
+		if (wheel_verify(&r, wheel, &ex) < 0) {
 			plan_release(&pl);
 			profile_release(&p);
 			return EXIT_USAGE;
@@ -113,10 +143,15 @@ cmd_verify(int argc, char **argv)
 			size_t j;
 
 			printf("%s:", l->path);
+			if (l->ml.min_glibc)
+				printf(" manylinux_2_%u", l->ml.min_glibc);
+			else if (*l->ml.blocker)
+				printf(" no manylinux (%s)", l->ml.blocker);
 			if (!l->has_fatbin) {
-				printf(" no CUDA code\n");
+				printf("; no CUDA code\n");
 				continue;
 			}
+			printf(";");
 			printf(" SASS");
 			for (j = 0; j < l->sass.n; j++)
 				printf(" %s", l->sass.v[j]);
@@ -127,6 +162,8 @@ cmd_verify(int argc, char **argv)
 				printf(" none");
 			if (l->rel_sass.n || l->rel_ptx.n)
 				printf(" (+ relocatable code)");
+			if (deep)
+				printf(" [%u entries decompressed and checked]", l->deep_checked);
 			printf("\n");
 		}
 		for (k = 0; k < r.notes.n; k++)

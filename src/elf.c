@@ -15,6 +15,20 @@
  *
  * Every section's bytes (unless SHT_NOBITS) must lie inside the file, and
  * every name must be NUL-terminated inside the name table.
+ *
+ * SHT_DYNAMIC (6): 16-byte records { i64 d_tag, u64 d_val } up to DT_NULL;
+ * sh_link is the string table. DT_NEEDED 1, DT_SONAME 14, DT_RPATH 15,
+ * DT_RUNPATH 29 hold string offsets.
+ *
+ * SHT_GNU_verneed (0x6ffffffe, .gnu.version_r): sh_link is the string
+ * table, sh_info the number of Verneed records.
+ *	Verneed (16 bytes): u16 vn_version (1), u16 vn_cnt, u32 vn_file,
+ *	  u32 vn_aux (offset of the first Vernaux from this record),
+ *	  u32 vn_next (offset of the next Verneed; 0 ends the list)
+ *	Vernaux (16 bytes): u32 vna_hash, u16 vna_flags, u16 vna_other,
+ *	  u32 vna_name, u32 vna_next (0 ends the list)
+ * Walks are bounded by the record counts and by the section size, so a
+ * cycle of offsets cannot loop forever.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -98,7 +112,15 @@ elf_open(struct elf *e, const uint8_t *data, size_t len, struct buf *why)
 		rd_u32(s, h + 0x28, &sec->link);
 		rd_u32(s, h + 0x2C, &sec->info);
 		sec->name = (const char *)(uintptr_t)name; /* resolved below */
-		if (sec->type != SHT_NOBITS_ && i && !span_has(len, sec->offset, sec->size)) {
+		if (!i) {
+			/* Section 0 only carries the extended counts; its offset means nothing. */
+			sec->type = 0;
+			sec->size = 0;
+			sec->offset = 0;
+			sec->name = NULL;
+			continue;
+		}
+		if (sec->type != SHT_NOBITS_ && !span_has(len, sec->offset, sec->size)) {
 			buf_addf(why, "section %zu (0x%llx bytes at 0x%llx) lies outside the file", i,
 				 (unsigned long long)sec->size, (unsigned long long)sec->offset);
 			elf_release(e);
@@ -139,4 +161,148 @@ elf_section_by_name(const struct elf *e, const char *name)
 		if (!strcmp(e->sections[i].name, name))
 			return &e->sections[i];
 	return NULL;
+}
+
+/* The NUL-terminated string at `off` of string-table section `link`. */
+static const char *
+strtab_at(const struct elf *e, uint32_t link, uint64_t off)
+{
+	const struct elf_section *t;
+
+	if (link == 0 || link >= e->nsections)
+		return NULL;
+	t = &e->sections[link];
+	if (t->type == SHT_NOBITS_ || off >= t->size)
+		return NULL;
+	if (!memchr(e->data + t->offset + off, '\0', t->size - off))
+		return NULL;
+	return (const char *)e->data + t->offset + off;
+}
+
+static int
+read_dynamic(const struct elf *e, const struct elf_section *sec, struct elf_dynamic *d,
+	     struct buf *why)
+{
+	struct span s = { e->data + sec->offset, sec->size };
+	uint64_t off;
+
+	for (off = 0; off + 16 <= sec->size; off += 16) {
+		uint64_t tag = 0, val = 0;
+		const char *str;
+		char **slot = NULL;
+
+		rd_u64(s, off, &tag);
+		rd_u64(s, off + 8, &val);
+		if (tag == 0)
+			break;
+		if (tag != 1 && tag != 14 && tag != 15 && tag != 29)
+			continue;
+		str = strtab_at(e, sec->link, val);
+		if (!str) {
+			buf_addf(why, "dynamic entry %llu names a string outside its table",
+				 (unsigned long long)(off / 16));
+			return -1;
+		}
+		if (tag == 1) {
+			strvec_push(&d->needed, str);
+			continue;
+		}
+		slot = tag == 14 ? &d->soname : tag == 15 ? &d->rpath : &d->runpath;
+		free(*slot);
+		*slot = xstrdup(str);
+	}
+	return 0;
+}
+
+static int
+read_verneed(const struct elf *e, const struct elf_section *sec, struct elf_dynamic *d,
+	     struct buf *why)
+{
+	struct span s = { e->data + sec->offset, sec->size };
+	uint64_t vn = 0;
+	uint32_t i;
+
+	for (i = 0; i < sec->info; i++) {
+		uint16_t ver = 0, cnt = 0;
+		uint32_t file = 0, aux = 0, next = 0, j;
+		uint64_t va;
+		const char *fname;
+
+		if (rd_u16(s, vn, &ver) < 0 || rd_u16(s, vn + 2, &cnt) < 0 ||
+		    rd_u32(s, vn + 4, &file) < 0 || rd_u32(s, vn + 8, &aux) < 0 ||
+		    rd_u32(s, vn + 12, &next) < 0) {
+			buf_addf(why, ".gnu.version_r record %u lies outside the section", i);
+			return -1;
+		}
+		if (ver != 1) {
+			buf_addf(why, ".gnu.version_r record %u has version %u (expected 1)", i, ver);
+			return -1;
+		}
+		fname = strtab_at(e, sec->link, file);
+		if (!fname) {
+			buf_addf(why, ".gnu.version_r record %u names a file outside its string table", i);
+			return -1;
+		}
+		va = vn + aux;
+		for (j = 0; j < cnt; j++) {
+			uint32_t name = 0, anext = 0;
+			const char *vname;
+
+			if (rd_u32(s, va + 8, &name) < 0 || rd_u32(s, va + 12, &anext) < 0) {
+				buf_addf(why, ".gnu.version_r entry %u of '%s' lies outside the section",
+					 j, fname);
+				return -1;
+			}
+			vname = strtab_at(e, sec->link, name);
+			if (!vname) {
+				buf_addf(why, ".gnu.version_r entry %u of '%s' names a string outside "
+					 "its table", j, fname);
+				return -1;
+			}
+			strvec_push(&d->vfile, fname);
+			strvec_push(&d->vname, vname);
+			if (!anext)
+				break;
+			va += anext;
+		}
+		if (!next)
+			break;
+		vn += next;
+	}
+	return 0;
+}
+
+int
+elf_dynamic_read(const struct elf *e, struct elf_dynamic *d, struct buf *why)
+{
+	size_t i;
+
+	memset(d, 0, sizeof(*d));
+	strvec_init(&d->needed);
+	strvec_init(&d->vfile);
+	strvec_init(&d->vname);
+	for (i = 0; i < e->nsections; i++) {
+		const struct elf_section *sec = &e->sections[i];
+		int rc = 0;
+
+		if (sec->type == SHT_DYNAMIC_)
+			rc = read_dynamic(e, sec, d, why);
+		else if (sec->type == SHT_GNU_VERNEED_)
+			rc = read_verneed(e, sec, d, why);
+		if (rc < 0)
+			return -1;
+	}
+	return 0;
+}
+
+void
+elf_dynamic_release(struct elf_dynamic *d)
+{
+	strvec_clear(&d->needed);
+	strvec_clear(&d->vfile);
+	strvec_clear(&d->vname);
+	free(d->soname);
+	free(d->runpath);
+	free(d->rpath);
+	d->soname = d->runpath = d->rpath = NULL;
 }

@@ -4,6 +4,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "strvec.h"
+
 struct buf;
 
 /*
@@ -30,6 +32,25 @@ struct elf {
 };
 
 #define SHT_NOBITS_ 8
+#define SHT_DYNAMIC_ 6
+#define SHT_GNU_VERNEED_ 0x6ffffffe
+#define EM_X86_64_ 62
+#define EM_AARCH64_ 183
+#define EM_CUDA_ 190
+
+/*
+ * What the dynamic loader reads: DT_NEEDED, DT_SONAME, DT_RUNPATH and
+ * DT_RPATH from the SHT_DYNAMIC section, and every version each needed
+ * library must provide from SHT_GNU_verneed (.gnu.version_r).
+ */
+struct elf_dynamic {
+	struct strvec needed;
+	char *soname;            /* NULL when absent */
+	char *runpath;
+	char *rpath;
+	struct strvec vfile;     /* "libc.so.6" ... */
+	struct strvec vname;     /* "GLIBC_2.34" ... (parallel to vfile) */
+};
 
 /* 1 if the bytes start with the ELF magic. */
 int elf_is_elf(const uint8_t *data, size_t len);
@@ -38,5 +59,9 @@ int elf_is_elf(const uint8_t *data, size_t len);
 int elf_open(struct elf *e, const uint8_t *data, size_t len, struct buf *why);
 void elf_release(struct elf *e);
 const struct elf_section *elf_section_by_name(const struct elf *e, const char *name);
+
+/* Read the dynamic section and version needs; -1 with a reason in `why`. */
+int elf_dynamic_read(const struct elf *e, struct elf_dynamic *d, struct buf *why);
+void elf_dynamic_release(struct elf_dynamic *d);
 
 #endif

@@ -26,12 +26,23 @@
  *	0x38 u64 uncompressed size (0 when raw)
  *
  * Target names need no decompression: "sm_"/"compute_" + arch + variant.
+ *
+ * Deep check: a compressed payload's first compressed_size bytes are one
+ * zstd frame or one raw LZ4 block (no frame header) that must expand to
+ * exactly uncompressed_size bytes. A cubin is ELF64 with e_machine 190
+ * (EM_CUDA) at 0x12; e_flags (u32 at 0x30) holds the SM in bits 0-7 when
+ * EI_ABIVERSION (byte 8) is 7 and in bits 8-15 when it is 8.
  */
+#include <stdlib.h>
 #include <string.h>
+
+#include <lz4.h>
+#include <zstd.h>
 
 #include "buf.h"
 #include "fatbin.h"
 #include "span.h"
+#include "util.h"
 
 #define FATBIN_MAGIC 0xBA55ED50u
 #define FLAG_LZ4 0x2000u
@@ -138,6 +149,90 @@ fatbin_walk(const uint8_t *data, size_t len,
 		}
 	}
 	return 0;
+}
+
+/* A cubin larger than this is refused rather than allocated. */
+#define MAX_CUBIN_BYTES (1ULL << 30)
+
+static int
+check_cubin(const uint8_t *p, size_t n, const struct fatbin_entry *e, struct buf *why)
+{
+	struct span s = { p, n };
+	uint16_t machine = 0;
+	uint32_t flags = 0;
+	unsigned sm;
+
+	if (n < 64 || memcmp(p, "\x7f" "ELF", 4)) {
+		buf_addf(why, "sm_%u entry does not hold an ELF cubin", e->arch);
+		return -1;
+	}
+	rd_u16(s, 0x12, &machine);
+	rd_u32(s, 0x30, &flags);
+	if (machine != 190) {
+		buf_addf(why, "sm_%u cubin has e_machine %u (expected 190, EM_CUDA)", e->arch, machine);
+		return -1;
+	}
+	if (p[8] == 7)
+		sm = flags & 0xff;
+	else if (p[8] == 8)
+		sm = (flags >> 8) & 0xff;
+	else {
+		buf_addf(why, "sm_%u cubin has unknown ABI version %u", e->arch, p[8]);
+		return -1;
+	}
+	if (sm != e->arch) {
+		buf_addf(why, "entry says sm_%u but its cubin is built for sm_%u", e->arch, sm);
+		return -1;
+	}
+	return 0;
+}
+
+int
+fatbin_entry_check(const uint8_t *region, size_t len, const struct fatbin_entry *e,
+		   struct buf *why)
+{
+	const uint8_t *payload;
+	uint8_t *out;
+	int rc;
+
+	if (!span_has(len, e->payload_off, e->payload_size)) {
+		buf_addstr(why, "entry payload lies outside its section");
+		return -1;
+	}
+	payload = region + e->payload_off;
+	if (e->codec == CODEC_RAW)
+		return e->kind == FATBIN_ELF ? check_cubin(payload, (size_t)e->payload_size, e, why)
+					     : 0;
+	if (!e->uncompressed_size || e->uncompressed_size > MAX_CUBIN_BYTES ||
+	    !e->compressed_size) {
+		buf_addf(why, "%s entry for arch %u claims %llu bytes uncompressed",
+			 fatbin_codec_name(e->codec), e->arch, (unsigned long long)e->uncompressed_size);
+		return -1;
+	}
+	out = xmalloc((size_t)e->uncompressed_size);
+	if (e->codec == CODEC_ZSTD) {
+		size_t got = ZSTD_decompress(out, (size_t)e->uncompressed_size, payload,
+					     (size_t)e->compressed_size);
+
+		rc = ZSTD_isError(got) || got != e->uncompressed_size ? -1 : 0;
+		if (rc)
+			buf_addf(why, "zstd payload of arch %u does not expand to %llu bytes (%s)",
+				 e->arch, (unsigned long long)e->uncompressed_size,
+				 ZSTD_isError(got) ? ZSTD_getErrorName(got) : "wrong length");
+	} else {
+		int got = e->compressed_size > (uint64_t)INT32_MAX ? -1 :
+			  LZ4_decompress_safe((const char *)payload, (char *)out,
+					      (int)e->compressed_size, (int)e->uncompressed_size);
+
+		rc = got < 0 || (uint64_t)got != e->uncompressed_size ? -1 : 0;
+		if (rc)
+			buf_addf(why, "LZ4 payload of arch %u does not expand to %llu bytes", e->arch,
+				 (unsigned long long)e->uncompressed_size);
+	}
+	if (!rc && e->kind == FATBIN_ELF)
+		rc = check_cubin(out, (size_t)e->uncompressed_size, e, why);
+	free(out);
+	return rc;
 }
 
 void

@@ -35,6 +35,16 @@ struct fatbin_entry {
 int fatbin_walk(const uint8_t *data, size_t len,
 		int (*cb)(void *ctx, const struct fatbin_entry *e), void *ctx, struct buf *why);
 
+/*
+ * The deep check of one entry (`region` is what fatbin_walk walked):
+ * decompress the payload (zstd: one frame; LZ4: a raw block) and require
+ * exactly uncompressed_size bytes; for ELF entries require a CUDA cubin
+ * (EM_CUDA) whose SM, read from e_flags by its ABI version, is the entry's
+ * arch. -1 with a reason in `why`.
+ */
+int fatbin_entry_check(const uint8_t *region, size_t len, const struct fatbin_entry *e,
+		       struct buf *why);
+
 /* "sm_120a", "compute_120", "kind8_90" */
 void fatbin_entry_name(const struct fatbin_entry *e, struct buf *out);
 const char *fatbin_codec_name(enum fatbin_codec c);

@@ -133,21 +133,26 @@ walk_cgroup(struct host *h, const char *mount, const char *rel, int v2)
 	buf_release(&dir);
 }
 
+unsigned
+host_cpus(void)
+{
+	cpu_set_t set;
+	long n;
+
+	if (sched_getaffinity(0, sizeof(set), &set) == 0 && CPU_COUNT(&set) > 0)
+		return (unsigned)CPU_COUNT(&set);
+	n = sysconf(_SC_NPROCESSORS_ONLN);
+	return n > 0 ? (unsigned)n : 1;
+}
+
 void
 host_probe(struct host *h)
 {
 	struct buf b = BUF_INIT;
-	cpu_set_t set;
 	const char *p;
 
 	memset(h, 0, sizeof(*h));
-	if (sched_getaffinity(0, sizeof(set), &set) == 0)
-		h->cpus = (unsigned)CPU_COUNT(&set);
-	if (!h->cpus) {
-		long n = sysconf(_SC_NPROCESSORS_ONLN);
-
-		h->cpus = n > 0 ? (unsigned)n : 1;
-	}
+	h->cpus = host_cpus();
 	if (read_small("/proc/meminfo", &b) == 0) {
 		meminfo_get(b.s, "MemTotal", &h->mem_total);
 		if (meminfo_get(b.s, "MemAvailable", &h->mem_available) < 0)

@@ -25,4 +25,7 @@ void host_probe(struct host *h);
  */
 int meminfo_get(const char *text, const char *key, uint64_t *out);
 
+/* CPUs this process may run on (its affinity mask), at least 1. */
+unsigned host_cpus(void);
+
 #endif

@@ -179,6 +179,8 @@ manifest_make(const struct manifest_input *in)
 	struct json *archs = json_object(), *src = json_object(), *ver = json_object();
 	struct json *settings, *features, *torch;
 	const char *commit = in->source_commit;
+	unsigned min_glibc = 0;
+	int no_policy = 0;
 	size_t i;
 
 	json_set(m, "schema", json_string("bwbuild-manifest/1"));
@@ -193,7 +195,8 @@ manifest_make(const struct manifest_input *in)
 	json_set(wheel, "name", json_string(w->name));
 	json_set(wheel, "version", json_string(w->version));
 	json_set(wheel, "tags", strvec_json(&w->tags));
-	json_set(wheel, "sha256", json_string(w->sha256));
+	json_set(wheel, "sha256", *w->sha256 ? json_string(w->sha256) : json_null());
+	json_set(wheel, "installed", json_bool(!*w->sha256));
 	json_set(wheel, "members", json_number((double)w->members));
 	json_set(wheel, "uncompressed_bytes", json_number((double)w->bytes));
 	json_set(m, "wheel", wheel);
@@ -211,7 +214,42 @@ manifest_make(const struct manifest_input *in)
 		json_set(o, "codecs", strvec_json(&l->codecs));
 		json_set(o, "fatbin_containers", json_number(l->containers));
 		json_set(o, "fatbin_entries", json_number(l->entries));
+		json_set(o, "needed", strvec_json(&l->needed));
+		json_set(o, "soname", l->soname ? json_string(l->soname) : json_null());
+		json_set(o, "runpath", l->runpath ? json_string(l->runpath) : json_null());
+		{
+			struct json *ml = json_object();
+
+			json_set(ml, "glibc", *l->ml.glibc ? json_string(l->ml.glibc) : json_null());
+			json_set(ml, "glibcxx", *l->ml.glibcxx ? json_string(l->ml.glibcxx) : json_null());
+			json_set(ml, "cxxabi", *l->ml.cxxabi ? json_string(l->ml.cxxabi) : json_null());
+			json_set(ml, "gcc", *l->ml.gcc ? json_string(l->ml.gcc) : json_null());
+			if (l->ml.min_glibc) {
+				struct buf t = BUF_INIT;
+
+				buf_addf(&t, "manylinux_2_%u", l->ml.min_glibc);
+				json_set(ml, "policy", json_string(t.s));
+				buf_release(&t);
+			} else {
+				json_set(ml, "policy", json_null());
+				json_set(ml, "blocker", json_string(l->ml.blocker));
+			}
+			json_set(o, "manylinux", ml);
+		}
+		if (l->ml.min_glibc > min_glibc)
+			min_glibc = l->ml.min_glibc;
+		if (!l->ml.min_glibc && *l->ml.blocker)
+			no_policy = 1;
 		json_push(libs, o);
+	}
+	if (no_policy || !w->nlibs) {
+		json_set(wheel, "manylinux", json_null());
+	} else {
+		struct buf t = BUF_INIT;
+
+		buf_addf(&t, "manylinux_2_%u", min_glibc);
+		json_set(wheel, "manylinux", json_string(t.s));
+		buf_release(&t);
 	}
 	json_set(m, "libraries", libs);
 	json_set(archs, "sass", strvec_json(&w->sass));
@@ -257,4 +295,89 @@ manifest_make(const struct manifest_input *in)
 	}
 	json_set(m, "build", in->build ? in->build : json_null());
 	return m;
+}
+
+/* ---- Markdown, in the style of PyTorch's compatibility tables ---- */
+
+static void
+md_list(struct buf *out, const struct json *arr, const char *none)
+{
+	size_t i, n = json_len(arr);
+
+	if (!n)
+		buf_addstr(out, none);
+	for (i = 0; i < n; i++)
+		buf_addf(out, "%s%s", i ? " " : "", json_str(json_at(arr, i)));
+}
+
+void
+manifest_markdown(const struct json *m, struct buf *out)
+{
+	const struct json *wheel = json_get(m, "wheel"), *features = json_get(m, "features");
+	const struct json *libs = json_get(m, "libraries"), *profile = json_get(m, "profile");
+	const struct json *requested = json_get(profile, "features"), *v = json_get(m, "verify");
+	const struct json *vp = json_get(m, "version_py"), *archs = json_get(m, "archs");
+	size_t i, n;
+
+	buf_addf(out, "# %s %s\n\n", json_str(json_get(wheel, "name")) ?
+		 json_str(json_get(wheel, "name")) : "?",
+		 json_str(json_get(wheel, "version")) ? json_str(json_get(wheel, "version")) : "?");
+	buf_addf(out, "- file: `%s`\n", json_str(json_get(wheel, "file")));
+	if (json_str(json_get(vp, "cuda")))
+		buf_addf(out, "- CUDA: %s\n", json_str(json_get(vp, "cuda")));
+	if (json_str(json_get(vp, "git_version")))
+		buf_addf(out, "- commit: `%s`\n", json_str(json_get(vp, "git_version")));
+	buf_addf(out, "- manylinux: %s\n", json_str(json_get(wheel, "manylinux")) ?
+		 json_str(json_get(wheel, "manylinux")) : "none");
+	buf_addstr(out, "- SASS: ");
+	md_list(out, json_get(archs, "sass"), "none");
+	buf_addstr(out, "\n- PTX: ");
+	md_list(out, json_get(archs, "ptx"), "none");
+	buf_addf(out, "\n- verify: %s\n\n", json_is_true(json_get(v, "ok")) ? "✅ clean" :
+		 "❌ failed");
+
+	buf_addstr(out, requested ? "| Feature | Compiled in | Profile asked |\n|---|---|---|\n" :
+				    "| Feature | Compiled in |\n|---|---|\n");
+	n = json_len(features);
+	for (i = 0; i < n; i++) {
+		const char *k = json_key_at(features, i);
+		const struct json *want = json_get(requested, k);
+		int on = json_is_true(json_get(features, k));
+
+		buf_addf(out, "| %s | %s |", k, on ? "✅" : "❌");
+		if (requested) {
+			const char *w = json_str(want);
+			int asked = w ? !strcmp(w, "on") : json_is_true(want);
+
+			if (!want)
+				buf_addstr(out, " – |");
+			else
+				buf_addf(out, " %s%s |", asked ? "on" : "off",
+					 asked != on ? " ⚠️ differs" : "");
+		}
+		buf_addch(out, '\n');
+	}
+	if (!n)
+		buf_addstr(out, requested ? "| ⚠️ no build-settings header found | | |\n" :
+					    "| ⚠️ no build-settings header found | |\n");
+
+	buf_addstr(out, "\n| Library | SASS | PTX | manylinux | Needs |\n|---|---|---|---|---|\n");
+	n = json_len(libs);
+	for (i = 0; i < n; i++) {
+		const struct json *l = json_at(libs, i), *ml = json_get(l, "manylinux");
+
+		buf_addf(out, "| `%s` | ", json_str(json_get(l, "path")));
+		md_list(out, json_get(l, "sass"), "–");
+		buf_addstr(out, " | ");
+		md_list(out, json_get(l, "ptx"), "–");
+		buf_addf(out, " | %s | ", json_str(json_get(ml, "policy")) ?
+			 json_str(json_get(ml, "policy")) : "❌");
+		md_list(out, json_get(l, "needed"), "–");
+		buf_addstr(out, " |\n");
+	}
+	n = json_len(json_get(v, "errors"));
+	if (n)
+		buf_addstr(out, "\n## Problems\n\n");
+	for (i = 0; i < n; i++)
+		buf_addf(out, "- ❌ %s\n", json_str(json_at(json_get(v, "errors"), i)));
 }

@@ -28,6 +28,10 @@ struct json *manifest_make(const struct manifest_input *in);
  */
 struct json *macros_h_parse(const char *text);
 
+/* Render a manifest as Markdown: summary, feature table with ✅/❌/⚠️, libraries. */
+struct buf;
+void manifest_markdown(const struct json *m, struct buf *out);
+
 /* Features (profile key -> bool) evidenced by the build settings. */
 struct json *features_from_settings(const struct json *settings);
 

@@ -1,74 +1,29 @@
 #include <ctype.h>
+#include <dirent.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "buf.h"
 #include "diag.h"
 #include "elf.h"
-#include "fatbin.h"
+#include "elfscan.h"
 #include "hash.h"
+#include "host.h"
+#include "manylinux.h"
 #include "record.h"
 #include "util.h"
 #include "wheel.h"
 #include "zip.h"
 
-/* An ELF library is read whole to find its section table (at the end). */
-#define MAX_ELF_BYTES (8ULL << 30)
 #define MAX_TEXT_BYTES (16ULL << 20)
-
-/* Natural order so sm_90 sorts before sm_100. */
-static int
-natcmp(const char *a, const char *b)
-{
-	while (*a && *b) {
-		if (isdigit((unsigned char)*a) && isdigit((unsigned char)*b)) {
-			unsigned long x = strtoul(a, (char **)&a, 10), y = strtoul(b, (char **)&b, 10);
-
-			if (x != y)
-				return x < y ? -1 : 1;
-			continue;
-		}
-		if (*a != *b)
-			return (unsigned char)*a - (unsigned char)*b;
-		a++;
-		b++;
-	}
-	return (unsigned char)*a - (unsigned char)*b;
-}
-
-void
-strset_add(struct strvec *set, const char *s)
-{
-	size_t pos;
-	char *added;
-
-	for (pos = 0; pos < set->n; pos++) {
-		int c = natcmp(set->v[pos], s);
-
-		if (!c)
-			return;
-		if (c > 0)
-			break;
-	}
-	strvec_push(set, s);
-	added = set->v[set->n - 1];
-	memmove(&set->v[pos + 1], &set->v[pos], (set->n - 1 - pos) * sizeof(char *));
-	set->v[pos] = added;
-}
-
-int
-strset_has(const struct strvec *set, const char *s)
-{
-	size_t i;
-
-	for (i = 0; i < set->n; i++)
-		if (!strcmp(set->v[i], s))
-			return 1;
-	return 0;
-}
 
 static void
 add_error(struct wheel_report *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -219,19 +174,83 @@ check_name(struct wheel_report *r, const struct zip_entry *e)
 		add_error(r, "'%s': the local header names a different file (zip hygiene)", s);
 }
 
-/* ---- per-member pass: hash, size, keep ELF and text files ---- */
+/* ---- per-member pass, run on every core ---- */
+
+/*
+ * A library up to MAX_ELF_IN_MEMORY is kept in memory; a larger one is
+ * streamed into an unlinked temporary file and mapped, so memory stays
+ * bounded (threads x this) whatever the member's size. ELF needs the whole
+ * file because the section table sits at its end.
+ */
+#define MAX_ELF_IN_MEMORY (32ULL << 20)
+
+struct job {
+	const char *name;             /* the RECORD path */
+	const struct zip_entry *e;    /* in a wheel, or */
+	char *file;                   /* an installed file on disk */
+	uint64_t order_size;          /* for scheduling */
+	const struct record_row *row;
+	char algo[16];
+	uint8_t want[DIGEST_MAX];
+	size_t want_len;
+	unsigned long long size;
+	int keep_text;
+	/* results, merged in RECORD order */
+	struct strvec errors;
+	struct wheel_lib *lib;
+	char *text;
+	uint64_t got;
+};
 
 struct member_ctx {
 	struct digest d;
-	int hashing;
 	uint64_t size;
 	int first;
 	int is_elf;
 	int keep_text;
 	struct buf data;
+	int fd;
 	const char *name;
 	struct buf *why;
 };
+
+static int
+spill_open(void)
+{
+	const char *dir = getenv("TMPDIR");
+	struct buf path = BUF_INIT;
+	int fd;
+
+	if (!dir || !*dir)
+		dir = "/tmp";
+	fd = open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+	if (fd >= 0)
+		return fd;
+	buf_addf(&path, "%s/bwbuild-verify-XXXXXX", dir);
+	fd = mkstemp(path.s);
+	if (fd >= 0)
+		unlink(path.s);
+	buf_release(&path);
+	return fd;
+}
+
+static int
+write_all(int fd, const void *data, size_t n)
+{
+	const char *p = data;
+
+	while (n) {
+		ssize_t w = write(fd, p, n);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return -1;
+		p += w;
+		n -= (size_t)w;
+	}
+	return 0;
+}
 
 static int
 member_sink(void *vctx, const void *data, size_t n)
@@ -242,15 +261,31 @@ member_sink(void *vctx, const void *data, size_t n)
 		c->first = 0;
 		c->is_elf = elf_is_elf(data, n);
 	}
-	if (c->hashing)
-		digest_update(&c->d, data, n);
+	digest_update(&c->d, data, n);
 	c->size += n;
-	if (c->is_elf || c->keep_text) {
-		uint64_t max = c->is_elf ? MAX_ELF_BYTES : MAX_TEXT_BYTES;
-
-		if (c->data.len + n > max) {
+	if (c->is_elf) {
+		if (c->fd < 0 && c->data.len + n <= MAX_ELF_IN_MEMORY) {
+			buf_add(&c->data, data, n);
+			return 0;
+		}
+		if (c->fd < 0) {
+			c->fd = spill_open();
+			if (c->fd < 0 || write_all(c->fd, c->data.s, c->data.len) < 0) {
+				buf_addf(c->why, "'%s': cannot write a temporary copy: %s", c->name,
+					 strerror(errno));
+				return -1;
+			}
+			buf_release(&c->data);
+		}
+		if (write_all(c->fd, data, n) < 0) {
+			buf_addf(c->why, "'%s': cannot write a temporary copy: %s", c->name,
+				 strerror(errno));
+			return -1;
+		}
+	} else if (c->keep_text) {
+		if (c->data.len + n > MAX_TEXT_BYTES) {
 			buf_addf(c->why, "'%s' is larger than %llu bytes", c->name,
-				 (unsigned long long)max);
+				 (unsigned long long)MAX_TEXT_BYTES);
 			return -1;
 		}
 		buf_add(&c->data, data, n);
@@ -258,75 +293,175 @@ member_sink(void *vctx, const void *data, size_t n)
 	return 0;
 }
 
-struct fatbin_ctx {
-	struct wheel_lib *lib;
-	int rel;
-	struct buf name;
-};
-
-static int
-fatbin_cb(void *vctx, const struct fatbin_entry *e)
+static void
+scan_library(struct job *j, struct member_ctx *mc, int deep)
 {
-	struct fatbin_ctx *c = vctx;
-	struct strvec *set;
+	j->lib = xcalloc(1, sizeof(*j->lib));
+	if (mc->fd < 0) {
+		elfscan(j->lib, j->name, (const uint8_t *)mc->data.s, mc->data.len, deep, &j->errors);
+		return;
+	}
+	{
+		void *map = mmap(NULL, (size_t)mc->size, PROT_READ, MAP_PRIVATE, mc->fd, 0);
 
-	buf_reset(&c->name);
-	fatbin_entry_name(e, &c->name);
-	if (e->kind == FATBIN_PTX)
-		set = c->rel ? &c->lib->rel_ptx : &c->lib->ptx;
-	else
-		set = c->rel ? &c->lib->rel_sass : &c->lib->sass;
-	strset_add(set, c->name.s);
-	strset_add(&c->lib->codecs, fatbin_codec_name(e->codec));
-	c->lib->entries++;
-	if (e->container + 1 > c->lib->containers)
-		c->lib->containers = e->container + 1;
+		if (map == MAP_FAILED) {
+			strvec_pushf(&j->errors, "'%s': cannot map its temporary copy: %s", j->name,
+				     strerror(errno));
+			free(j->lib);
+			j->lib = NULL;
+			return;
+		}
+		elfscan(j->lib, j->name, map, (size_t)mc->size, deep, &j->errors);
+		munmap(map, (size_t)mc->size);
+	}
+}
+
+/* An installed file: mapped, hashed whole, and scanned in place when it is ELF. */
+static int
+read_installed(struct job *j, struct member_ctx *mc, int deep)
+{
+	struct stat st;
+	void *map = NULL;
+	int fd = open(j->file, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0 || fstat(fd, &st) < 0) {
+		strvec_pushf(&j->errors, "'%s' is listed in RECORD but cannot be read: %s (RECORD)",
+			     j->name, strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	if (st.st_size > 0) {
+		map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+		if (map == MAP_FAILED) {
+			strvec_pushf(&j->errors, "'%s': cannot map: %s", j->name, strerror(errno));
+			close(fd);
+			return -1;
+		}
+	}
+	close(fd);
+	mc->is_elf = map && elf_is_elf(map, (size_t)st.st_size);
+	mc->size = (uint64_t)st.st_size;
+	if (map)
+		digest_update(&mc->d, map, (size_t)st.st_size);
+	if (mc->is_elf) {
+		j->lib = xcalloc(1, sizeof(*j->lib));
+		elfscan(j->lib, j->name, map, (size_t)st.st_size, deep, &j->errors);
+	} else if (mc->keep_text && map) {
+		buf_add(&mc->data, map, (size_t)st.st_size < MAX_TEXT_BYTES ? (size_t)st.st_size :
+									    MAX_TEXT_BYTES);
+	}
+	if (map)
+		munmap(map, (size_t)st.st_size);
 	return 0;
 }
 
 static void
-scan_elf(struct wheel_report *r, const char *path, const uint8_t *data, size_t len)
+run_job(const struct zip *z, struct job *j, int deep)
 {
 	struct buf why = BUF_INIT;
-	struct wheel_lib *lib;
-	struct elf elf;
-	static const char *const sections[] = { ".nv_fatbin", "__nv_relfatbin" };
-	size_t i;
+	struct member_ctx mc;
+	uint8_t got[DIGEST_MAX];
 
-	if (elf_open(&elf, data, len, &why) < 0) {
-		add_error(r, "'%s': cannot read ELF: %s", path, why.s);
-		buf_release(&why);
-		return;
-	}
-	r->libs = xreallocarray(r->libs, r->nlibs + 1, sizeof(*r->libs));
-	lib = &r->libs[r->nlibs++];
-	memset(lib, 0, sizeof(*lib));
-	lib->path = xstrdup(path);
-	strvec_init(&lib->sass);
-	strvec_init(&lib->ptx);
-	strvec_init(&lib->rel_sass);
-	strvec_init(&lib->rel_ptx);
-	strvec_init(&lib->codecs);
-	for (i = 0; i < ARRAY_SIZE(sections); i++) {
-		const struct elf_section *s = elf_section_by_name(&elf, sections[i]);
-		struct fatbin_ctx fc = { lib, (int)i, BUF_INIT };
-
-		if (!s || s->type == SHT_NOBITS_)
-			continue;
-		if (!i)
-			lib->has_fatbin = 1;
-		if (fatbin_walk(data + s->offset, (size_t)s->size, fatbin_cb, &fc, &why) < 0) {
-			add_error(r, "'%s': %s: %s", path, sections[i], why.s);
-			buf_reset(&why);
+	memset(&mc, 0, sizeof(mc));
+	digest_init(&mc.d, j->algo);
+	mc.first = 1;
+	mc.fd = -1;
+	mc.keep_text = j->keep_text;
+	mc.name = j->name;
+	mc.why = &why;
+	buf_init(&mc.data);
+	if (j->file) {
+		if (read_installed(j, &mc, deep) < 0) {
+			digest_abort(&mc.d);
+			goto out;
 		}
-		buf_release(&fc.name);
+	} else if (zip_read(z, j->e, member_sink, &mc, &why) < 0) {
+		digest_abort(&mc.d);
+		strvec_pushf(&j->errors, "%s (zip hygiene)", why.s);
+		goto out;
 	}
-	for (i = 0; i < lib->sass.n; i++)
-		strset_add(&r->sass, lib->sass.v[i]);
-	for (i = 0; i < lib->ptx.n; i++)
-		strset_add(&r->ptx, lib->ptx.v[i]);
-	elf_release(&elf);
+	digest_final(&mc.d, got);
+	j->got = mc.size;
+	if (mc.size != j->size)
+		strvec_pushf(&j->errors, "'%s' is %llu bytes, RECORD says %llu (hashes)", j->name,
+			     (unsigned long long)mc.size, j->size);
+	if (j->want_len != mc.d.size || memcmp(j->want, got, mc.d.size))
+		strvec_pushf(&j->errors, "'%s' does not match its %s in RECORD (hashes)", j->name,
+			     j->algo);
+	if (mc.is_elf && !j->file)
+		scan_library(j, &mc, deep);
+	else if (mc.keep_text)
+		j->text = buf_detach(&mc.data);
+out:
+	if (mc.fd >= 0)
+		close(mc.fd);
+	buf_release(&mc.data);
 	buf_release(&why);
+}
+
+struct pool {
+	const struct zip *z;
+	struct job *jobs;
+	size_t *order;
+	size_t n;
+	size_t next;
+	int deep;
+};
+
+static void *
+worker(void *arg)
+{
+	struct pool *p = arg;
+
+	for (;;) {
+		size_t i = __atomic_fetch_add(&p->next, 1, __ATOMIC_RELAXED);
+
+		if (i >= p->n)
+			return NULL;
+		run_job(p->z, &p->jobs[p->order[i]], p->deep);
+	}
+}
+
+static const struct job *sort_jobs_base;
+
+static int
+bigger_first(const void *a, const void *b)
+{
+	uint64_t x = sort_jobs_base[*(const size_t *)a].order_size;
+	uint64_t y = sort_jobs_base[*(const size_t *)b].order_size;
+
+	return x < y ? 1 : x > y ? -1 : 0;
+}
+
+/* The biggest members start first so one large library does not finish last alone. */
+static void
+run_jobs(const struct zip *z, struct job *jobs, size_t n, unsigned threads, int deep)
+{
+	struct pool p = { z, jobs, NULL, n, 0, deep };
+	pthread_t *tids;
+	size_t i, started = 0;
+
+	if (!n)
+		return;
+	p.order = xcalloc(n, sizeof(*p.order));
+	for (i = 0; i < n; i++)
+		p.order[i] = i;
+	sort_jobs_base = jobs;
+	qsort(p.order, n, sizeof(*p.order), bigger_first);
+	if (!threads)
+		threads = host_cpus();
+	if (threads > n)
+		threads = (unsigned)n;
+	tids = xcalloc(threads, sizeof(*tids));
+	for (i = 0; i + 1 < threads; i++)
+		if (!pthread_create(&tids[started], NULL, worker, &p))
+			started++;
+	worker(&p);
+	for (i = 0; i < started; i++)
+		pthread_join(tids[i], NULL);
+	free(tids);
+	free(p.order);
 }
 
 static int
@@ -445,6 +580,339 @@ check_hash_field(struct wheel_report *r, const struct record_row *row, uint8_t *
 	return 0;
 }
 
+/* ---- libraries: what they need, and what the platform tag claims ---- */
+
+static const char *
+base_name(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+
+	return slash ? slash + 1 : path;
+}
+
+static int
+by_string(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static void
+check_platform(struct wheel_report *r, const char *platform)
+{
+	const char *arch;
+	unsigned claim = manylinux_tag_glibc(platform, &arch), machine = manylinux_arch_machine(arch);
+	size_t i;
+
+	for (i = 0; i < r->nlibs; i++) {
+		const struct wheel_lib *l = &r->libs[i];
+
+		if (machine && l->machine && l->machine != machine)
+			add_error(r, "'%s' is built for ELF machine %u, but the platform tag is '%s' "
+				  "(platform)", l->path, l->machine, platform);
+		if (!claim)
+			continue;
+		if (!l->ml.min_glibc)
+			add_error(r, "'%s' needs %s, which no manylinux policy allows, yet the wheel "
+				  "claims '%s' (manylinux)", l->path, l->ml.blocker, platform);
+		else if (l->ml.min_glibc > claim)
+			add_error(r, "'%s' needs GLIBC %s%s%s, so it satisfies manylinux_2_%u at best, "
+				  "yet the wheel claims '%s'; build it on an older glibc (manylinux)",
+				  l->path, *l->ml.glibc ? l->ml.glibc : "-",
+				  *l->ml.glibcxx ? " and GLIBCXX " : "", l->ml.glibcxx, l->ml.min_glibc,
+				  platform);
+	}
+}
+
+static void
+check_libraries(struct wheel_report *r, char *const *paths, size_t npaths)
+{
+	struct strvec platforms = STRVEC_INIT;
+	char **members = xcalloc(npaths ? npaths : 1, sizeof(*members));
+	size_t i, j;
+
+	for (i = 0; i < npaths; i++) {
+		members[i] = (char *)base_name(paths[i]);
+		if (soname_origin(members[i]) == SONAME_DRIVER)
+			add_error(r, "'%s' bundles the NVIDIA driver's library; it must come from the "
+				  "installed driver (bundled driver)", paths[i]);
+	}
+	qsort(members, npaths, sizeof(*members), by_string);
+	for (i = 0; i < r->nlibs; i++) {
+		const struct wheel_lib *l = &r->libs[i];
+
+		for (j = 0; j < l->needed.n; j++) {
+			const char *need = l->needed.v[j];
+
+			if (bsearch(&need, members, npaths, sizeof(*members), by_string) ||
+			    soname_origin(need) != SONAME_UNKNOWN)
+				continue;
+			add_error(r, "'%s' needs '%s', which is neither in the wheel nor on the manylinux "
+				  "or CUDA allow-lists (needed)", l->path, need);
+		}
+		if (l->runpath) {
+			const char *p = l->runpath;
+
+			while (*p) {
+				size_t n = strcspn(p, ":");
+
+				if (n && strncmp(p, "$ORIGIN", 7) && strncmp(p, "${ORIGIN}", 9))
+					add_error(r, "'%s' has RUNPATH entry '%.*s', a path on the build "
+						  "machine; use $ORIGIN-relative entries (runpath)", l->path,
+						  (int)n, p);
+				p += n + (p[n] == ':');
+			}
+		}
+	}
+	free(members);
+	for (i = 0; i < r->tags.n; i++) {
+		const char *platform = strrchr(r->tags.v[i], '-');
+
+		if (platform && !strset_has(&platforms, platform + 1)) {
+			strset_add(&platforms, platform + 1);
+			check_platform(r, platform + 1);
+		}
+	}
+	strvec_clear(&platforms);
+}
+
+/* ---- sorted views, so lookups and duplicate checks stay O(n log n) ---- */
+
+static int
+by_entry_name(const void *a, const void *b, void *ctx)
+{
+	const struct zip *z = ctx;
+	size_t x = *(const size_t *)a, y = *(const size_t *)b;
+	int c = strcmp(z->entries[x].name, z->entries[y].name);
+
+	return c ? c : x < y ? -1 : x > y;
+}
+
+static int
+by_row_path(const void *a, const void *b, void *ctx)
+{
+	const struct record_row *rows = ctx;
+	size_t x = *(const size_t *)a, y = *(const size_t *)b;
+	int c = strcmp(rows[x].fields[0], rows[y].fields[0]);
+
+	return c ? c : x < y ? -1 : x > y;
+}
+
+/* idx: 0..n-1 sorted with cmp; dup[i] set for every item equal to an earlier one. */
+static size_t *
+sorted_index(size_t n, int (*cmp)(const void *, const void *, void *), void *ctx,
+	     int (*same)(size_t, size_t, void *), char *dup)
+{
+	size_t *idx = xcalloc(n ? n : 1, sizeof(*idx)), i;
+
+	for (i = 0; i < n; i++)
+		idx[i] = i;
+	qsort_r(idx, n, sizeof(*idx), cmp, ctx);
+	for (i = 1; i < n; i++)
+		if (same(idx[i - 1], idx[i], ctx))
+			dup[idx[i]] = 1;
+	return idx;
+}
+
+static int
+same_entry_name(size_t a, size_t b, void *ctx)
+{
+	const struct zip *z = ctx;
+
+	return !strcmp(z->entries[a].name, z->entries[b].name);
+}
+
+static int
+same_row_path(size_t a, size_t b, void *ctx)
+{
+	const struct record_row *rows = ctx;
+
+	return !strcmp(rows[a].fields[0], rows[b].fields[0]);
+}
+
+/* The first central-directory entry named `name` (names with a NUL never match). */
+static const struct zip_entry *
+index_find(const struct zip *z, const size_t *idx, const char *name)
+{
+	size_t lo = 0, hi = z->n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (strcmp(z->entries[idx[mid]].name, name) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (; lo < z->n && !strcmp(z->entries[idx[lo]].name, name); lo++)
+		if (strlen(name) == z->entries[idx[lo]].name_len)
+			return &z->entries[idx[lo]];
+	return NULL;
+}
+
+/*
+ * Check every RECORD row and turn each hashed one into a job: a zip member
+ * (z) or, for an installed package, a file under `root`.
+ */
+static size_t
+plan_jobs(struct wheel_report *r, const struct record_row *rows, size_t nrows,
+	  const char *record_name, const char *dist_info, const struct zip *z, const size_t *names,
+	  char *seen_rows, const char *root, struct job *jobs)
+{
+	char *dup_rows = xcalloc(nrows ? nrows : 1, 1);
+	size_t i, njobs = 0;
+
+	/* record_parse gives every row at least its path field. */
+	free(sorted_index(nrows, by_row_path, (void *)rows, same_row_path, dup_rows));
+	for (i = 0; i < nrows; i++) {
+		const struct record_row *row = &rows[i];
+		const struct zip_entry *e;
+		struct job *jb;
+		char *end;
+		unsigned long long size;
+		int is_record, is_sig;
+
+		if (row->nfields != 3) {
+			add_error(r, "RECORD line %d has %zu fields (a row is path,hash,size) (RECORD)",
+				  row->line, row->nfields);
+			continue;
+		}
+		if (dup_rows[i])
+			add_error(r, "RECORD line %d lists '%s' again (RECORD)", row->line,
+				  row->fields[0]);
+		is_record = !strcmp(row->fields[0], record_name);
+		is_sig = is_dist_info_file(row->fields[0], dist_info, "RECORD.jws") ||
+			 is_dist_info_file(row->fields[0], dist_info, "RECORD.p7s");
+		if (is_sig) {
+			add_error(r, "RECORD lists the signature file '%s' (RECORD)", row->fields[0]);
+			continue;
+		}
+		if (root && (row->fields[0][0] == '/' || starts_with(row->fields[0], "../"))) {
+			/* console scripts installed outside site-packages */
+			continue;
+		}
+		e = z ? index_find(z, names, row->fields[0]) : NULL;
+		if (z && !e) {
+			add_error(r, "RECORD line %d lists '%s', which is not in the archive (RECORD)",
+				  row->line, row->fields[0]);
+			continue;
+		}
+		if (e)
+			seen_rows[e - z->entries] = 1;
+		if (is_record) {
+			if (*row->fields[1] || *row->fields[2])
+				add_error(r, "RECORD's own row has a hash or size (RECORD)");
+			continue;
+		}
+		if (root && !*row->fields[1] && !*row->fields[2])
+			continue; /* written after installation (.pyc): PEP 376 lists them bare */
+		if (!*row->fields[1] || !*row->fields[2]) {
+			add_error(r, "RECORD line %d: '%s' has an empty hash or size (hashes)", row->line,
+				  row->fields[0]);
+			continue;
+		}
+		errno = 0;
+		size = strtoull(row->fields[2], &end, 10);
+		if (*end || !isdigit((unsigned char)*row->fields[2]) || errno == ERANGE) {
+			add_error(r, "RECORD line %d: size '%s' of '%s' is not a number (hashes)",
+				  row->line, row->fields[2], row->fields[0]);
+			continue;
+		}
+		jb = &jobs[njobs];
+		if (check_hash_field(r, row, jb->want, &jb->want_len, jb->algo, sizeof(jb->algo)) < 0)
+			continue;
+		njobs++;
+		jb->name = row->fields[0];
+		jb->e = e;
+		jb->order_size = e ? e->usize : 0;
+		if (root) {
+			struct stat st;
+			struct buf f = BUF_INIT;
+
+			buf_addf(&f, "%s/%s", root, row->fields[0]);
+			jb->file = buf_detach(&f);
+			if (!stat(jb->file, &st))
+				jb->order_size = (uint64_t)st.st_size;
+		}
+		jb->row = row;
+		jb->size = size;
+		strvec_init(&jb->errors);
+		jb->keep_text = ends_with(jb->name, "/include/caffe2/core/macros.h") ||
+				(ends_with(jb->name, "/version.py") && strchr(jb->name, '/') ==
+								       strrchr(jb->name, '/'));
+	}
+
+	free(dup_rows);
+	return njobs;
+}
+
+/* Collect the jobs' results in RECORD order, so reports do not depend on timing. */
+static void
+merge_jobs(struct wheel_report *r, struct job *jobs, size_t njobs)
+{
+	size_t i, j;
+
+	for (i = 0; i < njobs; i++) {
+		struct job *jb = &jobs[i];
+
+		free(jb->file);
+		for (j = 0; j < jb->errors.n; j++)
+			strvec_push(&r->errors, jb->errors.v[j]);
+		strvec_clear(&jb->errors);
+		r->bytes += jb->got;
+		if (jb->lib) {
+			r->libs = xreallocarray(r->libs, r->nlibs + 1, sizeof(*r->libs));
+			r->libs[r->nlibs++] = *jb->lib;
+			free(jb->lib);
+		} else if (jb->text && ends_with(jb->name, "macros.h")) {
+			free(r->macros_h);
+			free(r->macros_h_path);
+			r->macros_h = jb->text;
+			r->macros_h_path = xstrdup(jb->name);
+		} else if (jb->text) {
+			free(r->version_py);
+			free(r->version_py_path);
+			r->version_py = jb->text;
+			r->version_py_path = xstrdup(jb->name);
+		}
+	}
+	for (i = 0; i < r->nlibs; i++) {
+		const struct wheel_lib *l = &r->libs[i];
+
+		for (j = 0; j < l->sass.n; j++)
+			strset_add(&r->sass, l->sass.v[j]);
+		for (j = 0; j < l->ptx.n; j++)
+			strset_add(&r->ptx, l->ptx.v[j]);
+	}
+}
+
+/* Every CUDA library must carry each SASS and PTX target the profile asks for. */
+static void
+check_coverage(struct wheel_report *r, const struct wheel_expect *opts)
+{
+	size_t i, j;
+
+	if (opts->sass) {
+		for (i = 0; i < r->nlibs; i++) {
+			const struct wheel_lib *l = &r->libs[i];
+
+			if (!l->has_fatbin)
+				continue;
+			for (j = 0; j < opts->sass->n; j++)
+				if (!strset_has(&l->sass, opts->sass->v[j]))
+					add_error(r, "'%s' has no SASS for %s, which the profile asks for "
+						  "(coverage)", l->path, opts->sass->v[j]);
+			for (j = 0; opts->ptx && j < opts->ptx->n; j++)
+				if (!strset_has(&l->ptx, opts->ptx->v[j]))
+					add_error(r, "'%s' has no PTX for %s, which the profile asks for "
+						  "(coverage)", l->path, opts->ptx->v[j]);
+			for (j = 0; j < l->sass.n; j++)
+				if (!strset_has(opts->sass, l->sass.v[j]))
+					strvec_pushf(&r->notes, "'%s' also carries %s, which the profile "
+						     "does not list", l->path, l->sass.v[j]);
+		}
+	}
+}
+
 int
 wheel_verify(struct wheel_report *r, const char *path, const struct wheel_expect *expect)
 {
@@ -452,10 +920,16 @@ wheel_verify(struct wheel_report *r, const char *path, const struct wheel_expect
 	struct buf why = BUF_INIT, dist_info = BUF_INIT, want_di = BUF_INIT, record_name = BUF_INIT;
 	struct buf text = BUF_INIT;
 	struct record_row *rows = NULL;
-	size_t nrows = 0, i, j;
+	size_t nrows = 0, i, njobs = 0, *names = NULL;
 	const char *slash;
-	char *seen_rows;
+	char *seen_rows, *dup_names = NULL;
+	struct job *jobs;
+	struct wheel_expect opts = { NULL, NULL, 0, 0 };
 
+	if (is_dir(path))
+		return installed_verify(r, path, expect);
+	if (expect)
+		opts = *expect;
 	memset(r, 0, sizeof(*r));
 	strvec_init(&r->tags);
 	strvec_init(&r->sass);
@@ -488,14 +962,15 @@ wheel_verify(struct wheel_report *r, const char *path, const struct wheel_expect
 		add_error(r, "bytes between the central directory and its end record (zip hygiene)");
 
 	/* Names, duplicates, the one .dist-info directory. */
+	dup_names = xcalloc(z.n ? z.n : 1, 1);
+	names = sorted_index(z.n, by_entry_name, &z, same_entry_name, dup_names);
 	for (i = 0; i < z.n; i++) {
 		const struct zip_entry *e = &z.entries[i];
 		const char *s = strchr(e->name, '/');
 
 		check_name(r, e);
-		for (j = 0; j < i; j++)
-			if (!strcmp(z.entries[j].name, e->name))
-				add_error(r, "'%s' appears twice in the archive (names)", e->name);
+		if (dup_names[i])
+			add_error(r, "'%s' appears twice in the archive (names)", e->name);
 		if (s && s - e->name > 10 && !strncmp(s - 10, ".dist-info", 10)) {
 			if (!dist_info.len)
 				buf_add(&dist_info, e->name, (size_t)(s - e->name));
@@ -508,6 +983,28 @@ wheel_verify(struct wheel_report *r, const char *path, const struct wheel_expect
 	if (!dist_info.len) {
 		add_error(r, "no .dist-info directory (dist-info)");
 		goto done;
+	}
+	/* {name}-{version}.data/ may hold only the five scheme directories. */
+	for (i = 0; i < z.n; i++) {
+		const char *n = z.entries[i].name, *s = strchr(n, '/');
+		static const char *const schemes[] = { "purelib/", "platlib/", "headers/", "scripts/",
+						       "data/" };
+		size_t k;
+
+		if (!s || s - n < 5 || strncmp(s - 5, ".data", 5))
+			continue;
+		if ((size_t)(s - n) - 5 != dist_info.len - 10 ||
+		    strncmp(n, dist_info.s, dist_info.len - 10)) {
+			add_error(r, "'%s': a .data directory that does not match '%.*s' (dist-info)",
+				  n, (int)(dist_info.len - 10), dist_info.s);
+			continue;
+		}
+		for (k = 0; k < ARRAY_SIZE(schemes); k++)
+			if (starts_with(s + 1, schemes[k]))
+				break;
+		if (k == ARRAY_SIZE(schemes) && s[1])
+			add_error(r, "'%s': .data may hold only purelib, platlib, headers, scripts and "
+				  "data (dist-info)", n);
 	}
 	if (r->name && r->version) {
 		struct buf have = BUF_INIT;
@@ -559,99 +1056,11 @@ wheel_verify(struct wheel_report *r, const char *path, const struct wheel_expect
 	}
 
 	seen_rows = xcalloc(z.n ? z.n : 1, 1);
-	for (i = 0; i < nrows; i++) {
-		const struct record_row *row = &rows[i];
-		const struct zip_entry *e;
-		struct member_ctx mc;
-		uint8_t want[DIGEST_MAX], got[DIGEST_MAX];
-		size_t want_len = 0;
-		char algo[16];
-		char *end;
-		unsigned long long size;
-		int is_record, is_sig;
-
-		if (row->nfields != 3) {
-			add_error(r, "RECORD line %d has %zu fields (a row is path,hash,size) (RECORD)",
-				  row->line, row->nfields);
-			continue;
-		}
-		for (j = 0; j < i; j++)
-			if (rows[j].nfields >= 1 && !strcmp(rows[j].fields[0], row->fields[0]))
-				add_error(r, "RECORD line %d lists '%s' again (RECORD)", row->line,
-					  row->fields[0]);
-		is_record = !strcmp(row->fields[0], record_name.s);
-		is_sig = is_dist_info_file(row->fields[0], dist_info.s, "RECORD.jws") ||
-			 is_dist_info_file(row->fields[0], dist_info.s, "RECORD.p7s");
-		if (is_sig) {
-			add_error(r, "RECORD lists the signature file '%s' (RECORD)", row->fields[0]);
-			continue;
-		}
-		e = zip_find(&z, row->fields[0]);
-		if (!e) {
-			add_error(r, "RECORD line %d lists '%s', which is not in the archive (RECORD)",
-				  row->line, row->fields[0]);
-			continue;
-		}
-		seen_rows[e - z.entries] = 1;
-		if (is_record) {
-			if (*row->fields[1] || *row->fields[2])
-				add_error(r, "RECORD's own row has a hash or size (RECORD)");
-			continue;
-		}
-		if (!*row->fields[1] || !*row->fields[2]) {
-			add_error(r, "RECORD line %d: '%s' has an empty hash or size (hashes)", row->line,
-				  row->fields[0]);
-			continue;
-		}
-		errno = 0;
-		size = strtoull(row->fields[2], &end, 10);
-		if (*end || !isdigit((unsigned char)*row->fields[2]) || errno == ERANGE) {
-			add_error(r, "RECORD line %d: size '%s' of '%s' is not a number (hashes)",
-				  row->line, row->fields[2], row->fields[0]);
-			continue;
-		}
-		if (check_hash_field(r, row, want, &want_len, algo, sizeof(algo)) < 0)
-			continue;
-
-		memset(&mc, 0, sizeof(mc));
-		digest_init(&mc.d, algo);
-		mc.hashing = 1;
-		mc.first = 1;
-		mc.name = e->name;
-		mc.why = &why;
-		mc.keep_text = ends_with(e->name, "/include/caffe2/core/macros.h") ||
-			       (ends_with(e->name, "/version.py") && strchr(e->name, '/') ==
-								      strrchr(e->name, '/'));
-		buf_init(&mc.data);
-		buf_reset(&why);
-		if (zip_read(&z, e, member_sink, &mc, &why) < 0) {
-			digest_abort(&mc.d);
-			add_error(r, "%s (zip hygiene)", why.s);
-			buf_release(&mc.data);
-			continue;
-		}
-		digest_final(&mc.d, got);
-		r->bytes += mc.size;
-		if (mc.size != size)
-			add_error(r, "'%s' is %llu bytes, RECORD says %llu (hashes)", e->name,
-				  (unsigned long long)mc.size, size);
-		if (want_len != mc.d.size || memcmp(want, got, mc.d.size))
-			add_error(r, "'%s' does not match its %s in RECORD (hashes)", e->name, algo);
-		if (mc.is_elf) {
-			scan_elf(r, e->name, (const uint8_t *)mc.data.s, mc.data.len);
-		} else if (mc.keep_text && ends_with(e->name, "macros.h")) {
-			free(r->macros_h);
-			free(r->macros_h_path);
-			r->macros_h = buf_detach(&mc.data);
-			r->macros_h_path = xstrdup(e->name);
-		} else if (mc.keep_text) {
-			free(r->version_py);
-			free(r->version_py_path);
-			r->version_py = buf_detach(&mc.data);
-			r->version_py_path = xstrdup(e->name);
-		}
-		buf_release(&mc.data);
-	}
+	jobs = xcalloc(nrows ? nrows : 1, sizeof(*jobs));
+	njobs = plan_jobs(r, rows, nrows, record_name.s, dist_info.s, &z, names, seen_rows, NULL, jobs);
+	run_jobs(&z, jobs, njobs, opts.threads, opts.deep);
+	merge_jobs(r, jobs, njobs);
+	free(jobs);
 	for (i = 0; i < z.n; i++) {
 		const char *n = z.entries[i].name;
 
@@ -663,29 +1072,20 @@ wheel_verify(struct wheel_report *r, const char *path, const struct wheel_expect
 		add_error(r, "'%s' is in the archive but not in RECORD (RECORD)", n);
 	}
 	free(seen_rows);
+	{
+		char **paths = xcalloc(z.n ? z.n : 1, sizeof(*paths));
 
-	if (expect) {
-		for (i = 0; i < r->nlibs; i++) {
-			const struct wheel_lib *l = &r->libs[i];
-
-			if (!l->has_fatbin)
-				continue;
-			for (j = 0; j < expect->sass->n; j++)
-				if (!strset_has(&l->sass, expect->sass->v[j]))
-					add_error(r, "'%s' has no SASS for %s, which the profile asks for "
-						  "(coverage)", l->path, expect->sass->v[j]);
-			for (j = 0; j < expect->ptx->n; j++)
-				if (!strset_has(&l->ptx, expect->ptx->v[j]))
-					add_error(r, "'%s' has no PTX for %s, which the profile asks for "
-						  "(coverage)", l->path, expect->ptx->v[j]);
-			for (j = 0; j < l->sass.n; j++)
-				if (!strset_has(expect->sass, l->sass.v[j]))
-					strvec_pushf(&r->notes, "'%s' also carries %s, which the profile "
-						     "does not list", l->path, l->sass.v[j]);
-		}
+		for (i = 0; i < z.n; i++)
+			paths[i] = z.entries[i].name;
+		check_libraries(r, paths, z.n);
+		free(paths);
 	}
+
+	check_coverage(r, &opts);
 done:
 	record_free(rows, nrows);
+	free(names);
+	free(dup_names);
 	zip_close(&z);
 	buf_release(&why);
 	buf_release(&dist_info);
@@ -695,19 +1095,128 @@ done:
 	return 0;
 }
 
+/* ---- an installed package: site-packages/<pkg> with its .dist-info ---- */
+
+static int
+dist_info_for(const char *root, const char *pkg, struct buf *out)
+{
+	struct buf want = BUF_INIT;
+	struct dirent *de;
+	DIR *d = opendir(root);
+
+	if (!d)
+		return -1;
+	normalize_name(&want, pkg, strlen(pkg));
+	while ((de = readdir(d))) {
+		struct buf have = BUF_INIT;
+		const char *dash = strchr(de->d_name, '-');
+
+		if (!dash || !ends_with(de->d_name, ".dist-info"))
+			continue;
+		normalize_name(&have, de->d_name, (size_t)(dash - de->d_name));
+		if (!strcmp(have.s, want.s)) {
+			buf_reset(out);
+			buf_addstr(out, de->d_name);
+		}
+		buf_release(&have);
+	}
+	closedir(d);
+	buf_release(&want);
+	return out->len ? 0 : -1;
+}
+
+int
+installed_verify(struct wheel_report *r, const char *pkgdir, const struct wheel_expect *expect)
+{
+	struct wheel_expect opts = { NULL, NULL, 0, 0 };
+	struct buf root = BUF_INIT, di = BUF_INIT, path = BUF_INIT, text = BUF_INIT, why = BUF_INIT;
+	struct record_row *rows = NULL;
+	struct job *jobs;
+	char *abs = realpath(pkgdir, NULL), *slash, **paths;
+	size_t nrows = 0, njobs, i;
+	int ret = -1;
+
+	if (expect)
+		opts = *expect;
+	memset(r, 0, sizeof(*r));
+	strvec_init(&r->tags);
+	strvec_init(&r->sass);
+	strvec_init(&r->ptx);
+	strvec_init(&r->errors);
+	strvec_init(&r->notes);
+	if (!abs || !is_dir(abs)) {
+		error("'%s' is not a directory (give an installed package, e.g. "
+		      "$(python3 -c 'import torch, os; print(os.path.dirname(torch.__file__))'))", pkgdir);
+		goto out;
+	}
+	slash = strrchr(abs, '/');
+	buf_add(&root, abs, (size_t)(slash - abs));
+	if (dist_info_for(root.s, slash + 1, &di) < 0) {
+		error("no %s-*.dist-info next to '%s'; was it installed from a wheel?", slash + 1, abs);
+		goto out;
+	}
+	r->path = xstrdup(abs);
+	r->filename = xstrdup(di.s);
+	r->name = xstrndup(di.s, strcspn(di.s, "-"));
+	r->version = xstrndup(di.s + strlen(r->name) + 1, di.len - strlen(r->name) - 1 - 10);
+	buf_addf(&path, "%s/%s/WHEEL", root.s, di.s);
+	if (read_file(&text, path.s) == 0) {
+		const char *p;
+
+		for (p = text.s; (p = strstr(p, "Tag: ")); p += 5) {
+			char *tag;
+
+			if (p != text.s && p[-1] != '\n')
+				continue;
+			tag = xstrndup(p + 5, strcspn(p + 5, "\r\n"));
+			strset_add(&r->tags, tag);
+			free(tag);
+		}
+	}
+	buf_reset(&path);
+	buf_reset(&text);
+	buf_addf(&path, "%s/%s/RECORD", root.s, di.s);
+	if (read_file(&text, path.s) < 0)
+		goto out;
+	if (record_parse(text.s, text.len, &rows, &nrows, &why) < 0) {
+		error("%s: %s", path.s, why.s);
+		goto out;
+	}
+	r->members = nrows;
+	buf_reset(&path);
+	buf_addf(&path, "%s/RECORD", di.s);
+	jobs = xcalloc(nrows ? nrows : 1, sizeof(*jobs));
+	njobs = plan_jobs(r, rows, nrows, path.s, di.s, NULL, NULL, NULL, root.s, jobs);
+	run_jobs(NULL, jobs, njobs, opts.threads, opts.deep);
+	merge_jobs(r, jobs, njobs);
+	free(jobs);
+	paths = xcalloc(nrows ? nrows : 1, sizeof(*paths));
+	for (i = 0; i < nrows; i++)
+		paths[i] = rows[i].fields[0];
+	check_libraries(r, paths, nrows);
+	free(paths);
+	check_coverage(r, &opts);
+	ret = 0;
+out:
+	if (ret < 0)
+		wheel_report_release(r);
+	record_free(rows, nrows);
+	free(abs);
+	buf_release(&root);
+	buf_release(&di);
+	buf_release(&path);
+	buf_release(&text);
+	buf_release(&why);
+	return ret;
+}
+
 void
 wheel_report_release(struct wheel_report *r)
 {
 	size_t i;
 
-	for (i = 0; i < r->nlibs; i++) {
-		free(r->libs[i].path);
-		strvec_clear(&r->libs[i].sass);
-		strvec_clear(&r->libs[i].ptx);
-		strvec_clear(&r->libs[i].rel_sass);
-		strvec_clear(&r->libs[i].rel_ptx);
-		strvec_clear(&r->libs[i].codecs);
-	}
+	for (i = 0; i < r->nlibs; i++)
+		wheel_lib_release(&r->libs[i]);
 	free(r->libs);
 	free(r->path);
 	free(r->filename);

@@ -3,25 +3,15 @@
 
 #include <stddef.h>
 
+#include "elfscan.h"
 #include "strvec.h"
 
 /*
  * Wheel verification: the file name and WHEEL tags, every RECORD row's
- * hash and size against the decompressed bytes, zip hygiene, and the CUDA
- * targets of every ELF library read from its .nv_fatbin section.
+ * hash and size against the decompressed bytes (members in parallel), zip
+ * hygiene, and per ELF library its CUDA targets, needed libraries and
+ * manylinux policy (elfscan.h).
  */
-
-struct wheel_lib {
-	char *path;
-	struct strvec sass;      /* sorted, unique: sm_80, sm_120 (.nv_fatbin) */
-	struct strvec ptx;       /* compute_120 (.nv_fatbin) */
-	struct strvec rel_sass;  /* __nv_relfatbin, reported apart */
-	struct strvec rel_ptx;
-	struct strvec codecs;    /* raw, zstd, lz4 seen */
-	unsigned containers;
-	unsigned entries;
-	int has_fatbin;
-};
 
 struct wheel_report {
 	char *path;
@@ -46,20 +36,28 @@ struct wheel_report {
 };
 
 struct wheel_expect {
-	const struct strvec *sass; /* each CUDA library must carry these */
+	const struct strvec *sass; /* each CUDA library must carry these; NULL: no check */
 	const struct strvec *ptx;
+	int deep;                  /* decompress every fatbin entry and check its cubin */
+	unsigned threads;          /* members hashed in parallel; 0: every CPU */
 };
 
 /*
  * Verify `path`. Problems go into r->errors (the return is still 0); -1
  * only when the file cannot be read as a zip at all (reported).
- * `expect` may be NULL.
+ * `expect` may be NULL. A directory is taken as an installed package
+ * (installed_verify).
  */
 int wheel_verify(struct wheel_report *r, const char *path, const struct wheel_expect *expect);
 void wheel_report_release(struct wheel_report *r);
 
-/* Keep a sorted, unique string set. */
-void strset_add(struct strvec *set, const char *s);
-int strset_has(const struct strvec *set, const char *s);
+/*
+ * The same report for a package installed by pip (site-packages/torch):
+ * its .dist-info next to it, every RECORD hash against the files on disk
+ * (rows without a hash, such as .pyc files, skipped), and its libraries.
+ * The report's filename is the .dist-info directory's name. -1 after
+ * reporting when there is no such package.
+ */
+int installed_verify(struct wheel_report *r, const char *pkgdir, const struct wheel_expect *expect);
 
 #endif

@@ -36,9 +36,24 @@ assert set(m["build"]["timings"]) >= {"fetch", "configure", "compile", "wheel", 
 PY
 # The wheel verifies on its own, against the profile too; manifest agrees.
 run 0 "$BW" verify "$wheel" --profile "$TMP/demo-e2e.yaml"
-contains "$TMP/out" "minitorch/lib/libminitorch_flash.so: SASS sm_80 sm_120; PTX compute_120"
+contains "$TMP/out" "minitorch/lib/libminitorch_flash.so: manylinux_2_34; SASS sm_80 sm_120; PTX compute_120"
 run 0 "$BW" manifest "$wheel" -o "$TMP/m2.json"
 python3 -c 'import json,sys; a=json.load(open(sys.argv[1])); b=json.load(open(sys.argv[2])); assert a["libraries"]==b["libraries"] and a["features"]==b["features"]' "$manifest" "$TMP/m2.json"
+# An installed copy (what pip leaves in site-packages) gives the same libraries and features.
+rm -rf "$TMP/site" && mkdir -p "$TMP/site"
+python3 -m zipfile -e "$wheel" "$TMP/site"
+run 0 "$BW" manifest "$TMP/site/minitorch" -o "$TMP/m3.json"
+python3 -c 'import json,sys; a=json.load(open(sys.argv[1])); b=json.load(open(sys.argv[2])); assert a["libraries"]==b["libraries"] and a["features"]==b["features"] and b["wheel"]["installed"] and b["verify"]["ok"]' "$manifest" "$TMP/m3.json"
+run 0 "$BW" verify --deep "$TMP/site/minitorch"
+contains "$TMP/out" "minitorch/lib/libminitorch_cuda.so: manylinux_2_3"
+echo "# edited after install" >> "$TMP/site/minitorch/version.py"
+run 1 "$BW" verify "$TMP/site/minitorch"
+contains "$TMP/err" "error: 'minitorch/version.py' does not match its sha256 in RECORD (hashes)"
+run 0 "$BW" manifest "$TMP/m3.json" --format md
+contains "$TMP/out" "| flash_attention | ✅ |"
+contains "$TMP/out" "| \`minitorch/lib/libminitorch_flash.so\` | sm_80 sm_120 | compute_120 | manylinux_2_3"
+run 0 "$BW" manifest "$manifest" --format md
+contains "$TMP/out" "| flash_attention | ✅ | on |"
 
 # Will it run there? NVIDIA's rules on the demo wheel (sm_80, sm_120, compute_120).
 for g in sm_120 sm_121 sm_86; do

@@ -2,23 +2,20 @@
 
 #include "../../src/buf.h"
 #include "../../src/elf.h"
+#include "../../src/elfscan.h"
 #include "../../src/fatbin.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
+/* The whole per-library scan: sections, fatbin walk with deep checks, dynamic section, versions. */
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	struct buf why = BUF_INIT;
-	struct elf e;
+	struct strvec errors = STRVEC_INIT;
+	struct wheel_lib lib;
 
-	if (elf_open(&e, data, size, &why) == 0) {
-		const struct elf_section *s = elf_section_by_name(&e, ".nv_fatbin");
-
-		if (s && s->type != SHT_NOBITS_)
-			fatbin_walk(data + s->offset, (size_t)s->size, NULL, NULL, &why);
-	}
-	elf_release(&e);
-	buf_release(&why);
+	elfscan(&lib, "fuzz.so", data, size, 1, &errors);
+	wheel_lib_release(&lib);
+	strvec_clear(&errors);
 	return 0;
 }

@@ -5,22 +5,33 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-static int
-touch(void *ctx, const struct fatbin_entry *e)
-{
-	struct buf *b = ctx;
+struct ctx {
+	const uint8_t *data;
+	size_t size;
+	struct buf names;
+};
 
-	fatbin_entry_name(e, b);
+/* Name every entry and run the deep check (decompression, cubin header) on it. */
+static int
+touch(void *vctx, const struct fatbin_entry *e)
+{
+	struct ctx *c = vctx;
+	struct buf why = BUF_INIT;
+
+	fatbin_entry_name(e, &c->names);
+	fatbin_entry_check(c->data, c->size, e, &why);
+	buf_release(&why);
 	return 0;
 }
 
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	struct buf why = BUF_INIT, names = BUF_INIT;
+	struct ctx c = { data, size, BUF_INIT };
+	struct buf why = BUF_INIT;
 
-	fatbin_walk(data, size, touch, &names, &why);
+	fatbin_walk(data, size, touch, &c, &why);
 	buf_release(&why);
-	buf_release(&names);
+	buf_release(&c.names);
 	return 0;
 }

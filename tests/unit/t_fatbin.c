@@ -103,9 +103,70 @@ t_elf_so(void)
 	buf_release(&why);
 }
 
+struct deep {
+	const uint8_t *region;
+	size_t len;
+	int ok, bad, lz4, zstd;
+	uint64_t comp_off, comp_len;   /* the last compressed payload */
+};
+
+static int
+deep_check(void *ctx, const struct fatbin_entry *e)
+{
+	struct deep *d = ctx;
+	struct buf why = BUF_INIT;
+
+	d->lz4 += e->codec == CODEC_LZ4;
+	d->zstd += e->codec == CODEC_ZSTD;
+	if (e->codec != CODEC_RAW) {
+		d->comp_off = e->payload_off;
+		d->comp_len = e->compressed_size;
+	}
+	if (fatbin_entry_check(d->region, d->len, e, &why) == 0)
+		d->ok++;
+	else
+		d->bad++;
+	buf_release(&why);
+	return 0;
+}
+
+/* nvcc -compress-mode=speed (LZ4) and =size (zstd): every entry expands to its size. */
+static void
+t_fatbin_deep(void)
+{
+	static const char *const files[] = { "tests/fuzz/corpus/fatbin/k-lz4.fatbin",
+					     "tests/fuzz/corpus/fatbin/k-zstd.fatbin" };
+	struct buf data = BUF_INIT, why = BUF_INIT;
+	size_t i;
+
+	for (i = 0; i < 2; i++) {
+		struct deep d = { 0 };
+
+		buf_reset(&data);
+		CHECK(read_file(&data, files[i]) == 0);
+		d.region = (const uint8_t *)data.s;
+		d.len = data.len;
+		CHECK(fatbin_walk(d.region, d.len, deep_check, &d, &why) == 0);
+		CHECK(d.ok == 3 && d.bad == 0);
+		/* speed: SASS raw, PTX LZ4; size: everything zstd (binary-formats.md 3.5) */
+		CHECK(i == 0 ? d.lz4 == 1 : d.zstd == 3);
+		/* A damaged compressed payload must not expand cleanly. */
+		CHECK(d.comp_len > 16);
+		memset(data.s + d.comp_off + d.comp_len / 2, 0xff, 8);
+		memset(&d, 0, sizeof(d));
+		d.region = (const uint8_t *)data.s;
+		d.len = data.len;
+		fatbin_walk(d.region, d.len, deep_check, &d, &why);
+		CHECK(d.bad >= 1);
+	}
+	buf_release(&data);
+	buf_release(&why);
+}
+
 void
 t_fatbin(void)
 {
 	t_fatbin_file();
 	t_elf_so();
+	t_fatbin_deep();
 }

@@ -37,6 +37,7 @@ main(void)
 	t_plan();
 	t_manifest();
 	t_compat();
+	t_manylinux();
 	printf("unit: %d checks, %d failed\n", t_checks, t_failures);
 	return t_failures ? 1 : 0;
 }

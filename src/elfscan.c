@@ -1,0 +1,172 @@
+#include <ctype.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "buf.h"
+#include "elf.h"
+#include "elfscan.h"
+#include "fatbin.h"
+#include "util.h"
+
+/* Natural order so sm_90 sorts before sm_100. */
+static int
+natcmp(const char *a, const char *b)
+{
+	while (*a && *b) {
+		if (isdigit((unsigned char)*a) && isdigit((unsigned char)*b)) {
+			unsigned long x = strtoul(a, (char **)&a, 10), y = strtoul(b, (char **)&b, 10);
+
+			if (x != y)
+				return x < y ? -1 : 1;
+			continue;
+		}
+		if (*a != *b)
+			return (unsigned char)*a - (unsigned char)*b;
+		a++;
+		b++;
+	}
+	return (unsigned char)*a - (unsigned char)*b;
+}
+
+void
+strset_add(struct strvec *set, const char *s)
+{
+	size_t pos;
+	char *added;
+
+	for (pos = 0; pos < set->n; pos++) {
+		int c = natcmp(set->v[pos], s);
+
+		if (!c)
+			return;
+		if (c > 0)
+			break;
+	}
+	strvec_push(set, s);
+	added = set->v[set->n - 1];
+	memmove(&set->v[pos + 1], &set->v[pos], (set->n - 1 - pos) * sizeof(char *));
+	set->v[pos] = added;
+}
+
+int
+strset_has(const struct strvec *set, const char *s)
+{
+	size_t i;
+
+	for (i = 0; i < set->n; i++)
+		if (!strcmp(set->v[i], s))
+			return 1;
+	return 0;
+}
+
+struct fatbin_ctx {
+	struct wheel_lib *lib;
+	int rel;
+	int deep;
+	const uint8_t *region;
+	size_t len;
+	const char *section;
+	struct strvec *errors;
+	struct buf name;
+};
+
+static int
+fatbin_cb(void *vctx, const struct fatbin_entry *e)
+{
+	struct fatbin_ctx *c = vctx;
+	struct strvec *set;
+
+	buf_reset(&c->name);
+	fatbin_entry_name(e, &c->name);
+	if (e->kind == FATBIN_PTX)
+		set = c->rel ? &c->lib->rel_ptx : &c->lib->ptx;
+	else
+		set = c->rel ? &c->lib->rel_sass : &c->lib->sass;
+	strset_add(set, c->name.s);
+	strset_add(&c->lib->codecs, fatbin_codec_name(e->codec));
+	c->lib->entries++;
+	if (e->container + 1 > c->lib->containers)
+		c->lib->containers = e->container + 1;
+	if (c->deep && (e->kind == FATBIN_ELF || e->kind == FATBIN_PTX)) {
+		struct buf why = BUF_INIT;
+
+		if (fatbin_entry_check(c->region, c->len, e, &why) < 0)
+			strvec_pushf(c->errors, "'%s': %s container %u: %s (deep)", c->lib->path,
+				     c->section, e->container, why.s);
+		else
+			c->lib->deep_checked++;
+		buf_release(&why);
+	}
+	return 0;
+}
+
+void
+elfscan(struct wheel_lib *lib, const char *path, const uint8_t *data, size_t len, int deep,
+	struct strvec *errors)
+{
+	static const char *const sections[] = { ".nv_fatbin", "__nv_relfatbin" };
+	struct buf why = BUF_INIT;
+	struct elf_dynamic dyn;
+	struct elf elf;
+	size_t i;
+
+	memset(lib, 0, sizeof(*lib));
+	lib->path = xstrdup(path);
+	strvec_init(&lib->sass);
+	strvec_init(&lib->ptx);
+	strvec_init(&lib->rel_sass);
+	strvec_init(&lib->rel_ptx);
+	strvec_init(&lib->codecs);
+	strvec_init(&lib->needed);
+	if (elf_open(&elf, data, len, &why) < 0) {
+		strvec_pushf(errors, "'%s': cannot read ELF: %s (elf)", path, why.s);
+		buf_release(&why);
+		return;
+	}
+	lib->machine = elf.machine;
+	for (i = 0; i < ARRAY_SIZE(sections); i++) {
+		const struct elf_section *s = elf_section_by_name(&elf, sections[i]);
+		struct fatbin_ctx fc = { lib, (int)i, deep, NULL, 0, sections[i], errors, BUF_INIT };
+
+		if (!s || s->type == SHT_NOBITS_)
+			continue;
+		if (!i)
+			lib->has_fatbin = 1;
+		fc.region = data + s->offset;
+		fc.len = (size_t)s->size;
+		if (fatbin_walk(fc.region, fc.len, fatbin_cb, &fc, &why) < 0) {
+			strvec_pushf(errors, "'%s': %s: %s (fatbin)", path, sections[i], why.s);
+			buf_reset(&why);
+		}
+		buf_release(&fc.name);
+	}
+	if (elf_dynamic_read(&elf, &dyn, &why) < 0) {
+		strvec_pushf(errors, "'%s': %s (elf)", path, why.s);
+	} else {
+		for (i = 0; i < dyn.needed.n; i++)
+			strvec_push(&lib->needed, dyn.needed.v[i]);
+		if (dyn.soname)
+			lib->soname = xstrdup(dyn.soname);
+		if (dyn.runpath || dyn.rpath)
+			lib->runpath = xstrdup(dyn.runpath ? dyn.runpath : dyn.rpath);
+		manylinux_assess(&dyn, &lib->ml);
+	}
+	elf_dynamic_release(&dyn);
+	elf_release(&elf);
+	buf_release(&why);
+}
+
+void
+wheel_lib_release(struct wheel_lib *lib)
+{
+	free(lib->path);
+	strvec_clear(&lib->sass);
+	strvec_clear(&lib->ptx);
+	strvec_clear(&lib->rel_sass);
+	strvec_clear(&lib->rel_ptx);
+	strvec_clear(&lib->codecs);
+	strvec_clear(&lib->needed);
+	free(lib->soname);
+	free(lib->runpath);
+	memset(lib, 0, sizeof(*lib));
+}

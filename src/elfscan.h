@@ -1,0 +1,46 @@
+#ifndef BWBUILD_ELFSCAN_H
+#define BWBUILD_ELFSCAN_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "manylinux.h"
+#include "strvec.h"
+
+/*
+ * What one ELF library of a wheel (or of an installed package) carries:
+ * its CUDA targets from .nv_fatbin (__nv_relfatbin apart), what the
+ * dynamic loader will need for it, and the manylinux policy it satisfies.
+ */
+struct wheel_lib {
+	char *path;
+	struct strvec sass;      /* sorted, unique: sm_80, sm_120 (.nv_fatbin) */
+	struct strvec ptx;       /* compute_120 (.nv_fatbin) */
+	struct strvec rel_sass;  /* __nv_relfatbin, reported apart */
+	struct strvec rel_ptx;
+	struct strvec codecs;    /* raw, zstd, lz4 seen */
+	unsigned containers;
+	unsigned entries;
+	unsigned deep_checked;   /* entries decompressed and matched (--deep) */
+	int has_fatbin;
+	unsigned machine;        /* e_machine */
+	struct strvec needed;    /* DT_NEEDED, in order */
+	char *soname;
+	char *runpath;           /* DT_RUNPATH, else DT_RPATH; NULL when neither */
+	struct manylinux_need ml;
+};
+
+/*
+ * Read the library `path` whose bytes are `data`. Problems go into
+ * `errors` with their rule in parentheses. With `deep`, every fatbin
+ * entry is decompressed and each cubin's header checked against it.
+ */
+void elfscan(struct wheel_lib *lib, const char *path, const uint8_t *data, size_t len, int deep,
+	     struct strvec *errors);
+void wheel_lib_release(struct wheel_lib *lib);
+
+/* Keep a sorted (natural order: sm_90 before sm_100), unique string set. */
+void strset_add(struct strvec *set, const char *s);
+int strset_has(const struct strvec *set, const char *s);
+
+#endif
