@@ -55,6 +55,12 @@ fuzz-%: tests/fuzz/fuzz_%.c
 	clang $(CPPFLAGS) -g -O1 -fsanitize=fuzzer,address,undefined $(PKG_CFLAGS) -o tests/bin/libfuzzer_$* \
 		$< $(LIBOBJ:obj/%.o=src/%.c) $(PKG_LIBS)
 
+# Benchmarks print a table with the peer measured in the same run.
+bench-verify: all
+	@sh scripts/bench-verify.sh $(WHEEL)
+
+bench: bench-verify
+
 deps:
 	@sh scripts/deps.sh
 

@@ -100,6 +100,35 @@ fatbin_cb(void *vctx, const struct fatbin_entry *e)
 	return 0;
 }
 
+/*
+ * Kernel families a library exports, told by a namespace in its dynamic
+ * symbol names (.dynstr). torch's CXX_FLAGS do not carry
+ * -DUSE_FLASH_ATTENTION (it is set on the CUDA targets only), so for a
+ * real torch these names are the evidence: torch 2.11.0+cu130's
+ * libtorch_cuda.so exports 301 pytorch_flash and 119 PyTorchMemEffAttention
+ * symbols (measured).
+ */
+static const struct {
+	const char *feature, *marker;
+} kernel_markers[] = {
+	{ "flash_attention", "pytorch_flash" },
+	{ "mem_eff_attention", "PyTorchMemEffAttention" },
+};
+
+static void
+find_kernels(struct wheel_lib *lib, const struct elf *elf)
+{
+	const struct elf_section *s = elf_section_by_name(elf, ".dynstr");
+	size_t i;
+
+	if (!s || s->type == SHT_NOBITS_)
+		return;
+	for (i = 0; i < ARRAY_SIZE(kernel_markers); i++)
+		if (memmem(elf->data + s->offset, (size_t)s->size, kernel_markers[i].marker,
+			   strlen(kernel_markers[i].marker)))
+			strvec_push(&lib->kernels, kernel_markers[i].feature);
+}
+
 void
 elfscan(struct wheel_lib *lib, const char *path, const uint8_t *data, size_t len, int deep,
 	struct strvec *errors)
@@ -118,12 +147,14 @@ elfscan(struct wheel_lib *lib, const char *path, const uint8_t *data, size_t len
 	strvec_init(&lib->rel_ptx);
 	strvec_init(&lib->codecs);
 	strvec_init(&lib->needed);
+	strvec_init(&lib->kernels);
 	if (elf_open(&elf, data, len, &why) < 0) {
 		strvec_pushf(errors, "'%s': cannot read ELF: %s (elf)", path, why.s);
 		buf_release(&why);
 		return;
 	}
 	lib->machine = elf.machine;
+	find_kernels(lib, &elf);
 	for (i = 0; i < ARRAY_SIZE(sections); i++) {
 		const struct elf_section *s = elf_section_by_name(&elf, sections[i]);
 		struct fatbin_ctx fc = { lib, (int)i, deep, NULL, 0, sections[i], errors, BUF_INIT };
@@ -166,6 +197,7 @@ wheel_lib_release(struct wheel_lib *lib)
 	strvec_clear(&lib->rel_ptx);
 	strvec_clear(&lib->codecs);
 	strvec_clear(&lib->needed);
+	strvec_clear(&lib->kernels);
 	free(lib->soname);
 	free(lib->runpath);
 	memset(lib, 0, sizeof(*lib));

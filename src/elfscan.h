@@ -28,6 +28,7 @@ struct wheel_lib {
 	char *soname;
 	char *runpath;           /* DT_RUNPATH, else DT_RPATH; NULL when neither */
 	struct manylinux_need ml;
+	struct strvec kernels;   /* features whose kernels it exports: "flash_attention" */
 };
 
 /*

@@ -214,6 +214,7 @@ manifest_make(const struct manifest_input *in)
 		json_set(o, "codecs", strvec_json(&l->codecs));
 		json_set(o, "fatbin_containers", json_number(l->containers));
 		json_set(o, "fatbin_entries", json_number(l->entries));
+		json_set(o, "kernels", strvec_json(&l->kernels));
 		json_set(o, "needed", strvec_json(&l->needed));
 		json_set(o, "soname", l->soname ? json_string(l->soname) : json_null());
 		json_set(o, "runpath", l->runpath ? json_string(l->runpath) : json_null());
@@ -258,6 +259,12 @@ manifest_make(const struct manifest_input *in)
 
 	settings = w->macros_h ? macros_h_parse(w->macros_h) : json_object();
 	features = features_from_settings(settings);
+	for (i = 0; i < w->nlibs; i++) {
+		size_t k;
+
+		for (k = 0; k < w->libs[i].kernels.n; k++)
+			json_set(features, w->libs[i].kernels.v[k], json_bool(1));
+	}
 	json_set(m, "features", features);
 	{
 		struct json *bs = json_object();

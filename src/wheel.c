@@ -19,6 +19,7 @@
 #include "host.h"
 #include "manylinux.h"
 #include "record.h"
+#include "span.h"
 #include "util.h"
 #include "wheel.h"
 #include "zip.h"
@@ -208,6 +209,7 @@ struct member_ctx {
 	int first;
 	int is_elf;
 	int keep_text;
+	int stored;           /* method 0: ELF bytes are read in place, never copied */
 	struct buf data;
 	int fd;
 	const char *name;
@@ -263,6 +265,8 @@ member_sink(void *vctx, const void *data, size_t n)
 	}
 	digest_update(&c->d, data, n);
 	c->size += n;
+	if (c->is_elf && c->stored)
+		return 0; /* read in place from the mapping afterwards */
 	if (c->is_elf) {
 		if (c->fd < 0 && c->data.len + n <= MAX_ELF_IN_MEMORY) {
 			buf_add(&c->data, data, n);
@@ -342,8 +346,18 @@ read_installed(struct job *j, struct member_ctx *mc, int deep)
 	close(fd);
 	mc->is_elf = map && elf_is_elf(map, (size_t)st.st_size);
 	mc->size = (uint64_t)st.st_size;
-	if (map)
-		digest_update(&mc->d, map, (size_t)st.st_size);
+	if (map) {
+		size_t off, chunk = 8u << 20, len = (size_t)st.st_size;
+
+		/* Hash in chunks and let go of each behind us; the scan re-reads only its sections. */
+		for (off = 0; off < len; off += chunk) {
+			size_t n = len - off < chunk ? len - off : chunk;
+
+			digest_update(&mc->d, (const uint8_t *)map + off, n);
+			if (n == chunk)
+				madvise((uint8_t *)map + off, n, MADV_DONTNEED);
+		}
+	}
 	if (mc->is_elf) {
 		j->lib = xcalloc(1, sizeof(*j->lib));
 		elfscan(j->lib, j->name, map, (size_t)st.st_size, deep, &j->errors);
@@ -368,6 +382,7 @@ run_job(const struct zip *z, struct job *j, int deep)
 	mc.first = 1;
 	mc.fd = -1;
 	mc.keep_text = j->keep_text;
+	mc.stored = !j->file && j->e->method == 0;
 	mc.name = j->name;
 	mc.why = &why;
 	buf_init(&mc.data);
@@ -389,8 +404,13 @@ run_job(const struct zip *z, struct job *j, int deep)
 	if (j->want_len != mc.d.size || memcmp(j->want, got, mc.d.size))
 		strvec_pushf(&j->errors, "'%s' does not match its %s in RECORD (hashes)", j->name,
 			     j->algo);
-	if (mc.is_elf && !j->file)
+	if (mc.is_elf && !j->file && j->e->method == 0 && mc.size == j->e->csize) {
+		/* stored: the library's bytes are already in the mapping */
+		j->lib = xcalloc(1, sizeof(*j->lib));
+		elfscan(j->lib, j->name, z->data + j->e->data_off, (size_t)mc.size, deep, &j->errors);
+	} else if (mc.is_elf && !j->file) {
 		scan_library(j, &mc, deep);
+	}
 	else if (mc.keep_text)
 		j->text = buf_detach(&mc.data);
 out:
@@ -913,6 +933,40 @@ check_coverage(struct wheel_report *r, const struct wheel_expect *opts)
 	}
 }
 
+struct whole {
+	const uint8_t *data;
+	size_t len;
+	int mapped;
+	pthread_t tid;
+	int started;
+	char hex[65];
+};
+
+static void *
+whole_hash(void *arg)
+{
+	struct whole *w = arg;
+	struct digest d;
+	struct buf h = BUF_INIT;
+	uint8_t out[DIGEST_MAX];
+
+	size_t off, chunk = 8u << 20; /* a multiple of any page size */
+
+	digest_init(&d, "sha256");
+	for (off = 0; off < w->len; off += chunk) {
+		size_t n = w->len - off < chunk ? w->len - off : chunk;
+
+		digest_update(&d, w->data + off, n);
+		if (w->mapped && n == chunk)
+			madvise((void *)(w->data + off), n, MADV_DONTNEED);
+	}
+	digest_final(&d, out);
+	hex_encode(&h, out, d.size);
+	memcpy(w->hex, h.s, sizeof(w->hex));
+	buf_release(&h);
+	return NULL;
+}
+
 int
 wheel_verify(struct wheel_report *r, const char *path, const struct wheel_expect *expect)
 {
@@ -925,7 +979,9 @@ wheel_verify(struct wheel_report *r, const char *path, const struct wheel_expect
 	char *seen_rows, *dup_names = NULL;
 	struct job *jobs;
 	struct wheel_expect opts = { NULL, NULL, 0, 0 };
+	struct whole wh;
 
+	memset(&wh, 0, sizeof(wh));
 	if (is_dir(path))
 		return installed_verify(r, path, expect);
 	if (expect)
@@ -939,20 +995,17 @@ wheel_verify(struct wheel_report *r, const char *path, const struct wheel_expect
 	r->path = xstrdup(path);
 	slash = strrchr(path, '/');
 	r->filename = xstrdup(slash ? slash + 1 : path);
-	{
-		struct buf h = BUF_INIT;
-
-		if (sha256_file_hex(&h, path) < 0) {
-			wheel_report_release(r);
-			return -1;
-		}
-		memcpy(r->sha256, h.s, 65);
-		buf_release(&h);
-	}
 	if (zip_open(&z, path) < 0) {
 		wheel_report_release(r);
 		return -1;
 	}
+	/* The wheel's own sha256 is computed beside the member pass, not before it. */
+	wh.data = z.data;
+	wh.len = z.len;
+	wh.mapped = z.mapped;
+	wh.started = !pthread_create(&wh.tid, NULL, whole_hash, &wh);
+	if (!wh.started)
+		whole_hash(&wh);
 	r->members = z.n;
 	parse_filename(r);
 
@@ -1083,6 +1136,9 @@ wheel_verify(struct wheel_report *r, const char *path, const struct wheel_expect
 
 	check_coverage(r, &opts);
 done:
+	if (wh.started)
+		pthread_join(wh.tid, NULL);
+	memcpy(r->sha256, wh.hex, sizeof(r->sha256));
 	record_free(rows, nrows);
 	free(names);
 	free(dup_names);

@@ -266,6 +266,28 @@ zip_close(struct zip *z)
 	memset(z, 0, sizeof(*z));
 }
 
+/* Compressed input is fed in chunks of this size. */
+#define ZIP_IN_CHUNK ((size_t)8 << 20)
+
+/*
+ * Drop the whole pages of [from, to) from a mapped archive once inflated:
+ * clean file pages, so this only keeps the resident set near one chunk per
+ * reader on a multi-gigabyte wheel; a later touch reads them again.
+ */
+static void
+drop_pages(const struct zip *z, const uint8_t *from, const uint8_t *to)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	uintptr_t a, b;
+
+	if (!z->mapped || !from || page <= 0 || from < z->data)
+		return;
+	a = ((uintptr_t)from + (uintptr_t)page - 1) & ~((uintptr_t)page - 1);
+	b = (uintptr_t)to & ~((uintptr_t)page - 1);
+	if (b > a)
+		madvise((void *)a, b - a, MADV_DONTNEED);
+}
+
 int
 zip_read(const struct zip *z, const struct zip_entry *e,
 	 int (*sink)(void *ctx, const void *data, size_t n), void *ctx, struct buf *why)
@@ -307,8 +329,9 @@ zip_read(const struct zip *z, const struct zip_entry *e,
 			die("cannot initialise zlib");
 		while (rc != Z_STREAM_END) {
 			if (!zs.avail_in && left) {
-				size_t n = left > (1u << 30) ? (1u << 30) : (size_t)left;
+				size_t n = left > ZIP_IN_CHUNK ? ZIP_IN_CHUNK : (size_t)left;
 
+				drop_pages(z, zs.next_in ? src - ZIP_IN_CHUNK : NULL, src);
 				zs.next_in = (Bytef *)(uintptr_t)src;
 				zs.avail_in = (uInt)n;
 				src += n;
