@@ -13,6 +13,7 @@
 #include "git.h"
 #include "host.h"
 #include "json.h"
+#include "knowledge.h"
 #include "manifest.h"
 #include "plan.h"
 #include "proc.h"
@@ -30,6 +31,24 @@ struct step_ctx {
 	int last_total;
 };
 
+/* The toolkit version in CUDA's version.json ({"cuda": {"version": "13.0.88"}}); 0 if none. */
+static unsigned
+cuda_version_json(const char *path, struct buf *text)
+{
+	struct buf why = BUF_INIT;
+	struct json *j;
+	unsigned v = 0;
+
+	if (!path_exists(path) || read_file(text, path) < 0)
+		return 0;
+	j = json_parse(text->s, text->len, &why);
+	if (j)
+		v = kb_parse_version(json_str(json_get(json_get(j, "cuda"), "version")));
+	json_free(j);
+	buf_release(&why);
+	return v;
+}
+
 int
 build_prepare(struct profile *p, struct plan *pl, struct host *h, const struct build_opts *o)
 {
@@ -39,7 +58,7 @@ build_prepare(struct profile *p, struct plan *pl, struct host *h, const struct b
 	const char *cuda_home;
 	int ret;
 
-	if (profile_load(p, o->profile) < 0)
+	if (profile_load_set(p, o->profile, o->sets) < 0)
 		return -1;
 	host_probe(h);
 	if (o->work_dir) {
@@ -59,6 +78,30 @@ build_prepare(struct profile *p, struct plan *pl, struct host *h, const struct b
 	cuda_home = p->cuda_home.str ? p->cuda_home.str : getenv("CUDA_HOME");
 	if (!cuda_home || !*cuda_home)
 		cuda_home = "/usr/local/cuda";
+	{
+		struct kb_context kc = { 0, NULL, 0, NULL };
+		struct buf vj = BUF_INIT, from = BUF_INIT;
+		int rc;
+
+		if (p->cuda_version.str) {
+			kc.cuda = kb_parse_version(p->cuda_version.str);
+			kc.cuda_from = "cuda.version";
+		} else {
+			buf_addf(&from, "%s/version.json", cuda_home);
+			kc.cuda = cuda_version_json(from.s, &vj);
+			kc.cuda_from = from.s;
+		}
+		kc.torch = kb_parse_version(p->source_ref.str);
+		kc.torch_from = "source.ref";
+		rc = kb_check(p, &kc, o->strict);
+		buf_release(&vj);
+		buf_release(&from);
+		if (rc < 0) {
+			free(work);
+			free(out);
+			return -1;
+		}
+	}
 	po.work_dir = work;
 	po.out_dir = out;
 	po.cuda_home = cuda_home;

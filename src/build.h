@@ -1,6 +1,8 @@
 #ifndef BWBUILD_BUILD_H
 #define BWBUILD_BUILD_H
 
+struct strvec;
+
 #include <stdint.h>
 
 /*
@@ -13,6 +15,8 @@ struct build_opts {
 	const char *out_dir;   /* NULL: out/<profile name> */
 	int until;             /* last step to run (enum step) */
 	uint64_t mem_budget;   /* --mem-budget; 0 = profile or auto */
+	const struct strvec *sets; /* --set KEY=VALUE, applied after the profile's files */
+	int strict;            /* --strict: knowledge-base warnings are errors */
 };
 
 /* Run; returns the exit status (diag.h). */
@@ -21,6 +25,7 @@ int build_run(const struct build_opts *o);
 /* Shared by build and plan: load the profile and make the plan. */
 struct profile;
 struct plan;
+struct strvec;
 struct host;
 int build_prepare(struct profile *p, struct plan *pl, struct host *h, const struct build_opts *o);
 

@@ -5,11 +5,12 @@
 #include "cmd.h"
 #include "diag.h"
 #include "plan.h"
+#include "strvec.h"
 #include "util.h"
 
 static const char usage_text[] =
 	"usage: bwbuild build --profile NAME [--out DIR] [--work DIR] [--until STEP]\n"
-	"                     [--mem-budget SIZE]\n"
+	"                     [--mem-budget SIZE] [--set KEY=VALUE]... [--strict]\n"
 	"       bwbuild --profile NAME [...]\n"
 	"\n"
 	"Fetch the profile's source, configure and compile it, make a wheel, verify it\n"
@@ -19,12 +20,17 @@ static const char usage_text[] =
 	"  --out DIR          where the wheel and manifest go (default out/<profile>)\n"
 	"  --work DIR         work tree: checkout, logs, build state (default work/<profile>)\n"
 	"  --until STEP       stop after fetch, configure, compile, wheel or verify\n"
-	"  --mem-budget SIZE  memory the compile may use, e.g. 16G (default: measured)\n";
+	"  --mem-budget SIZE  memory the compile may use, e.g. 16G (default: measured)\n"
+	"  --set KEY=VALUE    override a profile value, dotted (features.flash_attention=off,\n"
+	"                     cuda.archs=10.0;12.0+PTX); applied after every profile file\n"
+	"  --strict           treat the knowledge base's warnings as errors\n";
 
 int
 cmd_build(int argc, char **argv)
 {
-	struct build_opts o = { NULL, NULL, NULL, STEP_VERIFY, 0 };
+	/* static: the --set values live as long as the command (and stay reachable) */
+	static struct strvec sets = STRVEC_INIT;
+	struct build_opts o = { NULL, NULL, NULL, STEP_VERIFY, 0, &sets, 0 };
 	int i;
 
 	for (i = 1; i < argc; i++) {
@@ -34,6 +40,16 @@ cmd_build(int argc, char **argv)
 		if (opt_flag(argv[i], "--help") || opt_flag(argv[i], "-h")) {
 			fputs(usage_text, stdout);
 			return EXIT_OK;
+		}
+		if (opt_flag(argv[i], "--strict")) {
+			o.strict = 1;
+			continue;
+		}
+		if ((r = opt_value(argc, argv, &i, "--set", &v))) {
+			if (r < 0)
+				return EXIT_USAGE;
+			strvec_push(&sets, v);
+			continue;
 		}
 		if ((r = opt_value(argc, argv, &i, "--profile", &o.profile)) ||
 		    (r = opt_value(argc, argv, &i, "--out", &o.out_dir)) ||

@@ -10,19 +10,24 @@
 #include "json.h"
 #include "plan.h"
 #include "profile.h"
+#include "strvec.h"
 #include "util.h"
 
 static const char usage_text[] =
-	"usage: bwbuild plan --profile NAME [--json] [--out DIR] [--work DIR] [--mem-budget SIZE]\n"
+	"usage: bwbuild plan --profile NAME [--set KEY=VALUE]... [--strict] [--json]\n"
+	"                    [--out DIR] [--work DIR] [--mem-budget SIZE]\n"
 	"\n"
 	"Print the resolved profile, the exact environment and CMake cache entries the\n"
 	"build will use, the job count with its arithmetic, and the steps. Touches\n"
-	"nothing.\n";
+	"nothing. --set KEY=VALUE overrides a profile value (dotted key, applied last);\n"
+	"--strict makes knowledge-base warnings (e.g. no +PTX on the newest arch) errors.\n";
 
 int
 cmd_plan(int argc, char **argv)
 {
-	struct build_opts o = { NULL, NULL, NULL, STEP_VERIFY, 0 };
+	/* static: the --set values live as long as the command (and stay reachable) */
+	static struct strvec sets = STRVEC_INIT;
+	struct build_opts o = { NULL, NULL, NULL, STEP_VERIFY, 0, &sets, 0 };
 	struct profile p;
 	struct plan pl;
 	struct host h;
@@ -38,6 +43,16 @@ cmd_plan(int argc, char **argv)
 		}
 		if (opt_flag(argv[i], "--json")) {
 			json = 1;
+			continue;
+		}
+		if (opt_flag(argv[i], "--strict")) {
+			o.strict = 1;
+			continue;
+		}
+		if ((r = opt_value(argc, argv, &i, "--set", &v))) {
+			if (r < 0)
+				return EXIT_USAGE;
+			strvec_push(&sets, v);
 			continue;
 		}
 		if ((r = opt_value(argc, argv, &i, "--profile", &o.profile)) ||

@@ -17,6 +17,7 @@
 #include "buf.h"
 #include "diag.h"
 #include "profile.h"
+#include "strvec.h"
 #include "util.h"
 
 const struct feature_info feature_table[FEAT__COUNT] = {
@@ -706,8 +707,10 @@ validate(struct profile *p)
 					validate_archs(p, v->items[j]);
 				else if (!strcmp(v->keys[j], "home"))
 					set_value(&p->cuda_home, v->items[j], "cuda.home");
+				else if (!strcmp(v->keys[j], "version"))
+					set_value(&p->cuda_version, v->items[j], "cuda.version");
 				else
-					unknown_key(v, j, "cuda", "archs, home");
+					unknown_key(v, j, "cuda", "archs, home, version");
 			}
 		} else if (!strcmp(k, "features")) {
 			if (want_map(v, "features") < 0)
@@ -831,8 +834,66 @@ validate(struct profile *p)
 			 "(e.g. archs: [\"12.0\"]) or set 'features.cuda: off'");
 }
 
+/*
+ * Apply one --set KEY=VALUE (dotted key) on top of the merged profile, as
+ * one more file would be merged: maps merged, anything else replaced.
+ */
+static int
+apply_set(struct profile *p, const char *spec)
+{
+	const char *eq = strchr(spec, '=');
+	struct buf b = BUF_INIT;
+	struct loc loc;
+	struct pnode *node;
+	char *key, *dot;
+
+	buf_addf(&b, "--set %s", spec);
+	loc.file = keep_str(p, b.s);
+	loc.line = 1;
+	loc.col = 1;
+	buf_release(&b);
+	if (!eq || eq == spec || eq[-1] == '.' || spec[0] == '.' || strstr(spec, "..")) {
+		error("--set '%s' is not KEY=VALUE with a dotted key (e.g. "
+		      "--set features.flash_attention=off)", spec);
+		return -1;
+	}
+	node = xcalloc(1, sizeof(*node));
+	node->kind = PN_SCALAR;
+	node->str = xstrdup(eq + 1);
+	node->loc = loc;
+	key = xstrndup(spec, (size_t)(eq - spec));
+	/* Wrap the value in one map per key component, innermost first. */
+	for (;;) {
+		struct pnode *m = xcalloc(1, sizeof(*m));
+
+		dot = strrchr(key, '.');
+		m->kind = PN_MAP;
+		m->loc = loc;
+		m->n = m->cap = 1;
+		m->items = xcalloc(1, sizeof(*m->items));
+		m->keys = xcalloc(1, sizeof(*m->keys));
+		m->keylocs = xcalloc(1, sizeof(*m->keylocs));
+		m->items[0] = node;
+		m->keys[0] = xstrdup(dot ? dot + 1 : key);
+		m->keylocs[0] = loc;
+		node = m;
+		if (!dot)
+			break;
+		*dot = '\0';
+	}
+	free(key);
+	merge(p->root, node);
+	return 0;
+}
+
 int
 profile_load(struct profile *p, const char *spec)
+{
+	return profile_load_set(p, spec, NULL);
+}
+
+int
+profile_load_set(struct profile *p, const char *spec, const struct strvec *sets)
 {
 	char *chain[MAX_EXTENDS_DEPTH + 1] = { 0 };
 	const char *names[MAX_EXTENDS_DEPTH + 1] = { 0 };
@@ -847,6 +908,9 @@ profile_load(struct profile *p, const char *spec)
 	p->root = load_chain(p, p->path, chain, names, 0, NULL);
 	if (!p->root)
 		return -1;
+	for (size_t i = 0; sets && i < sets->n; i++)
+		if (apply_set(p, sets->v[i]) < 0)
+			return -1;
 	validate(p);
 	if (!p->name.str) {
 		const char *base = strrchr(p->path, '/');

@@ -67,6 +67,7 @@ struct profile {
 	size_t narchs;
 	int archs_given;            /* cuda.archs was set (maybe with bad entries) */
 	struct pvalue cuda_home;
+	struct pvalue cuda_version; /* the toolkit the profile is meant for, "13.0" */
 	enum tri features[FEAT__COUNT];
 	struct loc feature_loc[FEAT__COUNT];
 	struct pkv *cmake;
@@ -99,6 +100,9 @@ int profile_find(char **path_out, const char *spec);
  * first) with file:line:col and returns -1 if there was any.
  */
 int profile_load(struct profile *out, const char *spec);
+/* The same, with --set KEY=VALUE overrides (dotted keys) applied last. */
+struct strvec;
+int profile_load_set(struct profile *out, const char *spec, const struct strvec *sets);
 void profile_release(struct profile *p);
 
 /* "TORCH_CUDA_ARCH_LIST" value of the profile, e.g. "8.0;12.0+PTX". */

@@ -16,9 +16,9 @@ run 0 "$BW" plan --profile sm100 --json
 python3 - "$TMP/out" <<'PY'
 import json, sys
 p = json.load(open(sys.argv[1]))
-assert p["env"]["TORCH_CUDA_ARCH_LIST"] == "10.0", p["env"]
+assert p["env"]["TORCH_CUDA_ARCH_LIST"] == "10.0+PTX", p["env"]
 assert p["env"]["USE_MSLK"] == "1" and p["env"]["USE_FBGEMM_GENAI"] == "1"
-assert p["expected"] == {"sass": ["sm_100"], "ptx": []}
+assert p["expected"] == {"sass": ["sm_100"], "ptx": ["compute_100"]}
 assert p["steps"] == ["fetch", "configure", "compile", "wheel", "verify"]
 assert p["profile"]["source"]["repo"] == "https://github.com/pytorch/pytorch.git"
 PY
@@ -27,3 +27,26 @@ mkdir -p "$TMP/ppath"
 printf 'extends: %s/profiles/sm120.yaml\nname: mine\n' "$TOP" > "$TMP/ppath/mine.yaml"
 BWBUILD_PROFILE_PATH="$TMP/ppath" run 0 "$BW" plan --profile mine
 contains "$TMP/out" "profile      mine"
+# Shipped profiles plan without a warning.
+for p in profiles/*.yaml; do
+	run 0 "$BW" plan --profile "$p" --strict
+	[ ! -s "$TMP/err" ] || { cat "$TMP/err"; fail "warnings for $p"; }
+done
+# --set overrides, applied last, dotted; its mistakes point at the option.
+run 0 "$BW" plan --profile sm120 --set features.flash_attention=off --set 'cuda.archs=10.0;12.0+PTX' --json
+python3 - "$TMP/out" <<'PY'
+import json, sys
+p = json.load(open(sys.argv[1]))
+assert p["env"]["USE_FLASH_ATTENTION"] == "0", p["env"]
+assert p["env"]["TORCH_CUDA_ARCH_LIST"] == "10.0;12.0+PTX", p["env"]
+PY
+run 0 "$BW" plan --profile sm120 --set 'cuda.archs=10.0;12.0'
+contains "$TMP/err" "--set cuda.archs=10.0;12.0:1:1: warning: the newest arch '12.0' has no +PTX, so the wheel will not run on newer GPUs; write '12.0+PTX' for forward compatibility"
+run 2 "$BW" plan --profile sm120 --set 'cuda.archs=10.0;12.0' --strict
+contains "$TMP/err" "(an error with --strict)"
+run 2 "$BW" plan --profile sm120 --set features.flash=on
+contains "$TMP/err" "--set features.flash=on:1:1: error: unknown key 'flash' in 'features'"
+run 2 "$BW" plan --profile sm120 --set nodots
+contains "$TMP/err" "error: --set 'nodots' is not KEY=VALUE with a dotted key"
+run 2 "$BW" plan --profile sm120 --set cuda.archs=sm_120
+contains "$TMP/err" "--set cuda.archs=sm_120:1:1: error: 'sm_120' is not a TORCH_CUDA_ARCH_LIST entry; did you mean '12.0'?"

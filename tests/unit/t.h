@@ -38,6 +38,7 @@ void t_plan(void);
 void t_manifest(void);
 void t_compat(void);
 void t_manylinux(void);
+void t_knowledge(void);
 
 /* Write `text` to a fresh file under tests/tmp and return its path (static). */
 const char *t_write(const char *name, const char *text);

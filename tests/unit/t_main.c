@@ -38,6 +38,7 @@ main(void)
 	t_manifest();
 	t_compat();
 	t_manylinux();
+	t_knowledge();
 	printf("unit: %d checks, %d failed\n", t_checks, t_failures);
 	return t_failures ? 1 : 0;
 }

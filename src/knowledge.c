@@ -1,0 +1,236 @@
+/*
+ * The knowledge base: facts about toolkits, releases and features, kept as
+ * data so that a new CUDA or torch release is a new row, not new code.
+ * Sources: ../shared/reference/pytorch-build.md §5-7 and user-needs.md.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "arch.h"
+#include "buf.h"
+#include "diag.h"
+#include "knowledge.h"
+#include "profile.h"
+#include "util.h"
+
+/*
+ * CUDA toolkit -> the SASS targets nvcc can build (compute capability
+ * major*10+minor, 0-terminated) and the newest gcc it accepts.
+ *  12.8 adds 10.0, 10.1, 12.0; 12.9 adds 10.3, 12.1 and the 'f' family
+ *  targets; 13.0 renames 10.1 to 11.0 and drops everything below 7.5
+ *  (`nvcc --list-gpu-code`: sm_75 80 86 87 88 89 90 100 110 103 120 121).
+ *  gcc: CUDA 12.4-12.6 accept gcc <= 13, 12.8/12.9 gcc <= 14 (Spack's
+ *  conflicts("%gcc@15:", when="%cuda@:12.9")), 13.0 gcc <= 15
+ *  (crt/host_config.h: "#if __GNUC__ > 15").
+ */
+static const struct cuda_row {
+	unsigned cuda;
+	unsigned gcc_max;
+	int f_family;
+	unsigned sass[24];
+} cuda_rows[] = {
+	{ 1206, 13, 0, { 50, 52, 53, 60, 61, 62, 70, 72, 75, 80, 86, 87, 89, 90, 0 } },
+	{ 1208, 14, 0, { 50, 52, 53, 60, 61, 62, 70, 72, 75, 80, 86, 87, 89, 90, 100, 101, 120, 0 } },
+	{ 1209, 14, 1, { 50, 52, 53, 60, 61, 62, 70, 72, 75, 80, 86, 87, 89, 90, 100, 101, 103, 120,
+			 121, 0 } },
+	{ 1300, 15, 1, { 75, 80, 86, 87, 88, 89, 90, 100, 103, 110, 120, 121, 0 } },
+};
+
+/*
+ * torch release -> the first that knows an arch in select_compute_arch.cmake
+ * and its CUDA gating: 10.0/12.0 (Blackwell) arrive in 2.7 ("sm_120 needs
+ * torch >= 2.7", pytorch-build.md §7). 10.3, 11.0 and 12.1 came with the
+ * CUDA 12.9/13.0 builds; their first release is taken as 2.9 (unverified:
+ * the first release with cu129/cu130 CI), and 12.1 is mangled anyway below.
+ */
+static const struct { unsigned cc, torch; } torch_rows[] = {
+	{ 100, 207 }, { 101, 207 }, { 120, 207 }, { 103, 209 }, { 110, 209 }, { 121, 209 },
+};
+
+/* torch <= 2.11 rewrites "2.1" to "2.1(2.0)" inside "12.1" too: sm_121 becomes compute_20. */
+#define TORCH_121_MANGLED_UNTIL 211
+
+/* Features and the torch release that introduced their switch (0: always there). */
+static const struct { enum feature f; unsigned since; const char *note; } feature_since[] = {
+	{ FEAT_MSLK, 209, "USE_FBGEMM_GENAI in 2.9-2.10, renamed USE_MSLK in 2.11" },
+};
+
+unsigned
+kb_parse_version(const char *s)
+{
+	char *end;
+	unsigned long major, minor;
+
+	if (!s)
+		return 0;
+	if (*s == 'v')
+		s++;
+	major = strtoul(s, &end, 10);
+	if (end == s || *end != '.')
+		return 0;
+	s = end + 1;
+	minor = strtoul(s, &end, 10);
+	if (end == s || major > 99 || minor > 99)
+		return 0;
+	return (unsigned)(major * 100 + minor);
+}
+
+static const struct cuda_row *
+cuda_row(unsigned cuda)
+{
+	const struct cuda_row *best = NULL;
+	size_t i;
+
+	/* A toolkit between rows behaves as the row below it (12.7 as 12.6). */
+	for (i = 0; i < ARRAY_SIZE(cuda_rows); i++)
+		if (cuda_rows[i].cuda <= cuda)
+			best = &cuda_rows[i];
+	return best;
+}
+
+unsigned
+kb_gcc_max(unsigned cuda)
+{
+	const struct cuda_row *r = cuda_row(cuda);
+
+	return r ? r->gcc_max : 0;
+}
+
+int
+kb_cuda_builds(unsigned cuda, unsigned cc)
+{
+	const struct cuda_row *r = cuda_row(cuda);
+	size_t i;
+
+	if (!r)
+		return 1; /* older than the table: not judged */
+	for (i = 0; r->sass[i]; i++)
+		if (r->sass[i] == cc)
+			return 1;
+	return 0;
+}
+
+static void
+say(int strict, const struct loc *loc, const char *msg)
+{
+	if (strict)
+		error_at(loc, "%s (an error with --strict)", msg);
+	else
+		warning_at(loc, "%s", msg);
+}
+
+static const struct loc *
+feature_loc(const struct profile *p, enum feature f)
+{
+	return p->feature_loc[f].file ? &p->feature_loc[f] : NULL;
+}
+
+int
+kb_check(const struct profile *p, const struct kb_context *ctx, int strict)
+{
+	int before = diag_errors, reach80 = 0, has_100 = 0;
+	struct buf b = BUF_INIT, name = BUF_INIT;
+	const struct parch *top = NULL;
+	size_t i;
+
+	for (i = 0; i < p->narchs; i++) {
+		const struct parch *pa = &p->archs[i];
+		unsigned cc = (unsigned)(pa->arch.major * 10 + pa->arch.minor);
+		size_t k;
+
+		buf_reset(&name);
+		arch_format(&pa->arch, &name);
+		if (cc >= 80)
+			reach80 = 1;
+		if (pa->arch.major == 10)
+			has_100 = 1;
+		if (!top || arch_cmp(&pa->arch, &top->arch) > 0)
+			top = pa;
+		if (ctx->cuda && !kb_cuda_builds(ctx->cuda, cc)) {
+			const char *hint = cc == 101 && ctx->cuda >= 1300 ?
+						   "; CUDA 13 renamed 10.1 to 11.0" :
+					   cc == 110 && ctx->cuda < 1300 ? "; before CUDA 13 it is 10.1" :
+					   cc < 75 && ctx->cuda >= 1300 ?
+						   "; CUDA 13 dropped everything below 7.5" :
+						   "";
+
+			error_at(&pa->loc, "CUDA %u.%u (%s) cannot build '%s'%s", ctx->cuda / 100,
+				 ctx->cuda % 100, ctx->cuda_from, name.s, hint);
+		}
+		if (ctx->cuda && pa->arch.variant == 'f' && cuda_row(ctx->cuda) &&
+		    !cuda_row(ctx->cuda)->f_family)
+			error_at(&pa->loc, "'%s' is a family ('f') target, which needs CUDA >= 12.9 "
+				 "(this is CUDA %u.%u from %s)", name.s, ctx->cuda / 100,
+				 ctx->cuda % 100, ctx->cuda_from);
+		if (ctx->torch && cc == 121 && ctx->torch <= TORCH_121_MANGLED_UNTIL)
+			error_at(&pa->loc, "torch %u.%u (%s) turns '12.1' into compute_20 "
+				 "(\"2.1\" -> \"2.1(2.0)\" inside 12.1), so the build would carry no sm_121 "
+				 "code; use '12.0', whose SASS runs on sm_121 (GB10), or apply the "
+				 "select_compute_arch 12.1 patch", ctx->torch / 100, ctx->torch % 100,
+				 ctx->torch_from);
+		for (k = 0; ctx->torch && k < ARRAY_SIZE(torch_rows); k++)
+			if (torch_rows[k].cc == cc && ctx->torch < torch_rows[k].torch)
+				error_at(&pa->loc, "torch %u.%u (%s) does not know '%s'; it needs torch "
+					 ">= %u.%u", ctx->torch / 100, ctx->torch % 100, ctx->torch_from,
+					 name.s, torch_rows[k].torch / 100, torch_rows[k].torch % 100);
+	}
+	if (top && !top->arch.ptx) {
+		buf_addf(&b, "the newest arch '%s' has no +PTX, so the wheel will not run on newer "
+			 "GPUs; write '%s+PTX' for forward compatibility", top->text, top->text);
+		say(strict, &top->loc, b.s);
+		buf_reset(&b);
+	}
+
+	/* feature <-> arch, CUDA, release and other features */
+	if (p->narchs && !reach80) {
+		static const enum feature attn[] = { FEAT_FLASH_ATTENTION, FEAT_MEM_EFF_ATTENTION };
+
+		for (i = 0; i < ARRAY_SIZE(attn); i++)
+			if (p->features[attn[i]] == TRI_ON && feature_loc(p, attn[i]))
+				error_at(feature_loc(p, attn[i]), "'%s' needs an arch >= 8.0 in cuda.archs; "
+					 "PyTorch drops it silently otherwise",
+					 feature_table[attn[i]].key);
+	}
+	if (p->features[FEAT_MSLK] == TRI_ON && feature_loc(p, FEAT_MSLK)) {
+		const struct loc *l = feature_loc(p, FEAT_MSLK);
+
+		if (!has_100)
+			error_at(l, "'mslk' builds only with a 10.x entry (10.0, 10.0a, 10.3...) in "
+				 "cuda.archs; PyTorch turns it off otherwise");
+		if (ctx->cuda && ctx->cuda < 1208)
+			error_at(l, "'mslk' needs CUDA >= 12.8 (this is CUDA %u.%u from %s)",
+				 ctx->cuda / 100, ctx->cuda % 100, ctx->cuda_from);
+	}
+	for (i = 0; i < ARRAY_SIZE(feature_since); i++) {
+		enum feature f = feature_since[i].f;
+
+		if (ctx->torch && p->features[f] == TRI_ON && feature_loc(p, f) &&
+		    ctx->torch < feature_since[i].since)
+			error_at(feature_loc(p, f), "'%s' does not exist in torch %u.%u (%s); it arrived "
+				 "in %u.%u (%s)", feature_table[f].key, ctx->torch / 100, ctx->torch % 100,
+				 ctx->torch_from, feature_since[i].since / 100,
+				 feature_since[i].since % 100, feature_since[i].note);
+	}
+	if (p->features[FEAT_NCCL] == TRI_ON && feature_loc(p, FEAT_NCCL)) {
+		if (p->features[FEAT_DISTRIBUTED] == TRI_OFF) {
+			error_at(feature_loc(p, FEAT_NCCL), "'nccl' needs 'distributed'");
+			if (feature_loc(p, FEAT_DISTRIBUTED))
+				note_at(feature_loc(p, FEAT_DISTRIBUTED), "'distributed' is set off here");
+		}
+		if (p->features[FEAT_CUDA] == TRI_OFF) {
+			error_at(feature_loc(p, FEAT_NCCL), "'nccl' needs 'cuda'");
+			if (feature_loc(p, FEAT_CUDA))
+				note_at(feature_loc(p, FEAT_CUDA), "'cuda' is set off here");
+		}
+	}
+	if (p->features[FEAT_CUDNN] == TRI_ON && p->features[FEAT_CUDA] == TRI_OFF &&
+	    feature_loc(p, FEAT_CUDNN)) {
+		error_at(feature_loc(p, FEAT_CUDNN), "'cudnn' needs 'cuda'");
+		if (feature_loc(p, FEAT_CUDA))
+			note_at(feature_loc(p, FEAT_CUDA), "'cuda' is set off here");
+	}
+	buf_release(&b);
+	buf_release(&name);
+	return diag_errors > before ? -1 : 0;
+}

@@ -1,0 +1,36 @@
+#ifndef BWBUILD_KNOWLEDGE_H
+#define BWBUILD_KNOWLEDGE_H
+
+struct profile;
+
+/*
+ * What bwbuild knows about CUDA toolkits, torch releases and features, as
+ * one table in knowledge.c, and the checks of a profile against it.
+ * Versions are major*100+minor: CUDA 12.8 = 1208, torch 2.11 = 211; 0 is
+ * unknown, and the checks that need it are skipped.
+ */
+struct kb_context {
+	unsigned cuda;        /* the toolkit the build will use */
+	const char *cuda_from; /* where that came from: "cuda.version", "/usr/local/cuda/version.json" */
+	unsigned torch;       /* the source tree's release */
+	const char *torch_from;
+};
+
+/*
+ * Check the profile's archs and features against the knowledge base:
+ * errors at the offending key with what to do; warnings (e.g. no +PTX on
+ * the newest arch) become errors with `strict`. Returns -1 when it
+ * reported an error.
+ */
+int kb_check(const struct profile *p, const struct kb_context *ctx, int strict);
+
+/* "13.0" / "v2.11.0" / "2.11.0+cu130" -> 1300 / 211; 0 when not a version. */
+unsigned kb_parse_version(const char *s);
+
+/* The highest gcc major a CUDA toolkit accepts as host compiler; 0 if unknown. */
+unsigned kb_gcc_max(unsigned cuda);
+
+/* 1 if the CUDA toolkit can emit SASS for compute capability major*10+minor. */
+int kb_cuda_builds(unsigned cuda, unsigned cc);
+
+#endif
