@@ -12,6 +12,8 @@ int cmd_plan(int argc, char **argv);
 int cmd_verify(int argc, char **argv);
 int cmd_manifest(int argc, char **argv);
 int cmd_diff(int argc, char **argv);
+int cmd_doctor(int argc, char **argv);
+int cmd_profiles(int argc, char **argv);
 
 /*
  * Option helpers: `--name VALUE` or `--name=VALUE`. opt_value returns 1

@@ -8,6 +8,7 @@
 
 int diag_errors;
 int diag_warnings;
+int diag_quiet;
 
 static void
 vreport(const struct loc *loc, const char *level, const char *fmt, va_list ap)
@@ -15,6 +16,8 @@ vreport(const struct loc *loc, const char *level, const char *fmt, va_list ap)
 	int err = errno;
 	size_t n = strlen(fmt);
 
+	if (diag_quiet)
+		return;
 	fflush(stdout);
 	if (loc && loc->file) {
 		fputs(loc->file, stderr);

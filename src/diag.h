@@ -44,5 +44,7 @@ void note_at(const struct loc *loc, const char *fmt, ...)
 extern int diag_errors;
 /* Number of warnings reported since start. */
 extern int diag_warnings;
+/* While set, reports are counted but not printed (probing, e.g. listing profiles). */
+extern int diag_quiet;
 
 #endif

@@ -20,6 +20,8 @@ static const struct command commands[] = {
 	{ "verify", cmd_verify, "check a wheel: RECORD hashes, tags, zip hygiene, CUDA archs" },
 	{ "manifest", cmd_manifest, "describe what a wheel really contains, as JSON" },
 	{ "diff", cmd_diff, "compare two builds (manifests or wheels): features, archs, versions" },
+	{ "doctor", cmd_doctor, "preflight checklist: toolchain, libraries, disk, memory, GPUs" },
+	{ "profiles", cmd_profiles, "list the profiles found, with descriptions and paths" },
 };
 
 static void

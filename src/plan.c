@@ -208,13 +208,32 @@ plan_format(const struct plan *pl, struct buf *out)
 	size_t i;
 
 	buf_addf(out, "profile      %s  (%s)\n", p->name.str, p->path);
-	if (p->description.str)
-		buf_addf(out, "description  %s\n", p->description.str);
-	buf_addf(out, "source       %s @ %s\n", p->source_repo.str, p->source_ref.str);
-	buf_addf(out, "archs        %s", pl->arch_list);
-	if (p->narchs)
-		add_loc(out, &p->archs[0].loc);
-	buf_addstr(out, "\n");
+	if (p->description.str) {
+		buf_addf(out, "description  %s", p->description.str);
+		add_loc(out, &p->description.loc);
+		buf_addstr(out, "\n");
+	}
+	buf_addf(out, "source       %s", p->source_repo.str);
+	add_loc(out, &p->source_repo.loc);
+	buf_addf(out, "\nref          %s", p->source_ref.str);
+	add_loc(out, &p->source_ref.loc);
+	if (p->cuda_version.str) {
+		buf_addf(out, "\ncuda         %s", p->cuda_version.str);
+		add_loc(out, &p->cuda_version.loc);
+	}
+	buf_addf(out, "\ncuda home    %s", pl->cuda_home);
+	if (p->cuda_home.str)
+		add_loc(out, &p->cuda_home.loc);
+	buf_addf(out, "\narchs        %s\n", pl->arch_list);
+	for (i = 0; i < p->narchs; i++) {
+		struct buf a = BUF_INIT;
+
+		arch_format(&p->archs[i].arch, &a);
+		buf_addf(out, "  %-18s", a.s);
+		add_loc(out, &p->archs[i].loc);
+		buf_addstr(out, "\n");
+		buf_release(&a);
+	}
 	buf_addstr(out, "expected     SASS");
 	for (i = 0; i < pl->sass.n; i++)
 		buf_addf(out, " %s", pl->sass.v[i]);
@@ -232,6 +251,23 @@ plan_format(const struct plan *pl, struct buf *out)
 										 : "tree default");
 		add_loc(out, &p->feature_loc[i]);
 		buf_addstr(out, "\n");
+	}
+
+	if (p->nruntime_env) {
+		buf_addstr(out, "\nruntime env (for whoever runs the wheel)\n");
+		for (i = 0; i < p->nruntime_env; i++) {
+			buf_addf(out, "  %s=%s", p->runtime_env[i].key, p->runtime_env[i].val);
+			add_loc(out, &p->runtime_env[i].loc);
+			buf_addstr(out, "\n");
+		}
+	}
+	if (p->ncmake) {
+		buf_addstr(out, "\nextra cmake entries\n");
+		for (i = 0; i < p->ncmake; i++) {
+			buf_addf(out, "  %s=%s", p->cmake[i].key, p->cmake[i].val);
+			add_loc(out, &p->cmake[i].loc);
+			buf_addstr(out, "\n");
+		}
 	}
 
 	buf_addstr(out, "\nenvironment (set on top of the inherited one)\n");

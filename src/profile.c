@@ -349,12 +349,32 @@ is_path_spec(const char *spec)
 	return strchr(spec, '/') || ends_with(spec, ".yaml") || ends_with(spec, ".yml");
 }
 
+void
+profile_search_path(struct strvec *dirs)
+{
+	const char *env = getenv("BWBUILD_PROFILE_PATH");
+	char *dir = self_dir();
+
+	strvec_push(dirs, "profiles");
+	if (dir) {
+		strvec_pushf(dirs, "%s/../profiles", dir);
+		strvec_pushf(dirs, "%s/../share/bwbuild/profiles", dir);
+		free(dir);
+	}
+	if (env && *env) {
+		char *copy = xstrdup(env), *save = NULL, *tok;
+
+		for (tok = strtok_r(copy, ":", &save); tok; tok = strtok_r(NULL, ":", &save))
+			strvec_push(dirs, tok);
+		free(copy);
+	}
+}
+
 int
 profile_find(char **out, const char *spec)
 {
 	struct buf tried = BUF_INIT;
 	const char *env;
-	char *dir;
 	int found = 0;
 
 	*out = NULL;
@@ -370,32 +390,18 @@ profile_find(char **out, const char *spec)
 		if (!isalnum((unsigned char)*c) && !strchr("-_.", *c))
 			return error("'%s' is not a profile name (letters, digits, '-', '_' and '.')", spec);
 
-	found = try_dir(out, "profiles", spec);
-	buf_addstr(&tried, "profiles");
-	if (!found && (dir = self_dir())) {
-		struct buf d = BUF_INIT;
+	{
+		struct strvec dirs = STRVEC_INIT;
+		size_t i;
 
-		buf_addf(&d, "%s/../profiles", dir);
-		found = try_dir(out, d.s, spec);
-		buf_addf(&tried, ", %s", d.s);
-		buf_release(&d);
-		if (!found) {
-			buf_addf(&d, "%s/../share/bwbuild/profiles", dir);
-			found = try_dir(out, d.s, spec);
-			buf_release(&d);
+		profile_search_path(&dirs);
+		for (i = 0; i < dirs.n && !found; i++) {
+			found = try_dir(out, dirs.v[i], spec);
+			buf_addf(&tried, "%s%s", i ? ", " : "", dirs.v[i]);
 		}
-		free(dir);
+		strvec_clear(&dirs);
 	}
 	env = getenv("BWBUILD_PROFILE_PATH");
-	if (!found && env && *env) {
-		char *copy = xstrdup(env), *save = NULL, *tok;
-
-		for (tok = strtok_r(copy, ":", &save); tok && !found; tok = strtok_r(NULL, ":", &save)) {
-			found = try_dir(out, tok, spec);
-			buf_addf(&tried, ", %s", tok);
-		}
-		free(copy);
-	}
 	if (!found) {
 		error("no profile named '%s' (looked in %s%s); "
 		      "pass a name from there or a path to a .yaml file", spec, tried.s,

@@ -94,6 +94,9 @@ struct profile {
  * by path (anything with a '/' or ending in .yaml). -1 after reporting.
  */
 int profile_find(char **path_out, const char *spec);
+/* The directories profile_find searches, in order. */
+struct strvec;
+void profile_search_path(struct strvec *dirs);
 
 /*
  * Load, merge and validate. Reports every problem it finds (not just the

@@ -1,0 +1,47 @@
+#ifndef BWBUILD_DOCTOR_H
+#define BWBUILD_DOCTOR_H
+
+#include <stddef.h>
+
+struct profile;
+struct plan;
+struct json;
+struct buf;
+
+/*
+ * The preflight checklist behind `bwbuild doctor`: the toolchain, the
+ * libraries the profile's features need, disk, memory and GPUs, each with
+ * what to do when it is not right.
+ */
+enum check_status { CHECK_OK, CHECK_WARN, CHECK_FAIL };
+
+struct check {
+	enum check_status status;
+	char *name;     /* "nvcc", "host compiler", ... */
+	char *detail;   /* what was found, and what to do */
+};
+
+struct doctor {
+	struct check *checks;
+	size_t n, cap;
+};
+
+/* `p` and `pl` may be NULL (no profile): then only the toolchain is checked. */
+void doctor_run(struct doctor *d, const struct profile *p, const struct plan *pl,
+		const char *cuda_home, const char *work_dir);
+void doctor_release(struct doctor *d);
+int doctor_failed(const struct doctor *d);
+
+void doctor_format(const struct doctor *d, struct buf *out);
+struct json *doctor_json(const struct doctor *d);
+
+/*
+ * Pure parsers, exposed for tests: "Cuda compilation tools, release 13.0,
+ * V13.0.88" -> 1300; `nvcc --list-gpu-code` output -> 1 if it lists
+ * sm_<cc>; nvidia-smi CSV "NVIDIA H100, 9.0, 580.159.03" -> cc 90, driver 580.
+ */
+unsigned nvcc_version_parse(const char *text);
+int gpu_code_listed(const char *list, unsigned cc);
+int smi_line_parse(const char *line, unsigned *cc, unsigned *driver, struct buf *name);
+
+#endif

@@ -1,0 +1,61 @@
+# doctor: a checklist with exit 1 when something required is missing; GPUs and
+# toolkits are faked with scripts on PATH so the test needs neither.
+. tests/cli/lib.sh
+run 0 "$BW" doctor --profile demo --json
+python3 - "$TMP/out" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+names = [c["name"] for c in d["checks"]]
+for n in ("nvcc", "nvcc targets", "host compiler", "cmake", "ninja", "python", "disk", "memory", "gpu"):
+    assert n in names, (n, names)
+assert d["ok"] is True
+PY
+mkdir -p "$TMP/fake/bin" "$TMP/fakecuda/bin"
+cat > "$TMP/fake/bin/nvidia-smi" <<'SH'
+#!/bin/sh
+echo "NVIDIA GeForce RTX 5090, 12.0, 575.51.02"
+echo "NVIDIA H100 80GB HBM3, 9.0, 560.35.03"
+echo "NVIDIA GB10, 12.1, 580.95.05"
+echo "Tesla V100, 7.0, 575.51.02"
+SH
+chmod +x "$TMP/fake/bin/nvidia-smi"
+PATH="$TMP/fake/bin:$PATH" run 1 "$BW" doctor --profile demo
+contains "$TMP/out" "✅ driver         NVIDIA GeForce RTX 5090: driver 575"
+contains "$TMP/out" "❌ driver         NVIDIA H100 80GB HBM3: driver 560; Blackwell builds need R570 or newer"
+contains "$TMP/out" "✅ gpu coverage   NVIDIA GB10 (sm_121): "
+contains "$TMP/out" "❌ gpu coverage   Tesla V100 (sm_70): the profile's archs (8.0;12.0+PTX) have no SASS or PTX that runs on it; add 7.0 to cuda.archs"
+contains "$TMP/out" "not ready: fix the ❌ items above"
+# A CUDA 12.6 toolkit: too old for 12.0, and gcc 12 is within its range.
+cat > "$TMP/fakecuda/bin/nvcc" <<'SH'
+#!/bin/sh
+case "$1" in
+--version) echo "Cuda compilation tools, release 12.6, V12.6.85" ;;
+--list-gpu-code) printf 'sm_50\nsm_52\nsm_60\nsm_70\nsm_75\nsm_80\nsm_86\nsm_89\nsm_90\n' ;;
+esac
+SH
+chmod +x "$TMP/fakecuda/bin/nvcc"
+run 1 "$BW" doctor --profile demo --set "cuda.home=$TMP/fakecuda"
+contains "$TMP/out" "✅ nvcc           CUDA 12.6 at $TMP/fakecuda/bin/nvcc"
+contains "$TMP/out" "❌ nvcc targets   $TMP/fakecuda/bin/nvcc --list-gpu-code has no sm_120, which cuda.archs asks for (profiles/demo.yaml:10)"
+run 1 "$BW" doctor --profile demo --set "cuda.home=$TMP/fakecuda" --set cuda.version=13.0
+contains "$TMP/out" "❌ nvcc version   the profile says cuda.version 13.0 (--set cuda.version=13.0:1) but $TMP/fakecuda/bin/nvcc is CUDA 12.6"
+run 2 "$BW" doctor --profile tests/fixtures/profiles/bad/kb-121.yaml
+contains "$TMP/err" "turns '12.1' into compute_20"
+
+# profiles: names, descriptions and where each lives; shadowed names marked.
+run 0 "$BW" profiles
+contains "$TMP/out" "demo             bundled torch-shaped example"
+contains "$TMP/out" "$TOP/profiles/sm120.yaml"
+mkdir -p "$TMP/pp"
+printf 'extends: %s/profiles/sm120.yaml\nname: sm120\ndescription: my own sm120\n' "$TOP" > "$TMP/pp/sm120.yaml"
+printf 'name: broken\ncuda: {archs: [sm_120]}\n' > "$TMP/pp/broken.yaml"
+BWBUILD_PROFILE_PATH="$TMP/pp" run 0 "$BW" profiles --json
+python3 - "$TMP/out" "$TMP/pp" <<'PY'
+import json, sys
+ps = json.load(open(sys.argv[1]))
+mine = [p for p in ps if p["path"].startswith(sys.argv[2])]
+by = {p["name"]: p for p in mine}
+assert by["sm120"]["shadowed"] and by["sm120"]["description"] == "my own sm120", by
+assert not by["broken"]["valid"], by
+assert [p for p in ps if p["name"] == "demo"][0]["valid"]
+PY
