@@ -4,11 +4,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "buf.h"
 #include "build.h"
+#include "configure.h"
 #include "diag.h"
 #include "git.h"
 #include "host.h"
@@ -391,6 +393,41 @@ print_report(const struct wheel_report *r)
 		error("%s", r->errors.v[i]);
 }
 
+/*
+ * One bwbuild per work directory: an flock on <work>/lock, held until exit
+ * (the kernel drops it when the process dies, so a crash leaves no stale
+ * lock). The holder's pid is written into the file for the message.
+ */
+static int
+lock_work_dir(const char *work_dir)
+{
+	struct buf path = BUF_INIT, holder = BUF_INIT;
+	int fd;
+
+	buf_addf(&path, "%s/lock", work_dir);
+	fd = open(path.s, O_RDWR | O_CREAT | O_CLOEXEC, 0666);
+	if (fd < 0) {
+		error("cannot create '%s':", path.s);
+		buf_release(&path);
+		return -1;
+	}
+	if (flock(fd, LOCK_EX | LOCK_NB) < 0) {
+		read_file(&holder, path.s);
+		error("work directory '%s' is in use by another bwbuild (pid %.*s); wait for it to "
+		      "finish or use another --work", work_dir, (int)strcspn(holder.s ? holder.s : "?",
+									      "\n"),
+		      holder.s ? holder.s : "?");
+		close(fd);
+		buf_release(&path);
+		buf_release(&holder);
+		return -1;
+	}
+	if (ftruncate(fd, 0) == 0)
+		dprintf(fd, "%ld\n", (long)getpid());
+	buf_release(&path);
+	return fd;
+}
+
 int
 build_run(const struct build_opts *o)
 {
@@ -402,7 +439,8 @@ build_run(const struct build_opts *o)
 	double t[STEP__COUNT] = { 0 };
 	double t0 = now_seconds();
 	struct wheel_report rep;
-	int have_rep = 0;
+	struct json *effective = NULL;
+	int have_rep = 0, lock_fd = -1;
 	char *whl = NULL;
 	int ret = EXIT_FAIL;
 	int step;
@@ -428,6 +466,9 @@ build_run(const struct build_opts *o)
 
 	buf_addf(&path, "%s/logs", pl.work_dir);
 	if (mkdir_p(path.s) < 0)
+		goto out;
+	lock_fd = lock_work_dir(pl.work_dir);
+	if (lock_fd < 0)
 		goto out;
 	buf_reset(&path);
 	buf_addf(&path, "%s/tmp", pl.work_dir);
@@ -467,6 +508,11 @@ build_run(const struct build_opts *o)
 			strvec_push(&pr.args, "build");
 			pr.dir = pl.src_dir;
 			rc = run_step("configure", &pl, &pr, &t[step]);
+			if (!rc && configure_readback(&p, &pl, &effective) < 0) {
+				error("configure gave a build that differs from the profile; fix the "
+				      "cause above or change the profile");
+				rc = -1;
+			}
 			break;
 		case STEP_COMPILE:
 			step_env(&pr, &pl, version.len ? version.s : NULL);
@@ -563,6 +609,8 @@ build_run(const struct build_opts *o)
 		mi.source_commit = commit.s;
 		mi.build = b;
 		m = manifest_make(&mi);
+		json_set(m, "features_effective", effective ? effective : json_null());
+		effective = NULL;
 		text = json_print(m, 1);
 		buf_addf(&mpath, "%s/%.*s.manifest.json", pl.out_dir, (int)(strlen(whl) - 4), whl);
 		if (write_file_atomic(mpath.s, text, strlen(text)) == 0) {
@@ -579,6 +627,9 @@ build_run(const struct build_opts *o)
 		buf_release(&mpath);
 	}
 out:
+	if (lock_fd >= 0)
+		close(lock_fd);
+	json_free(effective);
 	if (have_rep)
 		wheel_report_release(&rep);
 	plan_release(&pl);

@@ -16,7 +16,10 @@ echo "== unit"
 tests/bin/unit 2>"$TMP/unit.stderr" || { cat "$TMP/unit.stderr"; exit 1; }
 
 echo "== fuzz corpora"
-for t in fatbin elf zip record yaml macros diff; do
+for f in tests/fuzz/fuzz_*.c; do
+	t=${f##*/fuzz_}
+	t=${t%.c}
+	[ -d "tests/fuzz/corpus/$t" ] || { echo "no corpus for fuzz target $t"; exit 1; }
 	tests/bin/fuzz_$t tests/fuzz/corpus/$t
 done
 

@@ -16,6 +16,15 @@ wheel=$(sed -n 's/^wheel: *//p' "$TMP/out")
 python3 - "$manifest" <<'PY'
 import json, sys
 m = json.load(open(sys.argv[1]))
+e = m["features_effective"]
+assert e["flash_attention"] == {"requested": "on", "effective": True, "option": "USE_FLASH_ATTENTION"}, e
+assert e["nccl"]["requested"] == "off" and e["nccl"]["effective"] is False, e
+# not a cache entry in the example (its cmake_dependent_option condition is a plain variable there)
+assert e["mslk"] == {"requested": None, "effective": None, "option": "USE_MSLK"}, e
+PY
+python3 - "$manifest" <<'PY'
+import json, sys
+m = json.load(open(sys.argv[1]))
 assert m["schema"] == "bwbuild-manifest/1"
 assert m["verify"]["ok"] is True, m["verify"]
 libs = {l["path"]: l for l in m["libraries"]}
@@ -120,6 +129,28 @@ contains "$TMP/err" "error: 'minitorch/lib/libminitorch_cuda.so' has no SASS for
 run 0 "$BW" build --profile "$TMP/demo-e2e.yaml" --work "$TMP/work" --out "$TMP/out-until" --until configure
 contains "$TMP/err" "stopped after 'configure'"
 [ ! -e "$TMP/out-until/"*.whl ] || fail "a wheel was made before the wheel step"
+
+# Requested vs effective: the example finds no NCCL (nccl.h is only under
+# /usr/local/cuda/include, which its find_path does not search) and turns it off.
+run 1 "$BW" build --profile "$TMP/demo-e2e.yaml" --work "$TMP/work" --out "$TMP/out-until" --until configure --set features.nccl=on
+contains "$TMP/err" "--set features.nccl=on:1:1: error: features.nccl is on, but the build turned USE_NCCL off: CMake did not find NCCL (nccl.h)"
+contains "$TMP/err" "configure gave a build that differs from the profile"
+
+# One bwbuild per work directory: the holder's pid is named.
+python3 - "$TMP/work/lock" <<'PY' &
+import fcntl, sys, time
+f = open(sys.argv[1], "w")
+fcntl.flock(f, fcntl.LOCK_EX)
+f.write("4242\n")
+f.flush()
+time.sleep(20)
+PY
+holder=$!
+sleep 1
+run 1 "$BW" build --profile "$TMP/demo-e2e.yaml" --work "$TMP/work" --out "$TMP/out-until" --until fetch
+contains "$TMP/err" "error: work directory '$TMP/work' is in use by another bwbuild (pid 4242); wait for it to finish or use another --work"
+kill "$holder"
+wait "$holder" 2>/dev/null || true
 
 # A broken tree fails with the command, the tail of its output and the log.
 printf 'broken' >> "$TMP/work/src/csrc/cuda/ops.cu"

@@ -39,6 +39,7 @@ main(void)
 	t_compat();
 	t_manylinux();
 	t_knowledge();
+	t_cmakecache();
 	printf("unit: %d checks, %d failed\n", t_checks, t_failures);
 	return t_failures ? 1 : 0;
 }
