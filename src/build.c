@@ -11,6 +11,7 @@
 #include "buf.h"
 #include "build.h"
 #include "configure.h"
+#include "launch.h"
 #include "diag.h"
 #include "git.h"
 #include "host.h"
@@ -56,7 +57,7 @@ build_prepare(struct profile *p, struct plan *pl, struct host *h, const struct b
 {
 	struct plan_opts po;
 	struct buf b = BUF_INIT;
-	char *work, *out;
+	char *work, *out, *self, *ccache = NULL;
 	const char *cuda_home;
 	int ret;
 
@@ -108,7 +109,24 @@ build_prepare(struct profile *p, struct plan *pl, struct host *h, const struct b
 	po.out_dir = out;
 	po.cuda_home = cuda_home;
 	po.mem_budget = o->mem_budget;
+	self = realpath("/proc/self/exe", NULL);
+	po.self_exe = self;
+	po.ccache = NULL;
+	if (p->cache.str && !strcmp(p->cache.str, "ccache")) {
+		ccache = find_program("ccache");
+		if (!ccache) {
+			error_at(&p->cache.loc, "build.cache is ccache, but there is no ccache on PATH "
+				 "(apt-get install ccache)");
+			free(self);
+			free(work);
+			free(out);
+			return -1;
+		}
+		po.ccache = ccache;
+	}
 	ret = plan_make(pl, p, h, &po);
+	free(self);
+	free(ccache);
 	free(work);
 	free(out);
 	return ret;
@@ -160,6 +178,21 @@ print_tail(const struct proc *p)
 	return 0;
 }
 
+/* Report a failed step: its command, how it ended, the tail of its output, the log. */
+static void
+step_failed(const char *step, const struct plan *pl, const struct proc *p)
+{
+	struct buf cmd = BUF_INIT;
+	int st = p->status;
+
+	proc_format_args(&p->args, &cmd);
+	error("step '%s' failed: '%s' %s %d", step, cmd.s, st > 128 ? "was killed by signal" :
+		"exited with", st > 128 ? st - 128 : st);
+	print_tail(p);
+	note("full log: %s/logs/%s.log", pl->work_dir, step);
+	buf_release(&cmd);
+}
+
 /* Run one step's command with its log; 0 on success, -1 after reporting. */
 static int
 run_step(const char *step, const struct plan *pl, struct proc *p, double *seconds)
@@ -169,7 +202,9 @@ run_step(const char *step, const struct plan *pl, struct proc *p, double *second
 	int fd, st;
 
 	buf_addf(&logpath, "%s/logs/%s.log", pl->work_dir, step);
-	fd = open(logpath.s, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+	/* A retried step appends, so the log keeps what the failed attempt printed. */
+	fd = open(logpath.s, O_WRONLY | O_CREAT | O_CLOEXEC | (p->append_log ? O_APPEND : O_TRUNC),
+		  0666);
 	if (fd < 0) {
 		error("cannot create log '%s':", logpath.s);
 		buf_release(&logpath);
@@ -197,10 +232,9 @@ run_step(const char *step, const struct plan *pl, struct proc *p, double *second
 		error("interrupted during '%s'; run the same command again to resume", step);
 		st = -1;
 	} else if (st > 0) {
-		error("step '%s' failed: '%s' %s %d", step, cmd.s, st > 128 ? "was killed by signal" :
-			"exited with", st > 128 ? st - 128 : st);
-		print_tail(p);
-		note("full log: %s", logpath.s);
+		p->status = st;
+		if (!p->defer_failure)
+			step_failed(step, pl, p);
 		st = -1;
 	} else if (st == 0) {
 		fprintf(stderr, "%s: done in %.1f s (log: %s)\n", step, *seconds, logpath.s);
@@ -284,6 +318,25 @@ remove_setuptools_staging(const char *src_dir)
  * a changed environment would be silently ignored: remember what the last
  * configure saw and start fresh when it differs.
  */
+/*
+ * Whether an environment entry can change what configure decides. Job
+ * counts, the launcher's budget and slots (they change with free memory
+ * and on OOM recovery), the compiler cache's settings and TMPDIR are read
+ * while compiling only, so they must not force a fresh configure.
+ */
+static int
+reaches_cmake(const char *entry)
+{
+	static const char *const compile_only[] = { "MAX_JOBS=", "CMAKE_BUILD_PARALLEL_LEVEL=",
+						    "TMPDIR=", "BWBUILD_LAUNCH_", "CCACHE_", NULL };
+	size_t i;
+
+	for (i = 0; compile_only[i]; i++)
+		if (starts_with(entry, compile_only[i]))
+			return 0;
+	return 1;
+}
+
 static int
 ensure_fresh_configure(const struct plan *pl, const struct proc *p, const char *commit)
 {
@@ -294,7 +347,8 @@ ensure_fresh_configure(const struct plan *pl, const struct proc *p, const char *
 	buf_addf(&stamp, "%s/configure.stamp", pl->work_dir);
 	buf_addf(&want, "commit %s\n", commit);
 	for (i = 0; i < p->env.n; i++)
-		buf_addf(&want, "%s\n", p->env.v[i]);
+		if (reaches_cmake(p->env.v[i]))
+			buf_addf(&want, "%s\n", p->env.v[i]);
 	buf_addf(&cache, "%s/build/CMakeCache.txt", pl->src_dir);
 	if (path_exists(stamp.s) && read_file(&have, stamp.s) == 0 && !strcmp(have.s, want.s)) {
 		ret = 0;
@@ -428,6 +482,122 @@ lock_work_dir(const char *work_dir)
 	return fd;
 }
 
+/* How many times a compile killed for memory is retried with less parallelism. */
+#define MAX_OOM_RECOVERIES 3
+
+/* Log lines that mean a compiler was killed (build-scheduling.md §5). */
+static int
+tail_says_killed(const struct proc *p)
+{
+	static const char *const marks[] = { "Killed signal terminated program",
+					     "died due to signal 9", "internal compiler error: Killed",
+					     "[code=137]", "killed by signal 9", NULL };
+	struct buf t = BUF_INIT;
+	size_t i;
+	int hit = 0;
+
+	buf_add(&t, p->tail ? p->tail : "", p->tail_len);
+	for (i = 0; marks[i] && !hit; i++)
+		hit = strstr(t.s, marks[i]) != NULL;
+	buf_release(&t);
+	return hit;
+}
+
+static void
+set_env_uint(struct strvec *env, const char *name, unsigned v)
+{
+	char n[16];
+
+	snprintf(n, sizeof(n), "%u", v);
+	strvec_env_set(env, name, n);
+}
+
+/*
+ * The compile step, resumed after an OOM kill: the launcher has already
+ * raised the killed file's estimate to 1.5x what it was admitted with;
+ * here parallelism is halved and the incremental build runs again (ninja
+ * rebuilds only what is missing), up to MAX_OOM_RECOVERIES times, never
+ * below one compile at a time.
+ */
+static int
+compile_with_recovery(struct plan *pl, const char *py, const char *version, double *seconds,
+		      struct json *recoveries)
+{
+	struct buf oom = BUF_INIT, launch_dir = BUF_INIT;
+	int attempt, rc = 0;
+
+	*seconds = 0;
+	buf_addf(&launch_dir, "%s/launch", pl->work_dir);
+	buf_addf(&oom, "%s/oom", launch_dir.s);
+	for (attempt = 0;; attempt++) {
+		struct proc pr = PROC_INIT;
+		struct strvec killed = STRVEC_INIT;
+		unsigned jobs = pl->jobs.jobs, slots = pl->jobs.slots;
+		double secs = 0;
+		size_t i;
+		int oom_seen;
+
+		unlink(oom.s);
+		step_env(&pr, pl, version);
+		strvec_push(&pr.args, py);
+		strvec_push(&pr.args, "setup.py");
+		strvec_push(&pr.args, "build");
+		pr.dir = pl->src_dir;
+		pr.defer_failure = 1;
+		pr.append_log = attempt > 0;
+		rc = run_step("compile", pl, &pr, &secs);
+		*seconds += secs;
+		oom_seen = rc && pr.status && !proc_interrupted &&
+			   (launch_oom_read(launch_dir.s, &killed) > 0 || tail_says_killed(&pr));
+		if (!oom_seen || attempt == MAX_OOM_RECOVERIES || (jobs == 1 && slots <= 1)) {
+			if (pr.status)
+				step_failed("compile", pl, &pr);
+			if (oom_seen)
+				error("compile was killed for memory again at MAX_JOBS=%u after %d "
+				      "recover%s; lower build.mem_budget or turn a heavy feature off",
+				      jobs, attempt, attempt == 1 ? "y" : "ies");
+			proc_release(&pr);
+			strvec_clear(&killed);
+			break;
+		}
+		proc_release(&pr);
+		pl->jobs.jobs = jobs > 1 ? jobs / 2 : 1;
+		pl->jobs.slots = slots > 1 ? slots / 2 : 1;
+		set_env_uint(&pl->env, "MAX_JOBS", pl->jobs.jobs);
+		if (pl->jobs.launcher)
+			set_env_uint(&pl->env, LAUNCH_ENV_SLOTS, pl->jobs.slots);
+		if (pl->jobs.heavy_jobs > pl->jobs.slots) {
+			pl->jobs.heavy_jobs = pl->jobs.slots;
+			set_env_uint(&pl->env, "FLASH_ATTENTION_MAX_JOBS", pl->jobs.heavy_jobs);
+		}
+		{
+			struct json *r = json_object();
+			struct buf names = BUF_INIT;
+
+			for (i = 0; i < killed.n; i++) {
+				char *hash = strrchr(killed.v[i], '#');
+
+				if (hash)
+					*hash = '\0'; /* the flags hash means nothing to a reader */
+			}
+			strvec_join(&killed, ", ", &names);
+			warning("compile: %s killed for memory; resuming with MAX_JOBS %u -> %u, %u -> %u "
+				"compiles at once (recovery %d of %d)", killed.n ? names.s : "a compiler was",
+				jobs, pl->jobs.jobs, slots, pl->jobs.slots, attempt + 1, MAX_OOM_RECOVERIES);
+			json_set(r, "attempt", json_number(attempt + 1));
+			json_set(r, "killed", json_string_array(killed.v, killed.n));
+			json_set(r, "max_jobs_before", json_number(jobs));
+			json_set(r, "max_jobs_after", json_number(pl->jobs.jobs));
+			json_push(recoveries, r);
+			buf_release(&names);
+		}
+		strvec_clear(&killed);
+	}
+	buf_release(&oom);
+	buf_release(&launch_dir);
+	return rc;
+}
+
 int
 build_run(const struct build_opts *o)
 {
@@ -439,7 +609,7 @@ build_run(const struct build_opts *o)
 	double t[STEP__COUNT] = { 0 };
 	double t0 = now_seconds();
 	struct wheel_report rep;
-	struct json *effective = NULL;
+	struct json *effective = NULL, *recoveries = json_array();
 	int have_rep = 0, lock_fd = -1;
 	char *whl = NULL;
 	int ret = EXIT_FAIL;
@@ -515,12 +685,8 @@ build_run(const struct build_opts *o)
 			}
 			break;
 		case STEP_COMPILE:
-			step_env(&pr, &pl, version.len ? version.s : NULL);
-			strvec_push(&pr.args, py.s);
-			strvec_push(&pr.args, "setup.py");
-			strvec_push(&pr.args, "build");
-			pr.dir = pl.src_dir;
-			rc = run_step("compile", &pl, &pr, &t[step]);
+			rc = compile_with_recovery(&pl, py.s, version.len ? version.s : NULL, &t[step],
+						   recoveries);
 			break;
 		case STEP_WHEEL:
 			buf_reset(&dist);
@@ -597,6 +763,9 @@ build_run(const struct build_opts *o)
 		json_set(timings, "total", json_number((double)(long)((now_seconds() - t0) * 1000) / 1000));
 		json_set(b, "timings", timings);
 		json_set(b, "max_jobs", json_number(pl.jobs.jobs));
+		json_set(b, "launcher", json_bool(pl.jobs.launcher));
+		json_set(b, "oom_recoveries", recoveries);
+		recoveries = NULL;
 		json_set(b, "mem_budget", json_number((double)pl.jobs.budget));
 		json_set(b, "python", json_string(py.s));
 		json_set(b, "torch_cuda_arch_list", json_string(pl.arch_list));
@@ -630,6 +799,7 @@ out:
 	if (lock_fd >= 0)
 		close(lock_fd);
 	json_free(effective);
+	json_free(recoveries);
 	if (have_rep)
 		wheel_report_release(&rep);
 	plan_release(&pl);

@@ -14,6 +14,7 @@ int cmd_manifest(int argc, char **argv);
 int cmd_diff(int argc, char **argv);
 int cmd_doctor(int argc, char **argv);
 int cmd_profiles(int argc, char **argv);
+int cmd_launch(int argc, char **argv);
 
 /*
  * Option helpers: `--name VALUE` or `--name=VALUE`. opt_value returns 1

@@ -44,28 +44,6 @@ add(struct doctor *d, enum check_status st, const char *name, const char *fmt, .
 	d->n++;
 }
 
-/* A program on PATH (or a path), or NULL. */
-static char *
-find_program(const char *name)
-{
-	const char *path = getenv("PATH");
-	struct buf b = BUF_INIT;
-
-	if (strchr(name, '/'))
-		return access(name, X_OK) == 0 ? xstrdup(name) : NULL;
-	while (path && *path) {
-		size_t n = strcspn(path, ":");
-
-		buf_reset(&b);
-		buf_addf(&b, "%.*s/%s", (int)n, n ? path : ".", name);
-		if (access(b.s, X_OK) == 0)
-			return buf_detach(&b);
-		path += n + (path[n] == ':');
-	}
-	buf_release(&b);
-	return NULL;
-}
-
 static void
 collect(void *ctx, const char *line, size_t len)
 {

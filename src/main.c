@@ -22,6 +22,7 @@ static const struct command commands[] = {
 	{ "diff", cmd_diff, "compare two builds (manifests or wheels): features, archs, versions" },
 	{ "doctor", cmd_doctor, "preflight checklist: toolchain, libraries, disk, memory, GPUs" },
 	{ "profiles", cmd_profiles, "list the profiles found, with descriptions and paths" },
+	{ "launch", cmd_launch, "compiler launcher with memory admission control (set by build)" },
 };
 
 static void

@@ -5,6 +5,7 @@
 #include "diag.h"
 #include "host.h"
 #include "json.h"
+#include "launch.h"
 #include "plan.h"
 #include "profile.h"
 #include "util.h"
@@ -45,7 +46,7 @@ feature_on_or_default(const struct profile *p, enum feature f)
 }
 
 void
-jobs_compute(struct jobs_calc *jc, const struct profile *p, const struct host *h,
+jobs_compute(struct jobs_calc *jc, const struct profile *p, const struct host *h, int launcher,
 	     uint64_t mem_budget)
 {
 	uint64_t limit;
@@ -88,6 +89,17 @@ jobs_compute(struct jobs_calc *jc, const struct profile *p, const struct host *h
 	if (jc->by_memory < 1)
 		jc->by_memory = 1;
 	jc->jobs = jc->by_memory < jc->cpus ? jc->by_memory : jc->cpus;
+	jc->slots = jc->jobs;
+	if (launcher) {
+		/*
+		 * The launcher admits by memory and CPU slots itself; ninja gets
+		 * twice the cores so a compile waiting for memory does not hold
+		 * the slot a small one could use (build-scheduling.md §4).
+		 */
+		jc->launcher = 1;
+		jc->slots = jc->cpus;
+		jc->jobs = 2 * jc->cpus;
+	}
 	if (p->jobs) {
 		jc->jobs = (unsigned)p->jobs;
 		jc->jobs_given = 1;
@@ -96,8 +108,8 @@ jobs_compute(struct jobs_calc *jc, const struct profile *p, const struct host *h
 		jc->heavy_jobs = (unsigned)(jc->budget / jc->heavy_per_job);
 		if (jc->heavy_jobs < 1)
 			jc->heavy_jobs = 1;
-		if (jc->heavy_jobs > jc->jobs)
-			jc->heavy_jobs = jc->jobs;
+		if (jc->heavy_jobs > jc->slots)
+			jc->heavy_jobs = jc->slots;
 	}
 }
 
@@ -141,7 +153,7 @@ plan_make(struct plan *pl, const struct profile *p, const struct host *h,
 		}
 	}
 
-	jobs_compute(&pl->jobs, p, h, o->mem_budget);
+	jobs_compute(&pl->jobs, p, h, o->self_exe && p->launcher != TRI_OFF, o->mem_budget);
 
 	for (i = 0; i < FEAT__COUNT; i++) {
 		const char *v;
@@ -170,6 +182,44 @@ plan_make(struct plan *pl, const struct profile *p, const struct host *h,
 		buf_addf(&b, "%u", pl->jobs.heavy_jobs);
 		strvec_env_set(&pl->env, "FLASH_ATTENTION_MAX_JOBS", b.s);
 		buf_reset(&b);
+	}
+	if (pl->jobs.launcher || o->ccache) {
+		static const char *const langs[] = { "C", "CXX", "CUDA" };
+
+		buf_reset(&b);
+		if (pl->jobs.launcher)
+			buf_addf(&b, "%s;launch;--", o->self_exe);
+		if (o->ccache)
+			buf_addf(&b, "%s%s", b.len ? ";" : "", o->ccache);
+		for (i = 0; i < ARRAY_SIZE(langs); i++) {
+			struct buf name = BUF_INIT;
+
+			buf_addf(&name, "CMAKE_%s_COMPILER_LAUNCHER", langs[i]);
+			add_env_and_cmake(pl, name.s, b.s);
+			buf_release(&name);
+		}
+		buf_reset(&b);
+	}
+	if (pl->jobs.launcher) {
+		buf_addf(&b, "%s/launch", o->work_dir);
+		strvec_env_set(&pl->env, LAUNCH_ENV_DIR, b.s);
+		buf_reset(&b);
+		buf_addf(&b, "%llu", (unsigned long long)pl->jobs.budget);
+		strvec_env_set(&pl->env, LAUNCH_ENV_BUDGET, b.s);
+		buf_reset(&b);
+		buf_addf(&b, "%u", pl->jobs.slots);
+		strvec_env_set(&pl->env, LAUNCH_ENV_SLOTS, b.s);
+		buf_reset(&b);
+		strvec_env_set(&pl->env, LAUNCH_ENV_ROOT, pl->src_dir);
+	}
+	if (o->ccache) {
+		/* Path-independent keys, so two checkouts share hits. */
+		strvec_env_set(&pl->env, "CCACHE_BASEDIR", pl->src_dir);
+		strvec_env_set(&pl->env, "CCACHE_NOHASHDIR", "true");
+		if (p->cache_remote.str) {
+			strvec_env_set(&pl->env, "CCACHE_REMOTE_STORAGE", p->cache_remote.str);
+			strvec_env_set(&pl->env, "CCACHE_REMOTE_ONLY", "false");
+		}
 	}
 	/* nvcc's intermediates on disk, not on a tmpfs where they are unreclaimable. */
 	buf_addf(&b, "%s/tmp", o->work_dir);
@@ -303,11 +353,20 @@ plan_format(const struct plan *pl, struct buf *out)
 	buf_addf(out, " (%s, %zu targets)\n", jc->per_job_kind, pl->sass.n + pl->ptx.n);
 	if (jc->jobs_given)
 		buf_addf(out, "  MAX_JOBS        %u (build.jobs)\n", jc->jobs);
+	else if (jc->launcher)
+		buf_addf(out, "  MAX_JOBS        2 x cpus = %u ninja slots; the launcher admits at most %u "
+			 "compiles at once\n                  and only while their reservations fit the "
+			 "budget (without it: %u)\n", jc->jobs, jc->slots,
+			 jc->by_memory < jc->cpus ? jc->by_memory : jc->cpus);
 	else
 		buf_addf(out, "  MAX_JOBS        min(cpus %u, budget/per job %u) = %u\n", jc->cpus,
 			 jc->by_memory, jc->jobs);
+	if (jc->launcher)
+		buf_addstr(out, "  launcher        bwbuild launch: reserves 2 GiB per C++ and 3 GiB per CUDA "
+			   "compile (6 GiB flash/CUTLASS),\n                  scaled by gencodes and "
+			   "--threads, then the learned peak of each file\n");
 	if (jc->heavy_jobs) {
-		buf_addstr(out, "  heavy pool      FLASH_ATTENTION_MAX_JOBS = min(MAX_JOBS, budget/");
+		buf_addstr(out, "  heavy pool      FLASH_ATTENTION_MAX_JOBS = min(slots, budget/");
 		format_size(out, jc->heavy_per_job);
 		buf_addf(out, ") = %u\n", jc->heavy_jobs);
 	}

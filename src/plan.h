@@ -44,6 +44,8 @@ struct jobs_calc {
 	unsigned jobs;            /* MAX_JOBS */
 	unsigned heavy_jobs;      /* FLASH_ATTENTION_MAX_JOBS; 0 if none */
 	int jobs_given;           /* build.jobs was a number */
+	int launcher;             /* admission by `bwbuild launch`: MAX_JOBS = 2 x cpus */
+	unsigned slots;           /* compiles the launcher lets run at once (cpus) */
 };
 
 struct plan {
@@ -65,6 +67,8 @@ struct plan_opts {
 	const char *out_dir;    /* absolute */
 	const char *cuda_home;  /* detected or profile's */
 	uint64_t mem_budget;    /* --mem-budget; 0 = profile / auto */
+	const char *self_exe;   /* bwbuild itself, for the compiler launcher; NULL: no launcher */
+	const char *ccache;     /* the ccache program when build.cache is ccache */
 };
 
 /* Build the plan; -1 after reporting a problem with the profile. */
@@ -78,7 +82,7 @@ struct json *plan_json(const struct plan *pl);
 struct json *profile_json(const struct profile *p);
 
 /* Compute the job count (exposed for tests). */
-void jobs_compute(struct jobs_calc *jc, const struct profile *p, const struct host *h,
+void jobs_compute(struct jobs_calc *jc, const struct profile *p, const struct host *h, int launcher,
 		  uint64_t mem_budget);
 
 #endif

@@ -32,9 +32,13 @@ struct proc {
 	size_t tail_max;
 	char *tail;
 	size_t tail_len;
+	/* For the caller: the last exit status, and whether it reports a failure itself. */
+	int status;
+	int defer_failure;
+	int append_log;
 };
 
-#define PROC_INIT { STRVEC_INIT, STRVEC_INIT, NULL, -1, 0, NULL, NULL, 0, NULL, 0 }
+#define PROC_INIT { STRVEC_INIT, STRVEC_INIT, NULL, -1, 0, NULL, NULL, 0, NULL, 0, 0, 0, 0 }
 
 /*
  * Run to completion. Returns the exit status (0-255), 128+N when killed by

@@ -777,8 +777,27 @@ validate(struct profile *p)
 							 "such as '24G', not '%s'", bv->str);
 				} else if (!strcmp(v->keys[j], "python")) {
 					set_value(&p->python, bv, "build.python");
+				} else if (!strcmp(v->keys[j], "launcher")) {
+					if (want_scalar(bv, "build.launcher") < 0)
+						continue;
+					p->launcher_loc = bv->loc;
+					if (parse_bool(bv->str, &p->launcher) < 0)
+						error_at(&bv->loc, "'build.launcher' is on or off, not '%s'",
+							 bv->str);
+				} else if (!strcmp(v->keys[j], "cache")) {
+					set_value(&p->cache, bv, "build.cache");
+					if (p->cache.str && strcmp(p->cache.str, "ccache") &&
+					    strcmp(p->cache.str, "none"))
+						error_at(&bv->loc, "'build.cache' is ccache or none, not '%s'",
+							 p->cache.str);
+				} else if (!strcmp(v->keys[j], "cache_remote")) {
+					set_value(&p->cache_remote, bv, "build.cache_remote");
+					if (p->cache_remote.str && !starts_with(p->cache_remote.str, "redis://"))
+						error_at(&bv->loc, "'build.cache_remote' must be a redis://HOST:PORT "
+							 "URL, not '%s'", p->cache_remote.str);
 				} else {
-					unknown_key(v, j, "build", "jobs, mem_budget, python");
+					unknown_key(v, j, "build", "jobs, mem_budget, python, launcher, cache, "
+						    "cache_remote");
 				}
 			}
 		} else if (!strcmp(k, "wheel")) {

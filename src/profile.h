@@ -77,6 +77,10 @@ struct profile {
 	uint64_t mem_budget;        /* 0 = auto */
 	struct loc mem_budget_loc;
 	struct pvalue python;
+	enum tri launcher;          /* build.launcher; unset = on */
+	struct loc launcher_loc;
+	struct pvalue cache;        /* build.cache: "ccache" or "none" */
+	struct pvalue cache_remote; /* build.cache_remote: redis://HOST:PORT */
 	struct pvalue version_suffix;
 	struct pkv *runtime_env;
 	size_t nruntime_env;

@@ -312,3 +312,25 @@ ends_with(const char *s, const char *suffix)
 
 	return a >= b && !memcmp(s + a - b, suffix, b);
 }
+
+/* A program on PATH (or a path), or NULL. */
+char *
+find_program(const char *name)
+{
+	const char *path = getenv("PATH");
+	struct buf b = BUF_INIT;
+
+	if (strchr(name, '/'))
+		return access(name, X_OK) == 0 ? xstrdup(name) : NULL;
+	while (path && *path) {
+		size_t n = strcspn(path, ":");
+
+		buf_reset(&b);
+		buf_addf(&b, "%.*s/%s", (int)n, n ? path : ".", name);
+		if (access(b.s, X_OK) == 0)
+			return buf_detach(&b);
+		path += n + (path[n] == ':');
+	}
+	buf_release(&b);
+	return NULL;
+}

@@ -62,4 +62,7 @@ void format_size(struct buf *b, uint64_t bytes);
 int starts_with(const char *s, const char *prefix);
 int ends_with(const char *s, const char *suffix);
 
+/* The path of a program on $PATH (or `name` itself if it has a '/'), or NULL. Caller frees. */
+char *find_program(const char *name);
+
 #endif

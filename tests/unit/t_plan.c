@@ -14,7 +14,7 @@ t_plan(void)
 	struct host h;
 	struct jobs_calc jc;
 	struct plan pl;
-	struct plan_opts o = { "/w", "/o", "/usr/local/cuda", 0 };
+	struct plan_opts o = { "/w", "/o", "/usr/local/cuda", 0, NULL, NULL };
 	uint64_t v = 0;
 
 	CHECK(meminfo_get("MemTotal:       24683656 kB\nMemAvailable:   20000000 kB\n",
@@ -32,7 +32,7 @@ t_plan(void)
 	h.cpus = 64;
 	h.mem_total = 64 * GiB;
 	h.mem_available = 40 * GiB;
-	jobs_compute(&jc, &p, &h, 0);
+	jobs_compute(&jc, &p, &h, 0, 0);
 	/* headroom max(2 GiB, 6.4 GiB); 33.6 GiB / 2.5 GiB per 3-target CUDA job = 13 */
 	CHECK(jc.headroom == 64 * GiB / 10);
 	CHECK(jc.jobs == 13);
@@ -41,13 +41,13 @@ t_plan(void)
 	/* A cgroup tighter than MemAvailable wins. */
 	h.cgroup_limit = 16 * GiB;
 	h.cgroup_room = 12 * GiB;
-	jobs_compute(&jc, &p, &h, 0);
+	jobs_compute(&jc, &p, &h, 0, 0);
 	CHECK(jc.usable == 12 * GiB);
 	CHECK(jc.budget == 10 * GiB);
 	CHECK(jc.jobs == 4);
 
 	/* An explicit budget; never fewer than one job. */
-	jobs_compute(&jc, &p, &h, 1 * GiB);
+	jobs_compute(&jc, &p, &h, 0, 1 * GiB);
 	CHECK(jc.budget_given && jc.jobs == 1 && jc.heavy_jobs == 1);
 
 	CHECK(plan_make(&pl, &p, &h, &o) == 0);

@@ -1,0 +1,628 @@
+/*
+ * Files in the launch directory (BWBUILD_LAUNCH_DIR, <work>/launch):
+ *
+ *	lock     flock(2) target guarding the two files below
+ *	ledger   one line per waiting or running compile:
+ *	         "TICKET PID STATE BYTES KEY" (STATE: W waiting, R running)
+ *	peaks    "KEY BYTES": the learned peak RSS of each compile's tree
+ *	oom      "KEY BYTES": compiles that died of SIGKILL (appended)
+ *
+ * Lines of dead pids are dropped whenever the ledger is read, so a
+ * launcher that crashed gives its reservation back.
+ */
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "buf.h"
+#include "diag.h"
+#include "launch.h"
+#include "strvec.h"
+#include "util.h"
+
+#define POLL_NS (50 * 1000 * 1000L)
+
+static uint64_t
+fnv1a(uint64_t h, const char *s)
+{
+	for (; *s; s++) {
+		h ^= (unsigned char)*s;
+		h *= 0x100000001b3ULL;
+	}
+	return h ^ 0xff; /* separator between arguments */
+}
+
+static int
+is_source(const char *a)
+{
+	return ends_with(a, ".c") || ends_with(a, ".cc") || ends_with(a, ".cpp") ||
+	       ends_with(a, ".cxx") || ends_with(a, ".cu");
+}
+
+/* Flags that change a compile's memory, and whether they take the next argument. */
+static int
+memory_flag(const char *a, int *takes_next)
+{
+	static const char *const with_arg[] = { "-gencode", "--generate-code", "-arch", "--threads",
+						"-t", "-arch=", NULL };
+	static const char *const prefixes[] = { "-gencode=", "--generate-code=", "-arch=",
+						"--gpu-architecture", "--threads=", "-O", "-G",
+						"-lineinfo", "-g", NULL };
+	size_t i;
+
+	*takes_next = 0;
+	for (i = 0; with_arg[i]; i++) {
+		if (!strcmp(a, with_arg[i])) {
+			*takes_next = 1;
+			return 1;
+		}
+	}
+	for (i = 0; prefixes[i]; i++)
+		if (starts_with(a, prefixes[i]))
+			return 1;
+	return 0;
+}
+
+void
+launch_key(char *const *argv, const char *root, struct buf *key, struct buf *source)
+{
+	uint64_t h = 0xcbf29ce484222325ULL;
+	const char *src = NULL, *rel;
+	size_t i, rl = root ? strlen(root) : 0;
+
+	for (i = 1; argv[i]; i++) {
+		int next;
+
+		if (!strcmp(argv[i], "-c") && argv[i + 1])
+			src = argv[i + 1];
+		if (memory_flag(argv[i], &next)) {
+			h = fnv1a(h, argv[i]);
+			if (next && argv[i + 1])
+				h = fnv1a(h, argv[++i]);
+		}
+	}
+	for (i = 1; !src && argv[i]; i++)
+		if (is_source(argv[i]))
+			src = argv[i];
+	if (!src)
+		src = argv[0];
+	rel = src;
+	if (rl && !strncmp(src, root, rl) && src[rl] == '/')
+		rel = src + rl + 1;
+	buf_reset(key);
+	buf_addf(key, "%s#%016llx", rel, (unsigned long long)h);
+	if (source) {
+		buf_reset(source);
+		buf_addstr(source, rel);
+	}
+}
+
+/* Heavy kernels by path: flash/memory-efficient attention, CUTLASS, MSLK. */
+static int
+is_heavy(const char *source)
+{
+	static const char *const marks[] = { "flash", "mem_eff", "cutlass", "fmha", "mslk",
+					     "fbgemm_gpu", "genai", NULL };
+	size_t i;
+
+	for (i = 0; marks[i]; i++)
+		if (strstr(source, marks[i]))
+			return 1;
+	return 0;
+}
+
+uint64_t
+launch_estimate(char *const *argv, const char *source)
+{
+	const char *cc = strrchr(argv[0], '/') ? strrchr(argv[0], '/') + 1 : argv[0];
+	unsigned gencodes = 0, threads = 1;
+	int cuda = ends_with(source, ".cu") || !strcmp(cc, "nvcc");
+	uint64_t base;
+	size_t i;
+
+	for (i = 1; argv[i]; i++) {
+		const char *a = argv[i];
+
+		if (!strcmp(a, "-gencode") || !strcmp(a, "--generate-code"))
+			gencodes++;
+		else if (starts_with(a, "-gencode=") || starts_with(a, "--generate-code="))
+			gencodes++;
+		else if ((!strcmp(a, "--threads") || !strcmp(a, "-t")) && argv[i + 1])
+			threads = (unsigned)strtoul(argv[i + 1], NULL, 10);
+		else if (starts_with(a, "--threads="))
+			threads = (unsigned)strtoul(a + 10, NULL, 10);
+		else if (!strcmp(a, "-x") && argv[i + 1] && !strcmp(argv[i + 1], "cu"))
+			cuda = 1;
+	}
+	if (!cuda)
+		return EST_LAUNCH_CXX;
+	base = is_heavy(source) ? EST_LAUNCH_HEAVY : EST_LAUNCH_CUDA;
+	if (!gencodes)
+		gencodes = 1;
+	if (threads == 0)
+		threads = (unsigned)sysconf(_SC_NPROCESSORS_ONLN);
+	if (threads > gencodes)
+		threads = gencodes;
+	if (threads < 1)
+		threads = 1;
+	/* est = base x (1 + 0.1 x (n - 1)) x min(T, n)  (build-scheduling.md §3) */
+	return base * (10 + (gencodes - 1)) / 10 * threads;
+}
+
+uint64_t
+peaks_get(const char *text, const char *key)
+{
+	size_t kl = strlen(key);
+	const char *p = text;
+	uint64_t v = 0;
+
+	while (p && *p) {
+		if (!strncmp(p, key, kl) && p[kl] == ' ')
+			v = strtoull(p + kl + 1, NULL, 10);
+		p = strchr(p, '\n');
+		if (p)
+			p++;
+	}
+	return v;
+}
+
+uint64_t
+peaks_learn(uint64_t old, uint64_t peak)
+{
+	return old > peak ? (9 * old + peak) / 10 : peak;
+}
+
+/* ---- the ledger ---- */
+
+struct entry {
+	unsigned long ticket;
+	long pid;
+	char state;
+	uint64_t bytes;
+};
+
+struct ledger {
+	struct entry *v;
+	size_t n, cap;
+	struct strvec keys;
+};
+
+static int
+pid_alive(long pid)
+{
+	return pid > 0 && (kill((pid_t)pid, 0) == 0 || errno == EPERM);
+}
+
+static void
+ledger_read(struct ledger *l, const char *path)
+{
+	struct buf text = BUF_INIT;
+	const char *p;
+
+	memset(l, 0, sizeof(*l));
+	strvec_init(&l->keys);
+	if (!path_exists(path) || read_file(&text, path) < 0)
+		return;
+	for (p = text.s; p && *p; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : NULL) {
+		struct entry e;
+		char state;
+		int used = 0;
+
+		if (sscanf(p, "%lu %ld %c %llu %n", &e.ticket, &e.pid, &state,
+			   (unsigned long long *)&e.bytes, &used) < 4 || !pid_alive(e.pid))
+			continue;
+		e.state = state;
+		ALLOC_GROW(l->v, l->n + 1, l->cap);
+		l->v[l->n++] = e;
+		strvec_push_nodup(&l->keys, xstrndup(p + used, strcspn(p + used, "\n")));
+	}
+	buf_release(&text);
+}
+
+static int
+ledger_write(const struct ledger *l, const char *path)
+{
+	struct buf b = BUF_INIT;
+	size_t i;
+	int rc;
+
+	for (i = 0; i < l->n; i++)
+		buf_addf(&b, "%lu %ld %c %llu %s\n", l->v[i].ticket, l->v[i].pid, l->v[i].state,
+			 (unsigned long long)l->v[i].bytes, l->keys.v[i]);
+	rc = write_file_atomic(path, b.s, b.len);
+	buf_release(&b);
+	return rc;
+}
+
+static void
+ledger_release(struct ledger *l)
+{
+	free(l->v);
+	strvec_clear(&l->keys);
+}
+
+struct launcher {
+	struct buf dir, lockpath, ledger, peaks, oom;
+	uint64_t budget;
+	unsigned slots;
+	int lock_fd;
+};
+
+static int
+lock_ledger(struct launcher *s)
+{
+	while (flock(s->lock_fd, LOCK_EX) < 0)
+		if (errno != EINTR)
+			return -1;
+	return 0;
+}
+
+static void
+unlock_ledger(struct launcher *s)
+{
+	flock(s->lock_fd, LOCK_UN);
+}
+
+static volatile sig_atomic_t stop_signal;
+
+static void
+on_stop(int sig)
+{
+	stop_signal = sig;
+}
+
+/* Take a ticket, then wait until first in line and there is room. 0 admitted, -1 stopped. */
+static int
+admit(struct launcher *s, const char *key, uint64_t est, unsigned long *ticket)
+{
+	struct ledger l;
+	unsigned long max = 0;
+	size_t i;
+
+	if (lock_ledger(s) < 0)
+		return -1;
+	ledger_read(&l, s->ledger.s);
+	for (i = 0; i < l.n; i++)
+		if (l.v[i].ticket > max)
+			max = l.v[i].ticket;
+	*ticket = max + 1;
+	ALLOC_GROW(l.v, l.n + 1, l.cap);
+	l.v[l.n].ticket = *ticket;
+	l.v[l.n].pid = (long)getpid();
+	l.v[l.n].state = 'W';
+	l.v[l.n].bytes = est;
+	l.n++;
+	strvec_push(&l.keys, key);
+	ledger_write(&l, s->ledger.s);
+	ledger_release(&l);
+	unlock_ledger(s);
+
+	for (;;) {
+		unsigned running = 0;
+		uint64_t reserved = 0;
+		unsigned long head = 0;
+		size_t me = (size_t)-1;
+		struct timespec ts = { 0, 100 * 1000 * 1000L };
+
+		if (stop_signal)
+			return -1;
+		if (lock_ledger(s) < 0)
+			return -1;
+		ledger_read(&l, s->ledger.s);
+		for (i = 0; i < l.n; i++) {
+			if (l.v[i].state == 'R') {
+				running++;
+				reserved += l.v[i].bytes;
+			} else if (!head || l.v[i].ticket < head) {
+				head = l.v[i].ticket;
+			}
+			if (l.v[i].ticket == *ticket && l.v[i].pid == (long)getpid())
+				me = i;
+		}
+		if (me == (size_t)-1) {
+			/* Our line was lost (the ledger was removed): take a new one. */
+			ledger_release(&l);
+			unlock_ledger(s);
+			return admit(s, key, est, ticket);
+		}
+		if (head == *ticket &&
+		    (!running || (running < s->slots && reserved + est <= s->budget))) {
+			l.v[me].state = 'R';
+			ledger_write(&l, s->ledger.s);
+			ledger_release(&l);
+			unlock_ledger(s);
+			return 0;
+		}
+		ledger_release(&l);
+		unlock_ledger(s);
+		nanosleep(&ts, NULL);
+	}
+}
+
+static void
+leave(struct launcher *s, unsigned long ticket)
+{
+	struct ledger l;
+	size_t i, j = 0;
+
+	if (lock_ledger(s) < 0)
+		return;
+	ledger_read(&l, s->ledger.s);
+	for (i = 0; i < l.n; i++) {
+		if (l.v[i].ticket == ticket && l.v[i].pid == (long)getpid()) {
+			free(l.keys.v[i]);
+			continue;
+		}
+		l.v[j] = l.v[i];
+		l.keys.v[j] = l.keys.v[i];
+		j++;
+	}
+	l.n = j;
+	l.keys.n = j;
+	l.keys.v[j] = NULL;
+	ledger_write(&l, s->ledger.s);
+	ledger_release(&l);
+	unlock_ledger(s);
+}
+
+/* ---- the process tree's resident memory, from /proc/<pid>/stat ---- */
+
+struct proc_row {
+	long pid, ppid;
+	uint64_t rss;
+};
+
+static uint64_t
+tree_rss(long root)
+{
+	static long page;
+	struct proc_row *rows = NULL;
+	size_t n = 0, cap = 0, i;
+	struct dirent *de;
+	DIR *d = opendir("/proc");
+	uint64_t sum = 0;
+	int grew = 1;
+	char *in;
+
+	if (!page)
+		page = sysconf(_SC_PAGESIZE);
+	if (!d)
+		return 0;
+	while ((de = readdir(d))) {
+		char path[300], buf[512], *rp;
+		struct proc_row r;
+		ssize_t got;
+		int fd, field;
+
+		if (!isdigit((unsigned char)de->d_name[0]))
+			continue;
+		snprintf(path, sizeof(path), "/proc/%s/stat", de->d_name);
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (fd < 0)
+			continue;
+		got = read(fd, buf, sizeof(buf) - 1);
+		close(fd);
+		if (got <= 0)
+			continue;
+		buf[got] = '\0';
+		/* "pid (comm) state ppid ... rss(24th)": comm may hold spaces and ')' */
+		rp = strrchr(buf, ')');
+		if (!rp)
+			continue;
+		r.pid = strtol(buf, NULL, 10);
+		r.ppid = 0;
+		r.rss = 0;
+		for (field = 3, rp += 2; *rp && field <= 24; field++) {
+			if (field == 4)
+				r.ppid = strtol(rp, NULL, 10);
+			if (field == 24)
+				r.rss = strtoull(rp, NULL, 10) * (uint64_t)page;
+			rp = strchr(rp, ' ');
+			if (!rp)
+				break;
+			rp++;
+		}
+		ALLOC_GROW(rows, n + 1, cap);
+		rows[n++] = r;
+	}
+	closedir(d);
+	/* Mark the tree: repeat until no new descendant is found. */
+	in = xcalloc(n ? n : 1, 1);
+	for (i = 0; i < n; i++)
+		in[i] = rows[i].pid == root;
+	while (grew) {
+		grew = 0;
+		for (i = 0; i < n; i++) {
+			size_t j;
+
+			if (in[i])
+				continue;
+			for (j = 0; j < n; j++) {
+				if (in[j] && rows[j].pid == rows[i].ppid) {
+					in[i] = grew = 1;
+					break;
+				}
+			}
+		}
+	}
+	for (i = 0; i < n; i++)
+		if (in[i])
+			sum += rows[i].rss;
+	free(in);
+	free(rows);
+	return sum;
+}
+
+static void
+append_line(const char *path, const char *key, uint64_t bytes)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0666);
+
+	if (fd >= 0) {
+		dprintf(fd, "%s %llu\n", key, (unsigned long long)bytes);
+		close(fd);
+	}
+}
+
+static void
+learn(struct launcher *s, const char *key, uint64_t value, int force)
+{
+	struct buf text = BUF_INIT, out = BUF_INIT;
+	const char *p;
+	size_t kl = strlen(key);
+	uint64_t old;
+
+	if (lock_ledger(s) < 0)
+		return;
+	if (path_exists(s->peaks.s))
+		read_file(&text, s->peaks.s);
+	old = peaks_get(text.s, key);
+	for (p = text.s; p && *p; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : NULL)
+		if (strncmp(p, key, kl) || p[kl] != ' ')
+			buf_add(&out, p, strcspn(p, "\n") + (p[strcspn(p, "\n")] == '\n'));
+	buf_addf(&out, "%s %llu\n", key,
+		 (unsigned long long)(force || !old ? value : peaks_learn(old, value)));
+	write_file_atomic(s->peaks.s, out.s, out.len);
+	unlock_ledger(s);
+	buf_release(&text);
+	buf_release(&out);
+}
+
+static int
+exec_direct(char *const *argv)
+{
+	execvp(argv[0], argv);
+	error("cannot run '%s':", argv[0]);
+	return 127;
+}
+
+int
+launch_run(char *const *argv)
+{
+	const char *dir = getenv(LAUNCH_ENV_DIR), *b = getenv(LAUNCH_ENV_BUDGET);
+	const char *slots = getenv(LAUNCH_ENV_SLOTS);
+	struct launcher s;
+	struct buf key = BUF_INIT, source = BUF_INIT, text = BUF_INIT;
+	struct sigaction sa;
+	unsigned long ticket;
+	uint64_t est, learned, peak = 0;
+	struct rusage ru;
+	pid_t child;
+	int status = 0, ret;
+
+	if (!dir || !*dir || !b || !slots)
+		return exec_direct(argv);
+	memset(&ru, 0, sizeof(ru));
+	memset(&s, 0, sizeof(s));
+	s.budget = strtoull(b, NULL, 10);
+	s.slots = (unsigned)strtoul(slots, NULL, 10);
+	if (!s.slots)
+		s.slots = 1;
+	buf_addstr(&s.dir, dir);
+	buf_addf(&s.lockpath, "%s/lock", dir);
+	buf_addf(&s.ledger, "%s/ledger", dir);
+	buf_addf(&s.peaks, "%s/peaks", dir);
+	buf_addf(&s.oom, "%s/oom", dir);
+	if (mkdir_p(dir) < 0 ||
+	    (s.lock_fd = open(s.lockpath.s, O_RDWR | O_CREAT | O_CLOEXEC, 0666)) < 0)
+		return exec_direct(argv);
+
+	launch_key(argv, getenv(LAUNCH_ENV_ROOT), &key, &source);
+	est = launch_estimate(argv, source.s);
+	if (path_exists(s.peaks.s) && read_file(&text, s.peaks.s) == 0 &&
+	    (learned = peaks_get(text.s, key.s)))
+		est = learned + learned / 10;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_stop;
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	if (admit(&s, key.s, est, &ticket) < 0) {
+		leave(&s, ticket);
+		ret = 128 + (stop_signal ? stop_signal : SIGTERM);
+		goto out;
+	}
+	child = fork();
+	if (child == 0) {
+		signal(SIGINT, SIG_DFL);
+		signal(SIGTERM, SIG_DFL);
+		execvp(argv[0], argv);
+		fprintf(stderr, "bwbuild launch: cannot run '%s': %s\n", argv[0], strerror(errno));
+		_exit(127);
+	}
+	if (child < 0) {
+		error("cannot fork:");
+		leave(&s, ticket);
+		ret = 1;
+		goto out;
+	}
+	for (;;) {
+		struct timespec ts = { 0, POLL_NS };
+		pid_t w = wait4(child, &status, WNOHANG, &ru);
+		uint64_t now;
+
+		if (w == child)
+			break;
+		if (w < 0 && errno != EINTR)
+			break;
+		now = tree_rss(child);
+		if (now > peak)
+			peak = now;
+		nanosleep(&ts, NULL);
+	}
+	if ((uint64_t)ru.ru_maxrss * 1024 > peak)
+		peak = (uint64_t)ru.ru_maxrss * 1024;
+	leave(&s, ticket);
+	if (WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL) {
+		/* Most likely the OOM killer: remember, and reserve more next time. */
+		fprintf(stderr, "bwbuild launch: %s was killed by signal 9 (likely out of memory; "
+			"peak %llu MiB, reserved %llu MiB)\n", source.s,
+			(unsigned long long)(peak >> 20), (unsigned long long)(est >> 20));
+		append_line(s.oom.s, key.s, est);
+		learn(&s, key.s, est + est / 2, 1);
+	} else if (WIFEXITED(status) && WEXITSTATUS(status) == 137) {
+		append_line(s.oom.s, key.s, est); /* nvcc's sh -c reports its killed child so */
+		learn(&s, key.s, est + est / 2, 1);
+	} else if (WIFEXITED(status) && WEXITSTATUS(status) == 0 && peak >= LEARN_MIN) {
+		learn(&s, key.s, peak, 0);
+	}
+	ret = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+out:
+	close(s.lock_fd);
+	buf_release(&s.dir);
+	buf_release(&s.lockpath);
+	buf_release(&s.ledger);
+	buf_release(&s.peaks);
+	buf_release(&s.oom);
+	buf_release(&key);
+	buf_release(&source);
+	buf_release(&text);
+	return ret;
+}
+
+int
+launch_oom_read(const char *dir, struct strvec *keys)
+{
+	struct buf path = BUF_INIT, text = BUF_INIT;
+	const char *p;
+
+	buf_addf(&path, "%s/oom", dir);
+	if (path_exists(path.s) && read_file(&text, path.s) == 0)
+		for (p = text.s; *p; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : p + strlen(p))
+			if (*p != '\n')
+				strvec_push_nodup(keys, xstrndup(p, strcspn(p, " \n")));
+	buf_release(&path);
+	buf_release(&text);
+	return (int)keys->n;
+}

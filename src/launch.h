@@ -1,0 +1,55 @@
+#ifndef BWBUILD_LAUNCH_H
+#define BWBUILD_LAUNCH_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct buf;
+struct strvec;
+
+/*
+ * The admission-control compiler launcher (`bwbuild launch -- CC ARGS`),
+ * set as CMAKE_{C,CXX,CUDA}_COMPILER_LAUNCHER. Every compile of a build
+ * shares one ledger in BWBUILD_LAUNCH_DIR under an flock: a compile starts
+ * only when it is first in line, a CPU slot is free and the reservations
+ * of the running ones plus its estimate fit the memory budget (or nothing
+ * else runs). Its process tree's peak RSS is measured and learned per
+ * source file; a compile killed by SIGKILL is recorded for OOM recovery.
+ * Without BWBUILD_LAUNCH_DIR in the environment it just runs the compiler.
+ */
+
+#define LAUNCH_ENV_DIR "BWBUILD_LAUNCH_DIR"
+#define LAUNCH_ENV_BUDGET "BWBUILD_LAUNCH_BUDGET"
+#define LAUNCH_ENV_SLOTS "BWBUILD_LAUNCH_SLOTS"
+#define LAUNCH_ENV_ROOT "BWBUILD_SRC_ROOT"
+
+/* Cold-start reservations (build-scheduling.md §7). */
+#define GiB_ ((uint64_t)1 << 30)
+#define EST_LAUNCH_CXX (2 * GiB_)
+#define EST_LAUNCH_CUDA (3 * GiB_)
+#define EST_LAUNCH_HEAVY (6 * GiB_)
+/* Peaks below this are cache hits or trivia: not learned. */
+#define LEARN_MIN ((uint64_t)64 << 20)
+
+/*
+ * The key of a compile: its source relative to `root` plus a hash of the
+ * flags that change its memory (archs, --threads, -G, -O, -lineinfo).
+ * The source is the argument after -c (else the last .c/.cc/.cpp/.cu).
+ */
+void launch_key(char *const *argv, const char *root, struct buf *key, struct buf *source);
+
+/* The cold estimate: C/C++, CUDA scaled by gencodes and --threads, heavy kernels. */
+uint64_t launch_estimate(char *const *argv, const char *source);
+
+/* Learned peaks: "key bytes" lines. */
+uint64_t peaks_get(const char *text, const char *key);
+/* Rise at once, decay slowly: new = old > peak ? (9*old + peak) / 10 : peak. */
+uint64_t peaks_learn(uint64_t old, uint64_t peak);
+
+/* Run `argv` under admission control; returns the exit status to exit with. */
+int launch_run(char *const *argv);
+
+/* Lines of <dir>/oom ("key bytes"): compiles killed by SIGKILL since it was last cleared. */
+int launch_oom_read(const char *dir, struct strvec *keys);
+
+#endif
