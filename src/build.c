@@ -10,6 +10,7 @@
 
 #include "buf.h"
 #include "build.h"
+#include "ccache.h"
 #include "configure.h"
 #include "launch.h"
 #include "diag.h"
@@ -609,7 +610,7 @@ build_run(const struct build_opts *o)
 	double t[STEP__COUNT] = { 0 };
 	double t0 = now_seconds();
 	struct wheel_report rep;
-	struct json *effective = NULL, *recoveries = json_array();
+	struct json *effective = NULL, *recoveries = json_array(), *cache = NULL;
 	int have_rep = 0, lock_fd = -1;
 	char *whl = NULL;
 	int ret = EXIT_FAIL;
@@ -684,10 +685,22 @@ build_run(const struct build_opts *o)
 				rc = -1;
 			}
 			break;
-		case STEP_COMPILE:
+		case STEP_COMPILE: {
+			struct ccache_stats before, after;
+			int have_stats = pl.ccache && ccache_stats_read(pl.ccache, &pl.env, &before) == 0;
+
 			rc = compile_with_recovery(&pl, py.s, version.len ? version.s : NULL, &t[step],
 						   recoveries);
+			if (have_stats && ccache_stats_read(pl.ccache, &pl.env, &after) == 0) {
+				json_free(cache);
+				cache = ccache_stats_json(&before, &after, p.cache_remote.str);
+				fprintf(stderr, "compile: ccache %.0f hits (%.0f from remote storage), "
+					"%.0f misses\n", json_number_value(json_get(cache, "hits")),
+					json_number_value(json_get(cache, "remote_hits")),
+					json_number_value(json_get(cache, "misses")));
+			}
 			break;
+		}
 		case STEP_WHEEL:
 			buf_reset(&dist);
 			buf_addf(&dist, "%s/dist", pl.work_dir);
@@ -766,6 +779,8 @@ build_run(const struct build_opts *o)
 		json_set(b, "launcher", json_bool(pl.jobs.launcher));
 		json_set(b, "oom_recoveries", recoveries);
 		recoveries = NULL;
+		json_set(b, "cache", cache ? cache : json_null());
+		cache = NULL;
 		json_set(b, "mem_budget", json_number((double)pl.jobs.budget));
 		json_set(b, "python", json_string(py.s));
 		json_set(b, "torch_cuda_arch_list", json_string(pl.arch_list));
@@ -800,6 +815,7 @@ out:
 		close(lock_fd);
 	json_free(effective);
 	json_free(recoveries);
+	json_free(cache);
 	if (have_rep)
 		wheel_report_release(&rep);
 	plan_release(&pl);

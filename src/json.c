@@ -131,3 +131,9 @@ json_equal(const struct json *a, const struct json *b)
 {
 	return cJSON_Compare(CC(a), CC(b), 1);
 }
+
+double
+json_number_value(const struct json *j)
+{
+	return j && cJSON_IsNumber(C(j)) ? cJSON_GetNumberValue(C(j)) : 0;
+}

@@ -33,6 +33,7 @@ const struct json *json_at(const struct json *arr, size_t i);
 /* Key of the i-th member of an object. */
 const char *json_key_at(const struct json *obj, size_t i);
 const char *json_str(const struct json *j); /* NULL if not a string */
+double json_number_value(const struct json *j); /* 0 if not a number */
 int json_is_bool(const struct json *j);
 int json_is_true(const struct json *j);
 int json_is_object(const struct json *j);

@@ -138,6 +138,7 @@ plan_make(struct plan *pl, const struct profile *p, const struct host *h,
 	buf_addf(&b, "%s/src", o->work_dir);
 	pl->src_dir = buf_detach(&b);
 	pl->out_dir = xstrdup(o->out_dir);
+	pl->ccache = o->ccache ? xstrdup(o->ccache) : NULL;
 	pl->cuda_home = xstrdup(o->cuda_home ? o->cuda_home : "/usr/local/cuda");
 
 	profile_arch_list(p, &b);
@@ -216,10 +217,8 @@ plan_make(struct plan *pl, const struct profile *p, const struct host *h,
 		/* Path-independent keys, so two checkouts share hits. */
 		strvec_env_set(&pl->env, "CCACHE_BASEDIR", pl->src_dir);
 		strvec_env_set(&pl->env, "CCACHE_NOHASHDIR", "true");
-		if (p->cache_remote.str) {
+		if (p->cache_remote.str)
 			strvec_env_set(&pl->env, "CCACHE_REMOTE_STORAGE", p->cache_remote.str);
-			strvec_env_set(&pl->env, "CCACHE_REMOTE_ONLY", "false");
-		}
 	}
 	/* nvcc's intermediates on disk, not on a tmpfs where they are unreclaimable. */
 	buf_addf(&b, "%s/tmp", o->work_dir);
@@ -239,6 +238,7 @@ plan_release(struct plan *pl)
 	free(pl->work_dir);
 	free(pl->src_dir);
 	free(pl->out_dir);
+	free(pl->ccache);
 	free(pl->cuda_home);
 	memset(pl, 0, sizeof(*pl));
 }

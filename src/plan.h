@@ -59,6 +59,7 @@ struct plan {
 	char *work_dir;
 	char *src_dir;              /* work_dir/src */
 	char *out_dir;
+	char *ccache;               /* the ccache program when build.cache is ccache, else NULL */
 	char *cuda_home;
 };
 

@@ -1,0 +1,44 @@
+# A shared compiler cache: build from one checkout, then from a second fresh
+# checkout with an empty local cache; the second is served from a real Redis
+# server (started here on 127.0.0.1, stopped at the end).
+. tests/cli/lib.sh
+port=$((20000 + $$ % 20000))
+while redis-cli -h 127.0.0.1 -p "$port" ping >/dev/null 2>&1; do port=$((port + 1)); done
+mkdir -p "$TMP/redis"
+redis-server --bind 127.0.0.1 --port "$port" --save '' --appendonly no --daemonize yes \
+	--pidfile "$TMP/redis/pid" --dir "$TMP/redis" --logfile "$TMP/redis/log"
+trap 'redis-cli -h 127.0.0.1 -p "$port" shutdown nosave >/dev/null 2>&1 || true' EXIT
+for i in 1 2 3 4 5 6 7 8 9 10; do
+	redis-cli -h 127.0.0.1 -p "$port" ping >/dev/null 2>&1 && break
+	sleep 0.2
+done
+sh scripts/make-example-repo.sh tests/fixtures/minitorch "$TMP/example8/minitorch.git" v2.11.0
+cat > "$TMP/cache.yaml" <<YAML
+extends: $TOP/profiles/demo.yaml
+name: cache
+source:
+  repo: $TMP/example8/minitorch.git
+build:
+  cache: ccache
+  cache_remote: redis://127.0.0.1:$port
+YAML
+run 0 "$BW" plan --profile "$TMP/cache.yaml"
+contains "$TMP/out" "CMAKE_CUDA_COMPILER_LAUNCHER=$TOP/bin/bwbuild;launch;--;"
+contains "$TMP/out" "CCACHE_REMOTE_STORAGE=redis://127.0.0.1:$port"
+
+CCACHE_DIR="$TMP/ccache-a" run 0 "$BW" --profile "$TMP/cache.yaml" --work "$TMP/work-a" --out "$TMP/out-a"
+first=$(sed -n 's/^manifest: //p' "$TMP/out")
+CCACHE_DIR="$TMP/ccache-b" run 0 "$BW" --profile "$TMP/cache.yaml" --work "$TMP/work-b" --out "$TMP/out-b"
+second=$(sed -n 's/^manifest: //p' "$TMP/out")
+contains "$TMP/err" "compile: ccache "
+python3 - "$first" "$second" <<'PY'
+import json, sys
+a = json.load(open(sys.argv[1]))["build"]["cache"]
+b = json.load(open(sys.argv[2]))["build"]["cache"]
+assert a["tool"] == "ccache" and a["remote"].startswith("redis://127.0.0.1:"), a
+assert a["misses"] >= 3 and a["remote_hits"] == 0, a       # a cold cache: every TU compiled
+assert b["local_hits"] == 0, b                              # the second local cache starts empty
+assert b["remote_hits"] >= 3 and b["misses"] == 0, b        # ... and Redis serves every TU
+assert b["remote_errors"] == 0, b
+PY
+[ "$(redis-cli -h 127.0.0.1 -p "$port" dbsize)" -gt 0 ] || fail "nothing stored in Redis"
