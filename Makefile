@@ -59,7 +59,10 @@ fuzz-%: tests/fuzz/fuzz_%.c
 bench-verify: all
 	@sh scripts/bench-verify.sh $(WHEEL)
 
-bench: bench-verify
+bench-sched: all
+	@sh scripts/bench-sched.sh
+
+bench: bench-verify bench-sched
 
 deps:
 	@sh scripts/deps.sh

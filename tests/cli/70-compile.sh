@@ -2,6 +2,7 @@
 # reservations reclaimed, and recovery from a compile killed for memory.
 . tests/cli/lib.sh
 cc -O1 -o "$TMP/hog" tests/fixtures/bin/hog.c
+rm -f "$TMP/cold.log" "$TMP/warm.log" "$TMP/ghost.log" "$TMP/killed-once"
 L="$TMP/launch"
 rm -rf "$L"
 export BWBUILD_LAUNCH_DIR="$L" BWBUILD_LAUNCH_BUDGET=$((1024 * 1024 * 1024)) BWBUILD_LAUNCH_SLOTS=4
@@ -13,7 +14,7 @@ overlap() {
 import sys
 ev = []
 for line in open(sys.argv[1]):
-    s, e = map(int, line.split())
+    s, e = map(int, line.split()[:2])
     ev += [(s, 1), (e, -1)]
 n = best = 0
 for _, d in sorted(ev, key=lambda x: (x[0], x[1])):
@@ -95,3 +96,27 @@ peaks = dict(l.rsplit(" ", 1) for l in open(sys.argv[2]).read().split("\n") if l
 flash = [int(v) for k, v in peaks.items() if k.startswith("csrc/flash/flash_fwd.cu#")]
 assert flash and flash[0] >= 6 * 2**30, peaks   # 1.5 x the 6 GiB it was admitted with, at least
 PY
+
+# SIGTERM during the compile stops the whole tree; the next run resumes and finishes.
+rm -f "$TMP/killed-once"
+: > "$TMP/killed-once"   # the fake nvcc now only delays nothing: plain compiles
+"$BW" --profile "$TMP/oom.yaml" --work "$TMP/work9" --out "$TMP/out9" >"$TMP/int.out" 2>"$TMP/int.err" &
+bw=$!
+i=0
+while ! grep -q "^compile: " "$TMP/int.err" 2>/dev/null; do
+	i=$((i + 1))
+	[ "$i" -lt 600 ] || fail "the build never reached the compile step"
+	sleep 0.1
+done
+kill -TERM "$bw"
+set +e
+wait "$bw"
+st=$?
+set -e
+[ "$st" != 0 ] || fail "an interrupted build exited 0"
+contains "$TMP/int.err" "interrupted during 'compile'; run the same command again to resume"
+sleep 0.5
+if pgrep -f "$TMP/work9/src" >/dev/null; then fail "processes of the build survived: $(pgrep -af "$TMP/work9/src")"; fi
+[ ! -s "$TMP/work9/launch/ledger" ] || fail "reservations left behind: $(cat "$TMP/work9/launch/ledger")"
+run 0 "$BW" --profile "$TMP/oom.yaml" --work "$TMP/work9" --out "$TMP/out9"
+contains "$TMP/out" "manifest: $TMP/out9/"
