@@ -23,6 +23,14 @@ int cmd_launch(int argc, char **argv);
  */
 int opt_value(int argc, char **argv, int *i, const char *name, const char **out);
 int opt_flag(const char *arg, const char *name);
+/*
+ * The profile options of build, plan and doctor: --profile, --work,
+ * --set KEY=VALUE (pushed onto `sets`) and --strict. Returns like
+ * opt_value.
+ */
+struct build_opts;
+struct strvec;
+int opt_profile(int argc, char **argv, int *i, struct build_opts *o, struct strvec *sets);
 /* Report an unknown option or extra argument; returns EXIT_USAGE. */
 int opt_unknown(const char *cmd, const char *arg);
 

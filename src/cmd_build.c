@@ -41,19 +41,8 @@ cmd_build(int argc, char **argv)
 			fputs(usage_text, stdout);
 			return EXIT_OK;
 		}
-		if (opt_flag(argv[i], "--strict")) {
-			o.strict = 1;
-			continue;
-		}
-		if ((r = opt_value(argc, argv, &i, "--set", &v))) {
-			if (r < 0)
-				return EXIT_USAGE;
-			strvec_push(&sets, v);
-			continue;
-		}
-		if ((r = opt_value(argc, argv, &i, "--profile", &o.profile)) ||
-		    (r = opt_value(argc, argv, &i, "--out", &o.out_dir)) ||
-		    (r = opt_value(argc, argv, &i, "--work", &o.work_dir))) {
+		if ((r = opt_profile(argc, argv, &i, &o, &sets)) ||
+		    (r = opt_value(argc, argv, &i, "--out", &o.out_dir))) {
 			if (r < 0)
 				return EXIT_USAGE;
 			continue;

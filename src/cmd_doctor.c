@@ -36,7 +36,6 @@ cmd_doctor(int argc, char **argv)
 	int json = 0, i, ret;
 
 	for (i = 1; i < argc; i++) {
-		const char *v;
 		int r;
 
 		if (opt_flag(argv[i], "--help") || opt_flag(argv[i], "-h")) {
@@ -47,14 +46,7 @@ cmd_doctor(int argc, char **argv)
 			json = 1;
 			continue;
 		}
-		if ((r = opt_value(argc, argv, &i, "--set", &v))) {
-			if (r < 0)
-				return EXIT_USAGE;
-			strvec_push(&sets, v);
-			continue;
-		}
-		if ((r = opt_value(argc, argv, &i, "--profile", &o.profile)) ||
-		    (r = opt_value(argc, argv, &i, "--work", &o.work_dir))) {
+		if ((r = opt_profile(argc, argv, &i, &o, &sets))) {
 			if (r < 0)
 				return EXIT_USAGE;
 			continue;

@@ -1,7 +1,9 @@
 #include <string.h>
 
+#include "build.h"
 #include "cmd.h"
 #include "diag.h"
+#include "strvec.h"
 
 int
 opt_value(int argc, char **argv, int *i, const char *name, const char **out)
@@ -39,4 +41,25 @@ opt_unknown(const char *cmd, const char *arg)
 	else
 		error("unexpected argument '%s'; see 'bwbuild %s --help'", arg, cmd);
 	return EXIT_USAGE;
+}
+
+int
+opt_profile(int argc, char **argv, int *i, struct build_opts *o, struct strvec *sets)
+{
+	const char *v;
+	int r;
+
+	if (opt_flag(argv[*i], "--strict")) {
+		o->strict = 1;
+		return 1;
+	}
+	if ((r = opt_value(argc, argv, i, "--set", &v))) {
+		if (r > 0)
+			strvec_push(sets, v);
+		return r;
+	}
+	if ((r = opt_value(argc, argv, i, "--profile", &o->profile)) ||
+	    (r = opt_value(argc, argv, i, "--work", &o->work_dir)))
+		return r;
+	return 0;
 }

@@ -967,6 +967,17 @@ whole_hash(void *arg)
 	return NULL;
 }
 
+static void
+report_init(struct wheel_report *r)
+{
+	memset(r, 0, sizeof(*r));
+	strvec_init(&r->tags);
+	strvec_init(&r->sass);
+	strvec_init(&r->ptx);
+	strvec_init(&r->errors);
+	strvec_init(&r->notes);
+}
+
 int
 wheel_verify(struct wheel_report *r, const char *path, const struct wheel_expect *expect)
 {
@@ -986,12 +997,7 @@ wheel_verify(struct wheel_report *r, const char *path, const struct wheel_expect
 		return installed_verify(r, path, expect);
 	if (expect)
 		opts = *expect;
-	memset(r, 0, sizeof(*r));
-	strvec_init(&r->tags);
-	strvec_init(&r->sass);
-	strvec_init(&r->ptx);
-	strvec_init(&r->errors);
-	strvec_init(&r->notes);
+	report_init(r);
 	r->path = xstrdup(path);
 	slash = strrchr(path, '/');
 	r->filename = xstrdup(slash ? slash + 1 : path);
@@ -1194,12 +1200,7 @@ installed_verify(struct wheel_report *r, const char *pkgdir, const struct wheel_
 
 	if (expect)
 		opts = *expect;
-	memset(r, 0, sizeof(*r));
-	strvec_init(&r->tags);
-	strvec_init(&r->sass);
-	strvec_init(&r->ptx);
-	strvec_init(&r->errors);
-	strvec_init(&r->notes);
+	report_init(r);
 	if (!abs || !is_dir(abs)) {
 		error("'%s' is not a directory (give an installed package, e.g. "
 		      "$(python3 -c 'import torch, os; print(os.path.dirname(torch.__file__))'))", pkgdir);
