@@ -12,6 +12,7 @@
 #include "build.h"
 #include "ccache.h"
 #include "configure.h"
+#include "era.h"
 #include "launch.h"
 #include "diag.h"
 #include "git.h"
@@ -514,6 +515,40 @@ set_env_uint(struct strvec *env, const char *name, unsigned v)
 }
 
 /*
+ * The compile command of each era. setup.py trees compile with
+ * `setup.py build` (MAX_JOBS); a scikit-build-core tree has no separate
+ * compile: `python3 -m build --wheel` configures, compiles and packs into
+ * <work>/dist, with CMAKE_BUILD_PARALLEL_LEVEL and its build directory kept
+ * at <src>/build so the cache can be read back and reused.
+ */
+static void
+compile_command(struct proc *pr, const struct plan *pl, const char *py, enum build_era era)
+{
+	struct buf b = BUF_INIT;
+
+	strvec_push(&pr->args, py);
+	if (era != ERA_SKBUILD) {
+		strvec_push(&pr->args, "setup.py");
+		strvec_push(&pr->args, "build");
+		return;
+	}
+	buf_addf(&b, "%u", pl->jobs.jobs);
+	strvec_env_set(&pr->env, "CMAKE_BUILD_PARALLEL_LEVEL", b.s);
+	buf_reset(&b);
+	buf_addf(&b, "%s/build", pl->src_dir);
+	strvec_env_set(&pr->env, "SKBUILD_BUILD_DIR", b.s);
+	buf_reset(&b);
+	buf_addf(&b, "%s/dist", pl->work_dir);
+	strvec_push(&pr->args, "-m");
+	strvec_push(&pr->args, "build");
+	strvec_push(&pr->args, "--wheel");
+	strvec_push(&pr->args, "--no-isolation");
+	strvec_push(&pr->args, "--outdir");
+	strvec_push(&pr->args, b.s);
+	buf_release(&b);
+}
+
+/*
  * The compile step, resumed after an OOM kill: the launcher has already
  * raised the killed file's estimate to 1.5x what it was admitted with;
  * here parallelism is halved and the incremental build runs again (ninja
@@ -521,8 +556,8 @@ set_env_uint(struct strvec *env, const char *name, unsigned v)
  * below one compile at a time.
  */
 static int
-compile_with_recovery(struct plan *pl, const char *py, const char *version, double *seconds,
-		      struct json *recoveries)
+compile_with_recovery(struct plan *pl, const char *py, const char *version, enum build_era era,
+		      double *seconds, struct json *recoveries)
 {
 	struct buf oom = BUF_INIT, launch_dir = BUF_INIT;
 	int attempt, rc = 0;
@@ -540,9 +575,7 @@ compile_with_recovery(struct plan *pl, const char *py, const char *version, doub
 
 		unlink(oom.s);
 		step_env(&pr, pl, version);
-		strvec_push(&pr.args, py);
-		strvec_push(&pr.args, "setup.py");
-		strvec_push(&pr.args, "build");
+		compile_command(&pr, pl, py, era);
 		pr.dir = pl->src_dir;
 		pr.defer_failure = 1;
 		pr.append_log = attempt > 0;
@@ -612,6 +645,7 @@ build_run(const struct build_opts *o)
 	struct wheel_report rep;
 	struct json *effective = NULL, *recoveries = json_array(), *cache = NULL;
 	int have_rep = 0, lock_fd = -1;
+	enum build_era era = ERA_UNKNOWN;
 	char *whl = NULL;
 	int ret = EXIT_FAIL;
 	int step;
@@ -657,11 +691,15 @@ build_run(const struct build_opts *o)
 			if (git_checkout(p.source_repo.str, p.source_ref.str, pl.src_dir, &commit) < 0)
 				goto out;
 			fprintf(stderr, "fetch: %s at %s\n", pl.src_dir, commit.s);
-			buf_reset(&path);
-			buf_addf(&path, "%s/setup.py", pl.src_dir);
-			if (!path_exists(path.s)) {
-				error("'%s' has no setup.py; only the setup.py build era is supported so "
-				      "far", pl.src_dir);
+			era = era_detect(pl.src_dir, &why);
+			if (era == ERA_UNKNOWN) {
+				error("%s", why.s);
+				goto out;
+			}
+			fprintf(stderr, "fetch: build era: %s\n", era_name(era));
+			if (era == ERA_SKBUILD && !python_imports(py.s, "build")) {
+				error("this tree builds with 'python3 -m build', which %s cannot import; "
+				      "apt-get install python3-build", py.s);
 				goto out;
 			}
 			if (build_version(&version, &pl) < 0)
@@ -671,6 +709,11 @@ build_run(const struct build_opts *o)
 			step_env(&pr, &pl, version.len ? version.s : NULL);
 			if (ensure_fresh_configure(&pl, &pr, commit.s) < 0) {
 				rc = -1;
+				break;
+			}
+			if (era == ERA_SKBUILD) {
+				fprintf(stderr, "configure: scikit-build-core configures inside the wheel "
+					"build (next step)\n");
 				break;
 			}
 			strvec_env_set(&pr.env, "CMAKE_ONLY", "1");
@@ -689,8 +732,22 @@ build_run(const struct build_opts *o)
 			struct ccache_stats before, after;
 			int have_stats = pl.ccache && ccache_stats_read(pl.ccache, &pl.env, &before) == 0;
 
-			rc = compile_with_recovery(&pl, py.s, version.len ? version.s : NULL, &t[step],
-						   recoveries);
+			if (era == ERA_SKBUILD) {
+				/* The wheel is made here: no old one may be found afterwards. */
+				buf_reset(&dist);
+				buf_addf(&dist, "%s/dist", pl.work_dir);
+				if (remove_tree(dist.s) < 0) {
+					rc = -1;
+					break;
+				}
+			}
+			rc = compile_with_recovery(&pl, py.s, version.len ? version.s : NULL, era,
+						   &t[step], recoveries);
+			if (!rc && era == ERA_SKBUILD && configure_readback(&p, &pl, &effective) < 0) {
+				error("configure gave a build that differs from the profile; fix the "
+				      "cause above or change the profile");
+				rc = -1;
+			}
 			if (have_stats && ccache_stats_read(pl.ccache, &pl.env, &after) == 0) {
 				json_free(cache);
 				cache = ccache_stats_json(&before, &after, p.cache_remote.str);
@@ -704,20 +761,22 @@ build_run(const struct build_opts *o)
 		case STEP_WHEEL:
 			buf_reset(&dist);
 			buf_addf(&dist, "%s/dist", pl.work_dir);
-			if (remove_tree(dist.s) < 0) {
-				rc = -1;
-				break;
+			if (era != ERA_SKBUILD) {
+				if (remove_tree(dist.s) < 0) {
+					rc = -1;
+					break;
+				}
+				step_env(&pr, &pl, version.len ? version.s : NULL);
+				strvec_push(&pr.args, py.s);
+				strvec_push(&pr.args, "setup.py");
+				strvec_push(&pr.args, "bdist_wheel");
+				strvec_push(&pr.args, "-d");
+				strvec_push(&pr.args, dist.s);
+				pr.dir = pl.src_dir;
+				rc = run_step("wheel", &pl, &pr, &t[step]);
+				if (rc)
+					break;
 			}
-			step_env(&pr, &pl, version.len ? version.s : NULL);
-			strvec_push(&pr.args, py.s);
-			strvec_push(&pr.args, "setup.py");
-			strvec_push(&pr.args, "bdist_wheel");
-			strvec_push(&pr.args, "-d");
-			strvec_push(&pr.args, dist.s);
-			pr.dir = pl.src_dir;
-			rc = run_step("wheel", &pl, &pr, &t[step]);
-			if (rc)
-				break;
 			whl = find_wheel(dist.s);
 			if (!whl) {
 				rc = -1;
@@ -783,6 +842,7 @@ build_run(const struct build_opts *o)
 		cache = NULL;
 		json_set(b, "mem_budget", json_number((double)pl.jobs.budget));
 		json_set(b, "python", json_string(py.s));
+		json_set(b, "era", json_string(era_name(era)));
 		json_set(b, "torch_cuda_arch_list", json_string(pl.arch_list));
 		json_set(b, "work_dir", json_string(pl.work_dir));
 		memset(&mi, 0, sizeof(mi));

@@ -7,19 +7,28 @@
 #include "python.h"
 #include "util.h"
 
-static int
-can_build_wheels(const char *py)
+int
+python_imports(const char *py, const char *modules)
 {
 	struct proc p = PROC_INIT;
+	struct buf code = BUF_INIT;
 	int st;
 
+	buf_addf(&code, "import %s", modules);
 	strvec_push(&p.args, py);
 	strvec_push(&p.args, "-c");
-	strvec_push(&p.args, "import setuptools, wheel");
+	strvec_push(&p.args, code.s);
 	p.quiet = 1;
 	st = proc_run(&p);
 	proc_release(&p);
+	buf_release(&code);
 	return st == 0;
+}
+
+static int
+can_build_wheels(const char *py)
+{
+	return python_imports(py, "setuptools, wheel");
 }
 
 static int

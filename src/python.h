@@ -11,4 +11,7 @@ struct buf;
  */
 int python_find(struct buf *out, const char *preferred, struct buf *why);
 
+/* 1 if `py -c "import MODULES"` succeeds ("setuptools, wheel"). */
+int python_imports(const char *py, const char *modules);
+
 #endif

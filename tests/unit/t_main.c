@@ -40,6 +40,7 @@ main(void)
 	t_manylinux();
 	t_knowledge();
 	t_cmakecache();
+	t_era();
 	printf("unit: %d checks, %d failed\n", t_checks, t_failures);
 	return t_failures ? 1 : 0;
 }
