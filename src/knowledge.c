@@ -48,8 +48,16 @@ static const struct { unsigned cc, torch; } torch_rows[] = {
 	{ 100, 207 }, { 101, 207 }, { 120, 207 }, { 103, 209 }, { 110, 209 }, { 121, 209 },
 };
 
-/* torch <= 2.11 rewrites "2.1" to "2.1(2.0)" inside "12.1" too: sm_121 becomes compute_20. */
-#define TORCH_121_MANGLED_UNTIL 211
+/*
+ * Not a rule: torch <= 2.11's select_compute_arch.cmake rewrites "2.1" to
+ * "2.1(2.0)" (a Fermi leftover) which also turns "12.1" into compute_20,
+ * but only in CUDA_DETECT_INSTALLED_GPUS, i.e. when TORCH_CUDA_ARCH_LIST
+ * is empty and the build machine's GPU is detected (read in
+ * pytorch/pytorch@00afc038 and an older vendored copy; pytorch PR #185933).
+ * An explicit "12.1" passes the numeric match untouched, and bwbuild always
+ * sets an explicit list (cuda.archs is required), so its builds cannot hit
+ * it; patches/pytorch carries the fix for trees used without a list.
+ */
 
 /* Features and the torch release that introduced their switch (0: always there). */
 static const struct { enum feature f; unsigned since; const char *note; } feature_since[] = {
@@ -163,12 +171,6 @@ kb_check(const struct profile *p, const struct kb_context *ctx, int strict)
 			error_at(&pa->loc, "'%s' is a family ('f') target, which needs CUDA >= 12.9 "
 				 "(this is CUDA %u.%u from %s)", name.s, ctx->cuda / 100,
 				 ctx->cuda % 100, ctx->cuda_from);
-		if (ctx->torch && cc == 121 && ctx->torch <= TORCH_121_MANGLED_UNTIL)
-			error_at(&pa->loc, "torch %u.%u (%s) turns '12.1' into compute_20 "
-				 "(\"2.1\" -> \"2.1(2.0)\" inside 12.1), so the build would carry no sm_121 "
-				 "code; use '12.0', whose SASS runs on sm_121 (GB10), or apply the "
-				 "select_compute_arch 12.1 patch", ctx->torch / 100, ctx->torch % 100,
-				 ctx->torch_from);
 		for (k = 0; ctx->torch && k < ARRAY_SIZE(torch_rows); k++)
 			if (torch_rows[k].cc == cc && ctx->torch < torch_rows[k].torch)
 				error_at(&pa->loc, "torch %u.%u (%s) does not know '%s'; it needs torch "
