@@ -13,6 +13,7 @@
 #include "ccache.h"
 #include "configure.h"
 #include "era.h"
+#include "patch.h"
 #include "launch.h"
 #include "diag.h"
 #include "git.h"
@@ -632,6 +633,82 @@ compile_with_recovery(struct plan *pl, const char *py, const char *version, enum
 	return rc;
 }
 
+/* The torch release of a checkout: its ref if that is a release tag, else version.txt. */
+static unsigned
+tree_version(const struct profile *p, const char *src)
+{
+	struct buf path = BUF_INIT, text = BUF_INIT;
+	unsigned v = kb_parse_version(p->source_ref.str);
+
+	buf_addf(&path, "%s/version.txt", src);
+	if (!v && path_exists(path.s) && read_file(&text, path.s) == 0)
+		v = kb_parse_version(text.s);
+	buf_release(&path);
+	buf_release(&text);
+	return v;
+}
+
+/*
+ * The fetch step: the checkout at the ref, then the profile's patch series
+ * for that release. A tree already at the commit with exactly those
+ * patches applied is left alone (nothing rewritten, nothing rebuilt);
+ * otherwise the recorded patches are undone first so the checkout finds a
+ * clean tree.
+ */
+static int
+fetch_source(const struct profile *p, const struct plan *pl, struct patch_set *ps,
+	     struct buf *commit, struct json *patches)
+{
+	struct buf record = BUF_INIT, target = BUF_INIT;
+	int rc = -1, skip = 0;
+
+	buf_addf(&record, "%s/patches.applied", pl->work_dir);
+	if (p->source_patches.str && *p->source_patches.str) {
+		if (patch_set_load(ps, p->source_patches.str) < 0)
+			goto out;
+		if (path_exists(pl->src_dir)) {
+			git_resolve_local(pl->src_dir, p->source_ref.str, &target);
+			skip = patches_before_checkout(ps, tree_version(p, pl->src_dir), pl->src_dir,
+						       record.s, target.len ? target.s : NULL);
+			if (skip < 0)
+				goto out;
+		}
+	} else if (path_exists(record.s)) {
+		error("'%s' has patches applied by an earlier build (%s) and this profile names none; "
+		      "remove the work directory or set source.patches again", pl->src_dir, record.s);
+		goto out;
+	}
+	if (skip) {
+		buf_addstr(commit, target.s);
+		fprintf(stderr, "fetch: already at %.12s with its patches applied; nothing to do\n",
+			target.s);
+		for (size_t i = 0; i < ps->n; i++) {
+			struct json *o;
+
+			if (!patch_selected(&ps->v[i], tree_version(p, pl->src_dir)))
+				continue;
+			o = json_object();
+
+			json_set(o, "file", json_string(ps->v[i].file));
+			json_set(o, "sha256", json_string(ps->v[i].sha256));
+			json_set(o, "status", json_string("already applied"));
+			json_push(patches, o);
+		}
+		rc = 0;
+		goto out;
+	}
+	if (git_checkout(p->source_repo.str, p->source_ref.str, pl->src_dir, commit) < 0)
+		goto out;
+	if (ps->project && patches_apply(ps, tree_version(p, pl->src_dir), pl->src_dir, record.s,
+					 patches) < 0)
+		goto out;
+	rc = 0;
+out:
+	buf_release(&record);
+	buf_release(&target);
+	return rc;
+}
+
 int
 build_run(const struct build_opts *o)
 {
@@ -644,6 +721,8 @@ build_run(const struct build_opts *o)
 	double t0 = now_seconds();
 	struct wheel_report rep;
 	struct json *effective = NULL, *recoveries = json_array(), *cache = NULL;
+	struct json *patches_json = json_array();
+	struct patch_set ps;
 	int have_rep = 0, lock_fd = -1;
 	enum build_era era = ERA_UNKNOWN;
 	char *whl = NULL;
@@ -651,6 +730,7 @@ build_run(const struct build_opts *o)
 	int step;
 
 	memset(&rep, 0, sizeof(rep));
+	memset(&ps, 0, sizeof(ps));
 	memset(&p, 0, sizeof(p));
 	memset(&pl, 0, sizeof(pl));
 	if (build_prepare(&p, &pl, &h, o) < 0) {
@@ -688,7 +768,7 @@ build_run(const struct build_opts *o)
 		switch (step) {
 		case STEP_FETCH:
 			fprintf(stderr, "fetch: %s @ %s\n", p.source_repo.str, p.source_ref.str);
-			if (git_checkout(p.source_repo.str, p.source_ref.str, pl.src_dir, &commit) < 0)
+			if (fetch_source(&p, &pl, &ps, &commit, patches_json) < 0)
 				goto out;
 			fprintf(stderr, "fetch: %s at %s\n", pl.src_dir, commit.s);
 			era = era_detect(pl.src_dir, &why);
@@ -854,6 +934,8 @@ build_run(const struct build_opts *o)
 		mi.build = b;
 		m = manifest_make(&mi);
 		json_set(m, "features_effective", effective ? effective : json_null());
+		json_set((struct json *)json_get(m, "source"), "patches", patches_json);
+		patches_json = NULL;
 		effective = NULL;
 		text = json_print(m, 1);
 		buf_addf(&mpath, "%s/%.*s.manifest.json", pl.out_dir, (int)(strlen(whl) - 4), whl);
@@ -876,6 +958,8 @@ out:
 	json_free(effective);
 	json_free(recoveries);
 	json_free(cache);
+	json_free(patches_json);
+	patch_set_release(&ps);
 	if (have_rep)
 		wheel_report_release(&rep);
 	plan_release(&pl);

@@ -8,6 +8,8 @@
 #include "diag.h"
 #include "host.h"
 #include "json.h"
+#include "knowledge.h"
+#include "patch.h"
 #include "plan.h"
 #include "profile.h"
 #include "strvec.h"
@@ -21,6 +23,33 @@ static const char usage_text[] =
 	"build will use, the job count with its arithmetic, and the steps. Touches\n"
 	"nothing. --set KEY=VALUE overrides a profile value (dotted key, applied last);\n"
 	"--strict makes knowledge-base warnings (e.g. no +PTX on the newest arch) errors.\n";
+
+/* The patches the profile's release will get, from patches/<project>/index.yaml. */
+static int
+print_patches(const struct profile *p)
+{
+	struct patch_set ps;
+	unsigned v = kb_parse_version(p->source_ref.str);
+	size_t i, n = 0;
+
+	if (patch_set_load(&ps, p->source_patches.str) < 0) {
+		patch_set_release(&ps);
+		return -1;
+	}
+	printf("\npatches (%s, for %s)\n", ps.index, v ? p->source_ref.str : "an unknown release: "
+	       "only patches without 'when'");
+	for (i = 0; i < ps.n; i++) {
+		if (!patch_selected(&ps.v[i], v))
+			continue;
+		printf("  %s  (when %s)  %.12s\n", ps.v[i].file, ps.v[i].when ? ps.v[i].when : "always",
+		       ps.v[i].sha256);
+		n++;
+	}
+	if (!n)
+		printf("  none for this release\n");
+	patch_set_release(&ps);
+	return 0;
+}
 
 int
 cmd_plan(int argc, char **argv)
@@ -82,6 +111,8 @@ cmd_plan(int argc, char **argv)
 		plan_format(&pl, &b);
 		fputs(b.s, stdout);
 		buf_release(&b);
+		if (p.source_patches.str && *p.source_patches.str && print_patches(&p) < 0)
+			ret = EXIT_USAGE;
 	}
 	plan_release(&pl);
 	profile_release(&p);

@@ -6,7 +6,6 @@
 #include "buf.h"
 #include "cmd.h"
 #include "diag.h"
-#include "elfscan.h"
 #include "json.h"
 #include "profile.h"
 #include "strvec.h"

@@ -1,4 +1,3 @@
-#include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -7,57 +6,6 @@
 #include "elfscan.h"
 #include "fatbin.h"
 #include "util.h"
-
-/* Natural order so sm_90 sorts before sm_100. */
-static int
-natcmp(const char *a, const char *b)
-{
-	while (*a && *b) {
-		if (isdigit((unsigned char)*a) && isdigit((unsigned char)*b)) {
-			unsigned long x = strtoul(a, (char **)&a, 10), y = strtoul(b, (char **)&b, 10);
-
-			if (x != y)
-				return x < y ? -1 : 1;
-			continue;
-		}
-		if (*a != *b)
-			return (unsigned char)*a - (unsigned char)*b;
-		a++;
-		b++;
-	}
-	return (unsigned char)*a - (unsigned char)*b;
-}
-
-void
-strset_add(struct strvec *set, const char *s)
-{
-	size_t pos;
-	char *added;
-
-	for (pos = 0; pos < set->n; pos++) {
-		int c = natcmp(set->v[pos], s);
-
-		if (!c)
-			return;
-		if (c > 0)
-			break;
-	}
-	strvec_push(set, s);
-	added = set->v[set->n - 1];
-	memmove(&set->v[pos + 1], &set->v[pos], (set->n - 1 - pos) * sizeof(char *));
-	set->v[pos] = added;
-}
-
-int
-strset_has(const struct strvec *set, const char *s)
-{
-	size_t i;
-
-	for (i = 0; i < set->n; i++)
-		if (!strcmp(set->v[i], s))
-			return 1;
-	return 0;
-}
 
 struct fatbin_ctx {
 	struct wheel_lib *lib;

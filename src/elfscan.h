@@ -40,8 +40,4 @@ void elfscan(struct wheel_lib *lib, const char *path, const uint8_t *data, size_
 	     struct strvec *errors);
 void wheel_lib_release(struct wheel_lib *lib);
 
-/* Keep a sorted (natural order: sm_90 before sm_100), unique string set. */
-void strset_add(struct strvec *set, const char *s);
-int strset_has(const struct strvec *set, const char *s);
-
 #endif

@@ -8,6 +8,7 @@
 #include "buf.h"
 #include "diag.h"
 #include "git.h"
+#include "strvec.h"
 #include "util.h"
 
 static int
@@ -240,4 +241,141 @@ git_version_string(struct buf *out)
 
 	git_libgit2_version(&major, &minor, &rev);
 	buf_addf(out, "%d.%d.%d", major, minor, rev);
+}
+
+/* ---- patches ---- */
+
+struct apply_ctx {
+	struct buf file;
+	struct buf hunk;
+};
+
+static int
+apply_delta_cb(const git_diff_delta *delta, void *payload)
+{
+	struct apply_ctx *c = payload;
+
+	buf_reset(&c->file);
+	buf_addstr(&c->file, delta->new_file.path ? delta->new_file.path : delta->old_file.path);
+	buf_reset(&c->hunk);
+	return 0;
+}
+
+static int
+apply_hunk_cb(const git_diff_hunk *hunk, void *payload)
+{
+	struct apply_ctx *c = payload;
+
+	buf_reset(&c->hunk);
+	buf_add(&c->hunk, hunk->header, strcspn(hunk->header, "\n"));
+	return 0;
+}
+
+int
+git_apply_text(const char *dir, const char *text, size_t len, int check_only, struct buf *why)
+{
+	git_repository *repo = NULL;
+	git_diff *diff = NULL;
+	git_apply_options ao = GIT_APPLY_OPTIONS_INIT;
+	struct apply_ctx c = { BUF_INIT, BUF_INIT };
+	int ret = -1;
+
+	git_libgit2_init();
+	if (git_repository_open(&repo, dir) < 0) {
+		buf_addf(why, "cannot open the checkout in '%s'", dir);
+		goto out;
+	}
+	if (git_diff_from_buffer(&diff, text, len) < 0) {
+		const git_error *e = git_error_last();
+
+		buf_addf(why, "not a patch git can read: %s", e && e->message ? e->message : "?");
+		goto out;
+	}
+	ao.delta_cb = apply_delta_cb;
+	ao.hunk_cb = apply_hunk_cb;
+	ao.payload = &c;
+	if (check_only)
+		ao.flags |= GIT_APPLY_CHECK;
+	if (git_apply(repo, diff, GIT_APPLY_LOCATION_WORKDIR, &ao) < 0) {
+		const git_error *e = git_error_last();
+
+		buf_addf(why, "'%s'%s%s: %s", c.file.len ? c.file.s : "?", c.hunk.len ? ", hunk " : "",
+			 c.hunk.s, e && e->message ? e->message : "does not apply");
+		goto out;
+	}
+	ret = 0;
+out:
+	git_diff_free(diff);
+	git_repository_free(repo);
+	buf_release(&c.file);
+	buf_release(&c.hunk);
+	git_libgit2_shutdown();
+	return ret;
+}
+
+int
+git_head_commit(const char *dir, struct buf *out)
+{
+	git_repository *repo = NULL;
+	git_oid oid;
+	char hex[GIT_OID_HEXSZ + 1];
+	int ret = -1;
+
+	git_libgit2_init();
+	if (git_repository_open(&repo, dir) == 0 && git_reference_name_to_id(&oid, repo, "HEAD") == 0) {
+		git_oid_tostr(hex, sizeof(hex), &oid);
+		buf_addstr(out, hex);
+		ret = 0;
+	}
+	git_repository_free(repo);
+	git_libgit2_shutdown();
+	return ret;
+}
+
+int
+git_resolve_local(const char *dir, const char *ref, struct buf *out)
+{
+	git_repository *repo = NULL;
+	git_oid oid;
+	char hex[GIT_OID_HEXSZ + 1];
+	int ret = -1;
+
+	git_libgit2_init();
+	if (git_repository_open(&repo, dir) == 0 && resolve(repo, ref, &oid) == 0) {
+		git_oid_tostr(hex, sizeof(hex), &oid);
+		buf_addstr(out, hex);
+		ret = 0;
+	}
+	git_repository_free(repo);
+	git_libgit2_shutdown();
+	return ret;
+}
+
+int
+git_changed_paths(const char *dir, struct strvec *paths)
+{
+	git_repository *repo = NULL;
+	git_status_options so = GIT_STATUS_OPTIONS_INIT;
+	git_status_list *list = NULL;
+	size_t i, n;
+
+	git_libgit2_init();
+	so.flags = GIT_STATUS_OPT_EXCLUDE_SUBMODULES | GIT_STATUS_OPT_INCLUDE_UNTRACKED;
+	if (git_repository_open(&repo, dir) < 0 || git_status_list_new(&list, repo, &so) < 0) {
+		git_repository_free(repo);
+		git_libgit2_shutdown();
+		return -1;
+	}
+	n = git_status_list_entrycount(list);
+	for (i = 0; i < n; i++) {
+		const git_status_entry *e = git_status_byindex(list, i);
+		const git_diff_delta *d = e->index_to_workdir ? e->index_to_workdir : e->head_to_index;
+
+		if (d && d->new_file.path)
+			strvec_push(paths, d->new_file.path);
+	}
+	git_status_list_free(list);
+	git_repository_free(repo);
+	git_libgit2_shutdown();
+	return 0;
 }

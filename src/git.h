@@ -22,6 +22,19 @@ int git_checkout(const char *url, const char *ref, const char *dir, struct buf *
  */
 int git_clean_ignored(const char *dir, const char *const *keep);
 
+/*
+ * Apply a git-format patch to the work tree at `dir` (all of it or none),
+ * or with `check_only` only check that it would apply. -1 with the file,
+ * the hunk and libgit2's reason in `why`.
+ */
+int git_apply_text(const char *dir, const char *text, size_t len, int check_only, struct buf *why);
+/* HEAD's commit id; the id a ref resolves to without fetching. -1 when unknown. */
+int git_head_commit(const char *dir, struct buf *out);
+int git_resolve_local(const char *dir, const char *ref, struct buf *out);
+/* Paths that differ from HEAD in the work tree (modified, new, deleted). */
+struct strvec;
+int git_changed_paths(const char *dir, struct strvec *paths);
+
 /* libgit2's version, "1.5.1". */
 void git_version_string(struct buf *out);
 

@@ -89,26 +89,14 @@ hex_encode(struct buf *out, const uint8_t *data, size_t n)
 		buf_addf(out, "%02x", data[i]);
 }
 
-int
-sha256_file_hex(struct buf *out, const char *path)
+void
+sha256_hex(struct buf *out, const void *data, size_t n)
 {
 	struct digest d;
 	uint8_t md[DIGEST_MAX];
-	char chunk[1 << 16];
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	ssize_t n;
 
-	if (fd < 0)
-		return error("cannot open '%s':", path);
 	digest_init(&d, "sha256");
-	while ((n = read(fd, chunk, sizeof(chunk))) > 0)
-		digest_update(&d, chunk, (size_t)n);
-	close(fd);
-	if (n < 0) {
-		digest_abort(&d);
-		return error("cannot read '%s':", path);
-	}
+	digest_update(&d, data, n);
 	digest_final(&d, md);
 	hex_encode(out, md, 32);
-	return 0;
 }

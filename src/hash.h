@@ -28,7 +28,7 @@ void digest_abort(struct digest *d);
 void base64url_nopad(struct buf *out, const uint8_t *data, size_t n);
 void hex_encode(struct buf *out, const uint8_t *data, size_t n);
 
-/* sha256 of a whole file as hex; -1 after reporting. */
-int sha256_file_hex(struct buf *out, const char *path);
+/* Hex SHA-256 of bytes in memory. */
+void sha256_hex(struct buf *out, const void *data, size_t n);
 
 #endif

@@ -702,8 +702,10 @@ validate(struct profile *p)
 					set_value(&p->source_repo, v->items[j], "source.repo");
 				else if (!strcmp(v->keys[j], "ref"))
 					set_value(&p->source_ref, v->items[j], "source.ref");
+				else if (!strcmp(v->keys[j], "patches"))
+					set_value(&p->source_patches, v->items[j], "source.patches");
 				else
-					unknown_key(v, j, "source", "repo, ref");
+					unknown_key(v, j, "source", "repo, ref, patches");
 			}
 		} else if (!strcmp(k, "cuda")) {
 			if (want_map(v, "cuda") < 0)
@@ -993,4 +995,83 @@ profile_arch_list(const struct profile *p, struct buf *out)
 			buf_addch(out, ';');
 		arch_format(&p->archs[i].arch, out);
 	}
+}
+
+/* ---- the YAML reader for other files (patch indexes) ---- */
+
+struct pnode *
+ydoc_load(const char *path)
+{
+	struct buf text = BUF_INIT;
+	struct pnode *n;
+	char *file;
+
+	if (read_file(&text, path) < 0)
+		return NULL;
+	file = xstrdup(path);
+	n = parse_yaml(file, text.s, text.len);
+	buf_release(&text);
+	if (!n) {
+		free(file);
+		return NULL;
+	}
+	/* The root map's unused string keeps the file name its locations point at. */
+	free(n->str);
+	n->str = file;
+	return n;
+}
+
+void
+ydoc_free(struct pnode *n)
+{
+	if (n)
+		pnode_free(n);
+}
+
+const struct pnode *
+ynode_get(const struct pnode *map, const char *key)
+{
+	return map_get(map, key, NULL);
+}
+
+size_t
+ynode_len(const struct pnode *n)
+{
+	return n && n->kind != PN_SCALAR ? n->n : 0;
+}
+
+const struct pnode *
+ynode_at(const struct pnode *n, size_t i)
+{
+	return n && n->kind != PN_SCALAR && i < n->n ? n->items[i] : NULL;
+}
+
+const char *
+ynode_key_at(const struct pnode *map, size_t i)
+{
+	return map && map->kind == PN_MAP && i < map->n ? map->keys[i] : NULL;
+}
+
+const char *
+ynode_str(const struct pnode *n)
+{
+	return n && n->kind == PN_SCALAR ? n->str : NULL;
+}
+
+int
+ynode_is_list(const struct pnode *n)
+{
+	return n && n->kind == PN_SEQ;
+}
+
+const struct loc *
+ynode_loc(const struct pnode *n)
+{
+	return &n->loc;
+}
+
+const struct loc *
+ynode_key_loc(const struct pnode *map, size_t i)
+{
+	return &map->keylocs[i];
 }

@@ -63,6 +63,7 @@ struct profile {
 	struct pvalue description;
 	struct pvalue source_repo;  /* resolved: relative paths made absolute */
 	struct pvalue source_ref;
+	struct pvalue source_patches; /* project of a patch series (patches/<project>/), or unset/"" */
 	struct parch *archs;        /* normalized: sorted, deduplicated */
 	size_t narchs;
 	int archs_given;            /* cuda.archs was set (maybe with bad entries) */
@@ -120,5 +121,21 @@ int cmake_name_forwarded(const char *name);
 
 /* Parse a YAML document into a tree and free it (for the fuzz target). */
 int profile_parse_buffer(const char *name, const char *data, size_t len);
+
+/*
+ * The same YAML reader for other files (patches/<project>/index.yaml):
+ * maps, lists and strings, each with its file:line:col. -1/NULL after
+ * reporting a syntax error; the top level must be a mapping.
+ */
+struct pnode *ydoc_load(const char *path);
+void ydoc_free(struct pnode *n);
+const struct pnode *ynode_get(const struct pnode *map, const char *key);
+size_t ynode_len(const struct pnode *n);
+const struct pnode *ynode_at(const struct pnode *n, size_t i);
+const char *ynode_key_at(const struct pnode *map, size_t i);
+const char *ynode_str(const struct pnode *n);   /* NULL unless a scalar */
+int ynode_is_list(const struct pnode *n);
+const struct loc *ynode_loc(const struct pnode *n);
+const struct loc *ynode_key_loc(const struct pnode *map, size_t i);
 
 #endif

@@ -33,4 +33,8 @@ void strvec_env_set(struct strvec *sv, const char *name, const char *value);
 /* Value of NAME in an environment vector, or NULL. */
 const char *strvec_env_get(const struct strvec *sv, const char *name);
 
+/* A sorted (natural order: sm_90 before sm_100), unique string set over a strvec. */
+void strset_add(struct strvec *set, const char *s);
+int strset_has(const struct strvec *set, const char *s);
+
 #endif

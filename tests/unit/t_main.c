@@ -41,6 +41,7 @@ main(void)
 	t_knowledge();
 	t_cmakecache();
 	t_era();
+	t_patch();
 	printf("unit: %d checks, %d failed\n", t_checks, t_failures);
 	return t_failures ? 1 : 0;
 }

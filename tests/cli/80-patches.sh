@@ -1,0 +1,85 @@
+# Version-keyed patch series: apply, re-run without rewriting, undo when the
+# release no longer takes a patch, conflicts that leave the tree as it was,
+# a hash that does not match, and the shipped PyTorch patch on a tree of its shape.
+. tests/cli/lib.sh
+sh scripts/make-example-repo.sh tests/fixtures/minitorch "$TMP/example6/minitorch.git" v2.11.0
+cat > "$TMP/patched.yaml" <<YAML
+extends: $TOP/profiles/demo.yaml
+name: patched
+source:
+  repo: $TMP/example6/minitorch.git
+  patches: minitorch
+YAML
+f="$TMP/work6/src/cmake/select_compute_arch.cmake"
+run 0 "$BW" plan --profile "$TMP/patched.yaml"
+contains "$TMP/out" "0001-select-compute-arch-autodetect-12.1.patch  (when >=2.0,<2.12)"
+run 0 "$BW" --profile "$TMP/patched.yaml" --work "$TMP/work6" --out "$TMP/out6"
+contains "$TMP/err" "fetch: patch 0001-select-compute-arch-autodetect-12.1.patch: applied"
+grep -qF 'REGEX REPLACE "(^|;)2' "$f" || fail "patch not in the tree"
+manifest=$(sed -n 's/^manifest: //p' "$TMP/out")
+python3 - "$manifest" <<'PY'
+import json, sys
+m = json.load(open(sys.argv[1]))
+p = m["source"]["patches"]
+assert [x["file"] for x in p] == ["0001-select-compute-arch-autodetect-12.1.patch"] and p[0]["status"] == "applied", p
+assert len(p[0]["sha256"]) == 64
+PY
+# The patch does what it says: a detected 12.1 stays sm_121, a detected 2.1 still runs 2.0 code.
+printf 'include(%s)\ncuda_select_nvcc_arch_flags(F Auto)\nmessage(STATUS "flags: ${F}")\n' "$f" > "$TMP/probe.cmake"
+MINITORCH_DETECTED_GPUS="12.1 2.1" cmake -P "$TMP/probe.cmake" > "$TMP/probe.out" 2>&1
+contains "$TMP/probe.out" "arch=compute_121,code=sm_121"
+contains "$TMP/probe.out" "arch=compute_20,code=sm_21"
+
+# Again: already applied, nothing rewritten (so nothing rebuilt).
+before=$(stat -c %Y.%N "$f")
+sleep 1
+run 0 "$BW" build --profile "$TMP/patched.yaml" --work "$TMP/work6" --out "$TMP/out6" --until fetch
+contains "$TMP/err" "with its patches applied; nothing to do"
+[ "$(stat -c %Y.%N "$f")" = "$before" ] || fail "the patched file was rewritten"
+
+# v2.12.0 takes no patch (when <2.12): it is undone before the checkout.
+run 0 "$BW" build --profile "$TMP/patched.yaml" --set source.ref=v2.12.0 --work "$TMP/work6" --out "$TMP/out6" --until fetch
+contains "$TMP/err" "fetch: patch 0001-select-compute-arch-autodetect-12.1.patch: undone"
+if grep -qF 'REGEX REPLACE "(^|;)2' "$f"; then fail "patch still applied on v2.12.0"; fi
+
+# A series whose second patch does not apply: named with file and hunk, the first undone.
+mkdir -p "$TMP/pp/conflict"
+cp patches/minitorch/0001-select-compute-arch-autodetect-12.1.patch "$TMP/pp/conflict/"
+cat > "$TMP/pp/conflict/0002-conflict.patch" <<'PATCH'
+diff --git a/version.txt b/version.txt
+--- a/version.txt
++++ b/version.txt
+@@ -1 +1 @@
+-9.9.9
++9.9.10
+PATCH
+s1=$(sha256sum "$TMP/pp/conflict/0001-select-compute-arch-autodetect-12.1.patch" | cut -d' ' -f1)
+s2=$(sha256sum "$TMP/pp/conflict/0002-conflict.patch" | cut -d' ' -f1)
+printf 'patches:\n  - file: 0001-select-compute-arch-autodetect-12.1.patch\n    sha256: %s\n  - file: 0002-conflict.patch\n    sha256: %s\n' "$s1" "$s2" > "$TMP/pp/conflict/index.yaml"
+mkdir -p "$TMP/ppwd" && cd "$TMP/ppwd"
+BWBUILD_PATCH_PATH="$TMP/pp" run 1 "$BW" build --profile "$TMP/patched.yaml" --set source.patches=conflict --work "$TMP/work6" --out "$TMP/out6" --until fetch
+cd "$TOP"
+contains "$TMP/err" "$TMP/pp/conflict/index.yaml:4:5: error: patch '0002-conflict.patch' does not apply to this tree: 'version.txt', hunk @@ -1 +1 @@"
+contains "$TMP/err" "note: the 1 patch applied before it was undone; the tree is as it was"
+(cd "$TMP/work6/src" && git status --porcelain) > "$TMP/status"
+[ ! -s "$TMP/status" ] || fail "tree not as it was: $(cat "$TMP/status")"
+
+# A patch that changed after the index was written is refused at its hash.
+printf '# edited\n' >> "$TMP/pp/conflict/0001-select-compute-arch-autodetect-12.1.patch"
+cd "$TMP/ppwd"
+BWBUILD_PATCH_PATH="$TMP/pp" run 2 "$BW" plan --profile "$TMP/patched.yaml" --set source.patches=conflict
+cd "$TOP"
+contains "$TMP/err" "$TMP/pp/conflict/index.yaml:3:13: error: '0001-select-compute-arch-autodetect-12.1.patch' has sha256"
+contains "$TMP/err" "not the $s1 the index records; if the change is meant, update the index"
+
+# The shipped PyTorch patch, on a tree of its shape (the lines sit elsewhere: the hunk moves).
+rm -rf "$TMP/ptree"
+cp -r tests/fixtures/pytorch-shape "$TMP/ptree"
+(cd "$TMP/ptree" && git init -q -b main && git add -A && git -c user.name=t -c user.email=t@t commit -q -m x && git tag v2.11.0)
+printf 'extends: %s/profiles/demo.yaml\nname: pshape\nsource:\n  repo: %s/ptree\n  ref: v2.11.0\n  patches: pytorch\n' "$TOP" "$TMP" > "$TMP/pshape.yaml"
+run 0 "$BW" build --profile "$TMP/pshape.yaml" --work "$TMP/work-p" --out "$TMP/out-p" --until fetch
+contains "$TMP/err" "fetch: patch 0001-select-compute-arch-autodetect-12.1.patch: applied"
+pf="$TMP/work-p/src/cmake/Modules_CUDA_fix/upstream/FindCUDA/select_compute_arch.cmake"
+printf 'include(%s)\nCUDA_DETECT_INSTALLED_GPUS(G)\nmessage(STATUS "gpus: ${G}")\n' "$pf" > "$TMP/pprobe.cmake"
+DETECTED="12.1 2.1" cmake -P "$TMP/pprobe.cmake" > "$TMP/pprobe.out" 2>&1
+contains "$TMP/pprobe.out" "gpus: 12.1;2.1(2.0)"

@@ -1,0 +1,33 @@
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../../src/buf.h"
+#include "../../src/patch.h"
+#include "../../src/strvec.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+/* Patch files and `when` ranges are outside bytes: read, reverse, reverse again, relocate. */
+int
+LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	struct buf rev = BUF_INIT, back = BUF_INIT, moved = BUF_INIT, why = BUF_INIT;
+	struct strvec paths = STRVEC_INIT;
+	char *s = malloc(size + 1);
+
+	memcpy(s, data, size);
+	s[size] = '\0';
+	patch_paths((const char *)data, size, &paths);
+	patch_reverse((const char *)data, size, &rev);
+	patch_reverse(rev.s, rev.len, &back);
+	patch_relocate((const char *)data, size, "tests/fuzz/corpus/patch", &moved);
+	patch_when_matches(s, 211, &why);
+	free(s);
+	buf_release(&rev);
+	buf_release(&back);
+	buf_release(&moved);
+	buf_release(&why);
+	strvec_clear(&paths);
+	return 0;
+}
