@@ -38,7 +38,10 @@ git -c user.name=bwbuild -c user.email=bwbuild@localhost tag -a "$tag" -m "relea
 if [ -n "$next" ]; then
 	next_tag="v$(head -n1 "$next/version.txt")"
 	git rm -q -r setup.py tools/setup_helpers
-	(cd "$next" && tar cf - --exclude=README.md --exclude='__pycache__' .) | tar xf -
+	(cd "$next" && tar cf - --exclude=README.md --exclude='__pycache__' .) | tar xmf -
+	# Re-hash everything: a replaced file of the same size and mtime (version.txt)
+	# would otherwise look unchanged to git's index.
+	git rm -r -q --cached .
 	git -c user.name=bwbuild -c user.email=bwbuild@localhost add -A
 	GIT_AUTHOR_DATE="2026-07-20T00:00:00Z" GIT_COMMITTER_DATE="2026-07-20T00:00:00Z" \
 		git -c user.name=bwbuild -c user.email=bwbuild@localhost commit -q \
