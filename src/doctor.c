@@ -236,17 +236,15 @@ check_build_tools(struct doctor *d, const struct profile *p)
 static void
 check_python(struct doctor *d, const struct profile *p)
 {
-	struct buf py = BUF_INIT, why = BUF_INIT, out = BUF_INIT;
+	struct buf py = BUF_INIT, why = BUF_INIT;
 
 	if (python_find(&py, p ? p->python.str : NULL, &why) < 0) {
 		add(d, CHECK_FAIL, "python", "no Python that imports setuptools and wheel (%.*s); "
 		    "apt-get install python3-setuptools python3-wheel", (int)strcspn(why.s, "\n"),
 		    why.s);
 	} else {
-		const char *argv[] = { py.s, "-c", "import build", NULL };
-
 		add(d, CHECK_OK, "python", "%s with setuptools and wheel (setup.py trees)", py.s);
-		if (capture(&out, argv) != 0)
+		if (!python_imports(py.s, "build"))
 			add(d, CHECK_WARN, "python build", "%s cannot import 'build'; trees with only "
 			    "pyproject.toml (scikit-build-core) need it: apt-get install python3-build",
 			    py.s);
@@ -255,7 +253,6 @@ check_python(struct doctor *d, const struct profile *p)
 	}
 	buf_release(&py);
 	buf_release(&why);
-	buf_release(&out);
 }
 
 static int
