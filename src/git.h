@@ -1,6 +1,8 @@
 #ifndef BWBUILD_GIT_H
 #define BWBUILD_GIT_H
 
+#include <stddef.h>
+
 struct buf;
 
 /*
