@@ -42,15 +42,6 @@ ccache_stats_parse(const char *text, struct ccache_stats *out)
 	}
 }
 
-static void
-collect(void *ctx, const char *line, size_t len)
-{
-	struct buf *b = ctx;
-
-	buf_add(b, line, len);
-	buf_addch(b, '\n');
-}
-
 int
 ccache_stats_read(const char *ccache, const struct strvec *env, struct ccache_stats *out)
 {
@@ -63,10 +54,7 @@ ccache_stats_read(const char *ccache, const struct strvec *env, struct ccache_st
 	strvec_push(&p.args, "--print-stats");
 	for (i = 0; env && i < env->n; i++)
 		strvec_push(&p.env, env->v[i]);
-	p.quiet = 1;
-	p.on_line = collect;
-	p.ctx = &text;
-	rc = proc_run(&p);
+	rc = proc_run_capture(&p, &text);
 	proc_release(&p);
 	ccache_stats_parse(text.s, out);
 	buf_release(&text);

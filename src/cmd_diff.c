@@ -95,10 +95,7 @@ cmd_diff(int argc, char **argv)
 	}
 	n = manifest_diff(a, b, &report, &text);
 	if (json) {
-		char *s = json_print(report, 1);
-
-		fputs(s, stdout);
-		free(s);
+		json_print_stdout(report);
 	} else {
 		fputs(text.s, stdout);
 		printf("%s\n", n ? "builds differ" : "builds agree");

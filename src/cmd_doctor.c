@@ -67,10 +67,7 @@ cmd_doctor(int argc, char **argv)
 		   o.profile ? pl.work_dir : o.work_dir ? o.work_dir : ".");
 	if (json) {
 		struct json *j = doctor_json(&d);
-		char *s = json_print(j, 1);
-
-		fputs(s, stdout);
-		free(s);
+		json_print_stdout(j);
 		json_free(j);
 	} else {
 		struct buf b = BUF_INIT;

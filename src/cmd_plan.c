@@ -100,10 +100,7 @@ cmd_plan(int argc, char **argv)
 		ret = EXIT_USAGE;
 	} else if (json) {
 		struct json *j = plan_json(&pl);
-		char *s = json_print(j, 1);
-
-		fputs(s, stdout);
-		free(s);
+		json_print_stdout(j);
 		json_free(j);
 	} else {
 		struct buf b = BUF_INIT;

@@ -103,10 +103,7 @@ cmd_profiles(int argc, char **argv)
 		free(real);
 	}
 	if (json) {
-		char *s = json_print(list, 1);
-
-		fputs(s, stdout);
-		free(s);
+		json_print_stdout(list);
 	}
 	json_free(list);
 	strvec_clear(&dirs);

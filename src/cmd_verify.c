@@ -132,10 +132,7 @@ cmd_verify(int argc, char **argv)
 	if (json) {
 		struct manifest_input mi = { &r, profile ? &p : NULL, NULL, NULL, NULL, NULL };
 		struct json *m = manifest_make(&mi);
-		char *s = json_print(m, 1);
-
-		fputs(s, stdout);
-		free(s);
+		json_print_stdout(m);
 		json_free(m);
 	} else {
 		for (k = 0; k < r.nlibs; k++) {

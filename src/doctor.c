@@ -44,15 +44,6 @@ add(struct doctor *d, enum check_status st, const char *name, const char *fmt, .
 	d->n++;
 }
 
-static void
-collect(void *ctx, const char *line, size_t len)
-{
-	struct buf *b = ctx;
-
-	buf_add(b, line, len);
-	buf_addch(b, '\n');
-}
-
 /* Run argv quietly and keep its output; the exit status, or -1. */
 static int
 capture(struct buf *out, const char *const *argv)
@@ -62,10 +53,7 @@ capture(struct buf *out, const char *const *argv)
 
 	for (; *argv; argv++)
 		strvec_push(&p.args, *argv);
-	p.quiet = 1;
-	p.on_line = collect;
-	p.ctx = out;
-	rc = proc_run(&p);
+	rc = proc_run_capture(&p, out);
 	proc_release(&p);
 	return rc;
 }

@@ -314,25 +314,6 @@ out:
 }
 
 int
-git_head_commit(const char *dir, struct buf *out)
-{
-	git_repository *repo = NULL;
-	git_oid oid;
-	char hex[GIT_OID_HEXSZ + 1];
-	int ret = -1;
-
-	git_libgit2_init();
-	if (git_repository_open(&repo, dir) == 0 && git_reference_name_to_id(&oid, repo, "HEAD") == 0) {
-		git_oid_tostr(hex, sizeof(hex), &oid);
-		buf_addstr(out, hex);
-		ret = 0;
-	}
-	git_repository_free(repo);
-	git_libgit2_shutdown();
-	return ret;
-}
-
-int
 git_resolve_local(const char *dir, const char *ref, struct buf *out)
 {
 	git_repository *repo = NULL;
@@ -378,4 +359,10 @@ git_changed_paths(const char *dir, struct strvec *paths)
 	git_repository_free(repo);
 	git_libgit2_shutdown();
 	return 0;
+}
+
+int
+git_head_commit(const char *dir, struct buf *out)
+{
+	return git_resolve_local(dir, "HEAD", out);
 }

@@ -1,3 +1,5 @@
+#include <stdio.h>
+#include <stdlib.h>
 #include <cjson/cJSON.h>
 #include <string.h>
 
@@ -136,4 +138,13 @@ double
 json_number_value(const struct json *j)
 {
 	return j && cJSON_IsNumber(C(j)) ? cJSON_GetNumberValue(C(j)) : 0;
+}
+
+void
+json_print_stdout(const struct json *j)
+{
+	char *s = json_print(j, 1);
+
+	fputs(s, stdout);
+	free(s);
 }

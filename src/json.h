@@ -23,6 +23,8 @@ void json_push(struct json *arr, struct json *val);
 struct json *json_string_array(char *const *v, size_t n);
 /* Serialise; pretty output ends with a newline. Caller frees. */
 char *json_print(const struct json *j, int pretty);
+/* Pretty-print to standard output (the --json of the commands). */
+void json_print_stdout(const struct json *j);
 void json_free(struct json *j);
 
 /* Parse; NULL with a reason in `why` on bad input. */

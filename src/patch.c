@@ -18,28 +18,10 @@ static int
 find_index(const char *project, struct buf *out)
 {
 	struct strvec dirs = STRVEC_INIT;
-	const char *env = getenv("BWBUILD_PATCH_PATH");
-	char *self = realpath("/proc/self/exe", NULL);
 	size_t i;
 	int found = 0;
 
-	strvec_push(&dirs, "patches");
-	if (self) {
-		char *slash = strrchr(self, '/');
-
-		if (slash)
-			*slash = '\0';
-		strvec_pushf(&dirs, "%s/../patches", self);
-		strvec_pushf(&dirs, "%s/../share/bwbuild/patches", self);
-		free(self);
-	}
-	if (env && *env) {
-		char *copy = xstrdup(env), *save = NULL, *tok;
-
-		for (tok = strtok_r(copy, ":", &save); tok; tok = strtok_r(NULL, ":", &save))
-			strvec_push(&dirs, tok);
-		free(copy);
-	}
+	data_search_path("patches", "BWBUILD_PATCH_PATH", &dirs);
 	for (i = 0; i < dirs.n && !found; i++) {
 		buf_reset(out);
 		buf_addf(out, "%s/%s/index.yaml", dirs.v[i], project);

@@ -235,3 +235,21 @@ proc_format_args(const struct strvec *args, struct buf *out)
 		buf_addch(out, '\'');
 	}
 }
+
+static void
+capture_line(void *ctx, const char *line, size_t len)
+{
+	struct buf *b = ctx;
+
+	buf_add(b, line, len);
+	buf_addch(b, '\n');
+}
+
+int
+proc_run_capture(struct proc *p, struct buf *out)
+{
+	p->quiet = 1;
+	p->on_line = capture_line;
+	p->ctx = out;
+	return proc_run(p);
+}

@@ -48,6 +48,10 @@ struct proc {
 int proc_run(struct proc *p);
 void proc_release(struct proc *p);
 
+/* Run quietly, appending every output line (with its newline) to `out`. */
+struct buf;
+int proc_run_capture(struct proc *p, struct buf *out);
+
 /* Set once SIGINT or SIGTERM arrived while a child ran. */
 extern volatile int proc_interrupted;
 

@@ -315,20 +315,6 @@ keep_str(struct profile *p, const char *s)
 	return p->files[p->nfiles++];
 }
 
-static char *
-self_dir(void)
-{
-	char *exe = realpath("/proc/self/exe", NULL);
-	char *slash;
-
-	if (!exe)
-		return NULL;
-	slash = strrchr(exe, '/');
-	if (slash)
-		*slash = '\0';
-	return exe;
-}
-
 static int
 try_dir(char **out, const char *dir, const char *name)
 {
@@ -352,22 +338,7 @@ is_path_spec(const char *spec)
 void
 profile_search_path(struct strvec *dirs)
 {
-	const char *env = getenv("BWBUILD_PROFILE_PATH");
-	char *dir = self_dir();
-
-	strvec_push(dirs, "profiles");
-	if (dir) {
-		strvec_pushf(dirs, "%s/../profiles", dir);
-		strvec_pushf(dirs, "%s/../share/bwbuild/profiles", dir);
-		free(dir);
-	}
-	if (env && *env) {
-		char *copy = xstrdup(env), *save = NULL, *tok;
-
-		for (tok = strtok_r(copy, ":", &save); tok; tok = strtok_r(NULL, ":", &save))
-			strvec_push(dirs, tok);
-		free(copy);
-	}
+	data_search_path("profiles", "BWBUILD_PROFILE_PATH", dirs);
 }
 
 int

@@ -11,6 +11,7 @@
 
 #include "buf.h"
 #include "diag.h"
+#include "strvec.h"
 #include "util.h"
 
 void *
@@ -333,4 +334,26 @@ find_program(const char *name)
 	}
 	buf_release(&b);
 	return NULL;
+}
+
+void
+data_search_path(const char *subdir, const char *env_name, struct strvec *dirs)
+{
+	const char *env = getenv(env_name);
+	char *exe = realpath("/proc/self/exe", NULL), *slash;
+
+	strvec_push(dirs, subdir);
+	if (exe && (slash = strrchr(exe, '/'))) {
+		*slash = '\0';
+		strvec_pushf(dirs, "%s/../%s", exe, subdir);
+		strvec_pushf(dirs, "%s/../share/bwbuild/%s", exe, subdir);
+	}
+	free(exe);
+	if (env && *env) {
+		char *copy = xstrdup(env), *save = NULL, *tok;
+
+		for (tok = strtok_r(copy, ":", &save); tok; tok = strtok_r(NULL, ":", &save))
+			strvec_push(dirs, tok);
+		free(copy);
+	}
 }

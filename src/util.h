@@ -65,4 +65,12 @@ int ends_with(const char *s, const char *suffix);
 /* The path of a program on $PATH (or `name` itself if it has a '/'), or NULL. Caller frees. */
 char *find_program(const char *name);
 
+/*
+ * Where bwbuild looks for its data (profiles, patches): SUBDIR here, then
+ * beside its binary (../SUBDIR, ../share/bwbuild/SUBDIR), then each
+ * directory of $ENV_NAME.
+ */
+struct strvec;
+void data_search_path(const char *subdir, const char *env_name, struct strvec *dirs);
+
 #endif
