@@ -11,6 +11,7 @@
 #include "buf.h"
 #include "build.h"
 #include "ccache.h"
+#include "cmakeopts.h"
 #include "configure.h"
 #include "era.h"
 #include "patch.h"
@@ -60,7 +61,7 @@ build_prepare(struct profile *p, struct plan *pl, struct host *h, const struct b
 {
 	struct plan_opts po;
 	struct buf b = BUF_INIT;
-	char *work, *out, *self, *ccache = NULL;
+	char *work, *out, *self, *ccache = NULL, *srcdir = NULL;
 	const char *cuda_home;
 	int ret;
 
@@ -109,6 +110,17 @@ build_prepare(struct profile *p, struct plan *pl, struct host *h, const struct b
 		}
 	}
 	po.work_dir = work;
+	po.src_dir = NULL;
+	if (o->source_dir) {
+		if (!is_dir(o->source_dir)) {
+			error("--source '%s' is not a directory", o->source_dir);
+			free(work);
+			free(out);
+			return -1;
+		}
+		srcdir = path_absolute(o->source_dir);
+		po.src_dir = srcdir;
+	}
 	po.out_dir = out;
 	po.cuda_home = cuda_home;
 	po.mem_budget = o->mem_budget;
@@ -123,11 +135,13 @@ build_prepare(struct profile *p, struct plan *pl, struct host *h, const struct b
 			free(self);
 			free(work);
 			free(out);
+			free(srcdir);
 			return -1;
 		}
 		po.ccache = ccache;
 	}
 	ret = plan_make(pl, p, h, &po);
+	free(srcdir);
 	free(self);
 	free(ccache);
 	free(work);
@@ -363,9 +377,16 @@ ensure_fresh_configure(const struct plan *pl, const struct proc *p, const char *
 				"removing %s and earlier build outputs\n", cache.s);
 			if (unlink(cache.s) < 0)
 				ret = error("cannot remove '%s':", cache.s);
-			/* A library from the old settings must not reach the new wheel. */
-			if (!ret)
+			/*
+			 * A library from the old settings must not reach the new
+			 * wheel; a --source tree is the user's, so only warn there.
+			 */
+			if (!ret && !pl->local_source)
 				ret = git_clean_ignored(pl->src_dir, keep);
+			else if (!ret)
+				warning("'%s' is your tree (--source): files an earlier configuration "
+					"installed into it are left; 'git clean -X' removes them",
+					pl->src_dir);
 			if (!ret)
 				ret = remove_setuptools_staging(pl->src_dir);
 		}
@@ -649,25 +670,112 @@ tree_version(const struct profile *p, const char *src)
 }
 
 /*
- * The fetch step: the checkout at the ref, then the profile's patch series
- * for that release. A tree already at the commit with exactly those
- * patches applied is left alone (nothing rewritten, nothing rebuilt);
- * otherwise the recorded patches are undone first so the checkout finds a
- * clean tree.
+ * Option discovery: the switches this tree declares, checked against the
+ * profile's features and USE_* cmake entries before anything is built.
  */
 static int
-fetch_source(const struct profile *p, const struct plan *pl, struct patch_set *ps,
-	     struct buf *commit, struct json *patches)
+check_tree_options(const struct profile *p, const struct plan *pl, const char *commit, int strict)
 {
-	struct buf record = BUF_INIT, target = BUF_INIT;
+	struct cmake_options opts;
+	struct buf label = BUF_INIT, path = BUF_INIT, ver = BUF_INIT;
+	int rc;
+
+	if (cmakeopts_scan_tree(&opts, pl->src_dir) < 0)
+		return -1;
+	buf_addf(&path, "%s/version.txt", pl->src_dir);
+	if (path_exists(path.s) && read_file(&ver, path.s) == 0) {
+		ver.len = strcspn(ver.s, "\r\n");
+		ver.s[ver.len] = '\0';
+	}
+	buf_addf(&label, "torch %s (%s at %.12s)", ver.len ? ver.s : "of unknown version",
+		 pl->local_source ? pl->src_dir : p->source_ref.str, commit);
+	fprintf(stderr, "fetch: %zu options declared in %zu build files\n", opts.n, opts.files);
+	rc = opts.n ? kb_check_tree(p, &opts, label.s, strict) : 0;
+	if (!opts.n)
+		warning("no option() in '%s'; the profile's features cannot be checked against it",
+			pl->src_dir);
+	cmakeopts_release(&opts);
+	buf_release(&label);
+	buf_release(&path);
+	buf_release(&ver);
+	return rc;
+}
+
+/* source.submodules for the manifest: [{path, url, commit}] */
+static struct json *
+submodules_json(const struct git_tree_info *ti)
+{
+	struct json *a = json_array();
+
+	for (size_t i = 0; i < ti->nsubs; i++) {
+		struct json *o = json_object();
+
+		json_set(o, "path", json_string(ti->subs[i].path));
+		json_set(o, "url", json_string(ti->subs[i].url));
+		json_set(o, "commit", json_string(ti->subs[i].commit));
+		json_push(a, o);
+	}
+	return a;
+}
+
+/*
+ * --source: the user's tree as it is. Nothing is checked out, patched or
+ * cleaned; what it is (commit, submodules, local changes) is recorded.
+ */
+static int
+use_local_source(const struct profile *p, const struct plan *pl, struct git_tree_info *ti,
+		 struct json *src)
+{
+	struct strvec changes = STRVEC_INIT;
+
+	if (git_describe(pl->src_dir, ti, &changes) < 0) {
+		warning("'%s' is not a git checkout; the manifest will name no commit", pl->src_dir);
+	} else if (changes.n) {
+		warning("building '%s' as it is, with %zu local change%s (recorded in the manifest)",
+			pl->src_dir, changes.n, changes.n == 1 ? "" : "s");
+		for (size_t i = 0; i < changes.n && i < 10; i++)
+			note("%s", changes.v[i]);
+		if (changes.n > 10)
+			note("and %zu more", changes.n - 10);
+	}
+	if (p->source_patches.str && *p->source_patches.str)
+		warning_at(&p->source_patches.loc, "source.patches '%s' is not applied to a --source "
+			   "tree; it is built as it is", p->source_patches.str);
+	json_set(src, "local", json_string(pl->src_dir));
+	json_set(src, "changes", json_string_array(changes.v, changes.n));
+	strvec_clear(&changes);
+	return 0;
+}
+
+/*
+ * The fetch step: the checkout at the ref (from the cached mirrors), then
+ * the profile's patch series for that release. A tree already at the
+ * commit with exactly those patches applied is left alone (nothing
+ * rewritten, nothing rebuilt, no network); otherwise the recorded patches
+ * are undone first so the checkout finds a clean tree.
+ */
+static int
+fetch_source(const struct profile *p, const struct plan *pl, const struct build_opts *bo,
+	     struct patch_set *ps, struct git_tree_info *ti, struct json *src)
+{
+	struct buf record = BUF_INIT, target = BUF_INIT, cache = BUF_INIT;
+	struct git_checkout_opts co;
+	struct json *patches = json_array();
 	int rc = -1, skip = 0;
 
+	json_set(src, "patches", patches);
+	if (pl->local_source) {
+		rc = use_local_source(p, pl, ti, src);
+		goto out;
+	}
+	git_cache_dir(&cache);
 	buf_addf(&record, "%s/patches.applied", pl->work_dir);
 	if (p->source_patches.str && *p->source_patches.str) {
 		if (patch_set_load(ps, p->source_patches.str) < 0)
 			goto out;
 		if (path_exists(pl->src_dir)) {
-			git_resolve_local(pl->src_dir, p->source_ref.str, &target);
+			if (!bo->refresh)
+				git_resolve_cached(cache.s, p->source_repo.str, p->source_ref.str, &target);
 			skip = patches_before_checkout(ps, tree_version(p, pl->src_dir), pl->src_dir,
 						       record.s, target.len ? target.s : NULL);
 			if (skip < 0)
@@ -679,7 +787,10 @@ fetch_source(const struct profile *p, const struct plan *pl, struct patch_set *p
 		goto out;
 	}
 	if (skip) {
-		buf_addstr(commit, target.s);
+		if (git_describe(pl->src_dir, ti, NULL) < 0) {
+			error("cannot read the checkout in '%s'", pl->src_dir);
+			goto out;
+		}
 		fprintf(stderr, "fetch: already at %.12s with its patches applied; nothing to do\n",
 			target.s);
 		for (size_t i = 0; i < ps->n; i++) {
@@ -697,15 +808,25 @@ fetch_source(const struct profile *p, const struct plan *pl, struct patch_set *p
 		rc = 0;
 		goto out;
 	}
-	if (git_checkout(p->source_repo.str, p->source_ref.str, pl->src_dir, commit) < 0)
+	memset(&co, 0, sizeof(co));
+	co.url = p->source_repo.str;
+	co.ref = p->source_ref.str;
+	co.dir = pl->src_dir;
+	co.cache_dir = cache.s;
+	co.force = bo->force;
+	co.refresh = bo->refresh;
+	if (git_checkout(&co, ti) < 0)
 		goto out;
 	if (ps->project && patches_apply(ps, tree_version(p, pl->src_dir), pl->src_dir, record.s,
 					 patches) < 0)
 		goto out;
 	rc = 0;
 out:
+	if (rc == 0)
+		json_set(src, "submodules", submodules_json(ti));
 	buf_release(&record);
 	buf_release(&target);
+	buf_release(&cache);
 	return rc;
 }
 
@@ -721,7 +842,8 @@ build_run(const struct build_opts *o)
 	double t0 = now_seconds();
 	struct wheel_report rep;
 	struct json *effective = NULL, *recoveries = json_array(), *cache = NULL;
-	struct json *patches_json = json_array();
+	struct json *source_json = json_object();
+	struct git_tree_info ti;
 	struct patch_set ps;
 	int have_rep = 0, lock_fd = -1;
 	enum build_era era = ERA_UNKNOWN;
@@ -730,6 +852,7 @@ build_run(const struct build_opts *o)
 	int step;
 
 	memset(&rep, 0, sizeof(rep));
+	memset(&ti, 0, sizeof(ti));
 	memset(&ps, 0, sizeof(ps));
 	memset(&p, 0, sizeof(p));
 	memset(&pl, 0, sizeof(pl));
@@ -768,15 +891,21 @@ build_run(const struct build_opts *o)
 		switch (step) {
 		case STEP_FETCH:
 			fprintf(stderr, "fetch: %s @ %s\n", p.source_repo.str, p.source_ref.str);
-			if (fetch_source(&p, &pl, &ps, &commit, patches_json) < 0)
+			if (fetch_source(&p, &pl, o, &ps, &ti, source_json) < 0)
 				goto out;
-			fprintf(stderr, "fetch: %s at %s\n", pl.src_dir, commit.s);
+			buf_addstr(&commit, ti.commit ? ti.commit : "none");
+			fprintf(stderr, "fetch: %s at %s", pl.src_dir, commit.s);
+			if (ti.nsubs)
+				fprintf(stderr, " (%zu submodule%s)", ti.nsubs, ti.nsubs == 1 ? "" : "s");
+			fputc('\n', stderr);
 			era = era_detect(pl.src_dir, &why);
 			if (era == ERA_UNKNOWN) {
 				error("%s", why.s);
 				goto out;
 			}
 			fprintf(stderr, "fetch: build era: %s\n", era_name(era));
+			if (check_tree_options(&p, &pl, commit.s, o->strict) < 0)
+				goto out;
 			if (era == ERA_SKBUILD && !python_imports(py.s, "build")) {
 				error("this tree builds with 'python3 -m build', which %s cannot import; "
 				      "apt-get install python3-build", py.s);
@@ -930,12 +1059,12 @@ build_run(const struct build_opts *o)
 		mi.profile = &p;
 		mi.source_repo = p.source_repo.str;
 		mi.source_ref = p.source_ref.str;
-		mi.source_commit = commit.s;
+		mi.source_commit = ti.commit;
 		mi.build = b;
 		m = manifest_make(&mi);
 		json_set(m, "features_effective", effective ? effective : json_null());
-		json_set((struct json *)json_get(m, "source"), "patches", patches_json);
-		patches_json = NULL;
+		json_merge_into((struct json *)json_get(m, "source"), source_json);
+		source_json = NULL;
 		effective = NULL;
 		text = json_print(m, 1);
 		buf_addf(&mpath, "%s/%.*s.manifest.json", pl.out_dir, (int)(strlen(whl) - 4), whl);
@@ -958,7 +1087,8 @@ out:
 	json_free(effective);
 	json_free(recoveries);
 	json_free(cache);
-	json_free(patches_json);
+	json_free(source_json);
+	git_tree_info_release(&ti);
 	patch_set_release(&ps);
 	if (have_rep)
 		wheel_report_release(&rep);

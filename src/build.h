@@ -17,6 +17,9 @@ struct build_opts {
 	uint64_t mem_budget;   /* --mem-budget; 0 = profile or auto */
 	const struct strvec *sets; /* --set KEY=VALUE, applied after the profile's files */
 	int strict;            /* --strict: knowledge-base warnings are errors */
+	const char *source_dir; /* --source: build this local tree as it is (no checkout, no patches) */
+	int force;             /* --force: discard local changes in the work tree's checkout */
+	int refresh;           /* --fetch: fetch the mirrors even when they have the ref */
 };
 
 /* Run; returns the exit status (diag.h). */

@@ -11,6 +11,7 @@
 static const char usage_text[] =
 	"usage: bwbuild build --profile NAME [--out DIR] [--work DIR] [--until STEP]\n"
 	"                     [--mem-budget SIZE] [--set KEY=VALUE]... [--strict]\n"
+	"                     [--source PATH | --force] [--fetch]\n"
 	"       bwbuild --profile NAME [...]\n"
 	"\n"
 	"Fetch the profile's source, configure and compile it, make a wheel, verify it\n"
@@ -23,14 +24,23 @@ static const char usage_text[] =
 	"  --mem-budget SIZE  memory the compile may use, e.g. 16G (default: measured)\n"
 	"  --set KEY=VALUE    override a profile value, dotted (features.flash_attention=off,\n"
 	"                     cuda.archs=10.0;12.0+PTX); applied after every profile file\n"
-	"  --strict           treat the knowledge base's warnings as errors\n";
+	"  --strict           treat the knowledge base's warnings as errors\n"
+	"  --source PATH      build this local tree as it is: no checkout, no patches; its\n"
+	"                     commit and local changes go into the manifest\n"
+	"  --force            discard local changes in the work tree's checkout (refused\n"
+	"                     and listed otherwise)\n"
+	"  --fetch            fetch the cached mirrors even when they have the ref (a\n"
+	"                     branch that moved); otherwise a cached ref needs no network\n"
+	"\n"
+	"Mirrors are cached in $BWBUILD_CACHE_DIR, else $XDG_CACHE_HOME/bwbuild, else\n"
+	"~/.cache/bwbuild.\n";
 
 int
 cmd_build(int argc, char **argv)
 {
 	/* static: the --set values live as long as the command (and stay reachable) */
 	static struct strvec sets = STRVEC_INIT;
-	struct build_opts o = { NULL, NULL, NULL, STEP_VERIFY, 0, &sets, 0 };
+	struct build_opts o = { .until = STEP_VERIFY, .sets = &sets };
 	int i;
 
 	for (i = 1; i < argc; i++) {
@@ -43,6 +53,15 @@ cmd_build(int argc, char **argv)
 		}
 		if ((r = opt_profile(argc, argv, &i, &o, &sets)) ||
 		    (r = opt_value(argc, argv, &i, "--out", &o.out_dir))) {
+			if (r < 0)
+				return EXIT_USAGE;
+			continue;
+		}
+		if (opt_flag(argv[i], "--force") || opt_flag(argv[i], "--fetch")) {
+			*(argv[i][4] == 'r' ? &o.force : &o.refresh) = 1;
+			continue;
+		}
+		if ((r = opt_value(argc, argv, &i, "--source", &o.source_dir))) {
 			if (r < 0)
 				return EXIT_USAGE;
 			continue;
@@ -68,6 +87,11 @@ cmd_build(int argc, char **argv)
 			continue;
 		}
 		return opt_unknown("build", argv[i]);
+	}
+	if (o.source_dir && (o.force || o.refresh)) {
+		error("--source builds a tree as it is; --force and --fetch are for the checkout "
+		      "bwbuild makes");
+		return EXIT_USAGE;
 	}
 	if (!o.profile) {
 		error("no profile given; use --profile NAME (see 'bwbuild build --help')");

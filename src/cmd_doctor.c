@@ -27,7 +27,7 @@ int
 cmd_doctor(int argc, char **argv)
 {
 	static struct strvec sets = STRVEC_INIT;
-	struct build_opts o = { NULL, NULL, NULL, STEP_VERIFY, 0, &sets, 0 };
+	struct build_opts o = { .until = STEP_VERIFY, .sets = &sets };
 	struct profile p;
 	struct plan pl;
 	struct host h;

@@ -56,7 +56,7 @@ cmd_plan(int argc, char **argv)
 {
 	/* static: the --set values live as long as the command (and stay reachable) */
 	static struct strvec sets = STRVEC_INIT;
-	struct build_opts o = { NULL, NULL, NULL, STEP_VERIFY, 0, &sets, 0 };
+	struct build_opts o = { .until = STEP_VERIFY, .sets = &sets };
 	struct profile p;
 	struct plan pl;
 	struct host h;

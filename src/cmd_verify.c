@@ -111,7 +111,7 @@ cmd_verify(int argc, char **argv)
 	memset(&p, 0, sizeof(p));
 	memset(&pl, 0, sizeof(pl));
 	if (profile) {
-		struct build_opts o = { profile, "/nonexistent", "/nonexistent", STEP_VERIFY, 0, NULL, 0 };
+		struct build_opts o = { .profile = profile, .work_dir = "/nonexistent", .out_dir = "/nonexistent", .until = STEP_VERIFY };
 
 		if (build_prepare(&p, &pl, &h, &o) < 0) {
 			plan_release(&pl);

@@ -33,6 +33,7 @@ off_reason(const struct profile *p, enum feature f, const struct cmake_cache *c)
 		return "CMake did not find NCCL (nccl.h); install libnccl-dev, or set "
 		       "NCCL_INCLUDE_DIR with USE_SYSTEM_NCCL=1";
 	case FEAT_MSLK:
+	case FEAT_FBGEMM_GENAI:
 		return has10 ? "it needs CUDA 12.8 or newer" : "it needs a 10.x arch in TORCH_CUDA_ARCH_LIST";
 	case FEAT_CUDA:
 		return "CMake did not find a CUDA compiler (see CUDACXX and cuda.home)";
@@ -55,10 +56,6 @@ features_effective(const struct profile *p, const struct cmake_cache *c, const c
 		struct json *e = json_object();
 		int eff;
 
-		if (!v && feature_table[f].alias && cmakecache_get(c, feature_table[f].alias)) {
-			opt = feature_table[f].alias;
-			v = cmakecache_get(c, opt);
-		}
 		json_set(e, "requested", p->features[f] == TRI_UNSET ? json_null() :
 					 json_string(p->features[f] == TRI_ON ? "on" : "off"));
 		json_set(e, "effective", v ? json_bool(cmake_truthy(v)) : json_null());

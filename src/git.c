@@ -1,5 +1,11 @@
 #include <git2.h>
-#include <string.h>
+#include <ctype.h>
+#include <dirent.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/file.h>
+#include <unistd.h>
 
 /* libgit2's *_OPTIONS_INIT macros leave trailing fields implicit. */
 #pragma GCC diagnostic ignored "-Wmissing-field-initializers"
@@ -8,6 +14,7 @@
 #include "buf.h"
 #include "diag.h"
 #include "git.h"
+#include "hash.h"
 #include "strvec.h"
 #include "util.h"
 
@@ -20,9 +27,18 @@ git_fail(const char *what, const char *subject)
 }
 
 static int
+collect_name(git_submodule *sm, const char *name, void *payload)
+{
+	(void)sm;
+	strvec_push(payload, name);
+	return 0;
+}
+
+static int
 resolve(git_repository *repo, const char *ref, git_oid *out)
 {
-	static const char *const forms[] = { "%s", "refs/tags/%s", "origin/%s", "refs/remotes/origin/%s" };
+	static const char *const forms[] = { "%s", "refs/tags/%s", "refs/heads/%s", "origin/%s",
+					     "refs/remotes/origin/%s" };
 	size_t i;
 
 	for (i = 0; i < ARRAY_SIZE(forms); i++) {
@@ -46,138 +62,775 @@ resolve(git_repository *repo, const char *ref, git_oid *out)
 	return -1;
 }
 
+/* ---- mirrors ---- */
+
+void
+git_cache_dir(struct buf *out)
+{
+	const char *v = getenv("BWBUILD_CACHE_DIR");
+
+	if (v && *v) {
+		buf_addstr(out, v);
+		return;
+	}
+	v = getenv("XDG_CACHE_HOME");
+	if (v && *v == '/') {
+		buf_addf(out, "%s/bwbuild", v);
+		return;
+	}
+	v = getenv("HOME");
+	buf_addf(out, "%s/.cache/bwbuild", v && *v ? v : "/tmp");
+}
+
+void
+git_mirror_path(const char *cache_dir, const char *url, struct buf *out)
+{
+	struct buf h = BUF_INIT;
+	const char *base;
+	size_t n;
+
+	/* The last path component names it for people, the URL's hash keeps it unique. */
+	n = strlen(url);
+	while (n && (url[n - 1] == '/'))
+		n--;
+	base = url + n;
+	while (base > url && base[-1] != '/' && base[-1] != ':')
+		base--;
+	n -= (size_t)(base - url);
+	if (n > 4 && !strncmp(base + n - 4, ".git", 4))
+		n -= 4;
+	sha256_hex(&h, url, strlen(url));
+	buf_addf(out, "%s/git/", cache_dir);
+	for (size_t i = 0; i < n && i < 64; i++)
+		buf_addch(out, isalnum((unsigned char)base[i]) || base[i] == '-' || base[i] == '_' ||
+				       base[i] == '.' ? base[i] : '_');
+	buf_addf(out, "-%.12s.git", h.s);
+	buf_release(&h);
+}
+
+void
+git_url_join(const char *base, const char *rel, struct buf *out)
+{
+	size_t n = strlen(base);
+
+	/* git's rule for .gitmodules: each leading ../ drops one component of the superproject's URL. */
+	while (n && base[n - 1] == '/')
+		n--;
+	for (;;) {
+		if (!strncmp(rel, "./", 2)) {
+			rel += 2;
+		} else if (!strncmp(rel, "../", 3)) {
+			rel += 3;
+			while (n && base[n - 1] != '/' && base[n - 1] != ':')
+				n--;
+			if (n)
+				n--;
+		} else {
+			break;
+		}
+	}
+	buf_add(out, base, n);
+	/* scp-like "host:path": keep the colon when the path was used up */
+	buf_addch(out, n && base[n] == ':' ? ':' : '/');
+	buf_addstr(out, rel);
+}
+
 static int
-fetch_origin(git_repository *repo, const char *url)
+is_relative_url(const char *url)
+{
+	return !strncmp(url, "./", 2) || !strncmp(url, "../", 3);
+}
+
+struct fetch_progress {
+	const char *url;
+	double last;
+	int shown;
+};
+
+static int
+fetch_progress_cb(const git_indexer_progress *st, void *payload)
+{
+	struct fetch_progress *fp = payload;
+	double t = now_seconds();
+
+	if (t - fp->last < 2.0 && st->received_objects != st->total_objects)
+		return 0;
+	if (!fp->shown && st->received_objects == st->total_objects)
+		return 0;
+	fp->last = t;
+	fp->shown = 1;
+	fprintf(stderr, "fetch: %s: %u/%u objects, %.1f MiB\n", fp->url, st->received_objects,
+		st->total_objects, (double)st->received_bytes / (1024.0 * 1024.0));
+	return 0;
+}
+
+/* Fetch every branch and tag of `url` into the mirror; the only network access. */
+static int
+mirror_fetch(git_repository *m, const char *url, const char *mpath, const char *what)
 {
 	git_remote *remote = NULL;
 	git_fetch_options fo = GIT_FETCH_OPTIONS_INIT;
+	struct fetch_progress fp = { url, 0, 0 };
 	int rc;
 
+	fprintf(stderr, "fetch: %s: fetching %s into %s\n", url, what, mpath);
+	fp.last = now_seconds();
 	fo.download_tags = GIT_REMOTE_DOWNLOAD_TAGS_ALL;
-	if (git_remote_lookup(&remote, repo, "origin") < 0)
-		return git_fail("cannot find remote origin for", url);
+	fo.prune = GIT_FETCH_NO_PRUNE;
+	fo.callbacks.transfer_progress = fetch_progress_cb;
+	fo.callbacks.payload = &fp;
+	if (git_remote_lookup(&remote, m, "origin") < 0)
+		return git_fail("cannot find remote origin in the mirror", mpath);
 	rc = git_remote_fetch(remote, NULL, &fo, NULL);
 	git_remote_free(remote);
-	if (rc < 0)
-		return git_fail("cannot fetch", url);
+	if (rc < 0) {
+		const git_error *e = git_error_last();
+
+		error("cannot fetch '%s' for %s: %s", url, what,
+		      e && e->message ? e->message : "unknown libgit2 error");
+		note("refs already in the cache (%s) build without the network; check the URL "
+		     "and the connection", mpath);
+		return -1;
+	}
 	return 0;
 }
 
 static int
-update_submodule(git_submodule *sm, const char *name, void *payload)
+odb_has(git_repository *repo, const git_oid *id)
 {
-	git_submodule_update_options so = GIT_SUBMODULE_UPDATE_OPTIONS_INIT;
-	git_repository *sub = NULL;
-	int rc;
+	git_odb *odb = NULL;
+	int has;
 
-	(void)payload;
-	so.checkout_opts.checkout_strategy = GIT_CHECKOUT_SAFE;
-	if (git_submodule_update(sm, 1, &so) < 0)
-		return git_fail("cannot update submodule", name);
-	if (git_submodule_open(&sub, sm) < 0)
-		return git_fail("cannot open submodule", name);
-	rc = git_submodule_foreach(sub, update_submodule, NULL);
-	git_repository_free(sub);
-	return rc;
-}
-
-/* Report local changes (modified, deleted or new non-ignored files); count. */
-static size_t
-list_changes(git_repository *repo)
-{
-	git_status_options so = GIT_STATUS_OPTIONS_INIT;
-	git_status_list *list = NULL;
-	size_t i, n;
-
-	so.flags = GIT_STATUS_OPT_EXCLUDE_SUBMODULES | GIT_STATUS_OPT_INCLUDE_UNTRACKED;
-	if (git_status_list_new(&list, repo, &so) < 0)
+	if (git_repository_odb(&odb, repo) < 0)
 		return 0;
-	n = git_status_list_entrycount(list);
-	for (i = 0; i < n && i < 20; i++) {
-		const git_status_entry *e = git_status_byindex(list, i);
-		const git_diff_delta *d = e->index_to_workdir ? e->index_to_workdir : e->head_to_index;
-
-		if (d && d->new_file.path)
-			note("%s: %s", e->status & (GIT_STATUS_WT_NEW | GIT_STATUS_INDEX_NEW) ? "new" :
-				       e->status & (GIT_STATUS_WT_DELETED | GIT_STATUS_INDEX_DELETED) ?
-				       "deleted" : "modified", d->new_file.path);
-	}
-	if (n > 20)
-		note("and %zu more", n - 20);
-	git_status_list_free(list);
-	return n;
+	has = git_odb_exists(odb, id);
+	git_odb_free(odb);
+	return has;
 }
 
-int
-git_checkout(const char *url, const char *ref, const char *dir, struct buf *commit_out)
+/*
+ * libgit2's fetch takes a local repository only as file://; paths are
+ * normalized first so one repository has one mirror however it is
+ * spelled.
+ */
+static void
+fetch_url(const char *url, struct buf *out)
 {
-	git_repository *repo = NULL;
-	git_object *target = NULL;
-	git_checkout_options co = GIT_CHECKOUT_OPTIONS_INIT;
-	git_oid oid;
-	char hex[GIT_OID_HEXSZ + 1];
-	struct buf gitdir = BUF_INIT;
-	int ret = -1;
+	if (url[0] != '/') {
+		buf_addstr(out, url);
+		return;
+	}
+	/* Lexically: the path must give the same mirror when it is gone (offline). */
+	buf_addstr(out, "file://");
+	path_normalize(out, url);
+}
 
-	git_libgit2_init();
-	buf_addf(&gitdir, "%s/.git", dir);
-	if (path_exists(gitdir.s)) {
-		if (git_repository_open(&repo, dir) < 0) {
-			git_fail("cannot open the checkout in", dir);
+/*
+ * Open (creating it when new) the bare mirror of `url` under the cache and
+ * make sure it has `ref` (a name or id) or the commit `want`: the mirror is
+ * fetched only when it lacks it, or always when `refresh`. The mirror's
+ * lock is held while fetching so two builds do not fetch into it at once.
+ */
+static int
+mirror_ensure(const char *cache, const char *url, const char *ref, const git_oid *want,
+	      int refresh, git_oid *out, struct buf *objects)
+{
+	git_repository *m = NULL;
+	struct buf mpath = BUF_INIT, lockp = BUF_INIT, what = BUF_INIT, canon = BUF_INIT;
+	int fd = -1, ret = -1, have;
+
+	fetch_url(url, &canon);
+	git_mirror_path(cache, canon.s, &mpath);
+	buf_addf(&lockp, "%s.lock", mpath.s);
+	buf_addf(objects, "%s/objects", mpath.s);
+	if (ref)
+		buf_addf(&what, "ref '%s'", ref);
+	else
+		buf_addf(&what, "commit %s", git_oid_tostr_s(want));
+	if (mkdir_p_parent(lockp.s) < 0)
+		goto out;
+	fd = open(lockp.s, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+	if (fd < 0) {
+		error("cannot open '%s':", lockp.s);
+		goto out;
+	}
+	if (flock(fd, LOCK_EX | LOCK_NB) < 0) {
+		fprintf(stderr, "fetch: waiting for another bwbuild using %s\n", mpath.s);
+		if (flock(fd, LOCK_EX) < 0) {
+			error("cannot lock '%s':", lockp.s);
 			goto out;
 		}
-		if (git_repository_head_detached(repo) == 1 && list_changes(repo)) {
-			error("the checkout in '%s' has local changes; bwbuild builds only what the "
-			      "ref says and never overwrites changes: commit, stash or remove them, or "
-			      "remove the work directory", dir);
+	}
+	if (is_dir(mpath.s)) {
+		if (git_repository_open_bare(&m, mpath.s) < 0) {
+			git_fail("cannot open the mirror", mpath.s);
+			note("remove '%s' and bwbuild will fetch it again", mpath.s);
 			goto out;
 		}
 	} else {
-		git_clone_options cl = GIT_CLONE_OPTIONS_INIT;
+		git_remote *r = NULL;
+		struct buf tmp = BUF_INIT;
+		int rc;
 
-		if (path_exists(dir) && !is_dir(dir)) {
-			error("'%s' exists and is not a directory", dir);
-			goto out;
+		/* Built under a temporary name: a mirror is either whole or absent. */
+		buf_addf(&tmp, "%s.tmp", mpath.s);
+		remove_tree(tmp.s);
+		rc = git_repository_init(&m, tmp.s, 1);
+		if (rc == 0)
+			rc = git_remote_create_with_fetchspec(&r, m, "origin", canon.s,
+							      "+refs/heads/*:refs/heads/*");
+		if (rc == 0)
+			rc = git_remote_add_fetch(m, "origin", "+refs/tags/*:refs/tags/*");
+		git_remote_free(r);
+		if (rc == 0) {
+			git_repository_free(m);
+			m = NULL;
+			if (rename(tmp.s, mpath.s) < 0)
+				rc = error("cannot rename '%s' to '%s':", tmp.s, mpath.s);
+			else
+				rc = git_repository_open_bare(&m, mpath.s);
+		} else {
+			git_fail("cannot create a mirror in", tmp.s);
 		}
-		cl.checkout_opts.checkout_strategy = GIT_CHECKOUT_NONE;
-		if (git_clone(&repo, url, dir, &cl) < 0) {
-			git_fail("cannot clone", url);
+		buf_release(&tmp);
+		if (rc < 0)
 			goto out;
-		}
+		refresh = 1;
 	}
-	if (resolve(repo, ref, &oid) < 0) {
-		/* Not here yet: the only case that touches the network. */
-		if (fetch_origin(repo, url) < 0)
-			goto out;
-		if (resolve(repo, ref, &oid) < 0) {
-			error("unknown ref '%s' in '%s' (not a tag, branch or commit there)", ref, url);
-			goto out;
-		}
-	}
-	if (git_object_lookup(&target, repo, &oid, GIT_OBJECT_COMMIT) < 0) {
-		git_fail("cannot look up commit of", ref);
+	have = ref ? resolve(m, ref, out) : odb_has(m, want) ? 0 : -1;
+	if (have == 0 && !refresh) {
+		ret = 0;
 		goto out;
 	}
-	co.checkout_strategy = GIT_CHECKOUT_SAFE | GIT_CHECKOUT_RECREATE_MISSING;
-	if (git_checkout_tree(repo, target, &co) < 0) {
-		git_fail("cannot check out", ref);
-		list_changes(repo);
-		note("bwbuild never overwrites local changes; commit, stash or remove them in '%s'", dir);
+	if (mirror_fetch(m, url, mpath.s, what.s) < 0)
+		goto out;
+	have = ref ? resolve(m, ref, out) : odb_has(m, want) ? 0 : -1;
+	if (have < 0) {
+		if (ref)
+			error("unknown ref '%s' in '%s': not a tag, branch or commit there", ref, url);
+		else
+			error("commit %s is not in '%s' (none of its branches or tags has it)",
+			      git_oid_tostr_s(want), url);
 		goto out;
 	}
-	if (git_repository_set_head_detached(repo, &oid) < 0) {
-		git_fail("cannot move HEAD to", ref);
-		goto out;
-	}
-	if (git_submodule_foreach(repo, update_submodule, NULL) < 0)
-		goto out;
-	git_oid_tostr(hex, sizeof(hex), &oid);
-	buf_addstr(commit_out, hex);
+	if (want)
+		git_oid_cpy(out, want);
 	ret = 0;
 out:
+	git_repository_free(m);
+	if (fd >= 0)
+		close(fd); /* releases the lock */
+	buf_release(&mpath);
+	buf_release(&lockp);
+	buf_release(&what);
+	buf_release(&canon);
+	return ret;
+}
+
+/* ---- work trees ---- */
+
+static int
+add_alternate_now(git_repository *repo, const char *objects)
+{
+	git_odb *odb = NULL;
+	int rc;
+
+	if (git_repository_odb(&odb, repo) < 0)
+		return git_fail("cannot open the object database of", git_repository_path(repo));
+	rc = git_odb_add_disk_alternate(odb, objects);
+	git_odb_free(odb);
+	return rc < 0 ? git_fail("cannot add the mirror's objects", objects) : 0;
+}
+
+/*
+ * A work repository borrows every object from the mirror through
+ * objects/info/alternates (as `git clone --reference`), so a PyTorch tree
+ * costs its checkout only. Adds the mirror when the line is missing.
+ */
+static int
+ensure_alternate(git_repository *repo, const char *objects)
+{
+	struct buf path = BUF_INIT, text = BUF_INIT, want = BUF_INIT;
+	int ret = 0;
+
+	/* Exactly this mirror: a line for a mirror that is gone breaks git itself. */
+	buf_addf(&path, "%sobjects/info/alternates", git_repository_path(repo));
+	buf_addf(&want, "%s\n", objects);
+	if (path_exists(path.s) && read_file(&text, path.s) < 0) {
+		ret = -1;
+		goto out;
+	}
+	if (!text.s || strcmp(text.s, want.s)) {
+		ret = mkdir_p_parent(path.s);
+		if (!ret)
+			ret = write_file_atomic(path.s, want.s, want.len);
+		if (!ret)
+			ret = add_alternate_now(repo, objects);
+	}
+out:
+	buf_release(&path);
+	buf_release(&text);
+	buf_release(&want);
+	return ret;
+}
+
+/* The work repository's origin names the upstream it came from; 1 when it had to change. */
+static int
+ensure_origin(git_repository *repo, const char *url)
+{
+	git_remote *r = NULL;
+	int changed = 0;
+
+	if (git_remote_lookup(&r, repo, "origin") < 0) {
+		if (git_remote_create(&r, repo, "origin", url) == 0)
+			changed = 1;
+	} else if (!git_remote_url(r) || strcmp(git_remote_url(r), url)) {
+		changed = git_remote_set_url(repo, "origin", url) == 0;
+	}
+	git_remote_free(r);
+	return changed;
+}
+
+static int
+dir_is_empty(const char *path)
+{
+	DIR *d = opendir(path);
+	struct dirent *de;
+	int empty = 1;
+
+	if (!d)
+		return 1;
+	while ((de = readdir(d)))
+		if (strcmp(de->d_name, ".") && strcmp(de->d_name, ".."))
+			empty = 0;
+	closedir(d);
+	return empty;
+}
+
+/*
+ * Open the work repository at `workdir`, or create it: its git directory
+ * at `gitdir` (NULL: workdir/.git), `url` as its origin for people
+ * reading it, objects from the mirror. `fresh` is 1 when it was just
+ * made, -1 when it existed with another upstream (its origin now follows).
+ */
+static int
+work_repo_open(const char *workdir, const char *gitdir, const char *url, const char *objects,
+	       git_repository **out, int *fresh)
+{
+	git_repository_init_options io = GIT_REPOSITORY_INIT_OPTIONS_INIT;
+	struct buf dotgit = BUF_INIT;
+	int rc;
+
+	*fresh = 0;
+	buf_addf(&dotgit, "%s/.git", workdir);
+	if (path_exists(dotgit.s)) {
+		buf_release(&dotgit);
+		if (git_repository_open_ext(out, workdir, GIT_REPOSITORY_OPEN_NO_SEARCH, NULL) < 0)
+			return git_fail("cannot open the checkout in", workdir);
+		/* The profile may name another upstream for the same work directory. */
+		if (ensure_origin(*out, url))
+			*fresh = -1;
+		return ensure_alternate(*out, objects);
+	}
+	buf_release(&dotgit);
+	if (path_exists(workdir) && !dir_is_empty(workdir)) {
+		/* Not ours: checking out over it could overwrite someone's files. */
+		return error("'%s' exists, is not empty and is not a git checkout; remove it or "
+			     "choose another work directory", workdir);
+	}
+	io.flags = GIT_REPOSITORY_INIT_MKPATH;
+	if (gitdir) {
+		io.flags |= GIT_REPOSITORY_INIT_NO_DOTGIT_DIR | GIT_REPOSITORY_INIT_RELATIVE_GITLINK;
+		io.workdir_path = workdir;
+	}
+	io.origin_url = url;
+	rc = git_repository_init_ext(out, gitdir ? gitdir : workdir, &io);
+	if (rc < 0)
+		return git_fail("cannot create a checkout in", workdir);
+	*fresh = 1;
+	return ensure_alternate(*out, objects);
+}
+
+/* "modified: path" lines for what differs from HEAD, submodules included (recursively). */
+static void
+collect_changes(git_repository *repo, const char *prefix, struct strvec *out, int depth)
+{
+	git_status_options so = GIT_STATUS_OPTIONS_INIT;
+	git_status_list *list = NULL;
+	struct strvec names = STRVEC_INIT;
+	size_t i, n;
+
+	if (git_repository_head_unborn(repo) == 1)
+		return;
+	so.flags = GIT_STATUS_OPT_EXCLUDE_SUBMODULES | GIT_STATUS_OPT_INCLUDE_UNTRACKED;
+	if (git_status_list_new(&list, repo, &so) == 0) {
+		n = git_status_list_entrycount(list);
+		for (i = 0; i < n; i++) {
+			const git_status_entry *e = git_status_byindex(list, i);
+			const git_diff_delta *d = e->index_to_workdir ? e->index_to_workdir :
+									 e->head_to_index;
+
+			if (!d || !d->new_file.path)
+				continue;
+			strvec_pushf(out, "%s: %s%s",
+				     e->status & (GIT_STATUS_WT_NEW | GIT_STATUS_INDEX_NEW) ? "new" :
+				     e->status & (GIT_STATUS_WT_DELETED | GIT_STATUS_INDEX_DELETED) ?
+				     "deleted" : "modified", prefix, d->new_file.path);
+		}
+		git_status_list_free(list);
+	}
+	if (depth > 8 || git_submodule_foreach(repo, collect_name, &names) < 0)
+		goto out;
+	for (i = 0; i < names.n; i++) {
+		git_submodule *sm = NULL;
+		git_repository *sub = NULL;
+		const git_oid *want;
+		git_oid head;
+		struct buf p = BUF_INIT;
+
+		if (git_submodule_lookup(&sm, repo, names.v[i]) < 0)
+			continue;
+		want = git_submodule_head_id(sm);
+		buf_addf(&p, "%s%s/", prefix, git_submodule_path(sm));
+		if (want && git_submodule_open(&sub, sm) == 0) {
+			if (git_reference_name_to_id(&head, sub, "HEAD") == 0 && !git_oid_equal(&head, want))
+				strvec_pushf(out, "moved: %.*s (at %.12s, the tree records %.12s)",
+					     (int)p.len - 1, p.s, git_oid_tostr_s(&head),
+					     git_oid_tostr_s(want));
+			else
+				collect_changes(sub, p.s, out, depth + 1);
+			git_repository_free(sub);
+		}
+		buf_release(&p);
+		git_submodule_free(sm);
+	}
+out:
+	strvec_clear(&names);
+}
+
+static void
+tree_info_add(struct git_tree_info *ti, const char *path, const char *url, const git_oid *oid)
+{
+	struct git_submodule_info *s;
+
+	if (ti->nsubs == ti->alloc) {
+		ti->alloc = ti->alloc ? 2 * ti->alloc : 8;
+		ti->subs = xreallocarray(ti->subs, ti->alloc, sizeof(*ti->subs));
+	}
+	s = &ti->subs[ti->nsubs++];
+	s->path = xstrdup(path);
+	s->url = xstrdup(url);
+	s->commit = xstrdup(git_oid_tostr_s(oid));
+}
+
+void
+git_tree_info_release(struct git_tree_info *ti)
+{
+	for (size_t i = 0; i < ti->nsubs; i++) {
+		free(ti->subs[i].path);
+		free(ti->subs[i].url);
+		free(ti->subs[i].commit);
+	}
+	free(ti->subs);
+	free(ti->commit);
+	memset(ti, 0, sizeof(*ti));
+}
+
+static int
+checkout_commit(git_repository *repo, const git_oid *oid, const char *what, const char *workdir,
+		int force)
+{
+	git_checkout_options co = GIT_CHECKOUT_OPTIONS_INIT;
+	git_object *target = NULL;
+	int rc;
+
+	if (git_object_lookup(&target, repo, oid, GIT_OBJECT_COMMIT) < 0)
+		return git_fail("cannot look up the commit of", what);
+	co.checkout_strategy = GIT_CHECKOUT_SAFE | GIT_CHECKOUT_RECREATE_MISSING;
+	if (force)
+		co.checkout_strategy |= GIT_CHECKOUT_FORCE | GIT_CHECKOUT_REMOVE_UNTRACKED;
+	rc = git_checkout_tree(repo, target, &co);
 	git_object_free(target);
+	if (rc < 0) {
+		git_fail("cannot check out", what);
+		note("bwbuild never overwrites local changes; commit, stash or remove them in '%s', "
+		     "or run with --force to discard them", workdir);
+		return -1;
+	}
+	if (git_repository_set_head_detached(repo, oid) < 0)
+		return git_fail("cannot move HEAD to", what);
+	return 0;
+}
+
+/*
+ * submodule.<name>.url in the superproject's config, as `git submodule
+ * init` writes it, so git itself sees an initialised submodule; written
+ * only when it differs.
+ */
+static void
+ensure_submodule_config(git_repository *repo, const char *name, const char *url)
+{
+	git_config *cfg = NULL;
+	git_buf have = GIT_BUF_INIT;
+	struct buf key = BUF_INIT;
+
+	buf_addf(&key, "submodule.%s.url", name);
+	if (git_repository_config(&cfg, repo) == 0) {
+		if (git_config_get_string_buf(&have, cfg, key.s) < 0 || !have.ptr || strcmp(have.ptr, url))
+			git_config_set_string(cfg, key.s, url);
+	}
+	git_buf_dispose(&have);
+	git_config_free(cfg);
+	buf_release(&key);
+}
+
+struct checkout_ctx {
+	const struct git_checkout_opts *o;
+	struct git_tree_info *out;
+};
+
+/*
+ * Bring each submodule of `repo` (its HEAD already at the wanted commit)
+ * to the commit the tree records, from the submodule's own mirror, and
+ * recurse. Relative URLs are joined to `url`, the superproject's upstream.
+ */
+static int
+checkout_submodules(struct checkout_ctx *c, git_repository *repo, const char *url,
+		    const char *prefix, int depth)
+{
+	struct strvec names = STRVEC_INIT;
+	int ret = -1;
+	size_t i;
+
+	if (depth > 8)
+		return error("submodules nest deeper than 8 levels under '%s'", prefix);
+	if (git_submodule_foreach(repo, collect_name, &names) < 0) {
+		git_fail("cannot read .gitmodules in", git_repository_workdir(repo));
+		goto out;
+	}
+	for (i = 0; i < names.n; i++) {
+		git_submodule *sm = NULL;
+		git_repository *sub = NULL;
+		const git_oid *want;
+		git_oid head, got;
+		struct buf suburl = BUF_INIT, objects = BUF_INIT, gitdir = BUF_INIT;
+		struct buf workdir = BUF_INIT, shown = BUF_INIT;
+		int fresh = 0, rc = -1;
+
+		if (git_submodule_lookup(&sm, repo, names.v[i]) < 0) {
+			git_fail("cannot look up submodule", names.v[i]);
+			goto out;
+		}
+		want = git_submodule_head_id(sm);
+		if (!want || !git_submodule_url(sm)) {
+			/* In .gitmodules but not in the tree (or no URL): nothing to check out. */
+			git_submodule_free(sm);
+			continue;
+		}
+		if (is_relative_url(git_submodule_url(sm)))
+			git_url_join(url, git_submodule_url(sm), &suburl);
+		else
+			buf_addstr(&suburl, git_submodule_url(sm));
+		buf_addf(&shown, "%s%s", prefix, git_submodule_path(sm));
+		buf_addf(&gitdir, "%smodules/%s", git_repository_path(repo), git_submodule_name(sm));
+		buf_addf(&workdir, "%s%s", git_repository_workdir(repo), git_submodule_path(sm));
+		if (mirror_ensure(c->o->cache_dir, suburl.s, NULL, want, c->o->refresh, &got,
+				  &objects) < 0) {
+			note("needed by submodule '%s'", shown.s);
+			goto next;
+		}
+		if (work_repo_open(workdir.s, gitdir.s, suburl.s, objects.s, &sub, &fresh) < 0)
+			goto next;
+		if (fresh == 1 || c->o->force || git_reference_name_to_id(&head, sub, "HEAD") < 0 ||
+		    !git_oid_equal(&head, want)) {
+			if (checkout_commit(sub, want, shown.s, workdir.s, c->o->force || fresh == 1) < 0)
+				goto next;
+		}
+		ensure_submodule_config(repo, git_submodule_name(sm), suburl.s);
+		tree_info_add(c->out, shown.s, suburl.s, want);
+		buf_addch(&shown, '/');
+		rc = checkout_submodules(c, sub, suburl.s, shown.s, depth + 1);
+next:
+		git_repository_free(sub);
+		git_submodule_free(sm);
+		buf_release(&suburl);
+		buf_release(&objects);
+		buf_release(&gitdir);
+		buf_release(&workdir);
+		buf_release(&shown);
+		if (rc < 0)
+			goto out;
+	}
+	ret = 0;
+out:
+	strvec_clear(&names);
+	return ret;
+}
+
+/*
+ * Before looking at an existing tree: each submodule already checked out
+ * gets its mirror (holding the commit the current HEAD records) as its
+ * object store, so status can read it even when the cache was removed
+ * since. Fetches only what is missing.
+ */
+static int
+attach_submodules(struct checkout_ctx *c, git_repository *repo, const char *url, int depth)
+{
+	struct strvec names = STRVEC_INIT;
+	int ret = 0;
+
+	if (depth > 8 || git_repository_head_unborn(repo) == 1 ||
+	    git_submodule_foreach(repo, collect_name, &names) < 0)
+		goto out;
+	for (size_t i = 0; i < names.n && !ret; i++) {
+		git_submodule *sm = NULL;
+		git_repository *sub = NULL;
+		const git_oid *want;
+		git_oid got;
+		struct buf suburl = BUF_INIT, objects = BUF_INIT;
+
+		if (git_submodule_lookup(&sm, repo, names.v[i]) < 0)
+			continue;
+		want = git_submodule_head_id(sm);
+		if (want && git_submodule_url(sm) && git_submodule_open(&sub, sm) == 0) {
+			if (is_relative_url(git_submodule_url(sm)))
+				git_url_join(url, git_submodule_url(sm), &suburl);
+			else
+				buf_addstr(&suburl, git_submodule_url(sm));
+			ret = mirror_ensure(c->o->cache_dir, suburl.s, NULL, want, 0, &got, &objects);
+			if (!ret)
+				ret = ensure_alternate(sub, objects.s);
+			if (!ret)
+				ret = attach_submodules(c, sub, suburl.s, depth + 1);
+		}
+		git_repository_free(sub);
+		git_submodule_free(sm);
+		buf_release(&suburl);
+		buf_release(&objects);
+	}
+out:
+	strvec_clear(&names);
+	return ret;
+}
+
+static void
+report_changes(const struct strvec *changes)
+{
+	for (size_t i = 0; i < changes->n && i < 20; i++)
+		note("%s", changes->v[i]);
+	if (changes->n > 20)
+		note("and %zu more", changes->n - 20);
+}
+
+int
+git_checkout(const struct git_checkout_opts *o, struct git_tree_info *out)
+{
+	git_repository *repo = NULL;
+	struct checkout_ctx c = { o, out };
+	struct strvec changes = STRVEC_INIT;
+	struct buf objects = BUF_INIT;
+	git_oid oid, head;
+	int ret = -1, fresh = 0, at_head;
+
+	memset(out, 0, sizeof(*out));
+	git_libgit2_init();
+	if (mirror_ensure(o->cache_dir, o->url, o->ref, NULL, o->refresh, &oid, &objects) < 0)
+		goto out;
+	if (work_repo_open(o->dir, NULL, o->url, objects.s, &repo, &fresh) < 0)
+		goto out;
+	if (fresh != 1 && attach_submodules(&c, repo, o->url, 0) < 0)
+		goto out;
+	collect_changes(repo, "", &changes, 0);
+	if (changes.n && !o->force) {
+		error("the checkout in '%s' has local changes, and bwbuild builds exactly what the "
+		      "ref names and never overwrites changes", o->dir);
+		report_changes(&changes);
+		note("commit, stash or remove them, run with --force to discard them, or build the "
+		     "tree as it is with --source '%s'", o->dir);
+		goto out;
+	}
+	if (changes.n) {
+		warning("--force: discarding %zu local change%s in '%s'", changes.n,
+			changes.n == 1 ? "" : "s", o->dir);
+		report_changes(&changes);
+	}
+	at_head = fresh != 1 && git_reference_name_to_id(&head, repo, "HEAD") == 0 &&
+		  git_oid_equal(&head, &oid) && !changes.n;
+	if (!at_head && checkout_commit(repo, &oid, o->ref, o->dir, o->force || fresh == 1) < 0)
+		goto out;
+	out->commit = xstrdup(git_oid_tostr_s(&oid));
+	if (checkout_submodules(&c, repo, o->url, "", 0) < 0)
+		goto out;
+	ret = 0;
+out:
+	if (ret < 0)
+		git_tree_info_release(out);
+	strvec_clear(&changes);
+	buf_release(&objects);
 	git_repository_free(repo);
-	buf_release(&gitdir);
+	git_libgit2_shutdown();
+	return ret;
+}
+
+static void
+describe_submodules(git_repository *repo, const char *url, const char *prefix,
+		    struct git_tree_info *out, int depth)
+{
+	struct strvec names = STRVEC_INIT;
+
+	if (depth > 8 || git_submodule_foreach(repo, collect_name, &names) < 0)
+		goto out;
+	for (size_t i = 0; i < names.n; i++) {
+		git_submodule *sm = NULL;
+		git_repository *sub = NULL;
+		git_oid head;
+		struct buf suburl = BUF_INIT, shown = BUF_INIT;
+
+		if (git_submodule_lookup(&sm, repo, names.v[i]) < 0)
+			continue;
+		if (git_submodule_url(sm) && is_relative_url(git_submodule_url(sm)) && url)
+			git_url_join(url, git_submodule_url(sm), &suburl);
+		else
+			buf_addstr(&suburl, git_submodule_url(sm) ? git_submodule_url(sm) : "");
+		buf_addf(&shown, "%s%s", prefix, git_submodule_path(sm));
+		if (git_submodule_open(&sub, sm) == 0 &&
+		    git_reference_name_to_id(&head, sub, "HEAD") == 0) {
+			tree_info_add(out, shown.s, suburl.s, &head);
+			buf_addch(&shown, '/');
+			describe_submodules(sub, suburl.s, shown.s, out, depth + 1);
+		}
+		git_repository_free(sub);
+		git_submodule_free(sm);
+		buf_release(&suburl);
+		buf_release(&shown);
+	}
+out:
+	strvec_clear(&names);
+}
+
+int
+git_describe(const char *dir, struct git_tree_info *out, struct strvec *changes)
+{
+	git_repository *repo = NULL;
+	git_remote *origin = NULL;
+	git_oid head;
+	int ret = -1;
+
+	memset(out, 0, sizeof(*out));
+	git_libgit2_init();
+	if (git_repository_open_ext(&repo, dir, GIT_REPOSITORY_OPEN_NO_SEARCH, NULL) < 0)
+		goto out;
+	if (git_reference_name_to_id(&head, repo, "HEAD") < 0)
+		goto out;
+	out->commit = xstrdup(git_oid_tostr_s(&head));
+	git_remote_lookup(&origin, repo, "origin");
+	describe_submodules(repo, origin ? git_remote_url(origin) : NULL, "", out, 0);
+	if (changes)
+		collect_changes(repo, "", changes, 0);
+	ret = 0;
+out:
+	git_remote_free(origin);
+	git_repository_free(repo);
 	git_libgit2_shutdown();
 	return ret;
 }
@@ -329,6 +982,20 @@ git_resolve_local(const char *dir, const char *ref, struct buf *out)
 	}
 	git_repository_free(repo);
 	git_libgit2_shutdown();
+	return ret;
+}
+
+int
+git_resolve_cached(const char *cache_dir, const char *url, const char *ref, struct buf *out)
+{
+	struct buf mpath = BUF_INIT, canon = BUF_INIT;
+	int ret;
+
+	fetch_url(url, &canon);
+	git_mirror_path(cache_dir, canon.s, &mpath);
+	ret = is_dir(mpath.s) ? git_resolve_local(mpath.s, ref, out) : -1;
+	buf_release(&mpath);
+	buf_release(&canon);
 	return ret;
 }
 

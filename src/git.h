@@ -4,17 +4,55 @@
 #include <stddef.h>
 
 struct buf;
+struct strvec;
 
 /*
  * Source checkouts through libgit2; the only file that includes <git2.h>.
- *
- * Clone `url` into `dir` (or reuse the clone already there), fetching only
- * when `ref` is not known locally, then check out `ref` (tag, branch, full
- * or short commit id) as a detached HEAD, submodules included. Local edits
- * that the checkout would overwrite are refused, never lost. The commit id
- * goes into `commit_out`. -1 after reporting.
  */
-int git_checkout(const char *url, const char *ref, const char *dir, struct buf *commit_out);
+
+/*
+ * Checkouts from cached mirrors. Each repository URL has one bare mirror
+ * under <cache>/git/<name>-<hash of URL>.git (all branches and tags),
+ * fetched only when it lacks the ref (or with `refresh`); the work tree at
+ * `dir` borrows the mirror's objects (objects/info/alternates) and is
+ * checked out at the ref as a detached HEAD. Submodules follow
+ * recursively, each from its own mirror, in git's layout
+ * (.git/modules/<name>), at the commits the tree records. Local changes
+ * are refused and listed unless `force`, which discards them. A tree
+ * already at the commit is not rewritten. -1 after reporting.
+ */
+struct git_checkout_opts {
+	const char *url;       /* upstream: URL or absolute path */
+	const char *ref;       /* tag, branch, full or short commit id */
+	const char *dir;       /* the work tree */
+	const char *cache_dir; /* holds git/ mirrors (git_cache_dir) */
+	int force;
+	int refresh;           /* fetch even when the ref is already in the mirror */
+};
+
+struct git_submodule_info {
+	char *path;   /* from the top of the tree, nested ones included */
+	char *url;    /* relative URLs resolved */
+	char *commit;
+};
+
+struct git_tree_info {
+	char *commit;
+	struct git_submodule_info *subs;
+	size_t nsubs, alloc;
+};
+
+int git_checkout(const struct git_checkout_opts *o, struct git_tree_info *out);
+/* What the tree at `dir` is: HEAD, each submodule's HEAD; local changes into `changes` (may be NULL). */
+int git_describe(const char *dir, struct git_tree_info *out, struct strvec *changes);
+void git_tree_info_release(struct git_tree_info *ti);
+
+/* $BWBUILD_CACHE_DIR, else $XDG_CACHE_HOME/bwbuild, else ~/.cache/bwbuild. */
+void git_cache_dir(struct buf *out);
+/* <cache>/git/<last URL component>-<12 hex of sha256(URL)>.git */
+void git_mirror_path(const char *cache_dir, const char *url, struct buf *out);
+/* A .gitmodules URL ("../cutlass.git") joined to its superproject's URL, as git does. */
+void git_url_join(const char *base, const char *rel, struct buf *out);
 
 /*
  * Remove the files git ignores in the work tree at `dir` (build outputs
@@ -33,8 +71,9 @@ int git_apply_text(const char *dir, const char *text, size_t len, int check_only
 /* HEAD's commit id; the id a ref resolves to without fetching. -1 when unknown. */
 int git_head_commit(const char *dir, struct buf *out);
 int git_resolve_local(const char *dir, const char *ref, struct buf *out);
+/* The id `ref` has in the cached mirror of `url`, without fetching; -1 when not there. */
+int git_resolve_cached(const char *cache_dir, const char *url, const char *ref, struct buf *out);
 /* Paths that differ from HEAD in the work tree (modified, new, deleted). */
-struct strvec;
 int git_changed_paths(const char *dir, struct strvec *paths);
 
 /* libgit2's version, "1.5.1". */

@@ -37,6 +37,22 @@ json_set(struct json *obj, const char *key, struct json *val)
 }
 
 void
+json_merge_into(struct json *dst, struct json *src)
+{
+	cJSON *item;
+
+	while (src && (item = C(src)->child)) {
+		char *key = item->string;
+
+		cJSON_DetachItemViaPointer(C(src), item);
+		item->string = NULL;
+		json_set(dst, key, (struct json *)item);
+		cJSON_free(key);
+	}
+	json_free(src);
+}
+
+void
 json_push(struct json *arr, struct json *val)
 {
 	if (!cJSON_AddItemToArray(C(arr), C(val)))

@@ -19,6 +19,8 @@ struct json *json_number(double n);
 struct json *json_null(void);
 void json_set(struct json *obj, const char *key, struct json *val);
 void json_push(struct json *arr, struct json *val);
+/* Move every member of object `src` into `dst` (replacing same keys); frees `src`. */
+void json_merge_into(struct json *dst, struct json *src);
 /* Array of strings from a NULL-terminated vector or a counted list. */
 struct json *json_string_array(char *const *v, size_t n);
 /* Serialise; pretty output ends with a newline. Caller frees. */

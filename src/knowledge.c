@@ -10,6 +10,7 @@
 #include "arch.h"
 #include "buf.h"
 #include "diag.h"
+#include "cmakeopts.h"
 #include "knowledge.h"
 #include "profile.h"
 #include "util.h"
@@ -59,9 +60,27 @@ static const struct { unsigned cc, torch; } torch_rows[] = {
  * it; patches/pytorch carries the fix for trees used without a list.
  */
 
-/* Features and the torch release that introduced their switch (0: always there). */
-static const struct { enum feature f; unsigned since; const char *note; } feature_since[] = {
-	{ FEAT_MSLK, 209, "USE_FBGEMM_GENAI in 2.9-2.10, renamed USE_MSLK in 2.11" },
+/*
+ * Features whose switch exists only in some releases: [since, until]
+ * (0: open). MSLK was FBGEMM GenAI until the rename in 2.11 (PRs
+ * #171712 and follow-ups; torch 2.11.0+cu130 has -DUSE_MSLK and no
+ * -DUSE_FBGEMM_GENAI), so a profile names the one its release has.
+ */
+static const struct {
+	enum feature f;
+	unsigned since, until;
+	enum feature other; /* the same switch under its other name */
+} feature_span[] = {
+	{ FEAT_FBGEMM_GENAI, 209, 210, FEAT_MSLK },
+	{ FEAT_MSLK, 211, 0, FEAT_FBGEMM_GENAI },
+};
+
+/* Switches renamed between releases, for trees whose version is unknown (a commit). */
+static const struct {
+	const char *old_name, *new_name;
+	unsigned since;
+} renames[] = {
+	{ "USE_FBGEMM_GENAI", "USE_MSLK", 211 },
 };
 
 unsigned
@@ -194,25 +213,46 @@ kb_check(const struct profile *p, const struct kb_context *ctx, int strict)
 					 "PyTorch drops it silently otherwise",
 					 feature_table[attn[i]].key);
 	}
-	if (p->features[FEAT_MSLK] == TRI_ON && feature_loc(p, FEAT_MSLK)) {
-		const struct loc *l = feature_loc(p, FEAT_MSLK);
+	for (i = 0; i < ARRAY_SIZE(feature_span); i++) {
+		enum feature f = feature_span[i].f;
+		const char *key = feature_table[f].key;
+		const struct loc *l = feature_loc(p, f);
+		unsigned t = ctx->torch;
 
-		if (!has_100)
-			error_at(l, "'mslk' builds only with a 10.x entry (10.0, 10.0a, 10.3...) in "
-				 "cuda.archs; PyTorch turns it off otherwise");
-		if (ctx->cuda && ctx->cuda < 1208)
-			error_at(l, "'mslk' needs CUDA >= 12.8 (this is CUDA %u.%u from %s)",
+		if (p->features[f] == TRI_UNSET || !l)
+			continue;
+		if (p->features[f] == TRI_ON && !has_100)
+			error_at(l, "'%s' builds only with a 10.x entry (10.0, 10.0a, 10.3...) in "
+				 "cuda.archs; PyTorch turns it off otherwise", key);
+		if (p->features[f] == TRI_ON && ctx->cuda && ctx->cuda < 1208)
+			error_at(l, "'%s' needs CUDA >= 12.8 (this is CUDA %u.%u from %s)", key,
 				 ctx->cuda / 100, ctx->cuda % 100, ctx->cuda_from);
-	}
-	for (i = 0; i < ARRAY_SIZE(feature_since); i++) {
-		enum feature f = feature_since[i].f;
+		if (!t)
+			continue;
+		if (t < feature_span[i].since || (feature_span[i].until && t > feature_span[i].until)) {
+			enum feature o = feature_span[i].other;
+			unsigned j, os = 0, ou = 0;
 
-		if (ctx->torch && p->features[f] == TRI_ON && feature_loc(p, f) &&
-		    ctx->torch < feature_since[i].since)
-			error_at(feature_loc(p, f), "'%s' does not exist in torch %u.%u (%s); it arrived "
-				 "in %u.%u (%s)", feature_table[f].key, ctx->torch / 100, ctx->torch % 100,
-				 ctx->torch_from, feature_since[i].since / 100,
-				 feature_since[i].since % 100, feature_since[i].note);
+			for (j = 0; j < ARRAY_SIZE(feature_span); j++)
+				if (feature_span[j].f == o) {
+					os = feature_span[j].since;
+					ou = feature_span[j].until;
+				}
+			if (t >= os && (!ou || t <= ou))
+				error_at(l, "torch %u.%u (%s) has no %s; its switch there is %s: use "
+					 "'features.%s' instead", t / 100, t % 100, ctx->torch_from,
+					 feature_table[f].option, feature_table[o].option,
+					 feature_table[o].key);
+			else if (t < os && t < feature_span[i].since)
+				error_at(l, "'%s' does not exist in torch %u.%u (%s); it arrived in %u.%u "
+					 "as %s (%s from %u.%u)", key, t / 100, t % 100, ctx->torch_from,
+					 os / 100, os % 100, feature_table[o].option,
+					 feature_table[f].option, feature_span[i].since / 100,
+					 feature_span[i].since % 100);
+			else
+				error_at(l, "'%s' does not exist in torch %u.%u (%s)", key, t / 100,
+					 t % 100, ctx->torch_from);
+		}
 	}
 	if (p->features[FEAT_NCCL] == TRI_ON && feature_loc(p, FEAT_NCCL)) {
 		if (p->features[FEAT_DISTRIBUTED] == TRI_OFF) {
@@ -234,5 +274,73 @@ kb_check(const struct profile *p, const struct kb_context *ctx, int strict)
 	}
 	buf_release(&b);
 	buf_release(&name);
+	return diag_errors > before ? -1 : 0;
+}
+
+/* The feature whose switch is `option`, or FEAT__COUNT. */
+static enum feature
+feature_of_option(const char *option)
+{
+	size_t f;
+
+	for (f = 0; f < FEAT__COUNT; f++)
+		if (!strcmp(feature_table[f].option, option))
+			break;
+	return (enum feature)f;
+}
+
+int
+kb_check_tree(const struct profile *p, const struct cmake_options *opts, const char *tree,
+	      int strict)
+{
+	int before = diag_errors;
+	size_t f, i, j;
+
+	for (f = 0; f < FEAT__COUNT; f++) {
+		const char *name = feature_table[f].option;
+		const struct loc *l = p->features[f] != TRI_UNSET ? &p->feature_loc[f] : NULL;
+		int done = 0;
+
+		if (!l || !l->file || cmakeopts_find(opts, name))
+			continue;
+		for (i = 0; i < ARRAY_SIZE(renames) && !done; i++) {
+			const char *newer = renames[i].new_name, *older = renames[i].old_name;
+			unsigned v = renames[i].since;
+			enum feature of;
+
+			if (!strcmp(newer, name) && cmakeopts_find(opts, older)) {
+				of = feature_of_option(older);
+				error_at(l, "%s has no option %s: this release still calls it %s (renamed "
+					 "%s in %u.%u); use 'features.%s' for this tree", tree, name, older,
+					 newer, v / 100, v % 100,
+					 of < FEAT__COUNT ? feature_table[of].key : older);
+				done = 1;
+			} else if (!strcmp(older, name) && cmakeopts_find(opts, newer)) {
+				of = feature_of_option(newer);
+				error_at(l, "%s has no option %s: it was renamed %s in %u.%u; use "
+					 "'features.%s' for this tree", tree, name, newer, v / 100, v % 100,
+					 of < FEAT__COUNT ? feature_table[of].key : newer);
+				done = 1;
+			}
+		}
+		if (!done)
+			error_at(l, "%s has no option %s (none of the %zu options its CMake files "
+				 "declare); remove 'features.%s' or build a release that has it", tree,
+				 name, opts->n, feature_table[f].key);
+	}
+	/* cmake: entries that nothing in the tree reads would be forwarded and ignored */
+	for (j = 0; j < p->ncmake; j++) {
+		const char *name = p->cmake[j].key;
+
+		if (strncmp(name, "USE_", 4) || cmakeopts_find(opts, name) ||
+		    strset_has(&opts->mentioned, name))
+			continue;
+		if (strict)
+			error_at(&p->cmake[j].loc, "%s never reads %s: no CMake file, setup.py or "
+				 "setup helper mentions it (--strict)", tree, name);
+		else
+			warning_at(&p->cmake[j].loc, "%s never reads %s: no CMake file, setup.py or "
+				   "setup helper mentions it, so it would be ignored", tree, name);
+	}
 	return diag_errors > before ? -1 : 0;
 }

@@ -24,6 +24,18 @@ struct kb_context {
  */
 int kb_check(const struct profile *p, const struct kb_context *ctx, int strict);
 
+/*
+ * Check the profile against the switches the source tree really has
+ * (option discovery, cmakeopts.h): a feature whose option the tree does
+ * not declare is an error naming `tree` ("torch 2.10.0 (v2.10.0 at
+ * 1a2b3c4d5e6f)") and the switch that replaced it where there is one; a
+ * USE_* cmake entry nothing in the tree mentions is a warning (an error
+ * with `strict`). -1 after an error.
+ */
+struct cmake_options;
+int kb_check_tree(const struct profile *p, const struct cmake_options *opts, const char *tree,
+		  int strict);
+
 /* "13.0" / "v2.11.0" / "2.11.0+cu130" -> 1300 / 211; 0 when not a version. */
 unsigned kb_parse_version(const char *s);
 

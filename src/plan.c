@@ -78,7 +78,8 @@ jobs_compute(struct jobs_calc *jc, const struct profile *p, const struct host *h
 			jc->per_job_kind = "C++ compile";
 		}
 		if (feature_on_or_default(p, FEAT_FLASH_ATTENTION) ||
-		    feature_on_or_default(p, FEAT_MEM_EFF_ATTENTION) || p->features[FEAT_MSLK] == TRI_ON)
+		    feature_on_or_default(p, FEAT_MEM_EFF_ATTENTION) || p->features[FEAT_MSLK] == TRI_ON ||
+		    p->features[FEAT_FBGEMM_GENAI] == TRI_ON)
 			jc->heavy_per_job = EST_HEAVY;
 	} else {
 		jc->per_job = EST_CXX;
@@ -135,8 +136,13 @@ plan_make(struct plan *pl, const struct profile *p, const struct host *h,
 	strvec_init(&pl->ptx);
 	pl->profile = p;
 	pl->work_dir = xstrdup(o->work_dir);
-	buf_addf(&b, "%s/src", o->work_dir);
-	pl->src_dir = buf_detach(&b);
+	if (o->src_dir) {
+		pl->src_dir = xstrdup(o->src_dir);
+		pl->local_source = 1;
+	} else {
+		buf_addf(&b, "%s/src", o->work_dir);
+		pl->src_dir = buf_detach(&b);
+	}
 	pl->out_dir = xstrdup(o->out_dir);
 	pl->ccache = o->ccache ? xstrdup(o->ccache) : NULL;
 	pl->cuda_home = xstrdup(o->cuda_home ? o->cuda_home : "/usr/local/cuda");
@@ -163,8 +169,6 @@ plan_make(struct plan *pl, const struct profile *p, const struct host *h,
 			continue;
 		v = p->features[i] == TRI_ON ? "1" : "0";
 		add_env_and_cmake(pl, feature_table[i].option, v);
-		if (feature_table[i].alias)
-			add_env_and_cmake(pl, feature_table[i].alias, v);
 	}
 	if (feature_on_or_default(p, FEAT_CUDA)) {
 		/* Must be in the environment: Dependencies.cmake reads $ENV{...}. */

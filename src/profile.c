@@ -21,18 +21,19 @@
 #include "util.h"
 
 const struct feature_info feature_table[FEAT__COUNT] = {
-	[FEAT_CUDA] = { "cuda", "USE_CUDA", NULL },
-	[FEAT_CUDNN] = { "cudnn", "USE_CUDNN", NULL },
-	[FEAT_NCCL] = { "nccl", "USE_NCCL", NULL },
-	[FEAT_DISTRIBUTED] = { "distributed", "USE_DISTRIBUTED", NULL },
-	[FEAT_FBGEMM] = { "fbgemm", "USE_FBGEMM", NULL },
-	[FEAT_FLASH_ATTENTION] = { "flash_attention", "USE_FLASH_ATTENTION", NULL },
-	[FEAT_MEM_EFF_ATTENTION] = { "mem_eff_attention", "USE_MEM_EFF_ATTENTION", NULL },
-	/* torch <= 2.10 calls it FBGEMM_GENAI; setting both is harmless. */
-	[FEAT_MSLK] = { "mslk", "USE_MSLK", "USE_FBGEMM_GENAI" },
-	[FEAT_KINETO] = { "kineto", "USE_KINETO", NULL },
-	[FEAT_MKLDNN] = { "mkldnn", "USE_MKLDNN", NULL },
-	[FEAT_BUILD_TEST] = { "build_test", "BUILD_TEST", NULL },
+	[FEAT_CUDA] = { "cuda", "USE_CUDA" },
+	[FEAT_CUDNN] = { "cudnn", "USE_CUDNN" },
+	[FEAT_NCCL] = { "nccl", "USE_NCCL" },
+	[FEAT_DISTRIBUTED] = { "distributed", "USE_DISTRIBUTED" },
+	[FEAT_FBGEMM] = { "fbgemm", "USE_FBGEMM" },
+	[FEAT_FLASH_ATTENTION] = { "flash_attention", "USE_FLASH_ATTENTION" },
+	[FEAT_MEM_EFF_ATTENTION] = { "mem_eff_attention", "USE_MEM_EFF_ATTENTION" },
+	/* The same kernels under two names: USE_FBGEMM_GENAI in 2.9-2.10, USE_MSLK from 2.11. */
+	[FEAT_MSLK] = { "mslk", "USE_MSLK" },
+	[FEAT_FBGEMM_GENAI] = { "fbgemm_genai", "USE_FBGEMM_GENAI" },
+	[FEAT_KINETO] = { "kineto", "USE_KINETO" },
+	[FEAT_MKLDNN] = { "mkldnn", "USE_MKLDNN" },
+	[FEAT_BUILD_TEST] = { "build_test", "BUILD_TEST" },
 };
 
 /*
@@ -703,7 +704,8 @@ validate(struct profile *p)
 				if (f == FEAT__COUNT) {
 					unknown_key(v, j, "features",
 						    "cuda, cudnn, nccl, distributed, fbgemm, flash_attention, "
-						    "mem_eff_attention, mslk, kineto, mkldnn, build_test");
+						    "mem_eff_attention, mslk, fbgemm_genai, kineto, mkldnn, "
+						    "build_test");
 					continue;
 				}
 				if (want_scalar(v->items[j], v->keys[j]) < 0)

@@ -23,6 +23,7 @@ enum feature {
 	FEAT_FLASH_ATTENTION,
 	FEAT_MEM_EFF_ATTENTION,
 	FEAT_MSLK,
+	FEAT_FBGEMM_GENAI,
 	FEAT_KINETO,
 	FEAT_MKLDNN,
 	FEAT_BUILD_TEST,
@@ -32,7 +33,6 @@ enum feature {
 struct feature_info {
 	const char *key;      /* profile key under features: */
 	const char *option;   /* the CMake option / environment switch */
-	const char *alias;    /* an older name set alongside, or NULL */
 };
 extern const struct feature_info feature_table[FEAT__COUNT];
 

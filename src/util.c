@@ -92,6 +92,58 @@ mkdir_p(const char *path)
 	return ret;
 }
 
+void
+path_normalize(struct buf *out, const char *path)
+{
+	struct strvec parts = STRVEC_INIT;
+	const char *p = path;
+	int absolute = *path == '/';
+	size_t i;
+
+	while (*p) {
+		size_t n;
+
+		while (*p == '/')
+			p++;
+		n = strcspn(p, "/");
+		if (!n)
+			break;
+		if (n == 2 && !strncmp(p, "..", 2)) {
+			if (parts.n && strcmp(parts.v[parts.n - 1], "..")) {
+				free(parts.v[--parts.n]);
+				parts.v[parts.n] = NULL;
+			} else if (!absolute) {
+				strvec_push(&parts, "..");
+			}
+		} else if (!(n == 1 && *p == '.')) {
+			strvec_push_nodup(&parts, xstrndup(p, n));
+		}
+		p += n;
+	}
+	if (absolute)
+		buf_addch(out, '/');
+	for (i = 0; i < parts.n; i++)
+		buf_addf(out, "%s%s", i ? "/" : "", parts.v[i]);
+	if (!absolute && !parts.n)
+		buf_addch(out, '.');
+	strvec_clear(&parts);
+}
+
+int
+mkdir_p_parent(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	char *dir;
+	int ret;
+
+	if (!slash || slash == path)
+		return 0;
+	dir = xstrndup(path, (size_t)(slash - path));
+	ret = mkdir_p(dir);
+	free(dir);
+	return ret;
+}
+
 int
 write_file_atomic(const char *path, const void *data, size_t len)
 {

@@ -29,6 +29,12 @@ char *xstrndup(const char *s, size_t n);
 
 /* Create a directory and its parents; 0 on success, -1 after reporting. */
 int mkdir_p(const char *path);
+/* The same for the directory that will hold `path`. */
+int mkdir_p_parent(const char *path);
+
+/* `path` with "." and ".." resolved lexically (no symlinks, no file system). */
+struct buf;
+void path_normalize(struct buf *out, const char *path);
 
 /*
  * Write `len` bytes to `path` through `path.tmp.<pid>`: written, flushed,
@@ -37,7 +43,6 @@ int mkdir_p(const char *path);
 int write_file_atomic(const char *path, const void *data, size_t len);
 
 /* Read a whole file; the result is NUL-terminated. -1 after reporting. */
-struct buf;
 int read_file(struct buf *out, const char *path);
 
 /* 1 if the path exists (any type). */

@@ -7,6 +7,9 @@ cd "$(dirname "$0")/.."
 export BW="$PWD/bin/bwbuild"
 export TOP="$PWD"
 export TMP="$PWD/tests/tmp"
+# Mirrors go to the test area, never to ~/.cache.
+export XDG_CACHE_HOME="$TMP/cache"
+unset BWBUILD_CACHE_DIR
 rm -rf "$TMP"
 mkdir -p "$TMP"
 

@@ -83,3 +83,31 @@ pf="$TMP/work-p/src/cmake/Modules_CUDA_fix/upstream/FindCUDA/select_compute_arch
 printf 'include(%s)\nCUDA_DETECT_INSTALLED_GPUS(G)\nmessage(STATUS "gpus: ${G}")\n' "$pf" > "$TMP/pprobe.cmake"
 DETECTED="12.1 2.1" cmake -P "$TMP/pprobe.cmake" > "$TMP/pprobe.out" 2>&1
 contains "$TMP/pprobe.out" "gpus: 12.1;2.1(2.0)"
+
+# The CUDA-13 fork's CI-script patch on the same tree at a 2.12 tag: both
+# scripts' hunks move (our fixture has them at other lines) and the scripts
+# then export what the fork's CI builds with.
+(cd "$TMP/ptree" && git tag v2.12.0)
+run 0 "$BW" build --profile "$TMP/pshape.yaml" --set source.ref=v2.12.0 --set source.patches=pytorch-cuda13-fork --work "$TMP/work-pc" --out "$TMP/out-pc" --until fetch
+contains "$TMP/err" "fetch: patch 0001-ci-cuda13-enable-fbgemm-attention-mslk.patch: applied"
+ci="$TMP/work-pc/src/.ci/pytorch"
+BUILD_ENVIRONMENT=linux-jammy-cuda13.0-py3.10-gcc11 bash "$ci/build.sh" > "$TMP/ci13.out"
+for v in USE_FBGEMM=1 USE_FLASH_ATTENTION=1 USE_MEM_EFF_ATTENTION=1 USE_MSLK=1 "TORCH_CUDA_ARCH_LIST=8.0;8.6;8.9;9.0;10.0;12.0"; do
+	contains "$TMP/ci13.out" "$v"
+done
+BUILD_ENVIRONMENT=linux-jammy-cuda13.0-py3.10-gcc11 TORCH_CUDA_ARCH_LIST=12.0 bash "$ci/build.sh" > "$TMP/ci13b.out"
+contains "$TMP/ci13b.out" "TORCH_CUDA_ARCH_LIST=12.0"
+BUILD_ENVIRONMENT=linux-jammy-cuda12.8-py3.10-gcc11 bash "$ci/build.sh" > "$TMP/ci12.out"
+if grep -q USE_ "$TMP/ci12.out"; then fail "a CUDA 12.8 build got the CUDA 13 switches: $(cat "$TMP/ci12.out")"; fi
+BUILD_ENVIRONMENT=linux-jammy-cuda13.0 bash -c ". '$ci/common_utils.sh'; install_torchrec_and_fbgemm" > "$TMP/cu13.out"
+contains "$TMP/cu13.out" 'install_fbgemm cuda'
+# ...and the upstream scripts as they were, for comparison: FBGEMM off, not installed.
+BUILD_ENVIRONMENT=linux-jammy-cuda13.0 bash "tests/fixtures/pytorch-shape/.ci/pytorch/build.sh" > "$TMP/ci13u.out"
+contains "$TMP/ci13u.out" "USE_FBGEMM=0"
+BUILD_ENVIRONMENT=linux-jammy-cuda13.0 bash -c ". tests/fixtures/pytorch-shape/.ci/pytorch/common_utils.sh; install_torchrec_and_fbgemm" > "$TMP/cu13u.out"
+if grep -q install_fbgemm "$TMP/cu13u.out"; then fail "the unpatched fixture installs fbgemm for CUDA 13"; fi
+# plan lists it for 2.12, not for 2.11 (when: ">=2.12").
+run 0 "$BW" plan --profile "$TMP/pshape.yaml" --set source.patches=pytorch-cuda13-fork --set source.ref=v2.12.0
+contains "$TMP/out" "0001-ci-cuda13-enable-fbgemm-attention-mslk.patch  (when >=2.12)"
+run 0 "$BW" plan --profile "$TMP/pshape.yaml" --set source.patches=pytorch-cuda13-fork
+if grep -q "0001-ci-cuda13" "$TMP/out"; then fail "the CUDA-13 CI patch is listed for 2.11"; fi

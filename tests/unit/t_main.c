@@ -42,6 +42,7 @@ main(void)
 	t_cmakecache();
 	t_era();
 	t_patch();
+	t_sources();
 	printf("unit: %d checks, %d failed\n", t_checks, t_failures);
 	return t_failures ? 1 : 0;
 }

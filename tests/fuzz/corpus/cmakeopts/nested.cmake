@@ -1,0 +1,4 @@
+if((A AND (B OR C)) AND D)
+  option(NESTED "n" ${X})
+endif()
+foo(((((((( \\ ))))

@@ -1,0 +1,2 @@
+option(A "x" ON
+option(B "unterminated
