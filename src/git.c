@@ -141,6 +141,18 @@ is_relative_url(const char *url)
 	return !strncmp(url, "./", 2) || !strncmp(url, "../", 3);
 }
 
+/* A submodule's upstream: its URL, a relative one joined to the superproject's `parent` URL. */
+static void
+submodule_upstream(git_submodule *sm, const char *parent, struct buf *out)
+{
+	const char *url = git_submodule_url(sm);
+
+	if (url && parent && is_relative_url(url))
+		git_url_join(parent, url, out);
+	else
+		buf_addstr(out, url ? url : "");
+}
+
 struct fetch_progress {
 	const char *url;
 	double last;
@@ -627,10 +639,7 @@ checkout_submodules(struct checkout_ctx *c, git_repository *repo, const char *ur
 			git_submodule_free(sm);
 			continue;
 		}
-		if (is_relative_url(git_submodule_url(sm)))
-			git_url_join(url, git_submodule_url(sm), &suburl);
-		else
-			buf_addstr(&suburl, git_submodule_url(sm));
+		submodule_upstream(sm, url, &suburl);
 		buf_addf(&shown, "%s%s", prefix, git_submodule_path(sm));
 		buf_addf(&gitdir, "%smodules/%s", git_repository_path(repo), git_submodule_name(sm));
 		buf_addf(&workdir, "%s%s", git_repository_workdir(repo), git_submodule_path(sm));
@@ -693,10 +702,7 @@ attach_submodules(struct checkout_ctx *c, git_repository *repo, const char *url,
 			continue;
 		want = git_submodule_head_id(sm);
 		if (want && git_submodule_url(sm) && git_submodule_open(&sub, sm) == 0) {
-			if (is_relative_url(git_submodule_url(sm)))
-				git_url_join(url, git_submodule_url(sm), &suburl);
-			else
-				buf_addstr(&suburl, git_submodule_url(sm));
+			submodule_upstream(sm, url, &suburl);
 			ret = mirror_ensure(c->o->cache_dir, suburl.s, NULL, want, 0, &got, &objects);
 			if (!ret)
 				ret = ensure_alternate(sub, objects.s);
@@ -788,10 +794,7 @@ describe_submodules(git_repository *repo, const char *url, const char *prefix,
 
 		if (git_submodule_lookup(&sm, repo, names.v[i]) < 0)
 			continue;
-		if (git_submodule_url(sm) && is_relative_url(git_submodule_url(sm)) && url)
-			git_url_join(url, git_submodule_url(sm), &suburl);
-		else
-			buf_addstr(&suburl, git_submodule_url(sm) ? git_submodule_url(sm) : "");
+		submodule_upstream(sm, url, &suburl);
 		buf_addf(&shown, "%s%s", prefix, git_submodule_path(sm));
 		if (git_submodule_open(&sub, sm) == 0 &&
 		    git_reference_name_to_id(&head, sub, "HEAD") == 0) {
