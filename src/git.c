@@ -464,33 +464,50 @@ work_repo_open(const char *workdir, const char *gitdir, const char *url, const c
 }
 
 /* "modified: path" lines for what differs from HEAD, submodules included (recursively). */
-static void
-collect_changes(git_repository *repo, const char *prefix, struct strvec *out, int depth)
+/*
+ * What differs from HEAD in one repository (modified, new, deleted;
+ * submodules not entered): "kind: <prefix>path" lines, or bare paths
+ * when `kinds` is 0. -1 when git cannot list it.
+ */
+static int
+status_paths(git_repository *repo, const char *prefix, int kinds, struct strvec *out)
 {
 	git_status_options so = GIT_STATUS_OPTIONS_INIT;
 	git_status_list *list = NULL;
-	struct strvec names = STRVEC_INIT;
 	size_t i, n;
 
-	if (git_repository_head_unborn(repo) == 1)
-		return;
 	so.flags = GIT_STATUS_OPT_EXCLUDE_SUBMODULES | GIT_STATUS_OPT_INCLUDE_UNTRACKED;
-	if (git_status_list_new(&list, repo, &so) == 0) {
-		n = git_status_list_entrycount(list);
-		for (i = 0; i < n; i++) {
-			const git_status_entry *e = git_status_byindex(list, i);
-			const git_diff_delta *d = e->index_to_workdir ? e->index_to_workdir :
-									 e->head_to_index;
+	if (git_status_list_new(&list, repo, &so) < 0)
+		return -1;
+	n = git_status_list_entrycount(list);
+	for (i = 0; i < n; i++) {
+		const git_status_entry *e = git_status_byindex(list, i);
+		const git_diff_delta *d = e->index_to_workdir ? e->index_to_workdir : e->head_to_index;
 
-			if (!d || !d->new_file.path)
-				continue;
+		if (!d || !d->new_file.path)
+			continue;
+		if (!kinds)
+			strvec_pushf(out, "%s%s", prefix, d->new_file.path);
+		else
 			strvec_pushf(out, "%s: %s%s",
 				     e->status & (GIT_STATUS_WT_NEW | GIT_STATUS_INDEX_NEW) ? "new" :
 				     e->status & (GIT_STATUS_WT_DELETED | GIT_STATUS_INDEX_DELETED) ?
 				     "deleted" : "modified", prefix, d->new_file.path);
-		}
-		git_status_list_free(list);
 	}
+	git_status_list_free(list);
+	return 0;
+}
+
+/* status_paths with kinds, and each submodule: entered, or "moved:" when not at the recorded commit. */
+static void
+collect_changes(git_repository *repo, const char *prefix, struct strvec *out, int depth)
+{
+	struct strvec names = STRVEC_INIT;
+	size_t i;
+
+	if (git_repository_head_unborn(repo) == 1)
+		return;
+	status_paths(repo, prefix, 1, out);
 	if (depth > 8 || git_submodule_foreach(repo, collect_name, &names) < 0)
 		goto out;
 	for (i = 0; i < names.n; i++) {
@@ -1006,29 +1023,14 @@ int
 git_changed_paths(const char *dir, struct strvec *paths)
 {
 	git_repository *repo = NULL;
-	git_status_options so = GIT_STATUS_OPTIONS_INIT;
-	git_status_list *list = NULL;
-	size_t i, n;
+	int ret = -1;
 
 	git_libgit2_init();
-	so.flags = GIT_STATUS_OPT_EXCLUDE_SUBMODULES | GIT_STATUS_OPT_INCLUDE_UNTRACKED;
-	if (git_repository_open(&repo, dir) < 0 || git_status_list_new(&list, repo, &so) < 0) {
-		git_repository_free(repo);
-		git_libgit2_shutdown();
-		return -1;
-	}
-	n = git_status_list_entrycount(list);
-	for (i = 0; i < n; i++) {
-		const git_status_entry *e = git_status_byindex(list, i);
-		const git_diff_delta *d = e->index_to_workdir ? e->index_to_workdir : e->head_to_index;
-
-		if (d && d->new_file.path)
-			strvec_push(paths, d->new_file.path);
-	}
-	git_status_list_free(list);
+	if (git_repository_open(&repo, dir) == 0)
+		ret = status_paths(repo, "", 0, paths);
 	git_repository_free(repo);
 	git_libgit2_shutdown();
-	return 0;
+	return ret;
 }
 
 int
