@@ -147,3 +147,11 @@ contains "$TMP/err" "$TMP/example85b/cutlite.git: fetching commit"
 [ "$(git -C "$w/src" config submodule.third_party/cutlite.url)" = "$TMP/example85b/cutlite.git" ] ||
 	fail "submodule URL did not follow: $(git -C "$w/src" config submodule.third_party/cutlite.url)"
 [ -z "$(git -C "$w/src" status --porcelain)" ] || fail "tree not clean after changing upstream"
+
+# A work directory that holds someone's files (no checkout) is refused, untouched.
+rm -rf "$TMP/work85x"
+mkdir -p "$TMP/work85x/src"
+echo mine > "$TMP/work85x/src/notes.txt"
+run 1 "$BW" --profile "$TMP/src85.yaml" --work "$TMP/work85x" --until fetch
+contains "$TMP/err" "error: '$TMP/work85x/src' exists, is not empty and is not a git checkout; remove it or choose another work directory"
+[ "$(ls -A "$TMP/work85x/src")" = notes.txt ] || fail "a refused run wrote into someone's directory: $(ls -A "$TMP/work85x/src")"
