@@ -237,11 +237,19 @@ fetch_url(const char *url, struct buf *out)
 	path_normalize(out, url);
 }
 
+/* 1 when the mirror has `ref` (its commit into `out`), or else the commit `want`. */
+static int
+mirror_has(git_repository *m, const char *ref, const git_oid *want, git_oid *out)
+{
+	return ref ? resolve(m, ref, out) == 0 : odb_has(m, want);
+}
+
 /*
  * Open (creating it when new) the bare mirror of `url` under the cache and
- * make sure it has `ref` (a name or id) or the commit `want`: the mirror is
- * fetched only when it lacks it, or always when `refresh`. The mirror's
- * lock is held while fetching so two builds do not fetch into it at once.
+ * make sure it has `ref` (a name or id; its commit into `out`) or the
+ * commit `want` (then `out` may be NULL): the mirror is fetched only when
+ * it lacks it, or always when `refresh`. The mirror's lock is held while
+ * fetching so two builds do not fetch into it at once.
  */
 static int
 mirror_ensure(const char *cache, const char *url, const char *ref, const git_oid *want,
@@ -249,7 +257,7 @@ mirror_ensure(const char *cache, const char *url, const char *ref, const git_oid
 {
 	git_repository *m = NULL;
 	struct buf mpath = BUF_INIT, lockp = BUF_INIT, what = BUF_INIT, canon = BUF_INIT;
-	int fd = -1, ret = -1, have;
+	int fd = -1, ret = -1;
 
 	fetch_url(url, &canon);
 	git_mirror_path(cache, canon.s, &mpath);
@@ -309,15 +317,13 @@ mirror_ensure(const char *cache, const char *url, const char *ref, const git_oid
 			goto out;
 		refresh = 1;
 	}
-	have = ref ? resolve(m, ref, out) : odb_has(m, want) ? 0 : -1;
-	if (have == 0 && !refresh) {
+	if (mirror_has(m, ref, want, out) && !refresh) {
 		ret = 0;
 		goto out;
 	}
 	if (mirror_fetch(m, url, mpath.s, what.s) < 0)
 		goto out;
-	have = ref ? resolve(m, ref, out) : odb_has(m, want) ? 0 : -1;
-	if (have < 0) {
+	if (!mirror_has(m, ref, want, out)) {
 		if (ref)
 			error("unknown ref '%s' in '%s': not a tag, branch or commit there", ref, url);
 		else
@@ -325,8 +331,6 @@ mirror_ensure(const char *cache, const char *url, const char *ref, const git_oid
 			      git_oid_tostr_s(want), url);
 		goto out;
 	}
-	if (want)
-		git_oid_cpy(out, want);
 	ret = 0;
 out:
 	git_repository_free(m);
@@ -641,7 +645,7 @@ checkout_submodules(struct checkout_ctx *c, git_repository *repo, const char *ur
 		git_submodule *sm = NULL;
 		git_repository *sub = NULL;
 		const git_oid *want;
-		git_oid head, got;
+		git_oid head;
 		struct buf suburl = BUF_INIT, objects = BUF_INIT, gitdir = BUF_INIT;
 		struct buf workdir = BUF_INIT, shown = BUF_INIT;
 		int fresh = 0, rc = -1;
@@ -660,7 +664,7 @@ checkout_submodules(struct checkout_ctx *c, git_repository *repo, const char *ur
 		buf_addf(&shown, "%s%s", prefix, git_submodule_path(sm));
 		buf_addf(&gitdir, "%smodules/%s", git_repository_path(repo), git_submodule_name(sm));
 		buf_addf(&workdir, "%s%s", git_repository_workdir(repo), git_submodule_path(sm));
-		if (mirror_ensure(c->o->cache_dir, suburl.s, NULL, want, c->o->refresh, &got,
+		if (mirror_ensure(c->o->cache_dir, suburl.s, NULL, want, c->o->refresh, NULL,
 				  &objects) < 0) {
 			note("needed by submodule '%s'", shown.s);
 			goto next;
@@ -712,7 +716,6 @@ attach_submodules(struct checkout_ctx *c, git_repository *repo, const char *url,
 		git_submodule *sm = NULL;
 		git_repository *sub = NULL;
 		const git_oid *want;
-		git_oid got;
 		struct buf suburl = BUF_INIT, objects = BUF_INIT;
 
 		if (git_submodule_lookup(&sm, repo, names.v[i]) < 0)
@@ -720,7 +723,7 @@ attach_submodules(struct checkout_ctx *c, git_repository *repo, const char *url,
 		want = git_submodule_head_id(sm);
 		if (want && git_submodule_url(sm) && git_submodule_open(&sub, sm) == 0) {
 			submodule_upstream(sm, url, &suburl);
-			ret = mirror_ensure(c->o->cache_dir, suburl.s, NULL, want, 0, &got, &objects);
+			ret = mirror_ensure(c->o->cache_dir, suburl.s, NULL, want, 0, NULL, &objects);
 			if (!ret)
 				ret = ensure_alternate(sub, objects.s);
 			if (!ret)
