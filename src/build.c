@@ -654,17 +654,32 @@ compile_with_recovery(struct plan *pl, const char *py, const char *version, enum
 	return rc;
 }
 
+/* The first line of the tree's version.txt into `out`; -1 (quietly) when it has none. */
+static int
+version_txt(const char *src, struct buf *out)
+{
+	struct buf path = BUF_INIT;
+	int ret = -1;
+
+	buf_addf(&path, "%s/version.txt", src);
+	if (path_exists(path.s) && read_file(out, path.s) == 0) {
+		out->len = strcspn(out->s, "\r\n");
+		out->s[out->len] = '\0';
+		ret = 0;
+	}
+	buf_release(&path);
+	return ret;
+}
+
 /* The torch release of a checkout: its ref if that is a release tag, else version.txt. */
 static unsigned
 tree_version(const struct profile *p, const char *src)
 {
-	struct buf path = BUF_INIT, text = BUF_INIT;
+	struct buf text = BUF_INIT;
 	unsigned v = kb_parse_version(p->source_ref.str);
 
-	buf_addf(&path, "%s/version.txt", src);
-	if (!v && path_exists(path.s) && read_file(&text, path.s) == 0)
+	if (!v && version_txt(src, &text) == 0)
 		v = kb_parse_version(text.s);
-	buf_release(&path);
 	buf_release(&text);
 	return v;
 }
@@ -677,16 +692,12 @@ static int
 check_tree_options(const struct profile *p, const struct plan *pl, const char *commit, int strict)
 {
 	struct cmake_options opts;
-	struct buf label = BUF_INIT, path = BUF_INIT, ver = BUF_INIT;
+	struct buf label = BUF_INIT, ver = BUF_INIT;
 	int rc;
 
 	if (cmakeopts_scan_tree(&opts, pl->src_dir) < 0)
 		return -1;
-	buf_addf(&path, "%s/version.txt", pl->src_dir);
-	if (path_exists(path.s) && read_file(&ver, path.s) == 0) {
-		ver.len = strcspn(ver.s, "\r\n");
-		ver.s[ver.len] = '\0';
-	}
+	version_txt(pl->src_dir, &ver);
 	buf_addf(&label, "torch %s (%s at %.12s)", ver.len ? ver.s : "of unknown version",
 		 pl->local_source ? pl->src_dir : p->source_ref.str, commit);
 	fprintf(stderr, "fetch: %zu options declared in %zu build files\n", opts.n, opts.files);
@@ -696,7 +707,6 @@ check_tree_options(const struct profile *p, const struct plan *pl, const char *c
 			pl->src_dir);
 	cmakeopts_release(&opts);
 	buf_release(&label);
-	buf_release(&path);
 	buf_release(&ver);
 	return rc;
 }
@@ -787,6 +797,8 @@ fetch_source(const struct profile *p, const struct plan *pl, const struct build_
 		goto out;
 	}
 	if (skip) {
+		unsigned version = tree_version(p, pl->src_dir);
+
 		if (git_describe(pl->src_dir, ti, NULL) < 0) {
 			error("cannot read the checkout in '%s'", pl->src_dir);
 			goto out;
@@ -796,7 +808,7 @@ fetch_source(const struct profile *p, const struct plan *pl, const struct build_
 		for (size_t i = 0; i < ps->n; i++) {
 			struct json *o;
 
-			if (!patch_selected(&ps->v[i], tree_version(p, pl->src_dir)))
+			if (!patch_selected(&ps->v[i], version))
 				continue;
 			o = json_object();
 
