@@ -743,10 +743,7 @@ use_local_source(const struct profile *p, const struct plan *pl, struct git_tree
 	} else if (changes.n) {
 		warning("building '%s' as it is, with %zu local change%s (recorded in the manifest)",
 			pl->src_dir, changes.n, changes.n == 1 ? "" : "s");
-		for (size_t i = 0; i < changes.n && i < 10; i++)
-			note("%s", changes.v[i]);
-		if (changes.n > 10)
-			note("and %zu more", changes.n - 10);
+		note_lines(changes.v, changes.n, 10);
 	}
 	if (p->source_patches.str && *p->source_patches.str)
 		warning_at(&p->source_patches.loc, "source.patches '%s' is not applied to a --source "

@@ -100,3 +100,12 @@ note_at(const struct loc *loc, const char *fmt, ...)
 {
 	REPORT(loc, "note");
 }
+
+void
+note_lines(char *const *lines, size_t n, size_t most)
+{
+	for (size_t i = 0; i < n && i < most; i++)
+		note("%s", lines[i]);
+	if (n > most)
+		note("and %zu more", n - most);
+}

@@ -1,6 +1,8 @@
 #ifndef BWBUILD_DIAG_H
 #define BWBUILD_DIAG_H
 
+#include <stddef.h>
+
 /*
  * Reporting, in git's wording: lowercase, no full stop, the failure first,
  * the subject in single quotes. Errors go to stderr once, where they are
@@ -39,6 +41,8 @@ void warning_at(const struct loc *loc, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 void note_at(const struct loc *loc, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
+/* A note per line, the first `most` of them, then "and N more". */
+void note_lines(char *const *lines, size_t n, size_t most);
 
 /* Number of errors reported since start (lets a caller report many). */
 extern int diag_errors;

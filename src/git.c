@@ -739,15 +739,6 @@ out:
 	return ret;
 }
 
-static void
-report_changes(const struct strvec *changes)
-{
-	for (size_t i = 0; i < changes->n && i < 20; i++)
-		note("%s", changes->v[i]);
-	if (changes->n > 20)
-		note("and %zu more", changes->n - 20);
-}
-
 int
 git_checkout(const struct git_checkout_opts *o, struct git_tree_info *out)
 {
@@ -770,7 +761,7 @@ git_checkout(const struct git_checkout_opts *o, struct git_tree_info *out)
 	if (changes.n && !o->force) {
 		error("the checkout in '%s' has local changes, and bwbuild builds exactly what the "
 		      "ref names and never overwrites changes", o->dir);
-		report_changes(&changes);
+		note_lines(changes.v, changes.n, 20);
 		note("commit, stash or remove them, run with --force to discard them, or build the "
 		     "tree as it is with --source '%s'", o->dir);
 		goto out;
@@ -778,7 +769,7 @@ git_checkout(const struct git_checkout_opts *o, struct git_tree_info *out)
 	if (changes.n) {
 		warning("--force: discarding %zu local change%s in '%s'", changes.n,
 			changes.n == 1 ? "" : "s", o->dir);
-		report_changes(&changes);
+		note_lines(changes.v, changes.n, 20);
 	}
 	at_head = fresh != 1 && git_reference_name_to_id(&head, repo, "HEAD") == 0 &&
 		  git_oid_equal(&head, &oid) && !changes.n;
