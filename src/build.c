@@ -27,7 +27,7 @@
 #include "profile.h"
 #include "python.h"
 #include "util.h"
-#include "wheel.h"
+#include "verify.h"
 
 #define TAIL_BYTES 4096
 

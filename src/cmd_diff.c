@@ -9,7 +9,7 @@
 #include "json.h"
 #include "manifest.h"
 #include "util.h"
-#include "wheel.h"
+#include "verify.h"
 
 static const char usage_text[] =
 	"usage: bwbuild diff A B [--json]\n"

@@ -8,7 +8,7 @@
 #include "json.h"
 #include "manifest.h"
 #include "util.h"
-#include "wheel.h"
+#include "verify.h"
 
 static const char usage_text[] =
 	"usage: bwbuild manifest WHEEL|PKGDIR|MANIFEST.json [--format json|md] [-o FILE]\n"

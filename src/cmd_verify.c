@@ -13,7 +13,7 @@
 #include "manifest.h"
 #include "plan.h"
 #include "profile.h"
-#include "wheel.h"
+#include "verify.h"
 
 static const char usage_text[] =
 	"usage: bwbuild verify WHEEL [--profile NAME] [--target-gpu sm_XY]... [--deep]\n"

@@ -4,7 +4,7 @@
 #include "diff.h"
 #include "json.h"
 #include "strvec.h"
-#include "wheel.h"
+#include "verify.h"
 
 static const struct json *
 path_get(const struct json *j, const char *a, const char *b, const char *c)

@@ -7,7 +7,7 @@
 #include "plan.h"
 #include "profile.h"
 #include "util.h"
-#include "wheel.h"
+#include "verify.h"
 
 #ifndef BWBUILD_VERSION
 #define BWBUILD_VERSION "0.1.0"

@@ -1,5 +1,5 @@
-#ifndef BWBUILD_WHEEL_H
-#define BWBUILD_WHEEL_H
+#ifndef BWBUILD_VERIFY_H
+#define BWBUILD_VERIFY_H
 
 #include <stddef.h>
 

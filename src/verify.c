@@ -21,7 +21,7 @@
 #include "record.h"
 #include "span.h"
 #include "util.h"
-#include "wheel.h"
+#include "verify.h"
 #include "zip.h"
 
 #define MAX_TEXT_BYTES (16ULL << 20)
