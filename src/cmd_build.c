@@ -20,7 +20,7 @@ static const char usage_text[] =
 	"  --profile NAME     a name from profiles/ or $BWBUILD_PROFILE_PATH, or a .yaml path\n"
 	"  --out DIR          where the wheel and manifest go (default out/<profile>)\n"
 	"  --work DIR         work tree: checkout, logs, build state (default work/<profile>)\n"
-	"  --until STEP       stop after fetch, configure, compile, wheel or verify\n"
+	"  --until STEP       stop after fetch, configure, compile, wheel, verify or publish\n"
 	"  --mem-budget SIZE  memory the compile may use, e.g. 16G (default: measured)\n"
 	"  --set KEY=VALUE    override a profile value, dotted (features.flash_attention=off,\n"
 	"                     cuda.archs=10.0;12.0+PTX); applied after every profile file\n"
@@ -40,7 +40,7 @@ cmd_build(int argc, char **argv)
 {
 	/* static: the --set values live as long as the command (and stay reachable) */
 	static struct strvec sets = STRVEC_INIT;
-	struct build_opts o = { .until = STEP_VERIFY, .sets = &sets };
+	struct build_opts o = { .until = STEP_PUBLISH, .r.sets = &sets };
 	int i;
 
 	for (i = 1; i < argc; i++) {
@@ -52,7 +52,7 @@ cmd_build(int argc, char **argv)
 			return EXIT_OK;
 		}
 		if ((r = opt_profile(argc, argv, &i, &o, &sets)) ||
-		    (r = opt_value(argc, argv, &i, "--out", &o.out_dir))) {
+		    (r = opt_value(argc, argv, &i, "--out", &o.r.out_dir))) {
 			if (r < 0)
 				return EXIT_USAGE;
 			continue;
@@ -61,7 +61,7 @@ cmd_build(int argc, char **argv)
 			*(argv[i][4] == 'r' ? &o.force : &o.refresh) = 1;
 			continue;
 		}
-		if ((r = opt_value(argc, argv, &i, "--source", &o.source_dir))) {
+		if ((r = opt_value(argc, argv, &i, "--source", &o.r.source_dir))) {
 			if (r < 0)
 				return EXIT_USAGE;
 			continue;
@@ -72,7 +72,7 @@ cmd_build(int argc, char **argv)
 			o.until = step_from_name(v);
 			if (o.until < 0) {
 				error("unknown step '%s' for --until (fetch, configure, compile, wheel, "
-				      "verify)", v);
+				      "verify, publish)", v);
 				return EXIT_USAGE;
 			}
 			continue;
@@ -80,7 +80,7 @@ cmd_build(int argc, char **argv)
 		if ((r = opt_value(argc, argv, &i, "--mem-budget", &v))) {
 			if (r < 0)
 				return EXIT_USAGE;
-			if (parse_size(v, &o.mem_budget) < 0 || !o.mem_budget) {
+			if (parse_size(v, &o.r.mem_budget) < 0 || !o.r.mem_budget) {
 				error("'%s' is not a memory size for --mem-budget (e.g. 16G, 512M)", v);
 				return EXIT_USAGE;
 			}
@@ -88,12 +88,12 @@ cmd_build(int argc, char **argv)
 		}
 		return opt_unknown("build", argv[i]);
 	}
-	if (o.source_dir && (o.force || o.refresh)) {
+	if (o.r.source_dir && (o.force || o.refresh)) {
 		error("--source builds a tree as it is; --force and --fetch are for the checkout "
 		      "bwbuild makes");
 		return EXIT_USAGE;
 	}
-	if (!o.profile) {
+	if (!o.r.profile) {
 		error("no profile given; use --profile NAME (see 'bwbuild build --help')");
 		return EXIT_USAGE;
 	}

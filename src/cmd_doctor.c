@@ -4,6 +4,7 @@
 
 #include "buf.h"
 #include "build.h"
+#include "resolve.h"
 #include "cmd.h"
 #include "diag.h"
 #include "doctor.h"
@@ -27,10 +28,9 @@ int
 cmd_doctor(int argc, char **argv)
 {
 	static struct strvec sets = STRVEC_INIT;
-	struct build_opts o = { .until = STEP_VERIFY, .sets = &sets };
+	struct build_opts o = { .until = STEP_PUBLISH, .r.sets = &sets };
 	struct profile p;
 	struct plan pl;
-	struct host h;
 	struct doctor d;
 	const char *cuda_home;
 	int json = 0, i, ret;
@@ -55,16 +55,16 @@ cmd_doctor(int argc, char **argv)
 	}
 	memset(&p, 0, sizeof(p));
 	memset(&pl, 0, sizeof(pl));
-	if (o.profile && build_prepare(&p, &pl, &h, &o) < 0) {
+	if (o.r.profile && (resolve_profile(&p, &o.r) < 0 || resolve_plan(&pl, &p, &o.r) < 0)) {
 		plan_release(&pl);
 		profile_release(&p);
 		return EXIT_USAGE;
 	}
-	cuda_home = o.profile ? pl.cuda_home : getenv("CUDA_HOME");
+	cuda_home = o.r.profile ? pl.cuda_home : getenv("CUDA_HOME");
 	if (!cuda_home || !*cuda_home)
 		cuda_home = "/usr/local/cuda";
-	doctor_run(&d, o.profile ? &p : NULL, o.profile ? &pl : NULL, cuda_home,
-		   o.profile ? pl.work_dir : o.work_dir ? o.work_dir : ".");
+	doctor_run(&d, o.r.profile ? &p : NULL, o.r.profile ? &pl : NULL, cuda_home,
+		   o.r.profile ? pl.work_dir : o.r.work_dir ? o.r.work_dir : ".");
 	if (json) {
 		struct json *j = doctor_json(&d);
 		json_print_stdout(j);

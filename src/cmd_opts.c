@@ -50,7 +50,7 @@ opt_profile(int argc, char **argv, int *i, struct build_opts *o, struct strvec *
 	int r;
 
 	if (opt_flag(argv[*i], "--strict")) {
-		o->strict = 1;
+		o->r.strict = 1;
 		return 1;
 	}
 	if ((r = opt_value(argc, argv, i, "--set", &v))) {
@@ -58,8 +58,8 @@ opt_profile(int argc, char **argv, int *i, struct build_opts *o, struct strvec *
 			strvec_push(sets, v);
 		return r;
 	}
-	if ((r = opt_value(argc, argv, i, "--profile", &o->profile)) ||
-	    (r = opt_value(argc, argv, i, "--work", &o->work_dir)))
+	if ((r = opt_value(argc, argv, i, "--profile", &o->r.profile)) ||
+	    (r = opt_value(argc, argv, i, "--work", &o->r.work_dir)))
 		return r;
 	return 0;
 }

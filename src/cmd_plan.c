@@ -4,6 +4,7 @@
 
 #include "buf.h"
 #include "build.h"
+#include "resolve.h"
 #include "cmd.h"
 #include "diag.h"
 #include "host.h"
@@ -56,10 +57,9 @@ cmd_plan(int argc, char **argv)
 {
 	/* static: the --set values live as long as the command (and stay reachable) */
 	static struct strvec sets = STRVEC_INIT;
-	struct build_opts o = { .until = STEP_VERIFY, .sets = &sets };
+	struct build_opts o = { .until = STEP_PUBLISH, .r.sets = &sets };
 	struct profile p;
 	struct plan pl;
-	struct host h;
 	int json = 0, i, ret = EXIT_OK;
 
 	for (i = 1; i < argc; i++) {
@@ -75,13 +75,13 @@ cmd_plan(int argc, char **argv)
 			continue;
 		}
 		if ((r = opt_profile(argc, argv, &i, &o, &sets)) ||
-		    (r = opt_value(argc, argv, &i, "--out", &o.out_dir))) {
+		    (r = opt_value(argc, argv, &i, "--out", &o.r.out_dir))) {
 			if (r < 0)
 				return EXIT_USAGE;
 			continue;
 		}
 		if ((r = opt_value(argc, argv, &i, "--mem-budget", &v))) {
-			if (r < 0 || parse_size(v, &o.mem_budget) < 0 || !o.mem_budget) {
+			if (r < 0 || parse_size(v, &o.r.mem_budget) < 0 || !o.r.mem_budget) {
 				if (r > 0)
 					error("'%s' is not a memory size for --mem-budget", v);
 				return EXIT_USAGE;
@@ -90,13 +90,13 @@ cmd_plan(int argc, char **argv)
 		}
 		return opt_unknown("plan", argv[i]);
 	}
-	if (!o.profile) {
+	if (!o.r.profile) {
 		error("no profile given; use --profile NAME (see 'bwbuild plan --help')");
 		return EXIT_USAGE;
 	}
 	memset(&p, 0, sizeof(p));
 	memset(&pl, 0, sizeof(pl));
-	if (build_prepare(&p, &pl, &h, &o) < 0) {
+	if (resolve_profile(&p, &o.r) < 0 || resolve_plan(&pl, &p, &o.r) < 0) {
 		ret = EXIT_USAGE;
 	} else if (json) {
 		struct json *j = plan_json(&pl);

@@ -2,7 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "build.h"
+#include "resolve.h"
 #include "buf.h"
 #include "cmd.h"
 #include "compat.h"
@@ -40,8 +40,7 @@ cmd_verify(int argc, char **argv)
 	const char *wheel = NULL, *profile = NULL;
 	struct wheel_report r;
 	struct profile p;
-	struct plan pl;
-	struct host h;
+	struct strvec sass, ptx;
 	int json = 0, deep = 0, i, ret, gpus[32], ngpus = 0, gpu_fail = 0;
 	unsigned threads = 0;
 	size_t k;
@@ -109,25 +108,26 @@ cmd_verify(int argc, char **argv)
 		return EXIT_USAGE;
 	}
 	memset(&p, 0, sizeof(p));
-	memset(&pl, 0, sizeof(pl));
+	strvec_init(&sass);
+	strvec_init(&ptx);
 	if (profile) {
-		struct build_opts o = { .profile = profile, .work_dir = "/nonexistent", .out_dir = "/nonexistent", .until = STEP_VERIFY };
+		struct resolve_opts o = { .profile = profile };
 
-		if (build_prepare(&p, &pl, &h, &o) < 0) {
-			plan_release(&pl);
+		if (resolve_profile(&p, &o) < 0) {
 			profile_release(&p);
 			return EXIT_USAGE;
 		}
+		plan_targets(&p, &sass, &ptx);
 	}
 	{
-		struct wheel_expect ex = { profile ? &pl.sass : NULL, profile ? &pl.ptx : NULL, deep,
+		struct wheel_expect ex = { profile ? &sass : NULL, profile ? &ptx : NULL, deep,
 					   threads };
 
 		if (wheel_verify(&r, wheel, &ex) < 0) {
-			plan_release(&pl);
 			profile_release(&p);
 			return EXIT_USAGE;
 		}
+		plan_targets(&p, &sass, &ptx);
 	}
 	if (json) {
 		struct manifest_input mi = { &r, profile ? &p : NULL, NULL, NULL, NULL, NULL };
@@ -204,7 +204,8 @@ cmd_verify(int argc, char **argv)
 	}
 	ret = r.errors.n || gpu_fail ? EXIT_FAIL : EXIT_OK;
 	wheel_report_release(&r);
-	plan_release(&pl);
+	strvec_clear(&sass);
+	strvec_clear(&ptx);
 	profile_release(&p);
 	return ret;
 }

@@ -1,5 +1,8 @@
+#include <dirent.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "buf.h"
 #include "cmakecache.h"
@@ -7,7 +10,9 @@
 #include "diag.h"
 #include "json.h"
 #include "plan.h"
+#include "proc.h"
 #include "profile.h"
+#include "step.h"
 #include "util.h"
 
 /* Why a tree turns a feature off by itself, where PyTorch's CMake says so. */
@@ -100,5 +105,164 @@ out:
 	buf_release(&path);
 	buf_release(&text);
 	buf_release(&why);
+	return rc;
+}
+
+/*
+ * The configure step. PyTorch's setup.py skips configure when
+ * build/CMakeCache.txt exists, so a changed environment would be silently
+ * ignored: configure.stamp remembers what the last configure that
+ * succeeded and was read back saw, and the cache of any other is removed.
+ */
+
+/*
+ * Whether an environment entry can change what configure decides. Job
+ * counts, the launcher's budget and slots (they change with free memory
+ * and on OOM recovery), the compiler cache's settings and TMPDIR are read
+ * while compiling only, so they must not force a fresh configure.
+ */
+static int
+reaches_cmake(const char *entry)
+{
+	static const char *const compile_only[] = { "MAX_JOBS=", "CMAKE_BUILD_PARALLEL_LEVEL=",
+						    "TMPDIR=", "BWBUILD_LAUNCH_", "CCACHE_", NULL };
+
+	for (size_t i = 0; compile_only[i]; i++)
+		if (starts_with(entry, compile_only[i]))
+			return 0;
+	return 1;
+}
+
+static void
+stamp_text(const struct build *b, struct buf *out)
+{
+	struct proc p = PROC_INIT;
+
+	step_env(&p, b);
+	buf_addf(out, "commit %s\n", b->commit.s);
+	for (size_t i = 0; i < p.env.n; i++)
+		if (reaches_cmake(p.env.v[i]))
+			buf_addf(out, "%s\n", p.env.v[i]);
+	proc_release(&p);
+}
+
+static void
+stamp_path(const struct build *b, struct buf *out)
+{
+	buf_addf(out, "%s/configure.stamp", b->plan.work_dir);
+}
+
+/*
+ * setuptools stages the package in build/lib.<platform>/ and
+ * build/bdist.<platform>/ and never removes files from there.
+ */
+static int
+remove_setuptools_staging(const char *src_dir)
+{
+	struct buf dir = BUF_INIT, path = BUF_INIT;
+	struct dirent *de;
+	DIR *d;
+	int ret = 0;
+
+	buf_addf(&dir, "%s/build", src_dir);
+	d = opendir(dir.s);
+	while (d && (de = readdir(d))) {
+		if (!starts_with(de->d_name, "lib.") && !starts_with(de->d_name, "bdist."))
+			continue;
+		buf_reset(&path);
+		buf_addf(&path, "%s/%s", dir.s, de->d_name);
+		if (remove_tree(path.s) < 0)
+			ret = -1;
+	}
+	if (d)
+		closedir(d);
+	buf_release(&dir);
+	buf_release(&path);
+	return ret;
+}
+
+/* The cache and outputs of a configure made with other settings: gone. */
+static int
+remove_stale_configure(const struct build *b)
+{
+	static const char *const keep[] = { "build", NULL };
+	const struct plan *pl = &b->plan;
+	struct buf cache = BUF_INIT;
+	int ret = 0;
+
+	buf_addf(&cache, "%s/build/CMakeCache.txt", pl->src_dir);
+	if (path_exists(cache.s)) {
+		fprintf(stderr, "configure: settings changed since the last configure; removing %s "
+			"and earlier build outputs\n", cache.s);
+		if (unlink(cache.s) < 0)
+			ret = error("cannot remove '%s':", cache.s);
+		/*
+		 * A library from the old settings must not reach the new wheel;
+		 * a --source tree is the user's, so only warn there.
+		 */
+		if (!ret && !pl->local_source)
+			ret = git_clean_ignored(pl->src_dir, keep);
+		else if (!ret)
+			warning("'%s' is your tree (--source): files an earlier configuration installed "
+				"into it are left; 'git clean -X' removes them", pl->src_dir);
+		if (!ret)
+			ret = remove_setuptools_staging(pl->src_dir);
+	}
+	buf_release(&cache);
+	return ret;
+}
+
+int
+configure_settle(struct build *b)
+{
+	struct buf stamp = BUF_INIT, text = BUF_INIT;
+	int rc;
+
+	json_free(b->effective);
+	rc = configure_readback(&b->profile, &b->plan, &b->effective);
+	if (rc < 0) {
+		error("configure gave a build that differs from the profile; fix the cause above or "
+		      "change the profile");
+	} else {
+		stamp_path(b, &stamp);
+		stamp_text(b, &text);
+		rc = write_file_atomic(stamp.s, text.s, text.len);
+	}
+	buf_release(&stamp);
+	buf_release(&text);
+	return rc;
+}
+
+int
+configure_run(struct build *b)
+{
+	struct buf stamp = BUF_INIT, want = BUF_INIT, have = BUF_INIT;
+	struct proc pr = PROC_INIT;
+	int rc = 0;
+
+	stamp_path(b, &stamp);
+	stamp_text(b, &want);
+	if (!path_exists(stamp.s) || read_file(&have, stamp.s) < 0 || strcmp(have.s, want.s)) {
+		unlink(stamp.s);
+		rc = remove_stale_configure(b);
+	}
+	if (!rc && b->era == ERA_SKBUILD) {
+		fprintf(stderr, "configure: scikit-build-core configures inside the wheel build "
+			"(next step)\n");
+	} else if (!rc) {
+		step_env(&pr, b);
+		strvec_env_set(&pr.env, "CMAKE_ONLY", "1");
+		strvec_push(&pr.args, b->python.s);
+		strvec_push(&pr.args, "setup.py");
+		strvec_push(&pr.args, "build");
+		pr.dir = b->plan.src_dir;
+		rc = step_command("configure", &b->plan, &pr);
+		if (!rc)
+			rc = configure_settle(b);
+	}
+	proc_release(&pr);
+	buf_release(&stamp);
+	buf_release(&want);
+	buf_release(&have);
 	return rc;
 }

@@ -11,7 +11,7 @@
 #include "util.h"
 
 const char *const step_names[STEP__COUNT] = {
-	"fetch", "configure", "compile", "wheel", "verify",
+	"fetch", "configure", "compile", "wheel", "verify", "publish",
 };
 
 #define GiB (1024ULL * 1024 * 1024)
@@ -114,6 +114,25 @@ jobs_compute(struct jobs_calc *jc, const struct profile *p, const struct host *h
 	}
 }
 
+void
+plan_targets(const struct profile *p, struct strvec *sass, struct strvec *ptx)
+{
+	struct buf b = BUF_INIT;
+	size_t i;
+
+	for (i = 0; i < p->narchs; i++) {
+		arch_sass_name(&p->archs[i].arch, &b);
+		strvec_push(sass, b.s);
+		buf_reset(&b);
+		if (p->archs[i].arch.ptx) {
+			arch_ptx_name(&p->archs[i].arch, &b);
+			strvec_push(ptx, b.s);
+			buf_reset(&b);
+		}
+	}
+	buf_release(&b);
+}
+
 static void
 add_env_and_cmake(struct plan *pl, const char *name, const char *value)
 {
@@ -149,16 +168,7 @@ plan_make(struct plan *pl, const struct profile *p, const struct host *h,
 
 	profile_arch_list(p, &b);
 	pl->arch_list = buf_detach(&b);
-	for (i = 0; i < p->narchs; i++) {
-		arch_sass_name(&p->archs[i].arch, &b);
-		strvec_push(&pl->sass, b.s);
-		buf_reset(&b);
-		if (p->archs[i].arch.ptx) {
-			arch_ptx_name(&p->archs[i].arch, &b);
-			strvec_push(&pl->ptx, b.s);
-			buf_reset(&b);
-		}
-	}
+	plan_targets(p, &pl->sass, &pl->ptx);
 
 	jobs_compute(&pl->jobs, p, h, o->self_exe && p->launcher != TRI_OFF, o->mem_budget);
 

@@ -22,6 +22,7 @@ enum step {
 	STEP_COMPILE,
 	STEP_WHEEL,
 	STEP_VERIFY,
+	STEP_PUBLISH,
 	STEP__COUNT
 };
 extern const char *const step_names[STEP__COUNT];
@@ -78,6 +79,9 @@ struct plan_opts {
 int plan_make(struct plan *out, const struct profile *p, const struct host *h,
 	      const struct plan_opts *opts);
 void plan_release(struct plan *pl);
+
+/* What every CUDA library of a wheel built from `p` must carry: sm_XY SASS and compute_XY PTX. */
+void plan_targets(const struct profile *p, struct strvec *sass, struct strvec *ptx);
 
 /* Human-readable and JSON renderings for `bwbuild plan`. */
 void plan_format(const struct plan *pl, struct buf *out);

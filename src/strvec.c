@@ -155,3 +155,15 @@ strset_has(const struct strvec *set, const char *s)
 			return 1;
 	return 0;
 }
+
+void
+strvec_pushl(struct strvec *sv, ...)
+{
+	va_list ap;
+	const char *s;
+
+	va_start(ap, sv);
+	while ((s = va_arg(ap, const char *)))
+		strvec_push(sv, s);
+	va_end(ap);
+}

@@ -145,6 +145,57 @@ mkdir_p_parent(const char *path)
 }
 
 int
+copy_file(const char *from, const char *to)
+{
+	char buf[1 << 16];
+	int in, out, ret = -1;
+	ssize_t n = 0;
+
+	in = open(from, O_RDONLY | O_CLOEXEC);
+	if (in < 0)
+		return error("cannot open '%s':", from);
+	out = open(to, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+	if (out < 0) {
+		error("cannot create '%s':", to);
+		close(in);
+		return -1;
+	}
+	for (;;) {
+		char *p = buf;
+
+		n = read(in, buf, sizeof(buf));
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		while (n > 0) {
+			ssize_t w = write(out, p, (size_t)n);
+
+			if (w < 0 && errno == EINTR)
+				continue;
+			if (w < 0)
+				goto fail_write;
+			p += w;
+			n -= w;
+		}
+	}
+	if (n < 0)
+		error("cannot read '%s':", from);
+	else if (fsync(out) < 0 && errno != EINVAL)
+		error("cannot sync '%s':", to);
+	else
+		ret = 0;
+	goto out;
+fail_write:
+	error("cannot write '%s':", to);
+out:
+	if (close(out) < 0 && !ret)
+		ret = error("cannot close '%s':", to);
+	close(in);
+	return ret;
+}
+
+int
 write_file_atomic(const char *path, const void *data, size_t len)
 {
 	struct buf tmp = BUF_INIT;

@@ -41,6 +41,8 @@ void path_normalize(struct buf *out, const char *path);
  * fsynced, then renamed, so a reader never sees half a file.
  */
 int write_file_atomic(const char *path, const void *data, size_t len);
+/* Copy the file `from` to `to` (created or truncated), in bounded memory, synced. */
+int copy_file(const char *from, const char *to);
 
 /* Read a whole file; the result is NUL-terminated. -1 after reporting. */
 int read_file(struct buf *out, const char *path);

@@ -20,6 +20,7 @@
 #include "manylinux.h"
 #include "record.h"
 #include "span.h"
+#include "step.h"
 #include "util.h"
 #include "verify.h"
 #include "zip.h"
@@ -1290,4 +1291,44 @@ wheel_report_release(struct wheel_report *r)
 	free(r->version_py);
 	free(r->version_py_path);
 	memset(r, 0, sizeof(*r));
+}
+
+void
+wheel_lib_targets(const struct wheel_lib *l, struct buf *out)
+{
+	buf_addstr(out, "SASS");
+	for (size_t j = 0; j < l->sass.n; j++)
+		buf_addf(out, " %s", l->sass.v[j]);
+	buf_addstr(out, "; PTX");
+	for (size_t j = 0; j < l->ptx.n; j++)
+		buf_addf(out, " %s", l->ptx.v[j]);
+	if (!l->ptx.n)
+		buf_addstr(out, " none");
+}
+
+/* The verify step: the wheel in <work>/dist against the profile's archs. */
+int
+verify_run(struct build *b)
+{
+	struct wheel_expect ex = { &b->plan.sass, &b->plan.ptx, 0, 0 };
+	const struct wheel_report *r = &b->report;
+
+	if (wheel_verify(&b->report, b->wheel.s, &ex) < 0)
+		return -1;
+	b->have_report = 1;
+	fprintf(stderr, "verify: %zu members, %zu ELF libraries\n", r->members, r->nlibs);
+	for (size_t i = 0; i < r->nlibs; i++) {
+		struct buf line = BUF_INIT;
+
+		if (!r->libs[i].has_fatbin)
+			continue;
+		wheel_lib_targets(&r->libs[i], &line);
+		fprintf(stderr, "  %s: %s\n", r->libs[i].path, line.s);
+		buf_release(&line);
+	}
+	for (size_t i = 0; i < r->notes.n; i++)
+		note("%s", r->notes.v[i]);
+	for (size_t i = 0; i < r->errors.n; i++)
+		error("%s", r->errors.v[i]);
+	return 0;
 }

@@ -51,6 +51,10 @@ struct wheel_expect {
 int wheel_verify(struct wheel_report *r, const char *path, const struct wheel_expect *expect);
 void wheel_report_release(struct wheel_report *r);
 
+/* A library's targets as one line: "SASS sm_90 sm_120; PTX compute_120" ("PTX none"). */
+struct buf;
+void wheel_lib_targets(const struct wheel_lib *l, struct buf *out);
+
 /*
  * The same report for a package installed by pip (site-packages/torch):
  * its .dist-info next to it, every RECORD hash against the files on disk

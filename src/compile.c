@@ -1,0 +1,216 @@
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "ccache.h"
+#include "diag.h"
+#include "json.h"
+#include "launch.h"
+#include "proc.h"
+#include "python.h"
+#include "step.h"
+#include "util.h"
+
+/*
+ * The compile step: the tree's own build under the plan's MAX_JOBS, each
+ * compile admitted by `bwbuild launch` (src/launch.c) when the launcher
+ * is on, resumed with less parallelism when compilers are killed for
+ * memory, and this build's ccache counts recorded.
+ */
+
+/* How many times a compile killed for memory is retried with less parallelism. */
+#define MAX_OOM_RECOVERIES 3
+
+int
+compile_check(struct build *b)
+{
+	const struct profile *p = &b->profile;
+	struct buf why = BUF_INIT;
+	int rc = 0;
+
+	if (b->plan.ccache && !strchr(b->plan.ccache, '/'))
+		rc = error_at(&p->cache.loc, "build.cache is ccache, but there is no ccache on PATH "
+			      "(apt-get install ccache)");
+	if (python_find(&b->python, p->python.str, &why) < 0) {
+		if (p->python.str)
+			rc = error_at(&p->python.loc, "'%s' cannot build wheels:\n%s", p->python.str,
+				      why.s);
+		else
+			rc = error("no python3 that can build wheels (setuptools and wheel):\n%s"
+				   "install them (apt-get install python3-setuptools python3-wheel) or "
+				   "set 'build.python' in the profile", why.s);
+	}
+	buf_release(&why);
+	return rc;
+}
+
+/* Log lines that mean a compiler was killed (build-scheduling.md §5). */
+static int
+tail_says_killed(const struct proc *p)
+{
+	static const char *const marks[] = { "Killed signal terminated program",
+					     "died due to signal 9", "internal compiler error: Killed",
+					     "[code=137]", "killed by signal 9", NULL };
+	struct buf t = BUF_INIT;
+	int hit = 0;
+
+	buf_add(&t, p->tail ? p->tail : "", p->tail_len);
+	for (size_t i = 0; marks[i] && !hit; i++)
+		hit = strstr(t.s, marks[i]) != NULL;
+	buf_release(&t);
+	return hit;
+}
+
+static void
+set_env_uint(struct strvec *env, const char *name, unsigned v)
+{
+	char n[16];
+
+	snprintf(n, sizeof(n), "%u", v);
+	strvec_env_set(env, name, n);
+}
+
+/*
+ * The compile command of each era. setup.py trees compile with
+ * `setup.py build` (MAX_JOBS); a scikit-build-core tree has no separate
+ * compile: `python3 -m build --wheel` configures, compiles and packs into
+ * <work>/dist, with CMAKE_BUILD_PARALLEL_LEVEL and its build directory kept
+ * at <src>/build so the cache can be read back and reused.
+ */
+static void
+compile_command(struct proc *pr, const struct build *b)
+{
+	const struct plan *pl = &b->plan;
+	struct buf s = BUF_INIT;
+
+	step_env(pr, b);
+	pr->dir = pl->src_dir;
+	strvec_push(&pr->args, b->python.s);
+	if (b->era != ERA_SKBUILD) {
+		strvec_push(&pr->args, "setup.py");
+		strvec_push(&pr->args, "build");
+		return;
+	}
+	set_env_uint(&pr->env, "CMAKE_BUILD_PARALLEL_LEVEL", pl->jobs.jobs);
+	buf_addf(&s, "%s/build", pl->src_dir);
+	strvec_env_set(&pr->env, "SKBUILD_BUILD_DIR", s.s);
+	buf_reset(&s);
+	buf_addf(&s, "%s/dist", pl->work_dir);
+	strvec_pushl(&pr->args, "-m", "build", "--wheel", "--no-isolation", "--outdir", s.s, NULL);
+	buf_release(&s);
+}
+
+/* Halve parallelism after an OOM kill and record the recovery for the manifest. */
+static void
+recover_from_oom(struct build *b, struct strvec *killed, int attempt)
+{
+	struct plan *pl = &b->plan;
+	unsigned jobs = pl->jobs.jobs, slots = pl->jobs.slots;
+	struct json *r = json_object();
+	struct buf names = BUF_INIT;
+
+	pl->jobs.jobs = jobs > 1 ? jobs / 2 : 1;
+	pl->jobs.slots = slots > 1 ? slots / 2 : 1;
+	set_env_uint(&pl->env, "MAX_JOBS", pl->jobs.jobs);
+	if (pl->jobs.launcher)
+		set_env_uint(&pl->env, LAUNCH_ENV_SLOTS, pl->jobs.slots);
+	if (pl->jobs.heavy_jobs > pl->jobs.slots) {
+		pl->jobs.heavy_jobs = pl->jobs.slots;
+		set_env_uint(&pl->env, "FLASH_ATTENTION_MAX_JOBS", pl->jobs.heavy_jobs);
+	}
+	for (size_t i = 0; i < killed->n; i++) {
+		char *hash = strrchr(killed->v[i], '#');
+
+		if (hash)
+			*hash = '\0'; /* the flags hash means nothing to a reader */
+	}
+	strvec_join(killed, ", ", &names);
+	warning("compile: %s killed for memory; resuming with MAX_JOBS %u -> %u, %u -> %u compiles "
+		"at once (recovery %d of %d)", killed->n ? names.s : "a compiler was", jobs,
+		pl->jobs.jobs, slots, pl->jobs.slots, attempt + 1, MAX_OOM_RECOVERIES);
+	json_set(r, "attempt", json_number(attempt + 1));
+	json_set(r, "killed", json_string_array(killed->v, killed->n));
+	json_set(r, "max_jobs_before", json_number(jobs));
+	json_set(r, "max_jobs_after", json_number(pl->jobs.jobs));
+	json_push(b->recoveries, r);
+	buf_release(&names);
+}
+
+/*
+ * The compile, resumed after an OOM kill: the launcher has already raised
+ * the killed file's estimate to 1.5x what it was admitted with; here
+ * parallelism is halved and the incremental build runs again (ninja
+ * rebuilds only what is missing), up to MAX_OOM_RECOVERIES times, never
+ * below one compile at a time.
+ */
+static int
+compile_with_recovery(struct build *b)
+{
+	struct buf oom = BUF_INIT, launch_dir = BUF_INIT;
+	int attempt, rc = 0;
+
+	buf_addf(&launch_dir, "%s/launch", b->plan.work_dir);
+	buf_addf(&oom, "%s/oom", launch_dir.s);
+	for (attempt = 0;; attempt++) {
+		struct proc pr = PROC_INIT;
+		struct strvec killed = STRVEC_INIT;
+		const struct jobs_calc *jc = &b->plan.jobs;
+		int oom_seen, last;
+
+		unlink(oom.s);
+		compile_command(&pr, b);
+		pr.defer_failure = 1;
+		pr.append_log = attempt > 0;
+		rc = step_command("compile", &b->plan, &pr);
+		oom_seen = rc && pr.status && !proc_interrupted &&
+			   (launch_oom_read(launch_dir.s, &killed) > 0 || tail_says_killed(&pr));
+		last = !oom_seen || attempt == MAX_OOM_RECOVERIES || (jc->jobs == 1 && jc->slots <= 1);
+		if (last && pr.status)
+			step_failed("compile", &b->plan, &pr);
+		if (last && oom_seen)
+			error("compile was killed for memory again at MAX_JOBS=%u after %d recover%s; "
+			      "lower build.mem_budget or turn a heavy feature off", jc->jobs, attempt,
+			      attempt == 1 ? "y" : "ies");
+		if (!last)
+			recover_from_oom(b, &killed, attempt);
+		proc_release(&pr);
+		strvec_clear(&killed);
+		if (last)
+			break;
+	}
+	buf_release(&oom);
+	buf_release(&launch_dir);
+	return rc;
+}
+
+int
+compile_run(struct build *b)
+{
+	struct ccache_stats before, after;
+	const char *ccache = b->plan.ccache;
+	int have_stats = ccache && ccache_stats_read(ccache, &b->plan.env, &before) == 0;
+	int rc;
+
+	if (b->era == ERA_SKBUILD) {
+		/* The wheel is made here: no old one may be found afterwards. */
+		struct buf dist = BUF_INIT;
+
+		buf_addf(&dist, "%s/dist", b->plan.work_dir);
+		rc = remove_tree(dist.s);
+		buf_release(&dist);
+		if (rc < 0)
+			return -1;
+	}
+	rc = compile_with_recovery(b);
+	if (!rc && b->era == ERA_SKBUILD)
+		rc = configure_settle(b);
+	if (have_stats && ccache_stats_read(ccache, &b->plan.env, &after) == 0) {
+		json_free(b->cache);
+		b->cache = ccache_stats_json(&before, &after, b->profile.cache_remote.str);
+		fprintf(stderr, "compile: ccache %.0f hits (%.0f from remote storage), %.0f misses\n",
+			json_number_value(json_get(b->cache, "hits")),
+			json_number_value(json_get(b->cache, "remote_hits")),
+			json_number_value(json_get(b->cache, "misses")));
+	}
+	return rc;
+}

@@ -1,0 +1,116 @@
+#include <stdlib.h>
+#include <string.h>
+
+#include "buf.h"
+#include "diag.h"
+#include "host.h"
+#include "json.h"
+#include "knowledge.h"
+#include "plan.h"
+#include "profile.h"
+#include "resolve.h"
+#include "util.h"
+
+/* The toolkit version in CUDA's version.json ({"cuda": {"version": "13.0.88"}}); 0 if none. */
+static unsigned
+cuda_version_json(const char *path)
+{
+	struct buf text = BUF_INIT, why = BUF_INIT;
+	struct json *j = NULL;
+	unsigned v = 0;
+
+	if (path_exists(path) && read_file(&text, path) == 0)
+		j = json_parse(text.s, text.len, &why);
+	if (j)
+		v = kb_parse_version(json_str(json_get(json_get(j, "cuda"), "version")));
+	json_free(j);
+	buf_release(&text);
+	buf_release(&why);
+	return v;
+}
+
+const char *
+resolve_cuda_home(const struct profile *p)
+{
+	const char *home = p->cuda_home.str ? p->cuda_home.str : getenv("CUDA_HOME");
+
+	return home && *home ? home : "/usr/local/cuda";
+}
+
+int
+resolve_profile(struct profile *p, const struct resolve_opts *o)
+{
+	struct kb_context kc = { 0, NULL, 0, NULL };
+	struct buf from = BUF_INIT;
+	int rc;
+
+	if (profile_load_set(p, o->profile, o->sets) < 0)
+		return -1;
+	if (p->cuda_version.str) {
+		kc.cuda = kb_parse_version(p->cuda_version.str);
+		kc.cuda_from = "cuda.version";
+	} else {
+		buf_addf(&from, "%s/version.json", resolve_cuda_home(p));
+		kc.cuda = cuda_version_json(from.s);
+		kc.cuda_from = from.s;
+	}
+	kc.torch = kb_parse_version(p->source_ref.str);
+	kc.torch_from = "source.ref";
+	rc = kb_check(p, &kc, o->strict);
+	buf_release(&from);
+	return rc;
+}
+
+/* `given`, else <base>/<profile name>, as an absolute path. */
+static char *
+default_dir(const char *given, const char *base, const struct profile *p)
+{
+	struct buf b = BUF_INIT;
+	char *abs;
+
+	if (given)
+		return path_absolute(given);
+	buf_addf(&b, "%s/%s", base, p->name.str);
+	abs = path_absolute(b.s);
+	buf_release(&b);
+	return abs;
+}
+
+int
+resolve_plan(struct plan *pl, const struct profile *p, const struct resolve_opts *o)
+{
+	struct plan_opts po;
+	struct host h;
+	char *work, *out, *self, *ccache = NULL, *src = NULL;
+	int ret = -1;
+
+	memset(pl, 0, sizeof(*pl));
+	if (o->source_dir && !is_dir(o->source_dir))
+		return error("--source '%s' is not a directory", o->source_dir);
+	host_probe(&h);
+	work = default_dir(o->work_dir, "work", p);
+	out = default_dir(o->out_dir, "out", p);
+	if (o->source_dir)
+		src = path_absolute(o->source_dir);
+	self = realpath("/proc/self/exe", NULL);
+	if (p->cache.str && !strcmp(p->cache.str, "ccache")) {
+		ccache = find_program("ccache");
+		if (!ccache)
+			ccache = xstrdup("ccache");
+	}
+	memset(&po, 0, sizeof(po));
+	po.work_dir = work;
+	po.src_dir = src;
+	po.out_dir = out;
+	po.cuda_home = resolve_cuda_home(p);
+	po.mem_budget = o->mem_budget;
+	po.self_exe = self;
+	po.ccache = ccache;
+	ret = plan_make(pl, p, &h, &po);
+	free(src);
+	free(self);
+	free(ccache);
+	free(work);
+	free(out);
+	return ret;
+}

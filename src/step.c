@@ -1,0 +1,149 @@
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "diag.h"
+#include "proc.h"
+#include "step.h"
+#include "util.h"
+
+#define TAIL_BYTES 4096
+
+struct progress {
+	const char *step;
+	double start, last_print;
+	int tty;
+	int last_total;
+};
+
+/* Ninja prints "[n/m] ..." per finished edge: turn it into progress. */
+static void
+on_line(void *vctx, const char *line, size_t len)
+{
+	struct progress *c = vctx;
+	int done, total;
+	double now, rate, eta;
+
+	if (len < 5 || line[0] != '[' || sscanf(line, "[%d/%d]", &done, &total) != 2 || total <= 0 ||
+	    done <= 0)
+		return;
+	now = now_seconds();
+	c->last_total = total;
+	if (!c->tty && done != total && now - c->last_print < 5)
+		return;
+	c->last_print = now;
+	rate = done / (now - c->start > 0.001 ? now - c->start : 0.001);
+	eta = rate > 0 ? (total - done) / rate : 0;
+	if (c->tty)
+		fprintf(stderr, "\r%-9s [%d/%d] %3d%%  %.1f/s  ETA %d:%02d ", c->step, done, total,
+			done * 100 / total, rate, (int)eta / 60, (int)eta % 60);
+	else
+		fprintf(stderr, "%s: [%d/%d] %d%%, %.1f/s, ETA %d:%02d\n", c->step, done, total,
+			done * 100 / total, rate, (int)eta / 60, (int)eta % 60);
+}
+
+static void
+print_tail(const struct proc *p)
+{
+	const char *t = p->tail;
+	size_t n = p->tail_len, lines = 0, i;
+
+	if (!n)
+		return;
+	for (i = n; i > 0; i--) {
+		if (t[i - 1] == '\n' && ++lines > 25)
+			break;
+	}
+	fprintf(stderr, "---- last lines of output ----\n");
+	fwrite(t + i, 1, n - i, stderr);
+	if (t[n - 1] != '\n')
+		fputc('\n', stderr);
+	fprintf(stderr, "----\n");
+}
+
+void
+step_failed(const char *step, const struct plan *pl, const struct proc *p)
+{
+	struct buf cmd = BUF_INIT;
+	int st = p->status;
+
+	proc_format_args(&p->args, &cmd);
+	error("step '%s' failed: '%s' %s %d", step, cmd.s, st > 128 ? "was killed by signal" :
+		"exited with", st > 128 ? st - 128 : st);
+	print_tail(p);
+	note("full log: %s/logs/%s.log", pl->work_dir, step);
+	buf_release(&cmd);
+}
+
+static int
+open_log(const char *step, const struct plan *pl, const struct proc *p, struct buf *path)
+{
+	struct buf cmd = BUF_INIT;
+	int fd;
+
+	buf_addf(path, "%s/logs/%s.log", pl->work_dir, step);
+	/* A retried step appends, so the log keeps what the failed attempt printed. */
+	fd = open(path->s, O_WRONLY | O_CREAT | O_CLOEXEC | (p->append_log ? O_APPEND : O_TRUNC),
+		  0666);
+	if (fd < 0)
+		return error("cannot create log '%s':", path->s);
+	proc_format_args(&p->args, &cmd);
+	dprintf(fd, "# bwbuild step '%s'\n# cd %s\n# %s\n", step, p->dir ? p->dir : ".", cmd.s);
+	for (size_t i = 0; i < p->env.n; i++)
+		dprintf(fd, "# env %s\n", p->env.v[i]);
+	fprintf(stderr, "%s: %s\n", step, cmd.s);
+	buf_release(&cmd);
+	return fd;
+}
+
+int
+step_command(const char *step, const struct plan *pl, struct proc *p)
+{
+	struct buf logpath = BUF_INIT;
+	struct progress ctx;
+	int fd, st;
+
+	fd = open_log(step, pl, p, &logpath);
+	if (fd < 0) {
+		buf_release(&logpath);
+		return -1;
+	}
+	memset(&ctx, 0, sizeof(ctx));
+	ctx.step = step;
+	ctx.start = now_seconds();
+	ctx.tty = isatty(2);
+	p->log_fd = fd;
+	p->on_line = on_line;
+	p->ctx = &ctx;
+	p->tail_max = TAIL_BYTES;
+	st = proc_run(p);
+	close(fd);
+	if (ctx.tty && ctx.last_total)
+		fputc('\n', stderr);
+	if (proc_interrupted) {
+		error("interrupted during '%s'; run the same command again to resume", step);
+		st = -1;
+	} else if (st > 0) {
+		p->status = st;
+		if (!p->defer_failure)
+			step_failed(step, pl, p);
+		st = -1;
+	} else if (st == 0) {
+		fprintf(stderr, "%s: done in %.1f s (log: %s)\n", step, now_seconds() - ctx.start,
+			logpath.s);
+	}
+	buf_release(&logpath);
+	return st;
+}
+
+void
+step_env(struct proc *p, const struct build *b)
+{
+	for (size_t i = 0; i < b->plan.env.n; i++)
+		strvec_push(&p->env, b->plan.env.v[i]);
+	if (b->version.len) {
+		strvec_env_set(&p->env, "PYTORCH_BUILD_VERSION", b->version.s);
+		strvec_env_set(&p->env, "PYTORCH_BUILD_NUMBER", "1");
+	}
+}

@@ -1,0 +1,75 @@
+#ifndef BWBUILD_STEP_H
+#define BWBUILD_STEP_H
+
+#include "buf.h"
+#include "build.h"
+#include "era.h"
+#include "git.h"
+#include "patch.h"
+#include "plan.h"
+#include "profile.h"
+#include "verify.h"
+
+struct json;
+struct proc;
+
+/*
+ * What the steps of one build share. Each field says which step fills
+ * it; a later step reads what an earlier one left.
+ */
+struct build {
+	const struct build_opts *opts;
+	struct profile profile;
+	struct plan plan;
+	struct buf python;            /* compile's check: the interpreter that builds */
+	enum build_era era;           /* fetch */
+	struct git_tree_info tree;    /* fetch: commit and submodules */
+	struct patch_set patches;     /* fetch */
+	struct buf commit;            /* fetch: "none" outside git */
+	struct buf version;           /* fetch: PYTORCH_BUILD_VERSION, empty for the tree's own */
+	struct json *source;          /* fetch: what the manifest's "source" gains */
+	struct json *effective;       /* configure: features_effective */
+	struct json *recoveries;      /* compile: OOM recoveries */
+	struct json *cache;           /* compile: this build's ccache counts, or NULL */
+	struct buf wheel;             /* wheel: the wheel in <work>/dist */
+	struct wheel_report report;   /* verify */
+	int have_report;
+	double seconds[STEP__COUNT];
+	double start;
+};
+
+/*
+ * A step: `check` runs for every step before the first one starts (what
+ * it will need, so a missing tool stops the build before an hour of
+ * compiling), `run` does the work. Both return 0 or -1 after reporting.
+ */
+struct build_step {
+	const char *name;
+	int (*check)(struct build *b);
+	int (*run)(struct build *b);
+};
+
+int fetch_run(struct build *b);                 /* src/fetch.c */
+int configure_run(struct build *b);             /* src/configure.c */
+/* After a configure: read back what CMake decided, then remember its settings. */
+int configure_settle(struct build *b);
+int compile_check(struct build *b);             /* src/compile.c */
+int compile_run(struct build *b);
+int package_run(struct build *b);               /* src/package.c */
+int verify_run(struct build *b);                /* src/verify.c */
+int publish_check(struct build *b);             /* src/publish.c */
+int publish_run(struct build *b);
+
+/*
+ * Run one step's command with its log (<work>/logs/<step>.log, appended
+ * when p->append_log), progress from ninja's "[n/m]" lines, and on
+ * failure the command, how it ended and the tail of its output (unless
+ * p->defer_failure). 0 or -1.
+ */
+int step_command(const char *step, const struct plan *pl, struct proc *p);
+/* The report step_command defers: command, status, last lines, log path. */
+void step_failed(const char *step, const struct plan *pl, const struct proc *p);
+/* The plan's environment, with the wheel's version when the profile sets one. */
+void step_env(struct proc *p, const struct build *b);
+
+#endif
