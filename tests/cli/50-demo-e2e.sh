@@ -41,11 +41,24 @@ assert m["source"]["commit"] and len(m["source"]["commit"]) == 40
 assert m["source"]["commit"] == m["version_py"]["git_version"]
 assert m["wheel"]["tags"] == [m["wheel"]["file"].split("-", 2)[2][:-4]], m["wheel"]
 assert m["profile"]["name"] == "demo-e2e"
-assert set(m["build"]["timings"]) >= {"fetch", "configure", "compile", "wheel", "verify"}
+assert set(m["build"]["timings"]) >= {"fetch", "configure", "compile", "wheel", "verify", "publish"}
 PY
 # The wheel verifies on its own, against the profile too; manifest agrees.
 run 0 "$BW" verify "$wheel" --profile "$TMP/demo-e2e.yaml"
 contains "$TMP/out" "minitorch/lib/libminitorch_flash.so: manylinux_2_34; SASS sm_80 sm_120; PTX compute_120"
+# A build-only setting (build.cache: ccache with no ccache on PATH) concerns the
+# build alone: verify and doctor work; build stops before fetching, at the key.
+mkdir -p "$TMP/noccache"
+for f in /usr/bin/* /usr/local/bin/*; do
+	case "${f##*/}" in ccache) ;; *) ln -sf "$f" "$TMP/noccache/${f##*/}" ;; esac
+done
+printf 'extends: %s\nbuild:\n  cache: ccache\n' "$TMP/demo-e2e.yaml" > "$TMP/ccache-demo.yaml"
+PATH="$TMP/noccache" run 0 "$BW" verify "$wheel" --profile "$TMP/ccache-demo.yaml"
+PATH="$TMP/noccache" run 0 "$BW" doctor --profile "$TMP/ccache-demo.yaml"
+contains "$TMP/out" "ready to build"
+PATH="$TMP/noccache" run 1 "$BW" --profile "$TMP/ccache-demo.yaml" --work "$TMP/work-noccache" --out "$TMP/out-noccache"
+contains "$TMP/err" "ccache-demo.yaml:3:10: error: build.cache is ccache, but there is no ccache on PATH"
+[ ! -e "$TMP/work-noccache/src" ] || fail "build fetched though ccache is missing"
 run 0 "$BW" manifest "$wheel" -o "$TMP/m2.json"
 python3 -c 'import json,sys; a=json.load(open(sys.argv[1])); b=json.load(open(sys.argv[2])); assert a["libraries"]==b["libraries"] and a["features"]==b["features"]' "$manifest" "$TMP/m2.json"
 # An installed copy (what pip leaves in site-packages) gives the same libraries and features.
