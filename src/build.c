@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include "diag.h"
+#include "fault.h"
 #include "json.h"
 #include "proc.h"
 #include "step.h"
@@ -64,10 +65,19 @@ static int
 run_steps(struct build *b, int last)
 {
 	for (int i = 0; i <= last; i++) {
+		struct buf point = BUF_INIT;
 		double start = now_seconds();
-		int rc = steps[i].run(b);
+		int rc;
 
+		buf_addf(&point, "before-%s", steps[i].name);
+		fault_point(point.s);
+		rc = steps[i].run(b);
 		b->seconds[i] = now_seconds() - start;
+		buf_reset(&point);
+		buf_addf(&point, "after-%s", steps[i].name);
+		if (!rc)
+			fault_point(point.s);
+		buf_release(&point);
 		if (rc < 0)
 			return -1;
 	}

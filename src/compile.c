@@ -147,10 +147,12 @@ static int
 compile_with_recovery(struct build *b)
 {
 	struct buf oom = BUF_INIT, launch_dir = BUF_INIT;
-	int attempt, rc = 0;
+	int attempt, rc = -1;
 
 	buf_addf(&launch_dir, "%s/launch", b->plan.work_dir);
 	buf_addf(&oom, "%s/oom", launch_dir.s);
+	if (b->plan.jobs.launcher && launch_reset(launch_dir.s) < 0)
+		goto out;
 	for (attempt = 0;; attempt++) {
 		struct proc pr = PROC_INIT;
 		struct strvec killed = STRVEC_INIT;
@@ -178,6 +180,7 @@ compile_with_recovery(struct build *b)
 		if (last)
 			break;
 	}
+out:
 	buf_release(&oom);
 	buf_release(&launch_dir);
 	return rc;

@@ -8,6 +8,7 @@
 #include "cmakecache.h"
 #include "configure.h"
 #include "diag.h"
+#include "fault.h"
 #include "json.h"
 #include "plan.h"
 #include "proc.h"
@@ -224,6 +225,7 @@ configure_settle(struct build *b)
 		error("configure gave a build that differs from the profile; fix the cause above or "
 		      "change the profile");
 	} else {
+		fault_point("configure-read-back");
 		stamp_path(b, &stamp);
 		stamp_text(b, &text);
 		rc = write_file_atomic(stamp.s, text.s, text.len);

@@ -212,7 +212,9 @@ checkout_source(struct build *b)
 	json_set(b->source, "patches", patches);
 	git_cache_dir(&cache);
 	buf_addf(&record, "%s/patches.applied", b->plan.work_dir);
-	rc = tree_is_current(b, cache.s, record.s);
+	rc = git_cache_dir_check(cache.s);
+	if (!rc)
+		rc = tree_is_current(b, cache.s, record.s);
 	if (rc > 0) {
 		rc = git_describe(b->plan.src_dir, &b->tree, NULL);
 		if (rc < 0)

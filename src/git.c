@@ -4,7 +4,9 @@
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <pwd.h>
 #include <sys/file.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 /* libgit2's *_OPTIONS_INIT macros leave trailing fields implicit. */
@@ -13,6 +15,7 @@
 
 #include "buf.h"
 #include "diag.h"
+#include "fault.h"
 #include "git.h"
 #include "hash.h"
 #include "strvec.h"
@@ -79,7 +82,35 @@ git_cache_dir(struct buf *out)
 		return;
 	}
 	v = getenv("HOME");
-	buf_addf(out, "%s/.cache/bwbuild", v && *v ? v : "/tmp");
+	if (!v || !*v) {
+		struct passwd *pw = getpwuid(getuid());
+
+		v = pw && pw->pw_dir && *pw->pw_dir ? pw->pw_dir : NULL;
+	}
+	if (v)
+		buf_addf(out, "%s/.cache/bwbuild", v);
+}
+
+int
+git_cache_dir_check(const char *dir)
+{
+	struct stat st;
+
+	if (!*dir)
+		return error("no cache directory: HOME is unset and the user has no home; set "
+			     "BWBUILD_CACHE_DIR");
+	if (mkdir_p(dir) < 0)
+		return -1;
+	if (stat(dir, &st) < 0)
+		return error("cannot read '%s':", dir);
+	/* Someone else's (or a world-writable) cache could hand us any source. */
+	if (st.st_uid != geteuid())
+		return error("the cache directory '%s' belongs to uid %ld, not to you; set "
+			     "BWBUILD_CACHE_DIR to a directory of your own", dir, (long)st.st_uid);
+	if (st.st_mode & (S_IWGRP | S_IWOTH))
+		return error("the cache directory '%s' is writable by others; 'chmod go-w' it or "
+			     "set BWBUILD_CACHE_DIR to a directory of your own", dir);
+	return 0;
 }
 
 void
@@ -281,13 +312,15 @@ mirror_ensure(const char *cache, const char *url, const char *ref, const git_oid
 			goto out;
 		}
 	}
-	if (is_dir(mpath.s)) {
-		if (git_repository_open_bare(&m, mpath.s) < 0) {
-			git_fail("cannot open the mirror", mpath.s);
-			note("remove '%s' and bwbuild will fetch it again", mpath.s);
+	if (is_dir(mpath.s) && git_repository_open_bare(&m, mpath.s) < 0) {
+		const git_error *e = git_error_last();
+
+		warning("the mirror '%s' cannot be opened (%s); removing it to fetch it again",
+			mpath.s, e && e->message ? e->message : "unknown libgit2 error");
+		if (remove_tree(mpath.s) < 0)
 			goto out;
-		}
-	} else {
+	}
+	if (!m) {
 		git_remote *r = NULL;
 		struct buf tmp = BUF_INIT;
 		int rc;
@@ -569,6 +602,14 @@ git_tree_info_release(struct git_tree_info *ti)
 	memset(ti, 0, sizeof(*ti));
 }
 
+static void
+checkout_progress(const char *path, size_t done, size_t total, void *payload)
+{
+	(void)payload;
+	if (path && done < total)
+		fault_point("checkout-file");
+}
+
 static int
 checkout_commit(git_repository *repo, const git_oid *oid, const char *what, const char *workdir,
 		int force)
@@ -580,6 +621,7 @@ checkout_commit(git_repository *repo, const git_oid *oid, const char *what, cons
 	if (git_object_lookup(&target, repo, oid, GIT_OBJECT_COMMIT) < 0)
 		return git_fail("cannot look up the commit of", what);
 	co.checkout_strategy = GIT_CHECKOUT_SAFE | GIT_CHECKOUT_RECREATE_MISSING;
+	co.progress_cb = checkout_progress;
 	if (force)
 		co.checkout_strategy |= GIT_CHECKOUT_FORCE | GIT_CHECKOUT_REMOVE_UNTRACKED;
 	rc = git_checkout_tree(repo, target, &co);
@@ -620,7 +662,26 @@ ensure_submodule_config(git_repository *repo, const char *name, const char *url)
 struct checkout_ctx {
 	const struct git_checkout_opts *o;
 	struct git_tree_info *out;
+	struct strvec *mirrors;  /* the objects/ of every mirror used, for repair */
+	int force;               /* --force, or finishing a checkout that was cut short */
+	const char *mark;        /* CHECKOUT_MARK's path, written before the first file changes */
+	int marked;
 };
+
+#define CHECKOUT_MARK "bwbuild-checkout"
+
+/* A checkout is about to change files: leave a mark that only its end removes. */
+static int
+checkout_begin(struct checkout_ctx *c)
+{
+	if (c->marked)
+		return 0;
+	c->marked = 1;
+	if (write_file_atomic(c->mark, "", 0) < 0)
+		return -1;
+	fault_point("checkout-begun");
+	return 0;
+}
 
 /*
  * Bring each submodule of `repo` (its HEAD already at the wanted commit)
@@ -669,11 +730,13 @@ checkout_submodules(struct checkout_ctx *c, git_repository *repo, const char *ur
 			note("needed by submodule '%s'", shown.s);
 			goto next;
 		}
+		strvec_push(c->mirrors, objects.s);
 		if (work_repo_open(workdir.s, gitdir.s, suburl.s, objects.s, &sub, &fresh) < 0)
 			goto next;
-		if (fresh == 1 || c->o->force || git_reference_name_to_id(&head, sub, "HEAD") < 0 ||
+		if (fresh == 1 || c->force || git_reference_name_to_id(&head, sub, "HEAD") < 0 ||
 		    !git_oid_equal(&head, want)) {
-			if (checkout_commit(sub, want, shown.s, workdir.s, c->o->force || fresh == 1) < 0)
+			if (checkout_begin(c) < 0 ||
+			    checkout_commit(sub, want, shown.s, workdir.s, c->force || fresh == 1) < 0)
 				goto next;
 		}
 		ensure_submodule_config(repo, git_submodule_name(sm), suburl.s);
@@ -739,26 +802,107 @@ out:
 	return ret;
 }
 
-int
-git_checkout(const struct git_checkout_opts *o, struct git_tree_info *out)
+/*
+ * A checkout bwbuild began and did not finish (killed, power cut) leaves
+ * <work>/.git/bwbuild-checkout behind, and maybe libgit2's lock files:
+ * its half-written files are bwbuild's, not the user's, so the next run
+ * removes the locks and forces the checkout instead of refusing them.
+ */
+static void
+remove_stale_locks(const char *gitdir, int depth)
+{
+	struct buf path = BUF_INIT;
+	struct dirent *de;
+	DIR *d = opendir(gitdir);
+
+	while (d && (de = readdir(d))) {
+		if (de->d_name[0] == '.')
+			continue;
+		buf_reset(&path);
+		buf_addf(&path, "%s/%s", gitdir, de->d_name);
+		if (ends_with(de->d_name, ".lock") && !is_dir(path.s))
+			unlink(path.s);
+		else if (depth < 10 && strcmp(de->d_name, "objects") && is_dir(path.s))
+			remove_stale_locks(path.s, depth + 1);
+	}
+	if (d)
+		closedir(d);
+	buf_release(&path);
+}
+
+/*
+ * The state of an existing work tree: 1 when a checkout of ours was cut
+ * short (marker left, or a repository that cannot be opened or has no
+ * HEAD yet), 0 otherwise.
+ */
+static int
+checkout_interrupted(const char *dir)
+{
+	struct buf dotgit = BUF_INIT, mark = BUF_INIT;
+	git_repository *repo = NULL;
+	int cut = 0;
+
+	buf_addf(&dotgit, "%s/.git", dir);
+	buf_addf(&mark, "%s/" CHECKOUT_MARK, dotgit.s);
+	if (is_dir(dotgit.s)) {
+		cut = path_exists(mark.s);
+		if (!cut && git_repository_open_ext(&repo, dir, GIT_REPOSITORY_OPEN_NO_SEARCH, NULL) < 0)
+			cut = 1;
+		else if (!cut && git_repository_head_unborn(repo) == 1)
+			cut = 1;
+		if (cut)
+			remove_stale_locks(dotgit.s, 0);
+	}
+	git_repository_free(repo);
+	buf_release(&dotgit);
+	buf_release(&mark);
+	return cut;
+}
+
+static int
+checkout_once(const struct git_checkout_opts *o, struct git_tree_info *out, struct strvec *mirrors)
 {
 	git_repository *repo = NULL;
-	struct checkout_ctx c = { o, out };
+	struct checkout_ctx c = { o, out, mirrors, 0, NULL, 0 };
 	struct strvec changes = STRVEC_INIT;
-	struct buf objects = BUF_INIT;
+	struct buf objects = BUF_INIT, mark = BUF_INIT;
 	git_oid oid, head;
-	int ret = -1, fresh = 0, at_head;
+	int ret = -1, fresh = 0, at_head, force = o->force, interrupted;
 
 	memset(out, 0, sizeof(*out));
-	git_libgit2_init();
+	interrupted = checkout_interrupted(o->dir);
+	if (interrupted) {
+		struct buf dotgit = BUF_INIT;
+
+		buf_addf(&dotgit, "%s/.git", o->dir);
+		if (git_repository_open_ext(&repo, o->dir, GIT_REPOSITORY_OPEN_NO_SEARCH, NULL) < 0) {
+			warning("the checkout in '%s' was cut short and its repository is damaged; "
+				"making it again", o->dir);
+			ret = remove_tree(o->dir);
+		} else {
+			warning("a checkout in '%s' was cut short; finishing it (its half-written files "
+				"are replaced)", o->dir);
+			force = 1;
+			ret = 0;
+		}
+		git_repository_free(repo);
+		repo = NULL;
+		buf_release(&dotgit);
+		if (ret < 0)
+			goto out;
+		ret = -1;
+	}
 	if (mirror_ensure(o->cache_dir, o->url, o->ref, NULL, o->refresh, &oid, &objects) < 0)
 		goto out;
+	strvec_push(mirrors, objects.s);
 	if (work_repo_open(o->dir, NULL, o->url, objects.s, &repo, &fresh) < 0)
 		goto out;
-	if (fresh != 1 && attach_submodules(&c, repo, o->url, 0) < 0)
+	buf_addf(&mark, "%s" CHECKOUT_MARK, git_repository_path(repo));
+	if (fresh != 1 && !interrupted && attach_submodules(&c, repo, o->url, 0) < 0)
 		goto out;
-	collect_changes(repo, "", &changes, 0);
-	if (changes.n && !o->force) {
+	if (!interrupted)
+		collect_changes(repo, "", &changes, 0);
+	if (changes.n && !force) {
 		error("the checkout in '%s' has local changes, and bwbuild builds exactly what the "
 		      "ref names and never overwrites changes", o->dir);
 		note_lines(changes.v, changes.n, 20);
@@ -771,22 +915,120 @@ git_checkout(const struct git_checkout_opts *o, struct git_tree_info *out)
 			changes.n == 1 ? "" : "s", o->dir);
 		note_lines(changes.v, changes.n, 20);
 	}
-	at_head = fresh != 1 && git_reference_name_to_id(&head, repo, "HEAD") == 0 &&
+	at_head = fresh != 1 && !interrupted && git_reference_name_to_id(&head, repo, "HEAD") == 0 &&
 		  git_oid_equal(&head, &oid) && !changes.n;
-	if (!at_head && checkout_commit(repo, &oid, o->ref, o->dir, o->force || fresh == 1) < 0)
+	c.force = force;
+	c.mark = mark.s;
+	if (!at_head && (checkout_begin(&c) < 0 ||
+			 checkout_commit(repo, &oid, o->ref, o->dir, force || fresh == 1) < 0))
 		goto out;
 	out->commit = xstrdup(git_oid_tostr_s(&oid));
 	if (checkout_submodules(&c, repo, o->url, "", 0) < 0)
 		goto out;
+	if (c.marked && unlink(mark.s) < 0) {
+		error("cannot remove '%s':", mark.s);
+		goto out;
+	}
 	ret = 0;
 out:
 	if (ret < 0)
 		git_tree_info_release(out);
 	strvec_clear(&changes);
 	buf_release(&objects);
+	buf_release(&mark);
 	git_repository_free(repo);
-	git_libgit2_shutdown();
 	return ret;
+}
+
+/*
+ * Read every object of a mirror back (libgit2 inflates each and checks
+ * its hash): 0 when whole, -1 with the first problem in `why`.
+ */
+struct odb_check {
+	git_odb *odb;
+	struct buf *why;
+};
+
+static int
+check_object(const git_oid *id, void *payload)
+{
+	struct odb_check *oc = payload;
+	git_odb_object *obj = NULL;
+	const git_error *e;
+
+	if (git_odb_read(&obj, oc->odb, id) == 0) {
+		git_odb_object_free(obj);
+		return 0;
+	}
+	e = git_error_last();
+	buf_addf(oc->why, "object %s: %s", git_oid_tostr_s(id), e && e->message ? e->message : "unreadable");
+	return -1;
+}
+
+static int
+mirror_verify(const char *objects, struct buf *why)
+{
+	struct odb_check oc = { NULL, why };
+	int rc;
+
+	if (git_odb_open(&oc.odb, objects) < 0) {
+		const git_error *e = git_error_last();
+
+		buf_addstr(why, e && e->message ? e->message : "cannot open its objects");
+		return -1;
+	}
+	rc = git_odb_foreach(oc.odb, check_object, &oc);
+	if (rc < 0 && !why->len) {
+		const git_error *e = git_error_last();
+
+		buf_addstr(why, e && e->message ? e->message : "cannot list its objects");
+	}
+	git_odb_free(oc.odb);
+	return rc < 0 ? -1 : 0;
+}
+
+/*
+ * A checkout that failed may have read a damaged mirror (a disk error, a
+ * fetch cut short, a bad copy): each mirror it used is read back, and a
+ * damaged one is named, removed and fetched again, once.
+ */
+static int
+repair_mirrors(const struct strvec *mirrors)
+{
+	int repaired = 0;
+
+	for (size_t i = 0; i < mirrors->n; i++) {
+		struct buf why = BUF_INIT, mpath = BUF_INIT;
+
+		if (mirror_verify(mirrors->v[i], &why) < 0) {
+			buf_add(&mpath, mirrors->v[i], strlen(mirrors->v[i]) - strlen("/objects"));
+			warning("the mirror '%s' is damaged (%s); removing it to fetch it again",
+				mpath.s, why.s);
+			if (remove_tree(mpath.s) == 0)
+				repaired++;
+		}
+		buf_release(&why);
+		buf_release(&mpath);
+	}
+	return repaired;
+}
+
+int
+git_checkout(const struct git_checkout_opts *o, struct git_tree_info *out)
+{
+	struct strvec mirrors = STRVEC_INIT;
+	int rc;
+
+	git_libgit2_init();
+	rc = checkout_once(o, out, &mirrors);
+	if (rc < 0 && repair_mirrors(&mirrors) > 0) {
+		strvec_clear(&mirrors);
+		note("checking out again from the fetched mirrors");
+		rc = checkout_once(o, out, &mirrors);
+	}
+	strvec_clear(&mirrors);
+	git_libgit2_shutdown();
+	return rc;
 }
 
 static void

@@ -47,8 +47,10 @@ int git_checkout(const struct git_checkout_opts *o, struct git_tree_info *out);
 int git_describe(const char *dir, struct git_tree_info *out, struct strvec *changes);
 void git_tree_info_release(struct git_tree_info *ti);
 
-/* $BWBUILD_CACHE_DIR, else $XDG_CACHE_HOME/bwbuild, else ~/.cache/bwbuild. */
+/* $BWBUILD_CACHE_DIR, else $XDG_CACHE_HOME/bwbuild, else ~/.cache/bwbuild (empty when no home). */
 void git_cache_dir(struct buf *out);
+/* Create it if missing; refuse one owned by another user or writable by others. -1 after reporting. */
+int git_cache_dir_check(const char *dir);
 /* <cache>/git/<last URL component>-<12 hex of sha256(URL)>.git */
 void git_mirror_path(const char *cache_dir, const char *url, struct buf *out);
 /* A .gitmodules URL ("../cutlass.git") joined to its superproject's URL, as git does. */

@@ -626,3 +626,16 @@ launch_oom_read(const char *dir, struct strvec *keys)
 	buf_release(&text);
 	return (int)keys->n;
 }
+
+int
+launch_reset(const char *dir)
+{
+	struct buf path = BUF_INIT;
+	int ret = 0;
+
+	buf_addf(&path, "%s/ledger", dir);
+	if (unlink(path.s) < 0 && errno != ENOENT)
+		ret = error("cannot remove '%s':", path.s);
+	buf_release(&path);
+	return ret;
+}

@@ -49,6 +49,14 @@ uint64_t peaks_learn(uint64_t old, uint64_t peak);
 /* Run `argv` under admission control; returns the exit status to exit with. */
 int launch_run(char *const *argv);
 
+/*
+ * Forget every reservation: at the start of a compile step, under the
+ * work directory's lock, no compile of this build can be running, and a
+ * line left by a killed one (whose pid may since belong to another
+ * process) must not hold the budget. -1 after reporting.
+ */
+int launch_reset(const char *dir);
+
 /* Lines of <dir>/oom ("key bytes"): compiles killed by SIGKILL since it was last cleared. */
 int launch_oom_read(const char *dir, struct strvec *keys);
 

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -23,6 +24,81 @@ forward_signal(int sig)
 	proc_interrupted = sig;
 	if (current_pgid > 0)
 		kill(-current_pgid, sig);
+}
+
+/*
+ * Between bwbuild and each command stands a keeper process: the kernel
+ * sends it SIGTERM when bwbuild dies, even by SIGKILL, and it then stops
+ * the command's process group as an interrupt would (ninja kills its own
+ * compiles on SIGTERM), and SIGKILLs whatever is left after a grace
+ * period. So no compile outlives a killed bwbuild to run beside the next
+ * one in the same build directory. The keeper exits as the command did.
+ */
+#define KEEPER_GRACE_SECONDS 10
+
+static volatile sig_atomic_t keeper_signal, keeper_alarm;
+
+static void
+keeper_on_signal(int sig)
+{
+	if (sig == SIGALRM)
+		keeper_alarm = 1;
+	else
+		keeper_signal = sig;
+}
+
+static void
+keeper_exit_as(int status)
+{
+	if (WIFEXITED(status))
+		_exit(WEXITSTATUS(status));
+	signal(WTERMSIG(status), SIG_DFL);
+	raise(WTERMSIG(status));
+	_exit(128 + WTERMSIG(status));
+}
+
+/* Returns only in the process that is to run the command. */
+static void
+keep_command(pid_t bwbuild)
+{
+	struct sigaction sa;
+	pid_t cmd;
+	int status, stopping = 0;
+
+	cmd = fork();
+	if (cmd < 0)
+		_exit(127);
+	if (cmd == 0)
+		return;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = keeper_on_signal;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+	sigaction(SIGALRM, &sa, NULL);
+	prctl(PR_SET_PDEATHSIG, SIGTERM);
+	if (getppid() != bwbuild)
+		keeper_signal = SIGTERM;
+	for (;;) {
+		pid_t w;
+
+		if (keeper_signal && !stopping) {
+			stopping = 1;
+			signal(keeper_signal, SIG_IGN);
+			kill(0, keeper_signal);
+			alarm(KEEPER_GRACE_SECONDS);
+		}
+		if (keeper_alarm) {
+			signal(SIGKILL, SIG_DFL);
+			kill(0, SIGKILL);
+		}
+		w = waitpid(cmd, &status, 0);
+		if (w == cmd)
+			keeper_exit_as(status);
+		if (w < 0 && errno != EINTR)
+			_exit(127);
+	}
 }
 
 static void
@@ -116,6 +192,7 @@ proc_run(struct proc *p)
 		int fd;
 
 		setpgid(0, 0);
+		keep_command(getppid());
 		signal(SIGINT, SIG_DFL);
 		signal(SIGTERM, SIG_DFL);
 		signal(SIGPIPE, SIG_DFL);

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "diag.h"
+#include "fault.h"
 #include "era.h"
 #include "json.h"
 #include "manifest.h"
@@ -144,8 +145,12 @@ publish_run(struct build *b)
 	buf_addf(&mpath, "%s/%.*s.manifest.json", b->plan.out_dir, (int)(strlen(name) - 4), name);
 	text = manifest_text(b);
 	rc = copy_file(b->wheel.s, tmp.s);
-	if (!rc)
+	if (!rc) {
+		fault_point("publish-wheel-copied");
 		rc = write_file_atomic(mpath.s, text, strlen(text));
+	}
+	if (!rc)
+		fault_point("publish-manifest-renamed");
 	if (!rc && rename(tmp.s, whl.s) < 0)
 		rc = error("cannot rename '%s' to '%s':", tmp.s, whl.s);
 	if (rc)

@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include "diag.h"
+#include "fault.h"
 #include "proc.h"
 #include "step.h"
 #include "util.h"
@@ -28,6 +29,7 @@ on_line(void *vctx, const char *line, size_t len)
 	if (len < 5 || line[0] != '[' || sscanf(line, "[%d/%d]", &done, &total) != 2 || total <= 0 ||
 	    done <= 0)
 		return;
+	fault_point(c->step); /* the Nth "[n/m]" line of this step */
 	now = now_seconds();
 	c->last_total = total;
 	if (!c->tty && done != total && now - c->last_print < 5)

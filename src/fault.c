@@ -1,0 +1,31 @@
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fault.h"
+
+void
+fault_point(const char *name)
+{
+	static unsigned hits;
+	const char *want = getenv("BWBUILD_FAULT");
+	size_t n;
+	unsigned nth = 1;
+
+	if (!want || !*want)
+		return;
+	if (!strcmp(want, "list")) {
+		fprintf(stderr, "fault point: %s\n", name);
+		return;
+	}
+	n = strcspn(want, ":");
+	if (strlen(name) != n || strncmp(want, name, n))
+		return;
+	if (want[n] == ':')
+		nth = (unsigned)strtoul(want + n + 1, NULL, 10);
+	if (++hits == nth) {
+		fflush(stderr);
+		raise(SIGKILL);
+	}
+}

@@ -1,0 +1,14 @@
+#ifndef BWBUILD_FAULT_H
+#define BWBUILD_FAULT_H
+
+/*
+ * Fault injection for the recovery tests (tests/cli/90-faults.sh): with
+ * BWBUILD_FAULT=NAME or NAME:N in the environment, bwbuild kills itself
+ * with SIGKILL the Nth time (default the first) it reaches the point
+ * NAME, as a power cut or the OOM killer would. Without it, nothing.
+ * Every point is listed by `BWBUILD_FAULT=list bwbuild ...`, once each
+ * as reached, on standard error.
+ */
+void fault_point(const char *name);
+
+#endif

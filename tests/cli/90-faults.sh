@@ -1,0 +1,130 @@
+# Fault injection: bwbuild is SIGKILLed at every injection point (src/fault.h)
+# of a real build of the example, then run again as it is; the second run
+# must succeed with consistent outputs (the wheel's sha256 is the manifest's,
+# no temporary file left, no compile still running). Then damaged state:
+# a corrupt mirror, a stale ledger line, a truncated CMakeCache.txt, a
+# cache directory owned by others, a read-only --out.
+. tests/cli/lib.sh
+ex="$TMP/example90"
+sh scripts/make-example-repo.sh tests/fixtures/minitorch "$ex/minitorch.git" v2.11.0
+export BWBUILD_CACHE_DIR="$TMP/cache90"
+rm -rf "$TMP/cache90" "$TMP/work90" "$TMP/out90"
+cat > "$TMP/f90.yaml" <<YAML
+extends: $TOP/profiles/demo.yaml
+name: f90
+source:
+  repo: $ex/minitorch.git
+YAML
+w="$TMP/work90" o="$TMP/out90"
+build() { run "$1" "$BW" --profile "$TMP/f90.yaml" --work "$w" --out "$o"; }
+
+consistent() {
+	python3 - "$o" <<'PY' || fail "outputs inconsistent after $1"
+import glob, hashlib, json, os, sys
+out = sys.argv[1]
+left = [f for f in os.listdir(out) if ".tmp." in f]
+assert not left, ("temporary files left", left)
+for m in glob.glob(out + "/*.manifest.json"):
+    j = json.load(open(m))
+    whl = m[: -len(".manifest.json")] + ".whl"
+    assert os.path.exists(whl), ("manifest without its wheel", m)
+    assert hashlib.sha256(open(whl, "rb").read()).hexdigest() == j["wheel"]["sha256"], m
+PY
+	if pgrep -f "$w/src" >/dev/null; then
+		pgrep -af "$w/src"
+		fail "a process of the killed build still runs after $1"
+	fi
+}
+
+# The points a whole build reaches, listed by the build itself.
+BWBUILD_FAULT=list build 0
+consistent "a clean build"
+grep '^fault point: ' "$TMP/err" | sed 's/^fault point: //' | sort -u > "$TMP/points90"
+for p in before-fetch after-fetch before-configure configure-read-back after-configure \
+	before-compile after-compile before-wheel after-wheel before-verify after-verify \
+	before-publish publish-wheel-copied publish-manifest-renamed after-publish; do
+	grep -qx "$p" "$TMP/points90" || fail "fault point $p not reached by a build"
+done
+n=0
+kill_at() {
+	n=$((n + 1))
+	BWBUILD_FAULT="$1" run 137 "$BW" --profile "$TMP/f90.yaml" --work "$w" --out "$o" ${2:-}
+	run 0 "$BW" --profile "$TMP/f90.yaml" --work "$w" --out "$o" ${2:-}
+	consistent "a kill at $1"
+}
+# Each point of a build whose every step has work to do: a touched source
+# recompiles, and the wheel is packed, verified and published again.
+touch_src() { find "$w/src/csrc" -name '*.cpp' -exec touch {} +; }
+grep -v -e '^checkout-' -e '^compile$' -e '^configure$' -e '^wheel$' "$TMP/points90" > "$TMP/steps90"
+while read -r p; do
+	touch_src
+	kill_at "$p"
+done < "$TMP/steps90"
+# Inside the compile: its 1st and 2nd progress lines, compilers running.
+touch_src
+kill_at compile:1
+touch_src
+kill_at compile:2
+# Inside the checkout of a new work tree: after its marker, and after 6 files.
+for p in checkout-begun checkout-file:6; do
+	rm -rf "$w"
+	kill_at "$p"
+done
+# The same with --force on a tree killed mid-checkout.
+rm -rf "$w"
+BWBUILD_FAULT=checkout-file:3 run 137 "$BW" --profile "$TMP/f90.yaml" --work "$w" --out "$o" --until fetch
+run 0 "$BW" --profile "$TMP/f90.yaml" --work "$w" --out "$o" --until fetch --force
+n=$((n + 1))
+echo "fault points: $n kills, every re-run recovered"
+
+# A corrupt mirror is named, re-fetched, and the build goes on; so is a
+# mirror that is not a repository at all.
+rm -rf "$w"
+for pack in "$TMP"/cache90/git/minitorch-*.git/objects/pack/*.pack; do
+	python3 - "$pack" <<'PY'
+import os, sys
+p = sys.argv[1]
+os.chmod(p, 0o644)
+with open(p, "r+b") as f:
+    size = os.path.getsize(p)
+    for off in range(64, size - 64, 97):
+        f.seek(off); f.write(b"\xff\x00\xfe")
+PY
+done
+for m in "$TMP"/cache90/git/cute-*.git; do rm -rf "$m"; mkdir -p "$m/objects"; echo junk > "$m/HEAD"; done
+build 0
+contains "$TMP/err" "$TMP/cache90/git/minitorch-"
+contains "$TMP/err" "is damaged"
+contains "$TMP/err" "cannot be opened"
+consistent "a corrupt mirror"
+
+# A ledger line of a live process that is not a compile: reset at start.
+mkdir -p "$w/launch"
+sleep 30 &
+sleeper=$!
+echo "1 $sleeper R 99999999999999 stale.cu#0" > "$w/launch/ledger"
+touch_src
+build 0
+kill "$sleeper" 2>/dev/null || true
+consistent "a stale ledger"
+
+# A truncated CMakeCache.txt configures again instead of failing for ever.
+head -c 100 "$w/src/build/CMakeCache.txt" > "$TMP/cc90" && cp "$TMP/cc90" "$w/src/build/CMakeCache.txt"
+build 0
+consistent "a truncated CMakeCache.txt"
+
+# Cache directories of others, or writable by others, are refused.
+mkdir -p "$TMP/cache90w" && chmod 777 "$TMP/cache90w"
+BWBUILD_CACHE_DIR="$TMP/cache90w" run 1 "$BW" --profile "$TMP/f90.yaml" --work "$TMP/work90w" --out "$o" --until fetch
+contains "$TMP/err" "the cache directory '$TMP/cache90w' is writable by others"
+# No HOME: the user's home from the password database, never /tmp.
+env -u HOME -u XDG_CACHE_HOME -u BWBUILD_CACHE_DIR "$BW" plan --profile "$TMP/f90.yaml" >/dev/null
+
+# A read-only --out is found before the first step.
+mkdir -p "$TMP/ro90" && chmod 555 "$TMP/ro90"
+if [ "$(id -u)" != 0 ]; then
+	run 1 "$BW" --profile "$TMP/f90.yaml" --work "$TMP/work90r" --out "$TMP/ro90/out"
+	contains "$TMP/err" "cannot"
+	[ ! -e "$TMP/work90r/src" ] || fail "fetched though --out cannot be written"
+fi
+chmod 755 "$TMP/ro90"
