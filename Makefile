@@ -11,49 +11,71 @@ WARN = -Wall -Wextra -Werror -Wshadow -Wmissing-prototypes -Wstrict-prototypes \
 CFLAGS = -std=c17 -O2 -g $(WARN)
 CPPFLAGS = -D_GNU_SOURCE
 LDFLAGS =
-PKG_CFLAGS = `$(PKG_CONFIG) --cflags $(PKGS) 2>/dev/null`
-PKG_LIBS = `$(PKG_CONFIG) --libs $(PKGS) 2>/dev/null` -pthread
+# Errors are left to pkg-check, which prints pkg-config's own message.
+PKG_CFLAGS := $(shell $(PKG_CONFIG) --cflags $(PKGS) 2>/dev/null)
+PKG_LIBS := $(shell $(PKG_CONFIG) --libs $(PKGS) 2>/dev/null) -pthread
 
-LIBOBJ = obj/arch.o obj/buf.o obj/build.o obj/fault.o obj/compile.o obj/fetch.o obj/package.o obj/publish.o obj/resolve.o obj/step.o obj/workdir.o obj/ccache.o obj/cmakecache.o obj/cmakeopts.o obj/compat.o obj/configure.o obj/diff.o obj/diag.o obj/doctor.o obj/elf.o obj/elfscan.o obj/era.o obj/fatbin.o obj/git.o \
-	obj/hash.o obj/host.o obj/json.o obj/knowledge.o obj/launch.o obj/manifest.o obj/manylinux.o obj/patch.o obj/plan.o obj/proc.o obj/profile.o \
-	obj/python.o obj/record.o obj/strvec.o obj/util.o obj/verify.o obj/zip.o
-CMDOBJ = obj/main.o obj/cmd_opts.o obj/cmd_build.o obj/cmd_plan.o obj/cmd_verify.o obj/cmd_manifest.o obj/cmd_diff.o obj/cmd_doctor.o obj/cmd_profiles.o obj/cmd_launch.o
-HDR = src/*.h
+# Where a build goes: `make asan` and the libFuzzer builds use their own.
+OBJ = obj
+BIN = bin
+TBIN = tests/bin
 
-all: bin/bwbuild
+CMDSRC = src/main.c $(wildcard src/cmd_*.c)
+LIBSRC = $(filter-out $(CMDSRC),$(wildcard src/*.c))
+LIBOBJ = $(LIBSRC:src/%.c=$(OBJ)/%.o)
+CMDOBJ = $(CMDSRC:src/%.c=$(OBJ)/%.o)
 
-bin/bwbuild: $(LIBOBJ) $(CMDOBJ)
-	@mkdir -p bin
+all: $(BIN)/bwbuild
+
+$(BIN)/bwbuild: $(LIBOBJ) $(CMDOBJ)
+	@mkdir -p $(BIN)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(LIBOBJ) $(CMDOBJ) $(PKG_LIBS)
 
-obj/libbwbuild.a: $(LIBOBJ)
+$(OBJ)/libbwbuild.a: $(LIBOBJ)
 	rm -f $@
 	ar rcs $@ $(LIBOBJ)
 
-obj/%.o: src/%.c $(HDR)
-	@mkdir -p obj
-	$(CC) $(CPPFLAGS) $(CFLAGS) $(PKG_CFLAGS) -c -o $@ $<
+# Headers come from the compiler's depfiles; the Makefile, for flags changed in it.
+$(OBJ)/%.o: src/%.c Makefile | pkg-check
+	@mkdir -p $(OBJ)
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(PKG_CFLAGS) -MMD -MP -c -o $@ $<
 
-UNIT_SRC = tests/unit/t_main.c tests/unit/t_arch.c tests/unit/t_profile.c tests/unit/t_fatbin.c \
-	tests/unit/t_record.c tests/unit/t_zip.c tests/unit/t_plan.c tests/unit/t_manifest.c \
-	tests/unit/t_compat.c tests/unit/t_manylinux.c tests/unit/t_knowledge.c tests/unit/t_cmakecache.c tests/unit/t_era.c tests/unit/t_patch.c tests/unit/t_sources.c
+-include $(wildcard $(OBJ)/*.d)
+
+pkg-check:
+	@$(PKG_CONFIG) --exists --print-errors $(PKGS)
+
+# A unit file registers itself: tests/unit/t_NAME.c defines t_NAME().
+UNIT_SRC = tests/unit/t_main.c $(UNIT_FILES)
+UNIT_FILES = $(filter-out tests/unit/t_main.c,$(wildcard tests/unit/t_*.c))
 FUZZ = $(patsubst tests/fuzz/fuzz_%.c,%,$(wildcard tests/fuzz/fuzz_*.c))
 
-tests/bin/unit: $(UNIT_SRC) tests/unit/t.h obj/libbwbuild.a
-	@mkdir -p tests/bin
-	$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $(UNIT_SRC) obj/libbwbuild.a $(PKG_LIBS)
+# Rewritten only when the list changes, so the unit binary is not relinked for nothing.
+$(TBIN)/unit-suites.h: FORCE
+	@mkdir -p $(TBIN)
+	@echo $(UNIT_FILES) | tr ' ' '\n' | sed -n 's|^tests/unit/t_\(.*\)\.c$$|SUITE(\1)|p' >$@.tmp
+	@if cmp -s $@.tmp $@; then rm -f $@.tmp; else mv $@.tmp $@; fi
 
-tests/bin/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/driver.c obj/libbwbuild.a
-	@mkdir -p tests/bin
-	$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $< tests/fuzz/driver.c obj/libbwbuild.a $(PKG_LIBS)
+$(TBIN)/unit: $(UNIT_SRC) tests/unit/t.h $(TBIN)/unit-suites.h $(OBJ)/libbwbuild.a $(wildcard src/*.h)
+	@mkdir -p $(TBIN)
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -I$(TBIN) -o $@ $(UNIT_SRC) $(OBJ)/libbwbuild.a $(PKG_LIBS)
 
-test-bins: tests/bin/unit $(FUZZ:%=tests/bin/fuzz_%)
+$(TBIN)/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/driver.c $(OBJ)/libbwbuild.a $(wildcard src/*.h)
+	@mkdir -p $(TBIN)
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $< tests/fuzz/driver.c $(OBJ)/libbwbuild.a $(PKG_LIBS)
 
-# libFuzzer builds of the same targets, for real fuzzing (clang).
-fuzz-%: tests/fuzz/fuzz_%.c
+test-bins: $(TBIN)/unit $(FUZZ:%=$(TBIN)/fuzz_%)
+
+# libFuzzer builds of the same targets, for real fuzzing (clang): the
+# library is built once into obj-fuzz/ and each target links against it.
+FUZZ_CFLAGS = -std=c17 -g -O1 -fsanitize=fuzzer-no-link,address,undefined
+
+fuzz-%: FORCE
+	@$(MAKE) --no-print-directory OBJ=obj-fuzz CC=clang CFLAGS="$(FUZZ_CFLAGS)" tests/bin/libfuzzer_$*
+
+tests/bin/libfuzzer_%: tests/fuzz/fuzz_%.c $(OBJ)/libbwbuild.a $(wildcard src/*.h)
 	@mkdir -p tests/bin
-	clang $(CPPFLAGS) -g -O1 -fsanitize=fuzzer,address,undefined $(PKG_CFLAGS) -o tests/bin/libfuzzer_$* \
-		$< $(LIBOBJ:obj/%.o=src/%.c) $(PKG_LIBS)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -fsanitize=fuzzer $(PKG_CFLAGS) -o $@ $< $(OBJ)/libbwbuild.a $(PKG_LIBS)
 
 # Benchmarks print a table with the peer measured in the same run.
 bench-verify: all
@@ -64,36 +86,50 @@ bench-sched: all
 
 bench: bench-verify bench-sched
 
+# The installer runs again only when it or this file changed since it last
+# found everything (obj/.deps-ok is not committed: a fresh checkout runs it).
+DEPS_OK = obj/.deps-ok
+
+$(DEPS_OK): scripts/deps.sh Makefile
+	@sh scripts/deps.sh
+	@mkdir -p $(@D)
+	@touch $@
+
 deps:
 	@sh scripts/deps.sh
 
-demo: deps
+demo: $(DEPS_OK)
 	@$(MAKE) --no-print-directory all
 	@sh scripts/demo.sh
 
-test: deps
+# `make test T=plan` passes the filter on to tests/run.sh.
+test: $(DEPS_OK)
 	@$(MAKE) --no-print-directory all test-bins
-	@sh tests/run.sh
+	@sh tests/run.sh $(T)
 
-# Unit tests, fuzz-corpus replay and CLI tests under ASan and UBSan.
-asan: deps
-	@$(MAKE) --no-print-directory clean-obj
-	@$(MAKE) --no-print-directory all test-bins \
-		CPPFLAGS=-D_GNU_SOURCE CFLAGS="-std=c17 -O1 -g $(WARN) -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all" \
-		LDFLAGS="-fsanitize=address,undefined"
-	@ASAN_OPTIONS=detect_leaks=1 LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp sh tests/run.sh
-	@$(MAKE) --no-print-directory clean-obj
+# Unit tests, fuzz-corpus replay and CLI tests under ASan and UBSan, built
+# in obj-asan/ beside the normal build.
+ASAN = obj-asan
+ASAN_FLAGS = -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
+
+asan: $(DEPS_OK)
+	@$(MAKE) --no-print-directory all test-bins OBJ=$(ASAN) BIN=$(ASAN) TBIN=$(ASAN) \
+		CFLAGS="-std=c17 -O1 -g $(WARN) $(ASAN_FLAGS)" LDFLAGS="-fsanitize=address,undefined"
+	@BW=$(CURDIR)/$(ASAN)/bwbuild TESTBIN=$(CURDIR)/$(ASAN) ASAN_OPTIONS=detect_leaks=1 \
+		LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp sh tests/run.sh $(T)
 
 # Every header compiles on its own.
-check-headers:
+check-headers: pkg-check
 	@for h in src/*.h; do \
 		echo "#include \"$$h\"" | $(CC) $(CPPFLAGS) $(CFLAGS) $(PKG_CFLAGS) -I. -x c -fsyntax-only - || exit 1; \
 	done
 
 clean-obj:
-	rm -rf obj bin tests/bin
+	rm -rf obj bin tests/bin $(ASAN) obj-fuzz
 
 clean: clean-obj
 	rm -rf build work out
 
-.PHONY: all deps demo test test-bins asan check-headers clean clean-obj
+FORCE:
+
+.PHONY: all deps demo test test-bins asan check-headers pkg-check clean clean-obj FORCE

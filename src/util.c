@@ -362,7 +362,7 @@ parse_size(const char *s, uint64_t *out)
 
 	errno = 0;
 	v = strtod(s, &end);
-	if (end == s || errno || v < 0)
+	if (end == s || errno || !(v >= 0)) /* NaN too: "nan" is a number to strtod */
 		return -1;
 	while (*end == ' ')
 		end++;

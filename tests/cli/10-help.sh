@@ -1,4 +1,4 @@
-. tests/cli/lib.sh
+. "$(dirname "$0")/lib.sh"
 run 0 "$BW" --version
 contains "$TMP/out" "bwbuild "
 run 0 "$BW" --help

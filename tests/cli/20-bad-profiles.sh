@@ -1,5 +1,5 @@
 # Every bad profile prints exactly its .err file (file:line:col messages).
-. tests/cli/lib.sh
+. "$(dirname "$0")/lib.sh"
 n=0
 for y in tests/fixtures/profiles/bad/*.yaml; do
 	case "$y" in *-base.yaml|*-parent.yaml) continue ;; esac

@@ -1,5 +1,6 @@
 # Good wheels verify clean; each hostile wheel is rejected naming its rule.
-. tests/cli/lib.sh
+. "$(dirname "$0")/lib.sh"
+need_wheels
 for w in "$TMP"/wheels/good/*.whl; do
 	run 0 "$BW" verify --deep "$w"
 	contains "$TMP/out" "ok: "

@@ -1,6 +1,6 @@
 # The whole pipeline on the example source: each CUDA library's arch lists
 # must be exactly what the profile asked for; flags visibly change the wheel.
-. tests/cli/lib.sh
+. "$(dirname "$0")/lib.sh"
 sh scripts/make-example-repo.sh tests/fixtures/minitorch "$TMP/example/minitorch.git" v2.11.0
 cat > "$TMP/demo-e2e.yaml" <<YAML
 extends: $TOP/profiles/demo.yaml

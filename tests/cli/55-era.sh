@@ -1,7 +1,7 @@
 # Both build eras of the example: v2.11.0 (setup.py) and v2.12.0
 # (pyproject.toml with scikit-build-core, no setup.py), and trees bwbuild
 # cannot drive.
-. tests/cli/lib.sh
+. "$(dirname "$0")/lib.sh"
 sh scripts/make-example-repo.sh tests/fixtures/minitorch "$TMP/example5/minitorch.git" v2.11.0
 cat > "$TMP/next.yaml" <<YAML
 extends: $TOP/profiles/demo.yaml

@@ -1,6 +1,6 @@
 # doctor: a checklist with exit 1 when something required is missing; GPUs and
 # toolkits are faked with scripts on PATH so the test needs neither.
-. tests/cli/lib.sh
+. "$(dirname "$0")/lib.sh"
 run 0 "$BW" doctor --profile demo --json
 python3 - "$TMP/out" <<'PY'
 import json, sys

@@ -1,6 +1,6 @@
 # The compile step: admission by the launcher, learned peaks, dead
 # reservations reclaimed, and recovery from a compile killed for memory.
-. tests/cli/lib.sh
+. "$(dirname "$0")/lib.sh"
 cc -O1 -o "$TMP/hog" tests/fixtures/bin/hog.c
 rm -f "$TMP/cold.log" "$TMP/warm.log" "$TMP/ghost.log" "$TMP/killed-once"
 L="$TMP/launch"

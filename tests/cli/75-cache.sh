@@ -1,7 +1,7 @@
 # A shared compiler cache: build from one checkout, then from a second fresh
 # checkout with an empty local cache; the second is served from a real Redis
 # server (started here on 127.0.0.1, stopped at the end).
-. tests/cli/lib.sh
+. "$(dirname "$0")/lib.sh"
 port=$((20000 + $$ % 20000))
 while redis-cli -h 127.0.0.1 -p "$port" ping >/dev/null 2>&1; do port=$((port + 1)); done
 mkdir -p "$TMP/redis"
@@ -23,7 +23,7 @@ build:
   cache_remote: redis://127.0.0.1:$port
 YAML
 run 0 "$BW" plan --profile "$TMP/cache.yaml"
-contains "$TMP/out" "CMAKE_CUDA_COMPILER_LAUNCHER=$TOP/bin/bwbuild;launch;--;"
+contains "$TMP/out" "CMAKE_CUDA_COMPILER_LAUNCHER=$BW;launch;--;"
 contains "$TMP/out" "CCACHE_REMOTE_STORAGE=redis://127.0.0.1:$port"
 
 CCACHE_DIR="$TMP/ccache-a" run 0 "$BW" --profile "$TMP/cache.yaml" --work "$TMP/work-a" --out "$TMP/out-a"

@@ -1,7 +1,7 @@
 # Version-keyed patch series: apply, re-run without rewriting, undo when the
 # release no longer takes a patch, conflicts that leave the tree as it was,
 # a hash that does not match, and the shipped PyTorch patch on a tree of its shape.
-. tests/cli/lib.sh
+. "$(dirname "$0")/lib.sh"
 sh scripts/make-example-repo.sh tests/fixtures/minitorch "$TMP/example6/minitorch.git" v2.11.0
 cat > "$TMP/patched.yaml" <<YAML
 extends: $TOP/profiles/demo.yaml

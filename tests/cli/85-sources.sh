@@ -1,7 +1,7 @@
 # Sources: cached mirrors, submodules two deep (relative URLs), refs as tags,
 # branches and short ids, no network when the ref is cached, nothing
 # rewritten on a second run, local changes refused / --force / --source.
-. tests/cli/lib.sh
+. "$(dirname "$0")/lib.sh"
 ex="$TMP/example85"
 sh scripts/make-example-repo.sh tests/fixtures/minitorch "$ex/minitorch.git" v2.11.0
 export BWBUILD_CACHE_DIR="$TMP/cache85"

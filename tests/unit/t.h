@@ -29,22 +29,17 @@ extern int t_checks;
 		}                                                                     \
 	} while (0)
 
-void t_arch(void);
-void t_profile(void);
-void t_fatbin(void);
-void t_record(void);
-void t_zip(void);
-void t_plan(void);
-void t_manifest(void);
-void t_compat(void);
-void t_manylinux(void);
-void t_knowledge(void);
-void t_cmakecache(void);
-void t_era(void);
-void t_patch(void);
-void t_sources(void);
+/*
+ * One suite per tests/unit/t_NAME.c, which defines t_NAME(); the Makefile
+ * lists the files in unit-suites.h as SUITE(NAME) lines.
+ */
+#define SUITE(name) void t_##name(void);
+#include "unit-suites.h"
+#undef SUITE
 
 /* Write `text` to a fresh file under tests/tmp and return its path (static). */
 const char *t_write(const char *name, const char *text);
+/* The test wheels of tests/fixtures/wheels, made on first use: "tests/tmp/wheels". */
+const char *t_wheels(void);
 
 #endif

@@ -1,11 +1,23 @@
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/stat.h>
 
 #include "t.h"
 
 int t_failures;
 int t_checks;
+
+static const struct suite {
+	const char *name;
+	void (*fn)(void);
+} suites[] = {
+#define SUITE(name) { #name, t_##name },
+#include "unit-suites.h"
+#undef SUITE
+};
+
+#define NSUITES (sizeof(suites) / sizeof(suites[0]))
 
 const char *
 t_write(const char *name, const char *text)
@@ -26,23 +38,84 @@ t_write(const char *name, const char *text)
 	return path;
 }
 
-int
-main(void)
+const char *
+t_wheels(void)
 {
-	t_arch();
-	t_profile();
-	t_fatbin();
-	t_record();
-	t_zip();
-	t_plan();
-	t_manifest();
-	t_compat();
-	t_manylinux();
-	t_knowledge();
-	t_cmakecache();
-	t_era();
-	t_patch();
-	t_sources();
-	printf("unit: %d checks, %d failed\n", t_checks, t_failures);
+	struct stat st;
+
+	/* tests/run.sh makes them in the same place; a suite run alone makes its own. */
+	if (stat("tests/tmp/wheels/good", &st) < 0) {
+		mkdir("tests/tmp", 0777);
+		if (system("python3 tests/fixtures/wheels/make_wheels.py tests/tmp/wheels >&2")) {
+			fprintf(stderr, "error: tests/fixtures/wheels/make_wheels.py failed\n");
+			exit(1);
+		}
+	}
+	return "tests/tmp/wheels";
+}
+
+static int
+wanted(const char *name, int argc, char **argv)
+{
+	int i;
+
+	if (argc == 0)
+		return 1;
+	for (i = 0; i < argc; i++)
+		if (strstr(name, argv[i]))
+			return 1;
+	return 0;
+}
+
+int
+main(int argc, char **argv)
+{
+	struct stat st;
+	size_t i;
+	int list = 0, ran = 0, bad = 0;
+
+	if (argc > 1 && !strcmp(argv[1], "--list")) {
+		list = 1;
+		argc--;
+		argv++;
+	}
+	if (argc > 1 && argv[1][0] == '-') {
+		fprintf(stderr, "usage: unit [--list] [SUITE-SUBSTRING...]\n");
+		return 2;
+	}
+	for (i = 0; i < NSUITES; i++) {
+		int checks = t_checks, failures = t_failures;
+
+		if (!wanted(suites[i].name, argc - 1, argv + 1))
+			continue;
+		ran++;
+		if (list) {
+			puts(suites[i].name);
+			continue;
+		}
+		if (ran == 1 && stat("tests/fixtures", &st) < 0) {
+			fprintf(stderr, "error: no tests/fixtures here; run the unit tests from the top of the tree\n");
+			return 2;
+		}
+		suites[i].fn();
+		if (t_failures > failures) {
+			bad++;
+			printf("FAIL %-12s %d of %d checks failed\n", suites[i].name, t_failures - failures,
+			       t_checks - checks);
+		} else {
+			printf("ok   %-12s %d checks\n", suites[i].name, t_checks - checks);
+		}
+		fflush(stdout);
+	}
+	if (!ran) {
+		fprintf(stderr, "error: no unit suite matches");
+		for (i = 1; i < (size_t)argc; i++)
+			fprintf(stderr, " '%s'", argv[i]);
+		fprintf(stderr, "; see unit --list\n");
+		return 2;
+	}
+	if (list)
+		return 0;
+	printf("unit: %d suites, %d failed; %d checks, %d failed\n", ran, bad, t_checks, t_failures);
 	return t_failures ? 1 : 0;
 }

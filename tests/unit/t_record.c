@@ -1,7 +1,6 @@
 #include <string.h>
 
 #include "../../src/buf.h"
-#include "../../src/hash.h"
 #include "../../src/record.h"
 #include "t.h"
 
@@ -16,7 +15,7 @@ t_record(void)
 		"demo-0.1.dist-info/RECORD,,";
 	struct record_row *rows;
 	size_t n;
-	struct buf why = BUF_INIT, b = BUF_INIT;
+	struct buf why = BUF_INIT;
 
 	CHECK(record_parse(text, strlen(text), &rows, &n, &why) == 0);
 	CHECK(n == 4);
@@ -33,18 +32,5 @@ t_record(void)
 	CHECK(record_parse("\"open,1,2", 9, &rows, &n, &why) < 0);
 	CHECK(strstr(why.s, "unterminated") != NULL);
 
-	/* RECORD's digest encoding: sha256 of "print('hi')\n"... of "hello\n". */
-	{
-		struct digest d;
-		uint8_t md[DIGEST_MAX];
-
-		CHECK(digest_init(&d, "sha256") == 0);
-		digest_update(&d, "hello\n", 6);
-		digest_final(&d, md);
-		base64url_nopad(&b, md, 32);
-		CHECK_STR(b.s, "WJG1tSLV3whtD_CxEPvZ0hu0_HFjrzTQgoai6Eb2vgM");
-		CHECK(digest_init(&d, "md5") < 0);
-	}
 	buf_release(&why);
-	buf_release(&b);
 }

@@ -11,6 +11,7 @@ t_zip(void)
 	struct buf out = BUF_INIT, why = BUF_INIT;
 	const struct zip_entry *e;
 
+	t_wheels();
 	CHECK(zip_open(&z, "tests/tmp/wheels/good/tiny-1.0-py3-none-any.whl") == 0);
 	CHECK(z.n == 4);
 	e = zip_find(&z, "tiny/__init__.py");

@@ -1,0 +1,54 @@
+#include <string.h>
+
+#include "../../src/buf.h"
+#include "../../src/elf.h"
+#include "../../src/util.h"
+#include "t.h"
+
+/* tests/fixtures/bin/k.so: nvcc -shared for x86-64 (see its README.md). */
+void
+t_elf(void)
+{
+	struct buf data = BUF_INIT, why = BUF_INIT;
+	const struct elf_section *s;
+	struct elf_dynamic d;
+	struct elf e;
+	size_t i;
+	int glibc = 0;
+
+	CHECK(read_file(&data, "tests/fixtures/bin/k.so") == 0);
+	CHECK(elf_is_elf((const uint8_t *)data.s, data.len));
+	CHECK(!elf_is_elf((const uint8_t *)"\177EL", 3));
+	CHECK(!elf_is_elf((const uint8_t *)"PK\3\4 not an ELF", 16));
+
+	CHECK(elf_open(&e, (const uint8_t *)data.s, data.len, &why) == 0);
+	CHECK(e.machine == EM_X86_64_);
+	s = elf_section_by_name(&e, ".nv_fatbin");
+	/* readelf -S: [15] .nv_fatbin PROGBITS, offset 0x2008, size 0x2fa8 */
+	CHECK(s && s->offset == 0x2008 && s->size == 0x2fa8);
+	CHECK(elf_section_by_name(&e, ".no_such_section") == NULL);
+
+	memset(&d, 0, sizeof(d));
+	CHECK(elf_dynamic_read(&e, &d, &why) == 0);
+	CHECK(d.needed.n == 4 && strset_has(&d.needed, "libcudart.so.13") &&
+	      strset_has(&d.needed, "libc.so.6"));
+	CHECK(d.soname == NULL && d.runpath == NULL && d.rpath == NULL);
+	CHECK(d.vfile.n == d.vname.n);
+	for (i = 0; i < d.vname.n; i++)
+		glibc |= !strcmp(d.vfile.v[i], "libc.so.6") && !strcmp(d.vname.v[i], "GLIBC_2.2.5");
+	CHECK(glibc);
+	elf_dynamic_release(&d);
+	elf_release(&e);
+
+	/* A section table beyond the end of the file. */
+	buf_reset(&why);
+	CHECK(elf_open(&e, (const uint8_t *)data.s, 4096, &why) < 0);
+	CHECK(why.s && strstr(why.s, "outside the file") != NULL);
+	elf_release(&e);
+	/* Not an ELF file at all. */
+	buf_reset(&why);
+	CHECK(elf_open(&e, (const uint8_t *)"PK\3\4", 4, &why) < 0);
+	elf_release(&e);
+	buf_release(&data);
+	buf_release(&why);
+}

@@ -1,0 +1,205 @@
+#include <stdint.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../../src/buf.h"
+#include "../../src/launch.h"
+#include "../../src/strvec.h"
+#include "../../src/util.h"
+#include "t.h"
+
+/* A command line from its words, split at spaces. */
+static void
+argv_of(struct strvec *argv, const char *cmd)
+{
+	strvec_clear(argv);
+	while (*cmd) {
+		size_t n = strcspn(cmd, " ");
+
+		strvec_push_nodup(argv, xstrndup(cmd, n));
+		cmd += n + (cmd[n] == ' ');
+	}
+}
+
+static void
+key_of(const char *cmd, const char *root, struct buf *key, struct buf *source)
+{
+	struct strvec argv = STRVEC_INIT;
+
+	argv_of(&argv, cmd);
+	launch_key(argv.v, root, key, source);
+	CHECK(key->len > 0);
+	strvec_clear(&argv);
+}
+
+static uint64_t
+estimate(const char *cmd, const char *source)
+{
+	struct strvec argv = STRVEC_INIT;
+	uint64_t est;
+
+	argv_of(&argv, cmd);
+	est = launch_estimate(argv.v, source);
+	strvec_clear(&argv);
+	return est;
+}
+
+static void
+t_key(void)
+{
+	/* One compile from two checkouts: include, output and source paths all differ. */
+	const char *a = "/usr/bin/c++ -I/w1/src/aten/include -DFOO -O2 -o /w1/src/build/x.o "
+			"-c /w1/src/aten/x.cpp";
+	const char *b = "/usr/bin/c++ -I/w2/src/aten/include -DBAR -O2 -o /w2/src/build/x.o "
+			"-c /w2/src/aten/x.cpp";
+	const char *o0 = "/usr/bin/c++ -O0 -c /w1/src/aten/x.cpp";
+	const char *g = "/usr/bin/c++ -O2 -g -c /w1/src/aten/x.cpp";
+	const char *cu80 = "nvcc -gencode arch=compute_80,code=sm_80 --threads 2 -c k/flash_fwd.cu";
+	const char *cu90 = "nvcc -gencode arch=compute_90,code=sm_90 --threads 2 -c k/flash_fwd.cu";
+	const char *t4 = "nvcc -gencode arch=compute_80,code=sm_80 --threads 4 -c k/flash_fwd.cu";
+	const char *nodash_c = "gcc -O2 -I/inc /w1/src/lib/y.c -o y.o";
+	const char *none = "gcc --version";
+	const char *sibling = "gcc -c /w1/srcfoo/z.c";
+	struct buf ka = BUF_INIT, kb = BUF_INIT, sa = BUF_INIT, sb = BUF_INIT;
+	const char *hash;
+
+	key_of(a, "/w1/src", &ka, &sa);
+	key_of(b, "/w2/src", &kb, &sb);
+	CHECK_STR(ka.s, kb.s);
+	CHECK_STR(sa.s, "aten/x.cpp");
+	CHECK_STR(sb.s, "aten/x.cpp");
+	/* "SOURCE#" and 16 hex digits of the flags' hash */
+	hash = strchr(ka.s, '#');
+	CHECK(hash && hash - ka.s == 10 && strlen(hash + 1) == 16 &&
+	      strspn(hash + 1, "0123456789abcdef") == 16);
+
+	/* Flags that change memory change the key; the source part stays. */
+	key_of(o0, "/w1/src", &kb, NULL);
+	CHECK(strcmp(ka.s, kb.s) != 0 && !strncmp(kb.s, "aten/x.cpp#", 11));
+	key_of(g, "/w1/src", &kb, NULL);
+	CHECK(strcmp(ka.s, kb.s) != 0);
+	key_of(cu80, NULL, &ka, &sa);
+	CHECK_STR(sa.s, "k/flash_fwd.cu");
+	key_of(cu90, NULL, &kb, NULL);
+	CHECK(strcmp(ka.s, kb.s) != 0);
+	key_of(t4, NULL, &kb, NULL);
+	CHECK(strcmp(ka.s, kb.s) != 0);
+	/* The same argv twice: the same key. */
+	key_of(cu80, NULL, &kb, NULL);
+	CHECK_STR(ka.s, kb.s);
+
+	/* Without -c, the source file among the arguments. */
+	key_of(nodash_c, "/w1/src", &ka, &sa);
+	CHECK_STR(sa.s, "lib/y.c");
+	/* No source at all: the compiler names the key. */
+	key_of(none, "/w1/src", &ka, &sa);
+	CHECK_STR(sa.s, "gcc");
+	CHECK(!strncmp(ka.s, "gcc#", 4));
+	/* Only whole directories of the root are cut off. */
+	key_of(sibling, "/w1/src", &ka, &sa);
+	CHECK_STR(sa.s, "/w1/srcfoo/z.c");
+	key_of(a, NULL, &ka, &sa);
+	CHECK_STR(sa.s, "/w1/src/aten/x.cpp");
+
+	buf_release(&ka);
+	buf_release(&kb);
+	buf_release(&sa);
+	buf_release(&sb);
+}
+
+static void
+t_estimate(void)
+{
+	const char *cxx = "c++ -O2 -c flash_api.cpp";
+	const char *cu = "nvcc -c ops.cu";
+	const char *cu4 = "nvcc -gencode arch=compute_80,code=sm_80 -gencode=arch=compute_90,code=sm_90 "
+			  "--generate-code arch=compute_100,code=sm_100 "
+			  "--generate-code=arch=compute_120,code=sm_120 -c ops.cu";
+	const char *cu4t2 = "nvcc -gencode a -gencode b -gencode c -gencode d --threads 2 -c ops.cu";
+	const char *cu4t8 = "nvcc -gencode a -gencode b -gencode c -gencode d -t 8 -c ops.cu";
+	const char *cu1t0 = "nvcc -gencode a --threads=0 -c ops.cu";
+	const char *xcu = "c++ -x cu -c ops.cpp";
+	const char *nvcc_cpp = "/usr/local/cuda/bin/nvcc -c host.cpp";
+
+	/* C and C++: one cold estimate, whatever the path says. */
+	CHECK(estimate(cxx, "csrc/flash/flash_api.cpp") == EST_LAUNCH_CXX);
+	CHECK(estimate(cu, "csrc/ops.cu") == EST_LAUNCH_CUDA);
+	/* Heavy kernels by path. */
+	CHECK(estimate(cu, "csrc/flash/flash_fwd.cu") == EST_LAUNCH_HEAVY);
+	CHECK(estimate(cu, "third_party/cutlass/gemm.cu") == EST_LAUNCH_HEAVY);
+	/* 4 gencodes in every spelling, one thread: 3 GiB x 1.3 */
+	CHECK(estimate(cu4, "ops.cu") == 4187593113ULL);
+	/* ... on 2 threads: x 2; more threads than gencodes do not add up. */
+	CHECK(estimate(cu4t2, "ops.cu") == 8375186226ULL);
+	CHECK(estimate(cu4t8, "ops.cu") == 16750372452ULL);
+	/* --threads=0 is one per CPU, still no more than the gencodes. */
+	CHECK(estimate(cu1t0, "ops.cu") == EST_LAUNCH_CUDA);
+	/* CUDA by -x cu or by nvcc itself. */
+	CHECK(estimate(xcu, "ops.cpp") == EST_LAUNCH_CUDA);
+	CHECK(estimate(nvcc_cpp, "host.cpp") == EST_LAUNCH_CUDA);
+	CHECK(EST_LAUNCH_CXX < EST_LAUNCH_CUDA && EST_LAUNCH_CUDA < EST_LAUNCH_HEAVY);
+}
+
+static void
+t_peaks(void)
+{
+	static const char peaks[] = "a.cu#0000000000000001 3000000000\n"
+				    "a.cu#00000000000000012 7\n"
+				    "b.cpp#0000000000000001 100\n"
+				    "a.cu#0000000000000001 4000000000\n"
+				    "c.cu#0000000000000001 5";
+	const uint64_t G = 1ULL << 30;
+	uint64_t v;
+	int i;
+
+	/* The last line of a key wins; a key is never a prefix of another. */
+	CHECK(peaks_get(peaks, "a.cu#0000000000000001") == 4000000000ULL);
+	CHECK(peaks_get(peaks, "b.cpp#0000000000000001") == 100);
+	CHECK(peaks_get(peaks, "c.cu#0000000000000001") == 5);
+	CHECK(peaks_get(peaks, "a.cu") == 0);
+	CHECK(peaks_get(peaks, "d.cu#0000000000000001") == 0);
+	CHECK(peaks_get("", "a.cu") == 0);
+	CHECK(peaks_get(NULL, "a.cu") == 0);
+
+	/* A higher peak is taken at once. */
+	CHECK(peaks_learn(1 * G, 3 * G) == 3 * G);
+	CHECK(peaks_learn(3 * G, 3 * G) == 3 * G);
+	/* A lower one only moves a tenth of the way down. */
+	CHECK(peaks_learn(10 * G, 0) == 9 * G);
+	CHECK(peaks_learn(10 * G, 5 * G) == 95 * G / 10);
+	/* Twenty small peaks in a row: down, never below the peak, still far from it. */
+	v = 10 * G;
+	for (i = 0; i < 20; i++) {
+		uint64_t next = peaks_learn(v, 1 * G);
+
+		CHECK(next < v && next > 1 * G);
+		v = next;
+	}
+	CHECK(v > 2 * G && v < 3 * G);
+}
+
+static void
+t_oom(void)
+{
+	struct strvec keys = STRVEC_INIT;
+
+	remove_tree("tests/tmp/unit/launch");
+	CHECK(launch_oom_read("tests/tmp/unit/launch", &keys) == 0);
+	CHECK(mkdir_p("tests/tmp/unit/launch") == 0);
+	t_write("launch/oom", "csrc/flash/flash_fwd.cu#00000000000000aa 6442450944\n"
+			      "\n"
+			      "ops.cu#00000000000000bb 3221225472");
+	CHECK(launch_oom_read("tests/tmp/unit/launch", &keys) == 2);
+	CHECK(keys.n == 2 && !strcmp(keys.v[0], "csrc/flash/flash_fwd.cu#00000000000000aa") &&
+	      !strcmp(keys.v[1], "ops.cu#00000000000000bb"));
+	strvec_clear(&keys);
+}
+
+void
+t_launch(void)
+{
+	t_key();
+	t_estimate();
+	t_peaks();
+	t_oom();
+}

@@ -1,0 +1,99 @@
+#include <stdint.h>
+
+#include "../../src/buf.h"
+#include "../../src/util.h"
+#include "t.h"
+
+static void
+norm(const char *path, const char *want)
+{
+	struct buf b = BUF_INIT;
+
+	path_normalize(&b, path);
+	CHECK_STR(b.s, want);
+	buf_release(&b);
+}
+
+static int
+size_is(const char *text, uint64_t want)
+{
+	uint64_t v = 12345;
+
+	return parse_size(text, &v) == 0 && v == want;
+}
+
+static int
+size_bad(const char *text)
+{
+	uint64_t v;
+
+	return parse_size(text, &v) < 0;
+}
+
+static void
+t_parse_size(void)
+{
+	CHECK(size_is("1073741824", 1ULL << 30));
+	CHECK(size_is("24G", 24ULL << 30));
+	CHECK(size_is("512M", 512ULL << 20));
+	CHECK(size_is("512m", 512ULL << 20));
+	CHECK(size_is("4k", 4096));
+	CHECK(size_is("2T", 2ULL << 40));
+	CHECK(size_is("1.5GiB", 3ULL << 29));
+	CHECK(size_is("1.5gib", 3ULL << 29));
+	CHECK(size_is("8GB", 8ULL << 30)); /* binary units whatever the spelling */
+	CHECK(size_is("8Gi", 8ULL << 30));
+	CHECK(size_is("5 G", 5ULL << 30));
+	CHECK(size_is("0.5K", 512));
+	/* Zero parses; the callers refuse a zero budget themselves. */
+	CHECK(size_is("0", 0));
+	CHECK(size_is("0G", 0));
+	/* The largest that fits, and the first that does not. */
+	CHECK(size_is("16777215T", 16777215ULL << 40));
+	CHECK(size_bad("16777216T"));
+	CHECK(size_bad("17179869184G"));
+	CHECK(size_bad("18446744073709551615"));
+	CHECK(size_bad("1e400"));
+	CHECK(size_bad("inf"));
+	CHECK(size_bad("nan"));
+	/* Garbage. */
+	CHECK(size_bad(""));
+	CHECK(size_bad("G"));
+	CHECK(size_bad("-1G"));
+	CHECK(size_bad("12X"));
+	CHECK(size_bad("12GX"));
+	CHECK(size_bad("12GiBs"));
+	CHECK(size_bad("12B")); /* a suffix B only after a unit */
+	CHECK(size_bad("12iB"));
+	CHECK(size_bad("12G "));
+}
+
+static void
+t_format_size(void)
+{
+	struct buf b = BUF_INIT;
+
+	format_size(&b, 1023);
+	CHECK_STR(b.s, "1023 B");
+	buf_reset(&b);
+	format_size(&b, 3ULL << 29);
+	CHECK_STR(b.s, "1.5 GiB");
+	buf_reset(&b);
+	format_size(&b, 2048ULL << 40);
+	CHECK_STR(b.s, "2048.0 TiB");
+	buf_release(&b);
+}
+
+void
+t_util(void)
+{
+	norm("/a/b/../c/./d/", "/a/c/d");
+	norm("/a/../../b", "/b");
+	norm("a/../../b", "../b");
+	norm("/", "/");
+	norm(".", ".");
+	norm("/work/main/profiles/../build/example/minitorch.git", "/work/main/build/example/minitorch.git");
+
+	t_parse_size();
+	t_format_size();
+}
