@@ -48,6 +48,28 @@ off_reason(const struct profile *p, enum feature f, const struct cmake_cache *c)
 	}
 }
 
+/*
+ * A feature's value as configure ended with it. The cache alone can lie:
+ * a cmake_dependent_option whose condition failed keeps the user's value
+ * as an INTERNAL entry (USE_FLASH_ATTENTION:INTERNAL=1) while the
+ * variable CMake used is the forced value, OFF for every USE_* option in
+ * PyTorch. The hook's dump (configure_hook) has plain KEY=VALUE lines.
+ */
+static const char *
+effective_value(const struct cmake_cache *c, const char *key)
+{
+	const struct cmake_entry *e = NULL;
+
+	for (size_t i = 0; i < c->n; i++)
+		if (!strcmp(c->v[i].key, key))
+			e = &c->v[i];
+	if (!e)
+		return NULL;
+	if (e->type && !strcmp(e->type, "INTERNAL") && starts_with(key, "USE_"))
+		return "OFF";
+	return e->value;
+}
+
 int
 features_effective(const struct profile *p, const struct cmake_cache *c, const char *cache_path,
 		   struct json **effective)
@@ -58,7 +80,7 @@ features_effective(const struct profile *p, const struct cmake_cache *c, const c
 
 	for (f = 0; f < FEAT__COUNT; f++) {
 		const char *opt = feature_table[f].option;
-		const char *v = cmakecache_get(c, opt);
+		const char *v = effective_value(c, opt);
 		struct json *e = json_object();
 		int eff;
 
@@ -85,6 +107,45 @@ features_effective(const struct profile *p, const struct cmake_cache *c, const c
 	return diag_errors > before ? -1 : 0;
 }
 
+/*
+ * The hook CMake includes after the top-level project() (through
+ * CMAKE_PROJECT_INCLUDE, which PyTorch's setup.py forwards like every
+ * CMAKE_* variable): at the end of the top-level directory it writes
+ * every USE_* variable as configure ended with it, so the read-back sees
+ * what options and later logic decided, not what the cache remembers.
+ */
+static const char hook_text[] =
+	"# Written by bwbuild (src/configure.c): the USE_* values configure ended with.\n"
+	"if(NOT _BWBUILD_EFFECTIVE_HOOK AND CMAKE_CURRENT_SOURCE_DIR STREQUAL CMAKE_SOURCE_DIR)\n"
+	"  set(_BWBUILD_EFFECTIVE_HOOK 1)\n"
+	"  function(_bwbuild_effective_dump)\n"
+	"    get_cmake_property(_vars VARIABLES)\n"
+	"    set(_out \"\")\n"
+	"    foreach(_v IN LISTS _vars)\n"
+	"      if(_v MATCHES \"^USE_[A-Za-z0-9_]+$\")\n"
+	"        string(APPEND _out \"${_v}=${${_v}}\\n\")\n"
+	"      endif()\n"
+	"    endforeach()\n"
+	"    file(WRITE \"${CMAKE_BINARY_DIR}/" CONFIGURE_EFFECTIVE_FILE "\" \"${_out}\")\n"
+	"  endfunction()\n"
+	"  cmake_language(DEFER DIRECTORY \"${CMAKE_SOURCE_DIR}\" CALL _bwbuild_effective_dump)\n"
+	"endif()\n";
+
+int
+configure_hook(const char *work_dir, struct buf *path)
+{
+	struct buf have = BUF_INIT;
+	int rc = 0;
+
+	buf_addf(path, "%s/cmake/bwbuild-effective.cmake", work_dir);
+	/* Rewritten only when it differs: a newer hook makes ninja re-run CMake. */
+	if (!path_exists(path->s) || read_file(&have, path->s) < 0 || strcmp(have.s, hook_text))
+		rc = mkdir_p_parent(path->s) < 0 ? -1 : write_file_atomic(path->s, hook_text,
+									    strlen(hook_text));
+	buf_release(&have);
+	return rc;
+}
+
 int
 configure_readback(const struct profile *p, const struct plan *pl, struct json **effective)
 {
@@ -93,7 +154,11 @@ configure_readback(const struct profile *p, const struct plan *pl, struct json *
 	int rc = -1;
 
 	*effective = NULL;
-	buf_addf(&path, "%s/build/CMakeCache.txt", pl->src_dir);
+	buf_addf(&path, "%s/build/" CONFIGURE_EFFECTIVE_FILE, pl->src_dir);
+	if (!path_exists(path.s)) {
+		buf_reset(&path);
+		buf_addf(&path, "%s/build/CMakeCache.txt", pl->src_dir);
+	}
 	if (read_file(&text, path.s) < 0)
 		goto out;
 	if (cmakecache_parse(&c, text.s, text.len, &why) < 0) {
@@ -191,6 +256,9 @@ remove_stale_configure(const struct build *b)
 	struct buf cache = BUF_INIT;
 	int ret = 0;
 
+	buf_addf(&cache, "%s/build/" CONFIGURE_EFFECTIVE_FILE, pl->src_dir);
+	unlink(cache.s);
+	buf_reset(&cache);
 	buf_addf(&cache, "%s/build/CMakeCache.txt", pl->src_dir);
 	if (path_exists(cache.s)) {
 		fprintf(stderr, "configure: settings changed since the last configure; removing %s "
@@ -248,6 +316,9 @@ configure_run(struct build *b)
 		unlink(stamp.s);
 		rc = remove_stale_configure(b);
 	}
+	buf_reset(&have);
+	if (!rc)
+		rc = configure_hook(b->plan.work_dir, &have);
 	if (!rc && b->era == ERA_SKBUILD) {
 		fprintf(stderr, "configure: scikit-build-core configures inside the wheel build "
 			"(next step)\n");

@@ -17,6 +17,12 @@ struct cmake_cache;
  */
 int configure_readback(const struct profile *p, const struct plan *pl, struct json **effective);
 
+/* What the CMake hook writes into the build directory; read before CMakeCache.txt. */
+#define CONFIGURE_EFFECTIVE_FILE "bwbuild-effective.txt"
+/* Write the hook (<work>/cmake/bwbuild-effective.cmake) and give its path. -1 after reporting. */
+struct buf;
+int configure_hook(const char *work_dir, struct buf *path);
+
 /* The comparison itself, on a parsed cache (for tests). */
 int features_effective(const struct profile *p, const struct cmake_cache *c, const char *cache_path,
 		       struct json **effective);

@@ -234,6 +234,12 @@ plan_make(struct plan *pl, const struct profile *p, const struct host *h,
 		if (p->cache_remote.str)
 			strvec_env_set(&pl->env, "CCACHE_REMOTE_STORAGE", p->cache_remote.str);
 	}
+	/* The read-back's hook (configure.c), unless the profile brings its own. */
+	if (strvec_env_find(&pl->env, "CMAKE_PROJECT_INCLUDE", strlen("CMAKE_PROJECT_INCLUDE")) < 0) {
+		buf_addf(&b, "%s/cmake/bwbuild-effective.cmake", o->work_dir);
+		add_env_and_cmake(pl, "CMAKE_PROJECT_INCLUDE", b.s);
+		buf_reset(&b);
+	}
 	/* nvcc's intermediates on disk, not on a tmpfs where they are unreclaimable. */
 	buf_addf(&b, "%s/tmp", o->work_dir);
 	strvec_env_set(&pl->env, "TMPDIR", b.s);

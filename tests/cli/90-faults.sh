@@ -4,7 +4,7 @@
 # no temporary file left, no compile still running). Then damaged state:
 # a corrupt mirror, a stale ledger line, a truncated CMakeCache.txt, a
 # cache directory owned by others, a read-only --out.
-. tests/cli/lib.sh
+. "$(dirname "$0")/lib.sh"
 ex="$TMP/example90"
 sh scripts/make-example-repo.sh tests/fixtures/minitorch "$ex/minitorch.git" v2.11.0
 export BWBUILD_CACHE_DIR="$TMP/cache90"

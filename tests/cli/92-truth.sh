@@ -1,0 +1,28 @@
+# Verdicts that must be true (issue 12): what configure really ended with.
+. "$(dirname "$0")/lib.sh"
+ex="$TMP/example92"
+sh scripts/make-example-repo.sh tests/fixtures/minitorch "$ex/minitorch.git" v2.11.0
+export BWBUILD_CACHE_DIR="$TMP/cache92"
+cat > "$TMP/t92.yaml" <<YAML
+extends: $TOP/profiles/demo.yaml
+name: t92
+source:
+  repo: $ex/minitorch.git
+YAML
+w="$TMP/work92"
+run 0 "$BW" --profile "$TMP/t92.yaml" --work "$w" --out "$TMP/out92" --until configure
+contains "$w/src/build/bwbuild-effective.txt" "USE_FLASH_ATTENTION=1"
+# CMake run again over the cache, as ninja does when a build file changes:
+# with CMake's old cmake_dependent_option policy (a tree requiring < 3.22,
+# as PyTorch did up to 2.5) the condition now fails, the cache keeps
+# USE_FLASH_ATTENTION:INTERNAL=1, and flash is not built. That is a
+# dropped feature, never a success.
+(cd "$w/src/build" && cmake . >/dev/null 2>&1)
+contains "$w/src/build/CMakeCache.txt" "USE_FLASH_ATTENTION:INTERNAL=1"
+run 1 "$BW" --profile "$TMP/t92.yaml" --work "$w" --out "$TMP/out92" --until configure
+contains "$TMP/err" "error: features.flash_attention is on, but the build turned USE_FLASH_ATTENTION off"
+# Without the hook's dump, the cache is read with INTERNAL understood.
+rm "$w/src/build/bwbuild-effective.txt"
+run 1 "$BW" --profile "$TMP/t92.yaml" --work "$w" --out "$TMP/out92" --until configure
+contains "$TMP/err" "but the build turned USE_FLASH_ATTENTION off"
+contains "$TMP/err" "CMakeCache.txt)"
