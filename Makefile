@@ -17,6 +17,7 @@ PKG_LIBS = `$(PKG_CONFIG) --libs $(PKGS) 2>/dev/null` -pthread
 LIBOBJ = obj/arch.o obj/buf.o obj/build.o obj/compile.o obj/fetch.o obj/package.o obj/publish.o obj/resolve.o obj/step.o obj/workdir.o obj/ccache.o obj/cmakecache.o obj/cmakeopts.o obj/compat.o obj/configure.o obj/diff.o obj/diag.o obj/doctor.o obj/elf.o obj/elfscan.o obj/era.o obj/fatbin.o obj/git.o \
 	obj/hash.o obj/host.o obj/json.o obj/knowledge.o obj/launch.o obj/manifest.o obj/manylinux.o obj/patch.o obj/plan.o obj/proc.o obj/profile.o \
 	obj/python.o obj/record.o obj/strvec.o obj/util.o obj/verify.o obj/zip.o
+LIBOBJ += obj/options.o
 CMDOBJ = obj/main.o obj/cmd_opts.o obj/cmd_build.o obj/cmd_plan.o obj/cmd_verify.o obj/cmd_manifest.o obj/cmd_diff.o obj/cmd_doctor.o obj/cmd_profiles.o obj/cmd_launch.o
 HDR = src/*.h
 
@@ -36,7 +37,7 @@ obj/%.o: src/%.c $(HDR)
 
 UNIT_SRC = tests/unit/t_main.c tests/unit/t_arch.c tests/unit/t_profile.c tests/unit/t_fatbin.c \
 	tests/unit/t_record.c tests/unit/t_zip.c tests/unit/t_plan.c tests/unit/t_manifest.c \
-	tests/unit/t_compat.c tests/unit/t_manylinux.c tests/unit/t_knowledge.c tests/unit/t_cmakecache.c tests/unit/t_era.c tests/unit/t_patch.c tests/unit/t_sources.c
+	tests/unit/t_compat.c tests/unit/t_manylinux.c tests/unit/t_knowledge.c tests/unit/t_cmakecache.c tests/unit/t_era.c tests/unit/t_patch.c tests/unit/t_sources.c tests/unit/t_options.c
 FUZZ = $(patsubst tests/fuzz/fuzz_%.c,%,$(wildcard tests/fuzz/fuzz_*.c))
 
 tests/bin/unit: $(UNIT_SRC) tests/unit/t.h obj/libbwbuild.a

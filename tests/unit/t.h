@@ -43,6 +43,7 @@ void t_cmakecache(void);
 void t_era(void);
 void t_patch(void);
 void t_sources(void);
+void t_options(void);
 
 /* Write `text` to a fresh file under tests/tmp and return its path (static). */
 const char *t_write(const char *name, const char *text);

@@ -43,6 +43,7 @@ main(void)
 	t_era();
 	t_patch();
 	t_sources();
+	t_options();
 	printf("unit: %d checks, %d failed\n", t_checks, t_failures);
 	return t_failures ? 1 : 0;
 }
