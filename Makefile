@@ -17,7 +17,7 @@ PKG_LIBS = `$(PKG_CONFIG) --libs $(PKGS) 2>/dev/null` -pthread
 LIBOBJ = obj/arch.o obj/buf.o obj/build.o obj/compile.o obj/fetch.o obj/package.o obj/publish.o obj/resolve.o obj/step.o obj/workdir.o obj/ccache.o obj/cmakecache.o obj/cmakeopts.o obj/compat.o obj/configure.o obj/diff.o obj/diag.o obj/doctor.o obj/elf.o obj/elfscan.o obj/era.o obj/fatbin.o obj/git.o \
 	obj/hash.o obj/host.o obj/json.o obj/knowledge.o obj/launch.o obj/manifest.o obj/manylinux.o obj/patch.o obj/plan.o obj/proc.o obj/profile.o \
 	obj/python.o obj/record.o obj/strvec.o obj/util.o obj/verify.o obj/zip.o
-LIBOBJ += obj/options.o
+LIBOBJ += obj/options.o obj/report.o
 CMDOBJ = obj/main.o obj/cmd_opts.o obj/cmd_build.o obj/cmd_plan.o obj/cmd_verify.o obj/cmd_manifest.o obj/cmd_diff.o obj/cmd_doctor.o obj/cmd_profiles.o obj/cmd_launch.o
 HDR = src/*.h
 
