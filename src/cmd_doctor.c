@@ -1,85 +1,59 @@
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "buf.h"
-#include "build.h"
-#include "resolve.h"
 #include "cmd.h"
 #include "diag.h"
 #include "doctor.h"
-#include "host.h"
-#include "json.h"
 #include "plan.h"
 #include "profile.h"
+#include "report.h"
+#include "resolve.h"
 #include "strvec.h"
 
-static const char usage_text[] =
-	"usage: bwbuild doctor [--profile NAME] [--set KEY=VALUE]... [--work DIR] [--json]\n"
-	"\n"
+static const char about[] =
 	"A preflight checklist before a long build: nvcc and the archs it can build,\n"
 	"the host gcc against that nvcc's range, cmake (>= 3.27 for real PyTorch trees)\n"
 	"and ninja, Python with setuptools/wheel (and 'build' for pyproject trees),\n"
 	"cuDNN and NCCL when the profile turns them on, free disk, the memory budget,\n"
 	"and, where nvidia-smi finds GPUs, the driver (>= 570) and whether the profile's\n"
-	"archs run on each. Exit 1 when something required is missing.\n";
+	"archs run on each; without --profile, only the toolchain. Exit 1 when something\n"
+	"required is missing.\n";
 
 int
-cmd_doctor(int argc, char **argv)
+cmd_doctor(int argc, char **argv, const struct command *cmd)
 {
 	static struct strvec sets = STRVEC_INIT;
-	struct build_opts o = { .until = STEP_PUBLISH, .r.sets = &sets };
+	struct resolve_opts o = { .sets = &sets };
+	int json = 0, ret = EXIT_USAGE;
+	const struct option options[] = {
+		OPT_PROFILE_OPTIONS(&o, &sets),
+		OPT_FLAG(0, "json", &json, "print the checklist as JSON"),
+		OPT_END(),
+	};
+	struct buf text = BUF_INIT;
 	struct profile p;
 	struct plan pl;
 	struct doctor d;
-	const char *cuda_home;
-	int json = 0, i, ret;
 
-	for (i = 1; i < argc; i++) {
-		int r;
-
-		if (opt_flag(argv[i], "--help") || opt_flag(argv[i], "-h")) {
-			fputs(usage_text, stdout);
-			return EXIT_OK;
-		}
-		if (opt_flag(argv[i], "--json")) {
-			json = 1;
-			continue;
-		}
-		if ((r = opt_profile(argc, argv, &i, &o, &sets))) {
-			if (r < 0)
-				return EXIT_USAGE;
-			continue;
-		}
-		return opt_unknown("doctor", argv[i]);
-	}
 	memset(&p, 0, sizeof(p));
 	memset(&pl, 0, sizeof(pl));
-	if (o.r.profile && (resolve_profile(&p, &o.r) < 0 || resolve_plan(&pl, &p, &o.r) < 0)) {
-		plan_release(&pl);
-		profile_release(&p);
-		return EXIT_USAGE;
-	}
-	cuda_home = o.r.profile ? pl.cuda_home : getenv("CUDA_HOME");
-	if (!cuda_home || !*cuda_home)
-		cuda_home = "/usr/local/cuda";
-	doctor_run(&d, o.r.profile ? &p : NULL, o.r.profile ? &pl : NULL, cuda_home,
-		   o.r.profile ? pl.work_dir : o.r.work_dir ? o.r.work_dir : ".");
+	if (cmd_parse(cmd, about, options, argc, argv, &ret) ||
+	    (o.profile && (resolve_profile(&p, &o) < 0 || resolve_plan(&pl, &p, &o) < 0)))
+		goto out;
+	doctor_run(&d, o.profile ? &p : NULL, o.profile ? &pl : NULL, resolve_cuda_home(&p),
+		   o.profile ? pl.work_dir : o.work_dir ? o.work_dir : ".");
 	if (json) {
-		struct json *j = doctor_json(&d);
-		json_print_stdout(j);
-		json_free(j);
+		report_json(doctor_json(&d));
 	} else {
-		struct buf b = BUF_INIT;
-
-		doctor_format(&d, &b);
-		fputs(b.s, stdout);
-		printf("%s\n", doctor_failed(&d) ? "not ready: fix the ❌ items above" :
-			       "ready to build");
-		buf_release(&b);
+		doctor_format(&d, &text);
+		printf("%s%s\n", text.s, doctor_failed(&d) ? "not ready: fix the ❌ items above" :
+							    "ready to build");
 	}
 	ret = doctor_failed(&d) ? EXIT_FAIL : EXIT_OK;
+	buf_release(&text);
 	doctor_release(&d);
+out:
 	plan_release(&pl);
 	profile_release(&p);
 	return ret;

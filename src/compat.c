@@ -5,6 +5,7 @@
 #include "buf.h"
 #include "compat.h"
 #include "strvec.h"
+#include "util.h"
 
 int
 gpu_parse(const char *text, int *cc)
@@ -29,6 +30,26 @@ gpu_parse(const char *text, int *cc)
 		return 0;
 	}
 	return -1;
+}
+
+int
+gpu_list_add(struct gpu_list *l, const char *text)
+{
+	int cc;
+
+	if (gpu_parse(text, &cc) < 0)
+		return -1;
+	ALLOC_GROW(l->cc, l->n + 1, l->cap);
+	l->cc[l->n++] = cc;
+	return 0;
+}
+
+void
+gpu_list_release(struct gpu_list *l)
+{
+	free(l->cc);
+	l->cc = NULL;
+	l->n = l->cap = 0;
 }
 
 int

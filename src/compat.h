@@ -1,6 +1,8 @@
 #ifndef BWBUILD_COMPAT_H
 #define BWBUILD_COMPAT_H
 
+#include <stddef.h>
+
 struct buf;
 struct strvec;
 
@@ -16,6 +18,17 @@ struct strvec;
 
 /* Parse "sm_121", "121", "12.1" or "sm_90a" into a capability (121, 90). -1 if not one. */
 int gpu_parse(const char *text, int *cc);
+
+/* GPUs named on the command line (verify --target-gpu), in the order given. */
+struct gpu_list {
+	int *cc;
+	size_t n, cap;
+};
+#define GPU_LIST_INIT { NULL, 0, 0 }
+
+/* Parse `text` as gpu_parse does and append it; -1 (not reported) if it is not a GPU. */
+int gpu_list_add(struct gpu_list *l, const char *text);
+void gpu_list_release(struct gpu_list *l);
 
 /* 1 if the fatbin target name ("sm_120", "compute_100f") can run on `cc`. */
 int target_runs_on(const char *target, int cc);

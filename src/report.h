@@ -1,0 +1,63 @@
+#ifndef BWBUILD_REPORT_H
+#define BWBUILD_REPORT_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+struct buf;
+struct gpu_list;
+struct json;
+struct plan;
+struct profile;
+struct wheel_report;
+
+/*
+ * What the commands print, over the engines' results, so that the
+ * src/cmd_*.c files only parse their options and call.
+ */
+
+/* A command's --json result on standard output; frees it. */
+void report_json(struct json *j);
+
+/*
+ * verify's text: a line per ELF library (its manylinux policy, then its
+ * SASS/PTX line, or "; no CUDA code"), the report's notes and errors
+ * (diag.h), then "ok: ..." or "FAILED: ... (N problems)". With `deep`
+ * each line counts the fatbin entries that were decompressed and checked.
+ */
+void report_wheel(const struct wheel_report *r, int deep, FILE *out);
+/* verify --json: the wheel's manifest, with the profile it was checked against (or NULL). */
+void report_wheel_json(const struct wheel_report *r, const struct profile *p);
+
+/*
+ * Whether every CUDA library of the wheel runs on each of `gpus` by
+ * compat.h's rules: each library that cannot is an error naming what it
+ * has. With `out`, a line per library that can, then the answer per GPU.
+ * Returns the number of GPUs that some library cannot run on.
+ */
+size_t report_gpus(const struct wheel_report *r, const struct gpu_list *gpus, FILE *out);
+
+/*
+ * The manifest a path describes: a manifest file (.json, schema
+ * bwbuild-manifest/1) read back, else a wheel or an installed package,
+ * verified now. NULL after reporting.
+ */
+struct json *report_manifest(const char *path);
+
+/*
+ * `bwbuild plan`'s text: plan_format's, then the patches the profile's
+ * release gets (patches/<project>/index.yaml). -1 after reporting a
+ * patch series that does not load; the plan's text is in `out` still.
+ */
+int report_plan(const struct plan *pl, const struct profile *p, struct buf *out);
+
+/*
+ * The profiles on the search path, in its order, each loaded and checked:
+ * [{name, path, description, valid, shadowed}]. A directory reached twice
+ * is listed once; a name found again later is shadowed.
+ */
+struct json *report_profiles(void);
+/* That list as `bwbuild profiles` prints it: name and description, then the path. */
+void report_profiles_format(const struct json *list, struct buf *out);
+
+#endif
