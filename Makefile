@@ -77,6 +77,11 @@ tests/bin/libfuzzer_%: tests/fuzz/fuzz_%.c $(OBJ)/libbwbuild.a $(wildcard src/*.
 	@mkdir -p tests/bin
 	$(CC) $(CPPFLAGS) $(CFLAGS) -fsanitize=fuzzer $(PKG_CFLAGS) -o $@ $< $(OBJ)/libbwbuild.a $(PKG_LIBS)
 
+# Every libFuzzer target for FUZZ_RUNS executions (10 million) or FUZZ_TIME
+# seconds each, as many at once as there are CPUs; findings fail it.
+fuzz-campaign: $(FUZZ:%=fuzz-%)
+	@sh scripts/fuzz-campaign.sh
+
 # Benchmarks print a table with the peer measured in the same run.
 bench-verify: all
 	@sh scripts/bench-verify.sh $(WHEEL)
@@ -132,4 +137,4 @@ clean: clean-obj
 
 FORCE:
 
-.PHONY: all deps demo test test-bins asan check-headers pkg-check clean clean-obj FORCE
+.PHONY: fuzz-campaign all deps demo test test-bins asan check-headers pkg-check clean clean-obj FORCE

@@ -116,5 +116,6 @@ out:
 	if (lock >= 0)
 		close(lock);
 	build_release(&b);
-	return ret;
+	/* Stopped by Ctrl-C or a TERM: 128 + the signal, as shells and CI expect. */
+	return proc_interrupted ? 128 + proc_interrupted : ret;
 }

@@ -8,6 +8,7 @@
 #include "profile.h"
 #include "report.h"
 #include "resolve.h"
+#include "util.h"
 #include "verify.h"
 
 static const char about[] =
@@ -51,13 +52,16 @@ cmd_verify(int argc, char **argv, const struct command *cmd)
 		ex.sass = &sass;
 		ex.ptx = &ptx;
 	}
-	if (wheel_verify(&r, wheel, &ex) < 0)
+	if (wheel_verify(&r, wheel, &ex) < 0) {
+		/* A file that is there but is no readable wheel failed; a missing one is usage. */
+		ret = path_exists(wheel) ? EXIT_FAIL : EXIT_USAGE;
 		goto out;
-	if (json)
-		report_wheel_json(&r, o.profile ? &p : NULL);
-	else
+	}
+	if (!json)
 		report_wheel(&r, ex.deep, stdout);
 	ret = report_gpus(&r, &gpus, json ? NULL : stdout) || r.errors.n ? EXIT_FAIL : EXIT_OK;
+	if (json)
+		report_wheel_json(&r, o.profile ? &p : NULL);
 	wheel_report_release(&r);
 out:
 	gpu_list_release(&gpus);

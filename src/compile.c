@@ -39,6 +39,9 @@ compile_check(struct build *b)
 			rc = error("no python3 that can build wheels (setuptools and wheel):\n%s"
 				   "install them (apt-get install python3-setuptools python3-wheel) or "
 				   "set 'build.python' in the profile", why.s);
+	} else if (why.len) {
+		/* Never silently: say which interpreters were passed over, and why. */
+		note("python: %s; skipped:\n%.*s", b->python.s, (int)why.len - 1, why.s);
 	}
 	buf_release(&why);
 	return rc;

@@ -87,7 +87,7 @@ int
 smi_line_parse(const char *line, unsigned *cc, unsigned *driver, struct buf *name)
 {
 	const char *c1 = strchr(line, ','), *c2 = c1 ? strchr(c1 + 1, ',') : NULL;
-	unsigned v;
+	unsigned v = 0;
 
 	if (!c1 || !c2)
 		return -1;
@@ -112,11 +112,18 @@ check_nvcc(struct doctor *d, const struct profile *p, const char *cuda_home)
 {
 	struct buf nvcc = BUF_INIT, out = BUF_INIT;
 	const char *argv[] = { NULL, "--version", NULL }, *list[] = { NULL, "--list-gpu-code", NULL };
-	unsigned v;
+	unsigned v = 0;
 	size_t i;
 	int missing = 0;
 
 	buf_addf(&nvcc, "%s/bin/nvcc", cuda_home);
+	/* nvcc writes its temporaries there: a bad TMPDIR looks like a toolkit without targets. */
+	if (getenv("TMPDIR") && *getenv("TMPDIR") && access(getenv("TMPDIR"), W_OK | X_OK) != 0) {
+		add(d, CHECK_FAIL, "tmpdir", "TMPDIR '%s' is not a directory you can write; nvcc and "
+		    "the compilers put their temporaries there: create it or unset TMPDIR",
+		    getenv("TMPDIR"));
+		goto out;
+	}
 	if (access(nvcc.s, X_OK) != 0) {
 		add(d, p && p->features[FEAT_CUDA] == TRI_OFF ? CHECK_WARN : CHECK_FAIL, "nvcc",
 		    "no nvcc at %s; install the CUDA toolkit there or set cuda.home / CUDA_HOME",
@@ -221,17 +228,35 @@ check_build_tools(struct doctor *d, const struct profile *p)
 	buf_release(&out);
 }
 
+/* python_find's "  path (from): reason" lines as one "; "-separated line. */
+static void
+one_line(const struct buf *lines, struct buf *out)
+{
+	const char *s = lines->s ? lines->s : "";
+
+	while (*s) {
+		size_t n = strcspn(s, "\n");
+
+		while (n && *s == ' ')
+			s++, n--;
+		buf_addf(out, "%s%.*s", out->len ? "; " : "", (int)n, s);
+		s += n + (s[n] == '\n');
+	}
+}
+
 static void
 check_python(struct doctor *d, const struct profile *p)
 {
-	struct buf py = BUF_INIT, why = BUF_INIT;
+	struct buf py = BUF_INIT, why = BUF_INIT, skipped = BUF_INIT;
 
 	if (python_find(&py, p ? p->python.str : NULL, &why) < 0) {
 		add(d, CHECK_FAIL, "python", "no Python that imports setuptools and wheel (%.*s); "
 		    "apt-get install python3-setuptools python3-wheel", (int)strcspn(why.s, "\n"),
 		    why.s);
 	} else {
-		add(d, CHECK_OK, "python", "%s with setuptools and wheel (setup.py trees)", py.s);
+		one_line(&why, &skipped);
+		add(d, CHECK_OK, "python", "%s can build wheels (setup.py trees)%s%s", py.s,
+		    skipped.len ? "; skipped " : "", skipped.len ? skipped.s : "");
 		if (!python_imports(py.s, "build"))
 			add(d, CHECK_WARN, "python build", "%s cannot import 'build'; trees with only "
 			    "pyproject.toml (scikit-build-core) need it: apt-get install python3-build",
@@ -241,6 +266,7 @@ check_python(struct doctor *d, const struct profile *p)
 	}
 	buf_release(&py);
 	buf_release(&why);
+	buf_release(&skipped);
 }
 
 static int

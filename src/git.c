@@ -276,6 +276,53 @@ mirror_has(git_repository *m, const char *ref, const git_oid *want, git_oid *out
 }
 
 /*
+ * Read every object of a mirror back (libgit2 inflates each and checks
+ * its hash): 0 when whole, -1 with the first problem in `why`.
+ */
+struct odb_check {
+	git_odb *odb;
+	struct buf *why;
+};
+
+static int
+check_object(const git_oid *id, void *payload)
+{
+	struct odb_check *oc = payload;
+	git_odb_object *obj = NULL;
+	const git_error *e;
+
+	if (git_odb_read(&obj, oc->odb, id) == 0) {
+		git_odb_object_free(obj);
+		return 0;
+	}
+	e = git_error_last();
+	buf_addf(oc->why, "object %s: %s", git_oid_tostr_s(id), e && e->message ? e->message : "unreadable");
+	return -1;
+}
+
+static int
+mirror_verify(const char *objects, struct buf *why)
+{
+	struct odb_check oc = { NULL, why };
+	int rc;
+
+	if (git_odb_open(&oc.odb, objects) < 0) {
+		const git_error *e = git_error_last();
+
+		buf_addstr(why, e && e->message ? e->message : "cannot open its objects");
+		return -1;
+	}
+	rc = git_odb_foreach(oc.odb, check_object, &oc);
+	if (rc < 0 && !why->len) {
+		const git_error *e = git_error_last();
+
+		buf_addstr(why, e && e->message ? e->message : "cannot list its objects");
+	}
+	git_odb_free(oc.odb);
+	return rc < 0 ? -1 : 0;
+}
+
+/*
  * Open (creating it when new) the bare mirror of `url` under the cache and
  * make sure it has `ref` (a name or id; its commit into `out`) or the
  * commit `want` (then `out` may be NULL): the mirror is fetched only when
@@ -283,8 +330,8 @@ mirror_has(git_repository *m, const char *ref, const git_oid *want, git_oid *out
  * fetching so two builds do not fetch into it at once.
  */
 static int
-mirror_ensure(const char *cache, const char *url, const char *ref, const git_oid *want,
-	      int refresh, git_oid *out, struct buf *objects)
+mirror_ensure_once(const char *cache, const char *url, const char *ref, const git_oid *want,
+		   int refresh, git_oid *out, struct buf *objects, int *damaged)
 {
 	git_repository *m = NULL;
 	struct buf mpath = BUF_INIT, lockp = BUF_INIT, what = BUF_INIT, canon = BUF_INIT;
@@ -357,6 +404,17 @@ mirror_ensure(const char *cache, const char *url, const char *ref, const git_oid
 	if (mirror_fetch(m, url, mpath.s, what.s) < 0)
 		goto out;
 	if (!mirror_has(m, ref, want, out)) {
+		struct buf why = BUF_INIT;
+
+		/* Fetched and still missing: the mirror may hold it, damaged. */
+		if (mirror_verify(objects->s, &why) < 0) {
+			warning("the mirror '%s' is damaged (%s); removing it to fetch it again",
+				mpath.s, why.s);
+			*damaged = remove_tree(mpath.s) == 0;
+			buf_release(&why);
+			goto out;
+		}
+		buf_release(&why);
 		if (ref)
 			error("unknown ref '%s' in '%s': not a tag, branch or commit there", ref, url);
 		else
@@ -374,6 +432,20 @@ out:
 	buf_release(&what);
 	buf_release(&canon);
 	return ret;
+}
+
+static int
+mirror_ensure(const char *cache, const char *url, const char *ref, const git_oid *want,
+	      int refresh, git_oid *out, struct buf *objects)
+{
+	int damaged = 0, rc;
+
+	rc = mirror_ensure_once(cache, url, ref, want, refresh, out, objects, &damaged);
+	if (rc < 0 && damaged) {
+		buf_reset(objects);
+		rc = mirror_ensure_once(cache, url, ref, want, 1, out, objects, &damaged);
+	}
+	return rc;
 }
 
 /* ---- work trees ---- */
@@ -938,53 +1010,6 @@ out:
 	buf_release(&mark);
 	git_repository_free(repo);
 	return ret;
-}
-
-/*
- * Read every object of a mirror back (libgit2 inflates each and checks
- * its hash): 0 when whole, -1 with the first problem in `why`.
- */
-struct odb_check {
-	git_odb *odb;
-	struct buf *why;
-};
-
-static int
-check_object(const git_oid *id, void *payload)
-{
-	struct odb_check *oc = payload;
-	git_odb_object *obj = NULL;
-	const git_error *e;
-
-	if (git_odb_read(&obj, oc->odb, id) == 0) {
-		git_odb_object_free(obj);
-		return 0;
-	}
-	e = git_error_last();
-	buf_addf(oc->why, "object %s: %s", git_oid_tostr_s(id), e && e->message ? e->message : "unreadable");
-	return -1;
-}
-
-static int
-mirror_verify(const char *objects, struct buf *why)
-{
-	struct odb_check oc = { NULL, why };
-	int rc;
-
-	if (git_odb_open(&oc.odb, objects) < 0) {
-		const git_error *e = git_error_last();
-
-		buf_addstr(why, e && e->message ? e->message : "cannot open its objects");
-		return -1;
-	}
-	rc = git_odb_foreach(oc.odb, check_object, &oc);
-	if (rc < 0 && !why->len) {
-		const git_error *e = git_error_last();
-
-		buf_addstr(why, e && e->message ? e->message : "cannot list its objects");
-	}
-	git_odb_free(oc.odb);
-	return rc < 0 ? -1 : 0;
 }
 
 /*

@@ -22,7 +22,63 @@ check(cJSON *c)
 
 struct json *json_object(void) { return check(cJSON_CreateObject()); }
 struct json *json_array(void) { return check(cJSON_CreateArray()); }
-struct json *json_string(const char *s) { return check(cJSON_CreateString(s ? s : "")); }
+/* Length of the valid UTF-8 sequence at s (RFC 3629: no overlongs, surrogates or > U+10FFFF), or 0. */
+static size_t
+utf8_valid(const unsigned char *s)
+{
+	size_t n, i;
+	unsigned cp;
+
+	if (s[0] < 0x80)
+		return 1;
+	if (s[0] >= 0xc2 && s[0] <= 0xdf)
+		n = 2, cp = s[0] & 0x1f;
+	else if ((s[0] & 0xf0) == 0xe0)
+		n = 3, cp = s[0] & 0x0f;
+	else if (s[0] >= 0xf0 && s[0] <= 0xf4)
+		n = 4, cp = s[0] & 0x07;
+	else
+		return 0;
+	for (i = 1; i < n; i++) {
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+		cp = cp << 6 | (s[i] & 0x3f);
+	}
+	if ((n == 3 && (cp < 0x800 || (cp >= 0xd800 && cp <= 0xdfff))) ||
+	    (n == 4 && (cp < 0x10000 || cp > 0x10ffff)))
+		return 0;
+	return n;
+}
+
+/*
+ * A JSON document is UTF-8: bytes from outside (a path, a tool's output)
+ * that are not become U+FFFD, so every manifest parses.
+ */
+struct json *
+json_string(const char *s)
+{
+	const unsigned char *u = (const unsigned char *)(s ? s : "");
+	struct buf clean = BUF_INIT;
+	struct json *j;
+	size_t n;
+
+	for (n = 0; u[n]; n += utf8_valid(u + n))
+		if (!utf8_valid(u + n))
+			break;
+	if (!u[n])
+		return check(cJSON_CreateString((const char *)u));
+	while (*u) {
+		n = utf8_valid(u);
+		if (n)
+			buf_add(&clean, (const char *)u, n);
+		else
+			buf_addstr(&clean, "\xef\xbf\xbd");
+		u += n ? n : 1;
+	}
+	j = check(cJSON_CreateString(clean.s));
+	buf_release(&clean);
+	return j;
+}
 struct json *json_bool(int b) { return check(cJSON_CreateBool(b)); }
 struct json *json_number(double n) { return check(cJSON_CreateNumber(n)); }
 struct json *json_null(void) { return check(cJSON_CreateNull()); }

@@ -110,10 +110,13 @@ main(int argc, char **argv)
 	} else {
 		return EXIT_USAGE;
 	}
-	/* A plan or manifest cut short by a full disk must not look like success. */
+	/*
+	 * A plan or manifest cut short by a full disk must not look like
+	 * success, nor like a verdict: for diff, 1 means "they differ".
+	 */
 	if (fflush(stdout) || ferror(stdout)) {
 		error("cannot write to standard output:");
-		return EXIT_FAIL;
+		return EXIT_USAGE;
 	}
 	return ret;
 }

@@ -25,26 +25,62 @@ python_imports(const char *py, const char *modules)
 	return st == 0;
 }
 
+/*
+ * setuptools >= 70.1 builds wheels itself (bdist_wheel moved into it);
+ * older ones need the 'wheel' package beside them.
+ */
+static const char wheel_check[] =
+	"import setuptools\n"
+	"v = tuple(int(x) for x in (setuptools.__version__.split('.') + ['0'])[:2] if x.isdigit())\n"
+	"if v < (70, 1):\n"
+	"    import wheel\n";
+
 static int
 can_build_wheels(const char *py)
 {
-	return python_imports(py, "setuptools, wheel");
+	struct proc p = PROC_INIT;
+	int st;
+
+	strvec_pushl(&p.args, py, "-c", wheel_check, NULL);
+	p.quiet = 1;
+	st = proc_run(&p);
+	proc_release(&p);
+	return st == 0;
 }
 
 static int
-try_candidate(struct buf *out, const char *py, struct buf *why)
+try_candidate(struct buf *out, const char *py, const char *from, struct buf *why)
 {
 	if (access(py, X_OK) < 0) {
-		buf_addf(why, "  %s: not executable\n", py);
+		buf_addf(why, "  %s (%s): not executable\n", py, from);
 		return 0;
 	}
 	if (!can_build_wheels(py)) {
-		buf_addf(why, "  %s: cannot import setuptools and wheel\n", py);
+		buf_addf(why, "  %s (%s): cannot build wheels (needs setuptools >= 70.1, or "
+			 "setuptools and wheel)\n", py, from);
 		return 0;
 	}
 	buf_reset(out);
-	buf_addstr(out, py);
+	buf_addf(out, "%s", py);
 	return 1;
+}
+
+/* The interpreter of an active environment (venv, conda), which users mean to build with. */
+static int
+try_environment(struct buf *out, const char *var, struct buf *why)
+{
+	const char *dir = getenv(var);
+	struct buf py = BUF_INIT, from = BUF_INIT;
+	int found;
+
+	if (!dir || !*dir)
+		return 0;
+	buf_addf(&py, "%s/bin/python3", dir);
+	buf_addf(&from, "the active environment, $%s", var);
+	found = try_candidate(out, py.s, from.s, why);
+	buf_release(&py);
+	buf_release(&from);
+	return found;
 }
 
 int
@@ -55,18 +91,19 @@ python_find(struct buf *out, const char *preferred, struct buf *why)
 	int found = 0;
 
 	if (preferred)
-		return try_candidate(out, preferred, why) ? 0 : -1;
+		return try_candidate(out, preferred, "build.python", why) ? 0 : -1;
+	found = try_environment(out, "VIRTUAL_ENV", why) || try_environment(out, "CONDA_PREFIX", why);
 	copy = xstrdup(path ? path : "/usr/bin:/bin");
 	for (tok = strtok_r(copy, ":", &save); tok && !found; tok = strtok_r(NULL, ":", &save)) {
 		struct buf c = BUF_INIT;
 
 		buf_addf(&c, "%s/python3", *tok ? tok : ".");
 		if (access(c.s, X_OK) == 0)
-			found = try_candidate(out, c.s, why);
+			found = try_candidate(out, c.s, "on PATH", why);
 		buf_release(&c);
 	}
 	free(copy);
 	if (!found)
-		found = try_candidate(out, "/usr/bin/python3", why);
+		found = try_candidate(out, "/usr/bin/python3", "the system's", why);
 	return found ? 0 : -1;
 }

@@ -4,10 +4,12 @@
 struct buf;
 
 /*
- * Find a Python that can build wheels (imports setuptools and wheel).
- * `preferred` (the profile's build.python) is the only candidate when set;
- * otherwise each python3 on PATH, then /usr/bin/python3. The chosen path
- * goes into `out`; `why` gets one line per rejected candidate. -1 if none.
+ * Find a Python that can build wheels (setuptools >= 70.1, or setuptools
+ * and wheel). `preferred` (the profile's build.python) is the only
+ * candidate when set; otherwise the active environment's ($VIRTUAL_ENV,
+ * then $CONDA_PREFIX), each python3 on PATH, then /usr/bin/python3. The
+ * chosen path goes into `out`; `why` gets one line per candidate skipped
+ * before it, found or not. -1 if none.
  */
 int python_find(struct buf *out, const char *preferred, struct buf *why);
 

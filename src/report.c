@@ -78,7 +78,7 @@ report_wheel_json(const struct wheel_report *r, const struct profile *p)
 
 /* One GPU: the number of CUDA libraries that cannot run on it. */
 static size_t
-report_gpu(const struct wheel_report *r, int cc, FILE *out)
+report_gpu(struct wheel_report *r, int cc, FILE *out)
 {
 	struct buf how = BUF_INIT;
 	size_t k, cuda_libs = 0, bad = 0;
@@ -97,7 +97,10 @@ report_gpu(const struct wheel_report *r, int cc, FILE *out)
 		}
 		buf_reset(&how);
 		wheel_lib_targets(l, &how);
-		error("'%s' has no code that runs on sm_%d (it has %s)", l->path, cc, how.s);
+		/* Into the report too: --json must not say "ok" about a wheel that fails here. */
+		strvec_pushf(&r->errors, "'%s' has no code that runs on sm_%d (it has %s)", l->path,
+			     cc, how.s);
+		error("%s", r->errors.v[r->errors.n - 1]);
 		bad++;
 	}
 	buf_release(&how);
@@ -109,7 +112,7 @@ report_gpu(const struct wheel_report *r, int cc, FILE *out)
 }
 
 size_t
-report_gpus(const struct wheel_report *r, const struct gpu_list *gpus, FILE *out)
+report_gpus(struct wheel_report *r, const struct gpu_list *gpus, FILE *out)
 {
 	size_t g, failed = 0;
 

@@ -35,7 +35,7 @@ void report_wheel_json(const struct wheel_report *r, const struct profile *p);
  * has. With `out`, a line per library that can, then the answer per GPU.
  * Returns the number of GPUs that some library cannot run on.
  */
-size_t report_gpus(const struct wheel_report *r, const struct gpu_list *gpus, FILE *out);
+size_t report_gpus(struct wheel_report *r, const struct gpu_list *gpus, FILE *out);
 
 /*
  * The manifest a path describes: a manifest file (.json, schema

@@ -1,3 +1,4 @@
+#include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -37,6 +38,21 @@ resolve_cuda_home(const struct profile *p)
 	return home && *home ? home : "/usr/local/cuda";
 }
 
+/* A name becomes work/<name> and out/<name>: one plain path component, never a path. */
+static int
+check_name(const struct profile *p)
+{
+	const char *n = p->name.str;
+	size_t len = n ? strlen(n) : 0;
+
+	if (len && len <= 64 && isalnum((unsigned char)n[0]) &&
+	    strspn(n, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._-") == len)
+		return 0;
+	return error_at(&p->name.loc, "name '%s' is not a profile name: it names the directories "
+			"work/<name> and out/<name>, so use 1 to 64 letters, digits, '.', '_' or '-', "
+			"starting with a letter or digit", n ? n : "");
+}
+
 int
 resolve_profile(struct profile *p, const struct resolve_opts *o)
 {
@@ -44,7 +60,7 @@ resolve_profile(struct profile *p, const struct resolve_opts *o)
 	struct buf from = BUF_INIT;
 	int rc;
 
-	if (profile_load_set(p, o->profile, o->sets) < 0)
+	if (profile_load_set(p, o->profile, o->sets) < 0 || check_name(p) < 0)
 		return -1;
 	if (p->cuda_version.str) {
 		kc.cuda = kb_parse_version(p->cuda_version.str);

@@ -1,5 +1,6 @@
 #include <fcntl.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -64,18 +65,67 @@ print_tail(const struct proc *p)
 	fprintf(stderr, "----\n");
 }
 
+/*
+ * The line of a failed step's log that says why, when it says it in a way
+ * we know: a full disk or an arch nvcc cannot build hides among thousands
+ * of lines of a PyTorch build, often far above the last 25.
+ */
+static const struct cause {
+	const char *mark;
+	const char *hint;
+} causes[] = {
+	{ "No space left on device", "the disk is full: free space there (or set TMPDIR and the "
+				     "work directory elsewhere) and run again to resume" },
+	{ "Disk quota exceeded", "the disk quota is used up: free space and run again to resume" },
+	{ "Unsupported gpu architecture", "this nvcc cannot build an arch of cuda.archs: see "
+					  "'bwbuild doctor' and 'nvcc --list-gpu-code'" },
+	{ "Killed signal terminated program", "a compiler was killed, most likely for memory: "
+					      "lower build.mem_budget" },
+	{ "Cannot allocate memory", "out of memory: lower build.mem_budget" },
+};
+
+static void
+print_cause(const char *log)
+{
+	FILE *f = fopen(log, "r");
+	char *line = NULL;
+	size_t cap = 0, best = ARRAY_SIZE(causes);
+	struct buf found = BUF_INIT;
+	ssize_t n;
+
+	while (f && (n = getline(&line, &cap, f)) > 0) {
+		for (size_t i = 0; i < best; i++) {
+			if (!strstr(line, causes[i].mark))
+				continue;
+			best = i;
+			buf_reset(&found);
+			buf_add(&found, line, (size_t)n - (line[n - 1] == '\n'));
+			break;
+		}
+	}
+	if (f)
+		fclose(f);
+	free(line);
+	if (best < ARRAY_SIZE(causes))
+		error("cause: %s\n  %s", found.s, causes[best].hint);
+	buf_release(&found);
+}
+
 void
 step_failed(const char *step, const struct plan *pl, const struct proc *p)
 {
-	struct buf cmd = BUF_INIT;
+	struct buf cmd = BUF_INIT, log = BUF_INIT;
 	int st = p->status;
 
 	proc_format_args(&p->args, &cmd);
+	buf_addf(&log, "%s/logs/%s.log", pl->work_dir, step);
 	error("step '%s' failed: '%s' %s %d", step, cmd.s, st > 128 ? "was killed by signal" :
 		"exited with", st > 128 ? st - 128 : st);
 	print_tail(p);
-	note("full log: %s/logs/%s.log", pl->work_dir, step);
+	print_cause(log.s);
+	note("full log: %s", log.s);
 	buf_release(&cmd);
+	buf_release(&log);
 }
 
 static int

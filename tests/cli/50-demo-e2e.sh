@@ -19,8 +19,8 @@ m = json.load(open(sys.argv[1]))
 e = m["features_effective"]
 assert e["flash_attention"] == {"requested": "on", "effective": True, "option": "USE_FLASH_ATTENTION"}, e
 assert e["nccl"]["requested"] == "off" and e["nccl"]["effective"] is False, e
-# not a cache entry in the example (its cmake_dependent_option condition is a plain variable there)
-assert e["mslk"] == {"requested": None, "effective": None, "option": "USE_MSLK"}, e
+# not in the cache (a plain variable in the example), but the configure hook sees it end OFF
+assert e["mslk"] == {"requested": None, "effective": False, "option": "USE_MSLK"}, e
 PY
 python3 - "$manifest" <<'PY'
 import json, sys
@@ -91,6 +91,18 @@ for g in sm_90 sm_100 sm_103; do
 	contains "$TMP/err" "error: 'minitorch/lib/libminitorch_flash.so' has no code that runs on $g (it has SASS sm_80 sm_120; PTX compute_120)"
 done
 run 2 "$BW" verify "$wheel" --target-gpu sm120x
+# --json tells the same verdict as the exit status.
+run 1 "$BW" verify "$wheel" --target-gpu sm_100 --json
+python3 -c 'import json,sys; v=json.load(open(sys.argv[1]))["verify"]; assert v["ok"] is False and any("runs on sm_100" in e for e in v["errors"]), v' "$TMP/out"
+# A truncated wheel failed (1); a missing one is a usage error (2).
+head -c 3000 "$wheel" > "$TMP/truncated.whl"
+run 1 "$BW" verify "$TMP/truncated.whl"
+run 2 "$BW" verify "$TMP/no-such.whl"
+# Output that cannot be written is no verdict: diff of identical builds into a full stdout.
+if [ -w /dev/full ]; then
+	set +e; "$BW" diff "$manifest" "$manifest" > /dev/full 2>"$TMP/err"; st=$?; set -e
+	[ "$st" = 2 ] || fail "diff into a full stdout exited $st, not 2"
+fi
 demo_manifest=$manifest
 
 # A profile with another arch list and flash attention off gives another wheel.

@@ -113,10 +113,27 @@ set +e
 wait "$bw"
 st=$?
 set -e
-[ "$st" != 0 ] || fail "an interrupted build exited 0"
+[ "$st" = 143 ] || fail "a build stopped by SIGTERM exited $st, not 128 + 15"
 contains "$TMP/int.err" "interrupted during 'compile'; run the same command again to resume"
 sleep 0.5
 if pgrep -f "$TMP/work9/src" >/dev/null; then fail "processes of the build survived: $(pgrep -af "$TMP/work9/src")"; fi
 [ ! -s "$TMP/work9/launch/ledger" ] || fail "reservations left behind: $(cat "$TMP/work9/launch/ledger")"
 run 0 "$BW" --profile "$TMP/oom.yaml" --work "$TMP/work9" --out "$TMP/out9"
 contains "$TMP/out" "manifest: $TMP/out9/"
+# Ctrl-C (SIGINT to the foreground process group) during the compile: exit 130.
+: > "$TMP/killed-once"
+touch "$TMP/work9/src/csrc/cpu/ops.cpp"
+"$BW" --profile "$TMP/oom.yaml" --work "$TMP/work9" --out "$TMP/out9" >"$TMP/int.out" 2>"$TMP/int.err" &
+bw=$!
+i=0
+while ! grep -q "^compile: " "$TMP/int.err" 2>/dev/null; do
+	i=$((i + 1))
+	[ "$i" -lt 600 ] || fail "the build never reached the compile step"
+	sleep 0.1
+done
+kill -INT "$bw"
+set +e
+wait "$bw"
+st=$?
+set -e
+[ "$st" = 130 ] || fail "a build stopped by SIGINT exited $st, not 130"

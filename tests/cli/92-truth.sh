@@ -26,3 +26,15 @@ rm "$w/src/build/bwbuild-effective.txt"
 run 1 "$BW" --profile "$TMP/t92.yaml" --work "$w" --out "$TMP/out92" --until configure
 contains "$TMP/err" "but the build turned USE_FLASH_ATTENTION off"
 contains "$TMP/err" "CMakeCache.txt)"
+
+# The interpreter: an active venv whose setuptools (>= 70.1) builds wheels
+# without the 'wheel' package is chosen; one that cannot is named as skipped.
+mkdir -p "$TMP/venv/bin" "$TMP/venv/lib/setuptools"
+printf '#!/bin/sh\nPYTHONPATH=%s/venv/lib exec /usr/bin/python3 -S "$@"\n' "$TMP" > "$TMP/venv/bin/python3"
+chmod +x "$TMP/venv/bin/python3"
+echo '__version__ = "70.1.0"' > "$TMP/venv/lib/setuptools/__init__.py"
+VIRTUAL_ENV="$TMP/venv" PATH="$TMP/venv/bin:$PATH" run 0 "$BW" doctor
+contains "$TMP/out" "python         $TMP/venv/bin/python3 can build wheels"
+echo '__version__ = "69.5.1"' > "$TMP/venv/lib/setuptools/__init__.py"
+VIRTUAL_ENV="$TMP/venv" PATH="$TMP/venv/bin:$PATH" run 0 "$BW" doctor
+contains "$TMP/out" "can build wheels (setup.py trees); skipped $TMP/venv/bin/python3 (the active environment, \$VIRTUAL_ENV): cannot build wheels (needs setuptools >= 70.1, or setuptools and wheel)"

@@ -131,7 +131,7 @@ t_parse(void)
 }
 
 static void
-t_json(void)
+t_ccache_json(void)
 {
 	struct ccache_stats before, after;
 	struct json *j;
@@ -179,6 +179,6 @@ void
 t_ccache(void)
 {
 	t_parse();
-	t_json();
+	t_ccache_json();
 	t_read();
 }

@@ -1,0 +1,36 @@
+# Late or hidden causes (issue 12): the line of a failed step's log that
+# says why is shown, not only the last lines.
+. "$(dirname "$0")/lib.sh"
+ex="$TMP/example93"
+sh scripts/make-example-repo.sh tests/fixtures/minitorch "$ex/minitorch.git" v2.11.0
+export BWBUILD_CACHE_DIR="$TMP/cache93"
+mkdir -p "$TMP/fullcuda/bin"
+# A compiler that fails like gcc on a full disk, early, then lots of noise.
+cat > "$TMP/fullcuda/bin/nvcc" <<SH
+#!/bin/sh
+for a in "\$@"; do
+	case "\$a" in
+	*flash_fwd.cu)
+		echo "/tmp/tmpxft_0001/flash_fwd.ptx: fatal error: error writing to /tmp/ccA1.s: No space left on device" >&2
+		i=0; while [ \$i -lt 60 ]; do echo "noise line \$i" >&2; i=\$((i + 1)); done
+		exit 1 ;;
+	esac
+done
+exec /usr/local/cuda/bin/nvcc "\$@"
+SH
+chmod +x "$TMP/fullcuda/bin/nvcc"
+cat > "$TMP/full.yaml" <<YAML
+extends: $TOP/profiles/demo.yaml
+name: full93
+source:
+  repo: $ex/minitorch.git
+cuda:
+  home: $TMP/fullcuda
+YAML
+run 1 "$BW" --profile "$TMP/full.yaml" --work "$TMP/work93" --out "$TMP/out93"
+contains "$TMP/err" "error: cause: /tmp/tmpxft_0001/flash_fwd.ptx: fatal error: error writing to /tmp/ccA1.s: No space left on device"
+contains "$TMP/err" "the disk is full"
+# doctor names a missing TMPDIR instead of blaming nvcc's targets.
+TMPDIR="$TMP/no-such-dir" run 1 "$BW" doctor --profile demo
+contains "$TMP/out" "❌ tmpdir         TMPDIR '$TMP/no-such-dir' is not a directory you can write"
+if grep -q "nvcc targets" "$TMP/out"; then fail "doctor blamed nvcc's targets for a missing TMPDIR"; fi
