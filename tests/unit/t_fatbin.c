@@ -5,7 +5,7 @@
 #include "../../src/elf.h"
 #include "../../src/fatbin.h"
 #include "../../src/util.h"
-#include "../../src/wheel.h"
+#include "../../src/verify.h"
 #include "t.h"
 
 struct names {
