@@ -388,6 +388,65 @@ dir_of(const char *path)
 	return xstrndup(path, (size_t)(slash - path));
 }
 
+/* -1 after reporting if `real` is already on the chain or the chain is too deep. */
+static int
+chain_check(char **chain, const char **names, int depth, const char *real, const char *path,
+	    const struct loc *from)
+{
+	for (int i = 0; i < depth; i++) {
+		if (!strcmp(chain[i], real)) {
+			struct buf cyc = BUF_INIT;
+
+			for (int k = i; k < depth; k++)
+				buf_addf(&cyc, "%s -> ", names[k]);
+			buf_addstr(&cyc, path);
+			error_at(from, "'extends' makes a cycle: %s", cyc.s);
+			buf_release(&cyc);
+			return -1;
+		}
+	}
+	if (depth >= MAX_EXTENDS_DEPTH)
+		return error_at(from, "'extends' chain is deeper than %d profiles",
+				MAX_EXTENDS_DEPTH);
+	return 0;
+}
+
+/*
+ * The file that `extends: SPEC` in `path` names: a path relative to `path`,
+ * an absolute path, or a name looked up beside `path` and then on the
+ * search path. -1 after reporting.
+ */
+static int
+parent_path(char **out, const char *path, const struct pnode *ext)
+{
+	char *d;
+
+	if (is_path_spec(ext->str) && ext->str[0] != '/') {
+		struct buf b = BUF_INIT;
+
+		d = dir_of(path);
+		buf_addf(&b, "%s/%s", d, ext->str);
+		free(d);
+		*out = buf_detach(&b);
+		return 0;
+	}
+	if (is_path_spec(ext->str)) {
+		*out = xstrdup(ext->str);
+		return 0;
+	}
+	d = dir_of(path);
+	if (try_dir(out, d, ext->str)) {
+		free(d);
+		return 0;
+	}
+	free(d);
+	if (profile_find(out, ext->str) < 0) {
+		note_at(&ext->loc, "extended here");
+		return -1;
+	}
+	return 0;
+}
+
 /*
  * Load `path` and everything it extends; `chain` holds the real paths on
  * the way down, to detect cycles. Returns the merged tree or NULL.
@@ -397,12 +456,11 @@ load_chain(struct profile *p, const char *path, char **chain, const char **names
 	   const struct loc *from)
 {
 	struct buf text = BUF_INIT;
-	struct pnode *n, *parent;
+	struct pnode *n, *parent = NULL;
 	const struct pnode *ext;
 	const char *file;
-	char *real, *ppath = NULL;
+	char *real, *ppath;
 	size_t idx;
-	int i;
 
 	real = realpath(path, NULL);
 	if (!real) {
@@ -412,86 +470,33 @@ load_chain(struct profile *p, const char *path, char **chain, const char **names
 			error("cannot read profile '%s':", path);
 		return NULL;
 	}
-	for (i = 0; i < depth; i++) {
-		if (!strcmp(chain[i], real)) {
-			struct buf cyc = BUF_INIT;
-			size_t k;
-
-			for (k = (size_t)i; k < (size_t)depth; k++)
-				buf_addf(&cyc, "%s -> ", names[k]);
-			buf_addstr(&cyc, path);
-			error_at(from, "'extends' makes a cycle: %s", cyc.s);
-			buf_release(&cyc);
-			free(real);
-			return NULL;
-		}
-	}
-	if (depth >= MAX_EXTENDS_DEPTH) {
-		error_at(from, "'extends' chain is deeper than %d profiles", MAX_EXTENDS_DEPTH);
+	if (chain_check(chain, names, depth, real, path, from) < 0 || read_file(&text, path) < 0) {
 		free(real);
 		return NULL;
 	}
 	chain[depth] = real;
-	if (read_file(&text, path) < 0) {
-		free(real);
-		return NULL;
-	}
 	file = keep_str(p, path);
 	names[depth] = file;
 	n = parse_yaml(file, text.s, text.len);
 	buf_release(&text);
-	if (!n) {
-		free(real);
-		return NULL;
-	}
-	ext = map_get(n, "extends", &idx);
-	if (!ext) {
+	if (!n || !(ext = map_get(n, "extends", &idx))) {
 		free(real);
 		return n;
 	}
 	if (ext->kind != PN_SCALAR || !*ext->str) {
 		error_at(&ext->loc, "'extends' takes one profile name or path");
-		goto fail;
+	} else if (parent_path(&ppath, path, ext) == 0) {
+		parent = load_chain(p, ppath, chain, names, depth + 1, &ext->loc);
+		free(ppath);
 	}
-	if (is_path_spec(ext->str) && ext->str[0] != '/') {
-		char *d = dir_of(path);
-		struct buf b = BUF_INIT;
-
-		buf_addf(&b, "%s/%s", d, ext->str);
-		free(d);
-		ppath = buf_detach(&b);
-	} else if (is_path_spec(ext->str)) {
-		ppath = xstrdup(ext->str);
+	if (parent) {
+		map_remove(n, idx);
+		merge(parent, n);
 	} else {
-		char *d = dir_of(path);
-
-		/* A bare name is looked up beside this file first. */
-		if (!try_dir(&ppath, d, ext->str)) {
-			free(d);
-			if (profile_find(&ppath, ext->str) < 0) {
-				note_at(&ext->loc, "extended here");
-				goto fail;
-			}
-		} else {
-			free(d);
-		}
+		pnode_free(n);
 	}
-	{
-		struct loc at = ext->loc;
-
-		parent = load_chain(p, ppath, chain, names, depth + 1, &at);
-	}
-	free(ppath);
-	if (!parent)
-		goto fail;
-	map_remove(n, idx);
-	merge(parent, n);
 	free(real);
 	return parent;
-fail:
-	pnode_free(n);
-	free(real);
-	return NULL;
 }
 
 /* ---- validation ---- */
