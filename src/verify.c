@@ -979,21 +979,167 @@ report_init(struct wheel_report *r)
 	strvec_init(&r->notes);
 }
 
+/* The wheel's own sha256 is computed beside the member pass, not before it. */
+static void
+whole_start(struct whole *w, const struct zip *z)
+{
+	memset(w, 0, sizeof(*w));
+	w->data = z->data;
+	w->len = z->len;
+	w->mapped = z->mapped;
+	w->started = !pthread_create(&w->tid, NULL, whole_hash, w);
+	if (!w->started)
+		whole_hash(w);
+}
+
+static void
+whole_finish(struct whole *w, struct wheel_report *r)
+{
+	if (w->started)
+		pthread_join(w->tid, NULL);
+	memcpy(r->sha256, w->hex, sizeof(r->sha256));
+}
+
+/*
+ * Names, duplicates and the one .dist-info directory (into dist_info).
+ * Returns the members' index sorted by name, for the RECORD lookups.
+ */
+static size_t *
+check_names(struct wheel_report *r, const struct zip *z, struct buf *dist_info)
+{
+	char *dup_names = xcalloc(z->n ? z->n : 1, 1);
+	size_t *names = sorted_index(z->n, by_entry_name, (void *)z, same_entry_name, dup_names);
+
+	for (size_t i = 0; i < z->n; i++) {
+		const struct zip_entry *e = &z->entries[i];
+		const char *s = strchr(e->name, '/');
+
+		check_name(r, e);
+		if (dup_names[i])
+			add_error(r, "'%s' appears twice in the archive (names)", e->name);
+		if (s && s - e->name > 10 && !strncmp(s - 10, ".dist-info", 10)) {
+			if (!dist_info->len)
+				buf_add(dist_info, e->name, (size_t)(s - e->name));
+			else if (strncmp(dist_info->s, e->name, (size_t)(s - e->name)) ||
+				 dist_info->len != (size_t)(s - e->name))
+				add_error(r, "more than one .dist-info directory ('%s' and '%.*s') "
+					  "(dist-info)", dist_info->s, (int)(s - e->name), e->name);
+		}
+	}
+	free(dup_names);
+	return names;
+}
+
+/* {name}-{version}.data/ may hold only the five scheme directories. */
+static void
+check_data_dirs(struct wheel_report *r, const struct zip *z, const struct buf *dist_info)
+{
+	static const char *const schemes[] = { "purelib/", "platlib/", "headers/", "scripts/",
+					       "data/" };
+
+	for (size_t i = 0; i < z->n; i++) {
+		const char *n = z->entries[i].name, *s = strchr(n, '/');
+		size_t k;
+
+		if (!s || s - n < 5 || strncmp(s - 5, ".data", 5))
+			continue;
+		if ((size_t)(s - n) - 5 != dist_info->len - 10 ||
+		    strncmp(n, dist_info->s, dist_info->len - 10)) {
+			add_error(r, "'%s': a .data directory that does not match '%.*s' (dist-info)",
+				  n, (int)(dist_info->len - 10), dist_info->s);
+			continue;
+		}
+		for (k = 0; k < ARRAY_SIZE(schemes); k++)
+			if (starts_with(s + 1, schemes[k]))
+				break;
+		if (k == ARRAY_SIZE(schemes) && s[1])
+			add_error(r, "'%s': .data may hold only purelib, platlib, headers, scripts and "
+				  "data (dist-info)", n);
+	}
+}
+
+/* The .dist-info directory is the file name's {name}-{version}, normalized. */
+static void
+check_dist_info_name(struct wheel_report *r, const char *dist_info)
+{
+	struct buf have = BUF_INIT, want = BUF_INIT;
+
+	if (!r->name || !r->version)
+		return;
+	normalize_name(&want, r->name, strlen(r->name));
+	buf_addf(&want, "-%s.dist-info", r->version);
+	normalize_name(&have, dist_info, strcspn(dist_info, "-"));
+	buf_addstr(&have, dist_info + strcspn(dist_info, "-"));
+	if (strcmp(have.s, want.s))
+		add_error(r, "'%s' does not match the file name's '%s' (dist-info)", dist_info,
+			  want.s);
+	buf_release(&have);
+	buf_release(&want);
+}
+
+/* Read `name` from the archive into text; -1 after adding the error. */
+static int
+read_member(struct wheel_report *r, const struct zip *z, const char *name, uint64_t most,
+	    const char *rule, struct buf *text)
+{
+	struct buf why = BUF_INIT;
+	const struct zip_entry *e = zip_find(z, name);
+	int ret = -1;
+
+	if (!e)
+		add_error(r, "no %s (%s)", name, rule);
+	else if ((ret = zip_read_all(z, e, text, most, &why)) < 0)
+		add_error(r, "%s", why.s);
+	buf_release(&why);
+	return ret;
+}
+
+/*
+ * Hash every member RECORD lists (on every core), name the members it
+ * leaves out, then check the libraries and their GPU targets.
+ */
+static void
+check_members(struct wheel_report *r, const struct zip *z, const size_t *names,
+	      const struct record_row *rows, size_t nrows, const char *record_name,
+	      const char *dist_info, const struct wheel_expect *opts)
+{
+	char *seen_rows = xcalloc(z->n ? z->n : 1, 1);
+	struct job *jobs = xcalloc(nrows ? nrows : 1, sizeof(*jobs));
+	char **paths = xcalloc(z->n ? z->n : 1, sizeof(*paths));
+	size_t i, njobs;
+
+	njobs = plan_jobs(r, rows, nrows, record_name, dist_info, z, names, seen_rows, NULL, jobs);
+	run_jobs(z, jobs, njobs, opts->threads, opts->deep);
+	merge_jobs(r, jobs, njobs);
+	free(jobs);
+	for (i = 0; i < z->n; i++) {
+		const char *n = z->entries[i].name;
+
+		paths[i] = z->entries[i].name;
+		if (seen_rows[i] || ends_with(n, "/"))
+			continue;
+		if (is_dist_info_file(n, dist_info, "RECORD.jws") ||
+		    is_dist_info_file(n, dist_info, "RECORD.p7s"))
+			continue;
+		add_error(r, "'%s' is in the archive but not in RECORD (RECORD)", n);
+	}
+	free(seen_rows);
+	check_libraries(r, paths, z->n);
+	free(paths);
+	check_coverage(r, opts);
+}
+
 int
 wheel_verify(struct wheel_report *r, const char *path, const struct wheel_expect *expect)
 {
 	struct zip z;
-	struct buf why = BUF_INIT, dist_info = BUF_INIT, want_di = BUF_INIT, record_name = BUF_INIT;
-	struct buf text = BUF_INIT;
+	struct buf why = BUF_INIT, dist_info = BUF_INIT, member = BUF_INIT, text = BUF_INIT;
 	struct record_row *rows = NULL;
-	size_t nrows = 0, i, njobs = 0, *names = NULL;
+	size_t nrows = 0, *names = NULL;
 	const char *slash;
-	char *seen_rows, *dup_names = NULL;
-	struct job *jobs;
 	struct wheel_expect opts = { NULL, NULL, 0, 0 };
 	struct whole wh;
 
-	memset(&wh, 0, sizeof(wh));
 	if (is_dir(path))
 		return installed_verify(r, path, expect);
 	if (expect)
@@ -1006,13 +1152,7 @@ wheel_verify(struct wheel_report *r, const char *path, const struct wheel_expect
 		wheel_report_release(r);
 		return -1;
 	}
-	/* The wheel's own sha256 is computed beside the member pass, not before it. */
-	wh.data = z.data;
-	wh.len = z.len;
-	wh.mapped = z.mapped;
-	wh.started = !pthread_create(&wh.tid, NULL, whole_hash, &wh);
-	if (!wh.started)
-		whole_hash(&wh);
+	whole_start(&wh, &z);
 	r->members = z.n;
 	parse_filename(r);
 
@@ -1021,139 +1161,36 @@ wheel_verify(struct wheel_report *r, const char *path, const struct wheel_expect
 	    !(z.eocd_offset >= 76 && z.cd_end + 76 <= z.eocd_offset))
 		add_error(r, "bytes between the central directory and its end record (zip hygiene)");
 
-	/* Names, duplicates, the one .dist-info directory. */
-	dup_names = xcalloc(z.n ? z.n : 1, 1);
-	names = sorted_index(z.n, by_entry_name, &z, same_entry_name, dup_names);
-	for (i = 0; i < z.n; i++) {
-		const struct zip_entry *e = &z.entries[i];
-		const char *s = strchr(e->name, '/');
-
-		check_name(r, e);
-		if (dup_names[i])
-			add_error(r, "'%s' appears twice in the archive (names)", e->name);
-		if (s && s - e->name > 10 && !strncmp(s - 10, ".dist-info", 10)) {
-			if (!dist_info.len)
-				buf_add(&dist_info, e->name, (size_t)(s - e->name));
-			else if (strncmp(dist_info.s, e->name, (size_t)(s - e->name)) ||
-				 dist_info.len != (size_t)(s - e->name))
-				add_error(r, "more than one .dist-info directory ('%s' and '%.*s') "
-					  "(dist-info)", dist_info.s, (int)(s - e->name), e->name);
-		}
-	}
+	names = check_names(r, &z, &dist_info);
 	if (!dist_info.len) {
 		add_error(r, "no .dist-info directory (dist-info)");
 		goto done;
 	}
-	/* {name}-{version}.data/ may hold only the five scheme directories. */
-	for (i = 0; i < z.n; i++) {
-		const char *n = z.entries[i].name, *s = strchr(n, '/');
-		static const char *const schemes[] = { "purelib/", "platlib/", "headers/", "scripts/",
-						       "data/" };
-		size_t k;
+	check_data_dirs(r, &z, &dist_info);
+	check_dist_info_name(r, dist_info.s);
 
-		if (!s || s - n < 5 || strncmp(s - 5, ".data", 5))
-			continue;
-		if ((size_t)(s - n) - 5 != dist_info.len - 10 ||
-		    strncmp(n, dist_info.s, dist_info.len - 10)) {
-			add_error(r, "'%s': a .data directory that does not match '%.*s' (dist-info)",
-				  n, (int)(dist_info.len - 10), dist_info.s);
-			continue;
-		}
-		for (k = 0; k < ARRAY_SIZE(schemes); k++)
-			if (starts_with(s + 1, schemes[k]))
-				break;
-		if (k == ARRAY_SIZE(schemes) && s[1])
-			add_error(r, "'%s': .data may hold only purelib, platlib, headers, scripts and "
-				  "data (dist-info)", n);
+	buf_addf(&member, "%s/WHEEL", dist_info.s);
+	if (read_member(r, &z, member.s, MAX_TEXT_BYTES, "WHEEL", &text) == 0)
+		check_wheel_file(r, text.s, member.s);
+	buf_reset(&text);
+
+	buf_reset(&member);
+	buf_addf(&member, "%s/RECORD", dist_info.s);
+	if (read_member(r, &z, member.s, 256ULL << 20, "RECORD", &text) < 0)
+		goto done;
+	if (record_parse(text.s, text.len, &rows, &nrows, &why) < 0) {
+		add_error(r, "%s: %s (RECORD)", member.s, why.s);
+		goto done;
 	}
-	if (r->name && r->version) {
-		struct buf have = BUF_INIT;
-
-		normalize_name(&want_di, r->name, strlen(r->name));
-		buf_addf(&want_di, "-%s.dist-info", r->version);
-		normalize_name(&have, dist_info.s, strcspn(dist_info.s, "-"));
-		buf_addstr(&have, dist_info.s + strcspn(dist_info.s, "-"));
-		if (strcmp(have.s, want_di.s))
-			add_error(r, "'%s' does not match the file name's '%s' (dist-info)", dist_info.s,
-				  want_di.s);
-		buf_release(&have);
-	}
-
-	{
-		struct buf wheel_name = BUF_INIT;
-		const struct zip_entry *we;
-
-		buf_addf(&wheel_name, "%s/WHEEL", dist_info.s);
-		we = zip_find(&z, wheel_name.s);
-		if (!we) {
-			add_error(r, "no %s (WHEEL)", wheel_name.s);
-		} else if (zip_read_all(&z, we, &text, MAX_TEXT_BYTES, &why) < 0) {
-			add_error(r, "%s", why.s);
-			buf_reset(&why);
-		} else {
-			check_wheel_file(r, text.s, wheel_name.s);
-		}
-		buf_reset(&text);
-		buf_release(&wheel_name);
-	}
-
-	buf_addf(&record_name, "%s/RECORD", dist_info.s);
-	{
-		const struct zip_entry *re = zip_find(&z, record_name.s);
-
-		if (!re) {
-			add_error(r, "no %s (RECORD)", record_name.s);
-			goto done;
-		}
-		if (zip_read_all(&z, re, &text, 256ULL << 20, &why) < 0) {
-			add_error(r, "%s", why.s);
-			goto done;
-		}
-		if (record_parse(text.s, text.len, &rows, &nrows, &why) < 0) {
-			add_error(r, "%s: %s (RECORD)", record_name.s, why.s);
-			goto done;
-		}
-	}
-
-	seen_rows = xcalloc(z.n ? z.n : 1, 1);
-	jobs = xcalloc(nrows ? nrows : 1, sizeof(*jobs));
-	njobs = plan_jobs(r, rows, nrows, record_name.s, dist_info.s, &z, names, seen_rows, NULL, jobs);
-	run_jobs(&z, jobs, njobs, opts.threads, opts.deep);
-	merge_jobs(r, jobs, njobs);
-	free(jobs);
-	for (i = 0; i < z.n; i++) {
-		const char *n = z.entries[i].name;
-
-		if (seen_rows[i] || ends_with(n, "/"))
-			continue;
-		if (is_dist_info_file(n, dist_info.s, "RECORD.jws") ||
-		    is_dist_info_file(n, dist_info.s, "RECORD.p7s"))
-			continue;
-		add_error(r, "'%s' is in the archive but not in RECORD (RECORD)", n);
-	}
-	free(seen_rows);
-	{
-		char **paths = xcalloc(z.n ? z.n : 1, sizeof(*paths));
-
-		for (i = 0; i < z.n; i++)
-			paths[i] = z.entries[i].name;
-		check_libraries(r, paths, z.n);
-		free(paths);
-	}
-
-	check_coverage(r, &opts);
+	check_members(r, &z, names, rows, nrows, member.s, dist_info.s, &opts);
 done:
-	if (wh.started)
-		pthread_join(wh.tid, NULL);
-	memcpy(r->sha256, wh.hex, sizeof(r->sha256));
+	whole_finish(&wh, r);
 	record_free(rows, nrows);
 	free(names);
-	free(dup_names);
 	zip_close(&z);
 	buf_release(&why);
 	buf_release(&dist_info);
-	buf_release(&want_di);
-	buf_release(&record_name);
+	buf_release(&member);
 	buf_release(&text);
 	return 0;
 }
