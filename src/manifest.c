@@ -83,40 +83,33 @@ has_define(const char *flags, const char *name)
 struct json *
 features_from_settings(const struct json *settings)
 {
-	/* Evidence per feature: a build-settings key, else a -D in CXX_FLAGS. */
-	static const struct {
-		const char *feature, *key, *define, *define2;
-	} map[] = {
-		{ "cuda", "USE_CUDA", NULL, NULL },
-		{ "cudnn", "USE_CUDNN", NULL, NULL },
-		{ "nccl", "USE_NCCL", NULL, NULL },
-		{ "distributed", "USE_DISTRIBUTED", NULL, NULL },
-		{ "fbgemm", NULL, "-DUSE_FBGEMM", NULL },
-		{ "flash_attention", NULL, "-DUSE_FLASH_ATTENTION", NULL },
-		{ "mem_eff_attention", NULL, "-DUSE_MEM_EFF_ATTENTION", NULL },
-		{ "mslk", NULL, "-DUSE_MSLK", NULL },
-		{ "fbgemm_genai", NULL, "-DUSE_FBGEMM_GENAI", NULL },
-		{ "kineto", NULL, "-DUSE_KINETO", NULL },
-		{ "mkldnn", "USE_MKLDNN", NULL, NULL },
-		{ "build_test", "BUILD_TEST", NULL, NULL },
+	/*
+	 * Evidence per feature: the build-settings key named as its option, or,
+	 * for these, which macros.h does not record, a -D of it in CXX_FLAGS.
+	 */
+	static const char in_flags[FEAT__COUNT] = {
+		[FEAT_FBGEMM] = 1, [FEAT_FLASH_ATTENTION] = 1, [FEAT_MEM_EFF_ATTENTION] = 1,
+		[FEAT_MSLK] = 1, [FEAT_FBGEMM_GENAI] = 1, [FEAT_KINETO] = 1,
 	};
 	struct json *o = json_object();
 	const char *flags = json_str(json_get(settings, "CXX_FLAGS"));
-	size_t i;
+	struct buf define = BUF_INIT;
 
-	for (i = 0; i < ARRAY_SIZE(map); i++) {
-		if (map[i].key) {
-			const char *v = json_str(json_get(settings, map[i].key));
+	for (size_t f = 0; f < FEAT__COUNT; f++) {
+		const char *key = feature_table[f].key, *option = feature_table[f].option;
+
+		if (!in_flags[f]) {
+			const char *v = json_str(json_get(settings, option));
 
 			if (v)
-				json_set(o, map[i].feature, json_bool(truthy(v)));
+				json_set(o, key, json_bool(truthy(v)));
 		} else if (flags) {
-			int on = has_define(flags, map[i].define) ||
-				 (map[i].define2 && has_define(flags, map[i].define2));
-
-			json_set(o, map[i].feature, json_bool(on));
+			buf_reset(&define);
+			buf_addf(&define, "-D%s", option);
+			json_set(o, key, json_bool(has_define(flags, define.s)));
 		}
 	}
+	buf_release(&define);
 	return o;
 }
 
