@@ -28,6 +28,7 @@
 #include "buf.h"
 #include "diag.h"
 #include "launch.h"
+#include "memmodel.h"
 #include "strvec.h"
 #include "util.h"
 

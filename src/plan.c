@@ -6,6 +6,7 @@
 #include "host.h"
 #include "json.h"
 #include "launch.h"
+#include "memmodel.h"
 #include "plan.h"
 #include "profile.h"
 #include "util.h"
@@ -13,19 +14,6 @@
 const char *const step_names[STEP__COUNT] = {
 	"fetch", "configure", "compile", "wheel", "verify", "publish",
 };
-
-#define GiB (1024ULL * 1024 * 1024)
-#define MiB (1024ULL * 1024)
-
-/*
- * Starting estimates of one compile's peak memory (build-scheduling.md):
- * ordinary C++ 1-2 GB; nvcc grows with the number of targets it compiles
- * for; flash-attention-class kernels take 4.5-5.3 GB per process.
- */
-#define EST_CXX (1536 * MiB)
-#define EST_CUDA_BASE (1024 * MiB)
-#define EST_CUDA_PER_TARGET (512 * MiB)
-#define EST_HEAVY (5 * GiB + 512 * MiB)
 
 int
 step_from_name(const char *name)
@@ -376,9 +364,12 @@ plan_format(const struct plan *pl, struct buf *out)
 		buf_addf(out, "  MAX_JOBS        min(cpus %u, budget/per job %u) = %u\n", jc->cpus,
 			 jc->by_memory, jc->jobs);
 	if (jc->launcher)
-		buf_addstr(out, "  launcher        bwbuild launch: reserves 2 GiB per C++ and 3 GiB per CUDA "
-			   "compile (6 GiB flash/CUTLASS),\n                  scaled by gencodes and "
-			   "--threads, then the learned peak of each file\n");
+		buf_addf(out, "  launcher        bwbuild launch: reserves %llu GiB per C++ and %llu GiB per "
+			 "CUDA compile (%llu GiB flash/CUTLASS),\n                  scaled by gencodes "
+			 "and --threads, then the learned peak of each file\n",
+			 (unsigned long long)(EST_LAUNCH_CXX / GiB),
+			 (unsigned long long)(EST_LAUNCH_CUDA / GiB),
+			 (unsigned long long)(EST_LAUNCH_HEAVY / GiB));
 	if (jc->heavy_jobs) {
 		buf_addstr(out, "  heavy pool      FLASH_ATTENTION_MAX_JOBS = min(slots, budget/");
 		format_size(out, jc->heavy_per_job);
