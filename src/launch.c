@@ -468,12 +468,15 @@ tree_rss(long root)
 static void
 append_line(const char *path, const char *key, uint64_t bytes)
 {
+	struct buf line = BUF_INIT;
 	int fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0666);
 
-	if (fd >= 0) {
-		dprintf(fd, "%s %llu\n", key, (unsigned long long)bytes);
-		close(fd);
-	}
+	if (fd < 0)
+		return;
+	buf_addf(&line, "%s %llu\n", key, (unsigned long long)bytes);
+	write_all(fd, line.s, line.len);
+	close(fd);
+	buf_release(&line);
 }
 
 static void

@@ -75,21 +75,6 @@ keep_tail(struct proc *p, const char *data, size_t n)
 	p->tail_len += n;
 }
 
-static void
-write_all(int fd, const char *data, size_t n)
-{
-	while (n) {
-		ssize_t w = write(fd, data, n);
-
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			return;
-		data += w;
-		n -= (size_t)w;
-	}
-}
-
 int
 proc_run(struct proc *p)
 {

@@ -238,24 +238,6 @@ spill_open(void)
 }
 
 static int
-write_all(int fd, const void *data, size_t n)
-{
-	const char *p = data;
-
-	while (n) {
-		ssize_t w = write(fd, p, n);
-
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			return -1;
-		p += w;
-		n -= (size_t)w;
-	}
-	return 0;
-}
-
-static int
 member_sink(void *vctx, const void *data, size_t n)
 {
 	struct member_ctx *c = vctx;
