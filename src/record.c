@@ -1,4 +1,7 @@
 /*
+ * The two .dist-info files the verifier reads: RECORD and WHEEL (its
+ * "Key: value" lines, at the end of this file).
+ *
  * RECORD parser. Grammar (the subset of RFC 4180 Python's csv module
  * accepts with its default dialect):
  *
@@ -146,6 +149,44 @@ record_parse(const char *data, size_t len, struct record_row **rows_out, size_t 
 	*rows_out = rows;
 	*n_out = n;
 	return 0;
+}
+
+void
+wheel_file_parse(struct wheel_file *out, const char *text)
+{
+	const char *p = text;
+
+	memset(out, 0, sizeof(*out));
+	while (*p) {
+		const char *nl = strchr(p, '\n');
+		size_t len = nl ? (size_t)(nl - p) : strlen(p);
+		const char *colon = memchr(p, ':', len), *val;
+		size_t vlen;
+
+		if (colon) {
+			for (val = colon + 1; *val == ' '; val++)
+				;
+			vlen = len - (size_t)(val - p);
+			if (vlen && val[vlen - 1] == '\r')
+				vlen--;
+			ALLOC_GROW(out->fields, out->n + 1, out->cap);
+			out->fields[out->n].key = xstrndup(p, (size_t)(colon - p));
+			out->fields[out->n].value = xstrndup(val, vlen);
+			out->n++;
+		}
+		p += len + (nl ? 1 : 0);
+	}
+}
+
+void
+wheel_file_release(struct wheel_file *wf)
+{
+	for (size_t i = 0; i < wf->n; i++) {
+		free(wf->fields[i].key);
+		free(wf->fields[i].value);
+	}
+	free(wf->fields);
+	memset(wf, 0, sizeof(*wf));
 }
 
 void

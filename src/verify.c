@@ -475,44 +475,35 @@ is_dist_info_file(const char *name, const char *dist_info, const char *file)
 	return !strncmp(name, dist_info, n) && name[n] == '/' && !strcmp(name + n + 1, file);
 }
 
-/* Parse "Key: value" lines of WHEEL. */
+/* WHEEL against the file name: Wheel-Version 1.x, the same tags and build tag. */
 static void
 check_wheel_file(struct wheel_report *r, const char *text, const char *member)
 {
 	struct strvec tags = STRVEC_INIT;
-	const char *p = text;
+	struct wheel_file wf;
 	int have_version = 0, purelib = -1;
 	size_t i;
 
-	while (*p) {
-		const char *nl = strchr(p, '\n');
-		size_t len = nl ? (size_t)(nl - p) : strlen(p);
-		char *line = xstrndup(p, len), *colon, *val;
+	wheel_file_parse(&wf, text);
+	for (i = 0; i < wf.n; i++) {
+		const char *key = wf.fields[i].key, *val = wf.fields[i].value;
 
-		if (len && line[len - 1] == '\r')
-			line[len - 1] = '\0';
-		colon = strchr(line, ':');
-		if (colon) {
-			*colon = '\0';
-			for (val = colon + 1; *val == ' '; val++)
-				;
-			if (!strcmp(line, "Wheel-Version")) {
-				have_version = 1;
-				if (atoi(val) != 1)
-					add_error(r, "%s: Wheel-Version %s is not 1.x (WHEEL)", member, val);
-			} else if (!strcmp(line, "Root-Is-Purelib")) {
-				purelib = !strcmp(val, "true");
-			} else if (!strcmp(line, "Tag")) {
-				strvec_push(&tags, val);
-			} else if (!strcmp(line, "Build")) {
-				if (!r->build_tag || strcmp(r->build_tag, val))
-					add_error(r, "%s: Build '%s' does not match the file name (WHEEL)",
-						  member, val);
-			}
+		if (!strcmp(key, "Wheel-Version")) {
+			have_version = 1;
+			if (atoi(val) != 1)
+				add_error(r, "%s: Wheel-Version %s is not 1.x (WHEEL)", member,
+					  val);
+		} else if (!strcmp(key, "Root-Is-Purelib")) {
+			purelib = !strcmp(val, "true");
+		} else if (!strcmp(key, "Tag")) {
+			strvec_push(&tags, val);
+		} else if (!strcmp(key, "Build")) {
+			if (!r->build_tag || strcmp(r->build_tag, val))
+				add_error(r, "%s: Build '%s' does not match the file name (WHEEL)",
+					  member, val);
 		}
-		free(line);
-		p += len + (nl ? 1 : 0);
 	}
+	wheel_file_release(&wf);
 	if (!have_version)
 		add_error(r, "%s has no Wheel-Version (WHEEL)", member);
 	for (i = 0; i < tags.n; i++)
@@ -1238,17 +1229,13 @@ installed_verify(struct wheel_report *r, const char *pkgdir, const struct wheel_
 	r->version = xstrndup(di.s + strlen(r->name) + 1, di.len - strlen(r->name) - 1 - 10);
 	buf_addf(&path, "%s/%s/WHEEL", root.s, di.s);
 	if (read_file(&text, path.s) == 0) {
-		const char *p;
+		struct wheel_file wf;
 
-		for (p = text.s; (p = strstr(p, "Tag: ")); p += 5) {
-			char *tag;
-
-			if (p != text.s && p[-1] != '\n')
-				continue;
-			tag = xstrndup(p + 5, strcspn(p + 5, "\r\n"));
-			strset_add(&r->tags, tag);
-			free(tag);
-		}
+		wheel_file_parse(&wf, text.s);
+		for (i = 0; i < wf.n; i++)
+			if (!strcmp(wf.fields[i].key, "Tag"))
+				strset_add(&r->tags, wf.fields[i].value);
+		wheel_file_release(&wf);
 	}
 	buf_reset(&path);
 	buf_reset(&text);
