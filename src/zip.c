@@ -321,92 +321,110 @@ drop_pages(const struct zip *z, const uint8_t *from, const uint8_t *to)
 		madvise((void *)a, b - a, MADV_DONTNEED);
 }
 
+typedef int (*zip_sink)(void *ctx, const void *data, size_t n);
+
+static int
+read_stored(const struct zip_entry *e, const uint8_t *src, zip_sink sink, void *ctx, uLong *crc,
+	    uint64_t *total, struct buf *why)
+{
+	uint64_t left = e->csize;
+
+	if (e->csize != e->usize) {
+		buf_addf(why, "'%s' is stored with different sizes (%llu, %llu)", e->name,
+			 (unsigned long long)e->csize, (unsigned long long)e->usize);
+		return -1;
+	}
+	while (left) {
+		size_t n = left > (1u << 20) ? (1u << 20) : (size_t)left;
+
+		*crc = crc32(*crc, src, (uInt)n);
+		if (sink && sink(ctx, src, n) < 0)
+			return -1;
+		src += n;
+		left -= n;
+	}
+	*total = e->csize;
+	return 0;
+}
+
+/* Inflate, never past the recorded size; the compressed input is fed in chunks. */
+static int
+read_deflated(const struct zip *z, const struct zip_entry *e, zip_sink sink, void *ctx,
+	      uLong *crc, uint64_t *total, struct buf *why)
+{
+	const uint8_t *src = z->data + e->data_off;
+	unsigned char out[65536];
+	z_stream zs;
+	uint64_t left = e->csize;
+	int rc = Z_OK, ret = -1;
+
+	memset(&zs, 0, sizeof(zs));
+	if (inflateInit2(&zs, -MAX_WBITS) != Z_OK)
+		die("cannot initialise zlib");
+	while (rc != Z_STREAM_END) {
+		size_t got;
+
+		if (!zs.avail_in && left) {
+			size_t n = left > ZIP_IN_CHUNK ? ZIP_IN_CHUNK : (size_t)left;
+
+			drop_pages(z, zs.next_in ? src - ZIP_IN_CHUNK : NULL, src);
+			zs.next_in = (Bytef *)(uintptr_t)src;
+			zs.avail_in = (uInt)n;
+			src += n;
+			left -= n;
+		}
+		zs.next_out = out;
+		zs.avail_out = sizeof(out);
+		rc = inflate(&zs, Z_NO_FLUSH);
+		if (rc != Z_OK && rc != Z_STREAM_END) {
+			buf_addf(why, "'%s': corrupt deflate data (%s)", e->name,
+				 zs.msg ? zs.msg : "no progress");
+			goto out;
+		}
+		if (rc == Z_OK && !zs.avail_in && !left && zs.avail_out) {
+			buf_addf(why, "'%s': deflate data ends early", e->name);
+			goto out;
+		}
+		got = sizeof(out) - zs.avail_out;
+		*total += got;
+		if (*total > e->usize) {
+			buf_addf(why, "'%s' inflates to more than its recorded %llu bytes", e->name,
+				 (unsigned long long)e->usize);
+			goto out;
+		}
+		*crc = crc32(*crc, out, (uInt)got);
+		if (got && sink && sink(ctx, out, got) < 0)
+			goto out;
+	}
+	ret = 0;
+out:
+	inflateEnd(&zs);
+	return ret;
+}
+
 int
 zip_read(const struct zip *z, const struct zip_entry *e,
 	 int (*sink)(void *ctx, const void *data, size_t n), void *ctx, struct buf *why)
 {
-	const uint8_t *src = z->data + e->data_off;
 	uLong crc = crc32(0L, Z_NULL, 0);
 	uint64_t total = 0;
+	int rc;
 
 	if (e->flags & 1) {
 		buf_addf(why, "'%s' is encrypted", e->name);
 		return -1;
 	}
 	if (e->method == 0) {
-		uint64_t left = e->csize;
-
-		if (e->csize != e->usize) {
-			buf_addf(why, "'%s' is stored with different sizes (%llu, %llu)", e->name,
-				 (unsigned long long)e->csize, (unsigned long long)e->usize);
-			return -1;
-		}
-		while (left) {
-			size_t n = left > (1u << 20) ? (1u << 20) : (size_t)left;
-
-			crc = crc32(crc, src, (uInt)n);
-			if (sink && sink(ctx, src, n) < 0)
-				return -1;
-			src += n;
-			left -= n;
-		}
-		total = e->csize;
+		rc = read_stored(e, z->data + e->data_off, sink, ctx, &crc, &total, why);
 	} else if (e->method == 8) {
-		unsigned char out[65536];
-		z_stream zs;
-		uint64_t left = e->csize;
-		int rc = Z_OK;
-
-		memset(&zs, 0, sizeof(zs));
-		if (inflateInit2(&zs, -MAX_WBITS) != Z_OK)
-			die("cannot initialise zlib");
-		while (rc != Z_STREAM_END) {
-			if (!zs.avail_in && left) {
-				size_t n = left > ZIP_IN_CHUNK ? ZIP_IN_CHUNK : (size_t)left;
-
-				drop_pages(z, zs.next_in ? src - ZIP_IN_CHUNK : NULL, src);
-				zs.next_in = (Bytef *)(uintptr_t)src;
-				zs.avail_in = (uInt)n;
-				src += n;
-				left -= n;
-			}
-			zs.next_out = out;
-			zs.avail_out = sizeof(out);
-			rc = inflate(&zs, Z_NO_FLUSH);
-			if (rc != Z_OK && rc != Z_STREAM_END) {
-				inflateEnd(&zs);
-				buf_addf(why, "'%s': corrupt deflate data (%s)", e->name,
-					 zs.msg ? zs.msg : "no progress");
-				return -1;
-			}
-			if (rc == Z_OK && !zs.avail_in && !left && zs.avail_out) {
-				inflateEnd(&zs);
-				buf_addf(why, "'%s': deflate data ends early", e->name);
-				return -1;
-			}
-			{
-				size_t got = sizeof(out) - zs.avail_out;
-
-				total += got;
-				if (total > e->usize) {
-					inflateEnd(&zs);
-					buf_addf(why, "'%s' inflates to more than its recorded %llu bytes",
-						 e->name, (unsigned long long)e->usize);
-					return -1;
-				}
-				crc = crc32(crc, out, (uInt)got);
-				if (got && sink && sink(ctx, out, got) < 0) {
-					inflateEnd(&zs);
-					return -1;
-				}
-			}
-		}
-		inflateEnd(&zs);
+		rc = read_deflated(z, e, sink, ctx, &crc, &total, why);
 	} else {
 		buf_addf(why, "'%s' uses compression method %u (only stored and deflate are allowed)",
 			 e->name, e->method);
 		return -1;
 	}
+	if (rc < 0)
+		return -1;
 	if (total != e->usize) {
 		buf_addf(why, "'%s' is %llu bytes, the central directory says %llu", e->name,
 			 (unsigned long long)total, (unsigned long long)e->usize);
