@@ -743,6 +743,51 @@ index_find(const struct zip *z, const size_t *idx, const char *name)
 	return NULL;
 }
 
+/* A hashed row's size field; -1 after adding the error. */
+static int
+row_size(struct wheel_report *r, const struct record_row *row, unsigned long long *size)
+{
+	char *end;
+
+	if (!*row->fields[1] || !*row->fields[2]) {
+		add_error(r, "RECORD line %d: '%s' has an empty hash or size (hashes)", row->line,
+			  row->fields[0]);
+		return -1;
+	}
+	errno = 0;
+	*size = strtoull(row->fields[2], &end, 10);
+	if (*end || !isdigit((unsigned char)*row->fields[2]) || errno == ERANGE) {
+		add_error(r, "RECORD line %d: size '%s' of '%s' is not a number (hashes)",
+			  row->line, row->fields[2], row->fields[0]);
+		return -1;
+	}
+	return 0;
+}
+
+/* The job of a row: a zip member `e`, or the file under `root` of an installed package. */
+static void
+job_init(struct job *jb, const struct record_row *row, const struct zip_entry *e,
+	 const char *root)
+{
+	jb->name = row->fields[0];
+	jb->e = e;
+	jb->order_size = e ? e->usize : 0;
+	if (root) {
+		struct stat st;
+		struct buf f = BUF_INIT;
+
+		buf_addf(&f, "%s/%s", root, row->fields[0]);
+		jb->file = buf_detach(&f);
+		if (!stat(jb->file, &st))
+			jb->order_size = (uint64_t)st.st_size;
+	}
+	jb->row = row;
+	strvec_init(&jb->errors);
+	jb->keep_text = ends_with(jb->name, "/include/caffe2/core/macros.h") ||
+			(ends_with(jb->name, "/version.py") &&
+			 strchr(jb->name, '/') == strrchr(jb->name, '/'));
+}
+
 /*
  * Check every RECORD row and turn each hashed one into a job: a zip member
  * (z) or, for an installed package, a file under `root`.
@@ -761,8 +806,6 @@ plan_jobs(struct wheel_report *r, const struct record_row *rows, size_t nrows,
 		const struct record_row *row = &rows[i];
 		const struct zip_entry *e;
 		struct job *jb;
-		char *end;
-		unsigned long long size;
 		int is_record, is_sig;
 
 		if (row->nfields != 3) {
@@ -799,40 +842,13 @@ plan_jobs(struct wheel_report *r, const struct record_row *rows, size_t nrows,
 		}
 		if (root && !*row->fields[1] && !*row->fields[2])
 			continue; /* written after installation (.pyc): PEP 376 lists them bare */
-		if (!*row->fields[1] || !*row->fields[2]) {
-			add_error(r, "RECORD line %d: '%s' has an empty hash or size (hashes)", row->line,
-				  row->fields[0]);
-			continue;
-		}
-		errno = 0;
-		size = strtoull(row->fields[2], &end, 10);
-		if (*end || !isdigit((unsigned char)*row->fields[2]) || errno == ERANGE) {
-			add_error(r, "RECORD line %d: size '%s' of '%s' is not a number (hashes)",
-				  row->line, row->fields[2], row->fields[0]);
-			continue;
-		}
 		jb = &jobs[njobs];
-		if (check_hash_field(r, row, jb->want, &jb->want_len, jb->algo, sizeof(jb->algo)) < 0)
+		if (row_size(r, row, &jb->size) < 0 ||
+		    check_hash_field(r, row, jb->want, &jb->want_len, jb->algo,
+				     sizeof(jb->algo)) < 0)
 			continue;
 		njobs++;
-		jb->name = row->fields[0];
-		jb->e = e;
-		jb->order_size = e ? e->usize : 0;
-		if (root) {
-			struct stat st;
-			struct buf f = BUF_INIT;
-
-			buf_addf(&f, "%s/%s", root, row->fields[0]);
-			jb->file = buf_detach(&f);
-			if (!stat(jb->file, &st))
-				jb->order_size = (uint64_t)st.st_size;
-		}
-		jb->row = row;
-		jb->size = size;
-		strvec_init(&jb->errors);
-		jb->keep_text = ends_with(jb->name, "/include/caffe2/core/macros.h") ||
-				(ends_with(jb->name, "/version.py") && strchr(jb->name, '/') ==
-								       strrchr(jb->name, '/'));
+		job_init(jb, row, e, root);
 	}
 
 	free(dup_rows);
