@@ -76,26 +76,13 @@ bool_word(const struct json *v)
 	return !v ? "unknown" : json_is_true(v) ? "on" : "off";
 }
 
-size_t
-manifest_diff(const struct json *a, const struct json *b, struct json **out, struct buf *text)
+/* Features: every key of either side, turned on or off. */
+static struct json *
+diff_features(const struct json *fa, const struct json *fb, struct buf *text, size_t *n)
 {
-	struct json *o = json_object(), *feat = json_object(), *fg = json_array(), *fl = json_array();
-	struct json *libs = json_object(), *added = json_array(), *removed = json_array();
-	struct json *changed = json_array(), *archs = json_object(), *vers = json_array();
-	const struct json *fa = json_get(a, "features"), *fb = json_get(b, "features");
-	const struct json *la = json_get(a, "libraries"), *lb = json_get(b, "libraries");
-	static const char *const version_fields[][3] = {
-		{ "wheel", "version", NULL },
-		{ "version_py", "cuda", NULL },
-		{ "build_settings", "values", "TORCH_VERSION" },
-		{ "build_settings", "values", "CUDA_VERSION" },
-		{ "build_settings", "values", "CUDNN_VERSION" },
-		{ "source", "commit", NULL },
-	};
-	struct buf line = BUF_INIT;
-	size_t n = 0, i;
+	struct json *feat = json_object(), *fg = json_array(), *fl = json_array();
+	size_t i;
 
-	/* Features: every key of either side. */
 	for (i = 0; i < json_len(fa) + json_len(fb); i++) {
 		const char *k = i < json_len(fa) ? json_key_at(fa, i) : json_key_at(fb, i - json_len(fa));
 		const struct json *va = json_get(fa, k), *vb = json_get(fb, k);
@@ -111,16 +98,49 @@ manifest_diff(const struct json *a, const struct json *b, struct json **out, str
 		else
 			continue;
 		buf_addf(text, "feature %s: %s -> %s\n", k, bool_word(va), bool_word(vb));
-		n++;
+		(*n)++;
 	}
 	json_set(feat, "gained", fg);
 	json_set(feat, "lost", fl);
-	json_set(o, "features", feat);
+	return feat;
+}
+
+/*
+ * SASS and PTX gained and lost between two manifest entries with SASS and
+ * PTX lists (a library, or archs), into `o` and after `line`. Returns the
+ * number of targets gained and lost.
+ */
+static size_t
+diff_targets(const struct json *a, const struct json *b, struct json *o, struct buf *line,
+	     const char *sass_label, const char *ptx_label)
+{
+	struct json *sg = json_array(), *sl = json_array(), *pg = json_array(), *pl = json_array();
+	size_t k;
+
+	buf_addstr(line, sass_label);
+	k = set_diff(json_get(a, "sass"), json_get(b, "sass"), sg, sl, line);
+	buf_addstr(line, ptx_label);
+	k += set_diff(json_get(a, "ptx"), json_get(b, "ptx"), pg, pl, line);
+	json_set(o, "sass_gained", sg);
+	json_set(o, "sass_lost", sl);
+	json_set(o, "ptx_gained", pg);
+	json_set(o, "ptx_lost", pl);
+	return k;
+}
+
+/* Libraries added, removed, and changed in their SASS/PTX targets. */
+static struct json *
+diff_libraries(const struct json *la, const struct json *lb, struct buf *text, size_t *n)
+{
+	struct json *libs = json_object(), *added = json_array(), *removed = json_array();
+	struct json *changed = json_array();
+	struct buf line = BUF_INIT;
+	size_t i;
 
 	for (i = 0; i < json_len(la); i++) {
 		const char *p = json_str(json_get(json_at(la, i), "path"));
 		const struct json *other = p ? find_lib(lb, p) : NULL;
-		struct json *c, *sg, *sl, *pg, *pl;
+		struct json *c;
 		size_t k;
 
 		if (!p)
@@ -128,35 +148,20 @@ manifest_diff(const struct json *a, const struct json *b, struct json **out, str
 		if (!other) {
 			json_push(removed, json_string(p));
 			buf_addf(text, "library removed: %s\n", p);
-			n++;
+			(*n)++;
 			continue;
 		}
 		c = json_object();
-		sg = json_array();
-		sl = json_array();
-		pg = json_array();
-		pl = json_array();
+		json_set(c, "path", json_string(p));
 		buf_reset(&line);
-		buf_addstr(&line, " sass");
-		k = set_diff(json_get(json_at(la, i), "sass"), json_get(other, "sass"), sg, sl, &line);
-		buf_addstr(&line, "; ptx");
-		k += set_diff(json_get(json_at(la, i), "ptx"), json_get(other, "ptx"), pg, pl, &line);
+		k = diff_targets(json_at(la, i), other, c, &line, " sass", "; ptx");
 		if (!k) {
 			json_free(c);
-			json_free(sg);
-			json_free(sl);
-			json_free(pg);
-			json_free(pl);
 			continue;
 		}
-		json_set(c, "path", json_string(p));
-		json_set(c, "sass_gained", sg);
-		json_set(c, "sass_lost", sl);
-		json_set(c, "ptx_gained", pg);
-		json_set(c, "ptx_lost", pl);
 		json_push(changed, c);
 		buf_addf(text, "library %s:%s\n", p, line.s);
-		n += k;
+		*n += k;
 	}
 	for (i = 0; i < json_len(lb); i++) {
 		const char *p = json_str(json_get(json_at(lb, i), "path"));
@@ -164,32 +169,31 @@ manifest_diff(const struct json *a, const struct json *b, struct json **out, str
 		if (p && !find_lib(la, p)) {
 			json_push(added, json_string(p));
 			buf_addf(text, "library added: %s\n", p);
-			n++;
+			(*n)++;
 		}
 	}
+	buf_release(&line);
 	json_set(libs, "added", added);
 	json_set(libs, "removed", removed);
 	json_set(libs, "changed", changed);
-	json_set(o, "libraries", libs);
+	return libs;
+}
 
-	{
-		struct json *sg = json_array(), *sl = json_array(), *pg = json_array(), *pl = json_array();
+/* The version fields that differ. */
+static struct json *
+diff_versions(const struct json *a, const struct json *b, struct buf *text, size_t *n)
+{
+	static const char *const version_fields[][3] = {
+		{ "wheel", "version", NULL },
+		{ "version_py", "cuda", NULL },
+		{ "build_settings", "values", "TORCH_VERSION" },
+		{ "build_settings", "values", "CUDA_VERSION" },
+		{ "build_settings", "values", "CUDNN_VERSION" },
+		{ "source", "commit", NULL },
+	};
+	struct json *vers = json_array();
 
-		buf_reset(&line);
-		set_diff(path_get(a, "archs", "sass", NULL), path_get(b, "archs", "sass", NULL), sg, sl,
-			 &line);
-		set_diff(path_get(a, "archs", "ptx", NULL), path_get(b, "archs", "ptx", NULL), pg, pl,
-			 &line);
-		if (line.len)
-			buf_addf(text, "archs (all libraries):%s\n", line.s);
-		json_set(archs, "sass_gained", sg);
-		json_set(archs, "sass_lost", sl);
-		json_set(archs, "ptx_gained", pg);
-		json_set(archs, "ptx_lost", pl);
-		json_set(o, "archs", archs);
-	}
-
-	for (i = 0; i < sizeof(version_fields) / sizeof(version_fields[0]); i++) {
+	for (size_t i = 0; i < sizeof(version_fields) / sizeof(version_fields[0]); i++) {
 		const char *const *f = version_fields[i];
 		const char *va = json_str(path_get(a, f[0], f[1], f[2]));
 		const char *vb = json_str(path_get(b, f[0], f[1], f[2]));
@@ -206,9 +210,28 @@ manifest_diff(const struct json *a, const struct json *b, struct json **out, str
 		json_push(vers, v);
 		buf_addf(text, "%s: %s -> %s\n", name.s, va ? va : "(none)", vb ? vb : "(none)");
 		buf_release(&name);
-		n++;
+		(*n)++;
 	}
-	json_set(o, "versions", vers);
+	return vers;
+}
+
+size_t
+manifest_diff(const struct json *a, const struct json *b, struct json **out, struct buf *text)
+{
+	struct json *o = json_object(), *archs = json_object();
+	struct buf line = BUF_INIT;
+	size_t n = 0;
+
+	json_set(o, "features",
+		 diff_features(json_get(a, "features"), json_get(b, "features"), text, &n));
+	json_set(o, "libraries", diff_libraries(json_get(a, "libraries"), json_get(b, "libraries"),
+						text, &n));
+	/* Already counted per library: the overall archs are a summary. */
+	diff_targets(json_get(a, "archs"), json_get(b, "archs"), archs, &line, "", "");
+	if (line.len)
+		buf_addf(text, "archs (all libraries):%s\n", line.s);
+	json_set(o, "archs", archs);
+	json_set(o, "versions", diff_versions(a, b, text, &n));
 	json_set(o, "equal", json_bool(n == 0));
 	json_set(o, "differences", json_number((double)n));
 	buf_release(&line);

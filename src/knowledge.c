@@ -153,66 +153,110 @@ feature_loc(const struct profile *p, enum feature f)
 	return p->feature_loc[f].file ? &p->feature_loc[f] : NULL;
 }
 
-int
-kb_check(const struct profile *p, const struct kb_context *ctx, int strict)
+/* One cuda.archs entry against the toolkit (can it build it? 'f' targets?) and the release. */
+static void
+check_arch(const struct parch *pa, const struct kb_context *ctx)
 {
-	int before = diag_errors, reach80 = 0, has_100 = 0;
-	struct buf b = BUF_INIT, name = BUF_INIT;
+	unsigned cc = (unsigned)(pa->arch.major * 10 + pa->arch.minor);
+	struct buf name = BUF_INIT;
+
+	arch_format(&pa->arch, &name);
+	if (ctx->cuda && !kb_cuda_builds(ctx->cuda, cc)) {
+		const char *hint = cc == 101 && ctx->cuda >= 1300 ?
+					   "; CUDA 13 renamed 10.1 to 11.0" :
+				   cc == 110 && ctx->cuda < 1300 ? "; before CUDA 13 it is 10.1" :
+				   cc < 75 && ctx->cuda >= 1300 ?
+					   "; CUDA 13 dropped everything below 7.5" :
+					   "";
+
+		error_at(&pa->loc, "CUDA %u.%u (%s) cannot build '%s'%s", ctx->cuda / 100,
+			 ctx->cuda % 100, ctx->cuda_from, name.s, hint);
+	}
+	if (ctx->cuda && pa->arch.variant == 'f' && cuda_row(ctx->cuda) &&
+	    !cuda_row(ctx->cuda)->f_family)
+		error_at(&pa->loc, "'%s' is a family ('f') target, which needs CUDA >= 12.9 "
+			 "(this is CUDA %u.%u from %s)", name.s, ctx->cuda / 100,
+			 ctx->cuda % 100, ctx->cuda_from);
+	for (size_t k = 0; ctx->torch && k < ARRAY_SIZE(torch_rows); k++)
+		if (torch_rows[k].cc == cc && ctx->torch < torch_rows[k].torch)
+			error_at(&pa->loc, "torch %u.%u (%s) does not know '%s'; it needs torch "
+				 ">= %u.%u", ctx->torch / 100, ctx->torch % 100, ctx->torch_from,
+				 name.s, torch_rows[k].torch / 100, torch_rows[k].torch % 100);
+	buf_release(&name);
+}
+
+/* Without +PTX on the newest arch, no newer GPU can run the wheel. */
+static void
+check_ptx(const struct profile *p, int strict)
+{
 	const struct parch *top = NULL;
+	struct buf b = BUF_INIT;
+
+	for (size_t i = 0; i < p->narchs; i++)
+		if (!top || arch_cmp(&p->archs[i].arch, &top->arch) > 0)
+			top = &p->archs[i];
+	if (!top || top->arch.ptx)
+		return;
+	buf_addf(&b, "the newest arch '%s' has no +PTX, so the wheel will not run on newer "
+		 "GPUs; write '%s+PTX' for forward compatibility", top->text, top->text);
+	say(strict, &top->loc, b.s);
+	buf_release(&b);
+}
+
+/* Flash and memory-efficient attention need an arch >= 8.0. */
+static void
+check_attention(const struct profile *p)
+{
+	static const enum feature attn[] = { FEAT_FLASH_ATTENTION, FEAT_MEM_EFF_ATTENTION };
 	size_t i;
 
-	for (i = 0; i < p->narchs; i++) {
-		const struct parch *pa = &p->archs[i];
-		unsigned cc = (unsigned)(pa->arch.major * 10 + pa->arch.minor);
-		size_t k;
+	for (i = 0; i < p->narchs; i++)
+		if (p->archs[i].arch.major * 10 + p->archs[i].arch.minor >= 80)
+			return;
+	for (i = 0; p->narchs && i < ARRAY_SIZE(attn); i++)
+		if (p->features[attn[i]] == TRI_ON && feature_loc(p, attn[i]))
+			error_at(feature_loc(p, attn[i]), "'%s' needs an arch >= 8.0 in "
+				 "cuda.archs; PyTorch drops it silently otherwise",
+				 feature_table[attn[i]].key);
+}
 
-		buf_reset(&name);
-		arch_format(&pa->arch, &name);
-		if (cc >= 80)
-			reach80 = 1;
-		if (pa->arch.major == 10)
-			has_100 = 1;
-		if (!top || arch_cmp(&pa->arch, &top->arch) > 0)
-			top = pa;
-		if (ctx->cuda && !kb_cuda_builds(ctx->cuda, cc)) {
-			const char *hint = cc == 101 && ctx->cuda >= 1300 ?
-						   "; CUDA 13 renamed 10.1 to 11.0" :
-					   cc == 110 && ctx->cuda < 1300 ? "; before CUDA 13 it is 10.1" :
-					   cc < 75 && ctx->cuda >= 1300 ?
-						   "; CUDA 13 dropped everything below 7.5" :
-						   "";
+/* The release a feature of feature_span is missing from: its other name, or none. */
+static void
+span_release_error(const struct loc *l, size_t i, const struct kb_context *ctx)
+{
+	enum feature f = feature_span[i].f, o = feature_span[i].other;
+	const char *key = feature_table[f].key;
+	unsigned t = ctx->torch, os = 0, ou = 0;
 
-			error_at(&pa->loc, "CUDA %u.%u (%s) cannot build '%s'%s", ctx->cuda / 100,
-				 ctx->cuda % 100, ctx->cuda_from, name.s, hint);
+	for (size_t j = 0; j < ARRAY_SIZE(feature_span); j++)
+		if (feature_span[j].f == o) {
+			os = feature_span[j].since;
+			ou = feature_span[j].until;
 		}
-		if (ctx->cuda && pa->arch.variant == 'f' && cuda_row(ctx->cuda) &&
-		    !cuda_row(ctx->cuda)->f_family)
-			error_at(&pa->loc, "'%s' is a family ('f') target, which needs CUDA >= 12.9 "
-				 "(this is CUDA %u.%u from %s)", name.s, ctx->cuda / 100,
-				 ctx->cuda % 100, ctx->cuda_from);
-		for (k = 0; ctx->torch && k < ARRAY_SIZE(torch_rows); k++)
-			if (torch_rows[k].cc == cc && ctx->torch < torch_rows[k].torch)
-				error_at(&pa->loc, "torch %u.%u (%s) does not know '%s'; it needs torch "
-					 ">= %u.%u", ctx->torch / 100, ctx->torch % 100, ctx->torch_from,
-					 name.s, torch_rows[k].torch / 100, torch_rows[k].torch % 100);
-	}
-	if (top && !top->arch.ptx) {
-		buf_addf(&b, "the newest arch '%s' has no +PTX, so the wheel will not run on newer "
-			 "GPUs; write '%s+PTX' for forward compatibility", top->text, top->text);
-		say(strict, &top->loc, b.s);
-		buf_reset(&b);
-	}
+	if (t >= os && (!ou || t <= ou))
+		error_at(l, "torch %u.%u (%s) has no %s; its switch there is %s: use "
+			 "'features.%s' instead", t / 100, t % 100, ctx->torch_from,
+			 feature_table[f].option, feature_table[o].option, feature_table[o].key);
+	else if (t < os && t < feature_span[i].since)
+		error_at(l, "'%s' does not exist in torch %u.%u (%s); it arrived in %u.%u "
+			 "as %s (%s from %u.%u)", key, t / 100, t % 100, ctx->torch_from,
+			 os / 100, os % 100, feature_table[o].option, feature_table[f].option,
+			 feature_span[i].since / 100, feature_span[i].since % 100);
+	else
+		error_at(l, "'%s' does not exist in torch %u.%u (%s)", key, t / 100, t % 100,
+			 ctx->torch_from);
+}
 
-	/* feature <-> arch, CUDA, release and other features */
-	if (p->narchs && !reach80) {
-		static const enum feature attn[] = { FEAT_FLASH_ATTENTION, FEAT_MEM_EFF_ATTENTION };
+/* mslk / fbgemm_genai: a 10.x arch, CUDA >= 12.8, and the release that has the switch. */
+static void
+check_feature_spans(const struct profile *p, const struct kb_context *ctx)
+{
+	int has_100 = 0;
+	size_t i;
 
-		for (i = 0; i < ARRAY_SIZE(attn); i++)
-			if (p->features[attn[i]] == TRI_ON && feature_loc(p, attn[i]))
-				error_at(feature_loc(p, attn[i]), "'%s' needs an arch >= 8.0 in cuda.archs; "
-					 "PyTorch drops it silently otherwise",
-					 feature_table[attn[i]].key);
-	}
+	for (i = 0; i < p->narchs; i++)
+		if (p->archs[i].arch.major == 10)
+			has_100 = 1;
 	for (i = 0; i < ARRAY_SIZE(feature_span); i++) {
 		enum feature f = feature_span[i].f;
 		const char *key = feature_table[f].key;
@@ -227,53 +271,48 @@ kb_check(const struct profile *p, const struct kb_context *ctx, int strict)
 		if (p->features[f] == TRI_ON && ctx->cuda && ctx->cuda < 1208)
 			error_at(l, "'%s' needs CUDA >= 12.8 (this is CUDA %u.%u from %s)", key,
 				 ctx->cuda / 100, ctx->cuda % 100, ctx->cuda_from);
-		if (!t)
-			continue;
-		if (t < feature_span[i].since || (feature_span[i].until && t > feature_span[i].until)) {
-			enum feature o = feature_span[i].other;
-			unsigned j, os = 0, ou = 0;
-
-			for (j = 0; j < ARRAY_SIZE(feature_span); j++)
-				if (feature_span[j].f == o) {
-					os = feature_span[j].since;
-					ou = feature_span[j].until;
-				}
-			if (t >= os && (!ou || t <= ou))
-				error_at(l, "torch %u.%u (%s) has no %s; its switch there is %s: use "
-					 "'features.%s' instead", t / 100, t % 100, ctx->torch_from,
-					 feature_table[f].option, feature_table[o].option,
-					 feature_table[o].key);
-			else if (t < os && t < feature_span[i].since)
-				error_at(l, "'%s' does not exist in torch %u.%u (%s); it arrived in %u.%u "
-					 "as %s (%s from %u.%u)", key, t / 100, t % 100, ctx->torch_from,
-					 os / 100, os % 100, feature_table[o].option,
-					 feature_table[f].option, feature_span[i].since / 100,
-					 feature_span[i].since % 100);
-			else
-				error_at(l, "'%s' does not exist in torch %u.%u (%s)", key, t / 100,
-					 t % 100, ctx->torch_from);
-		}
+		if (t && (t < feature_span[i].since ||
+			  (feature_span[i].until && t > feature_span[i].until)))
+			span_release_error(l, i, ctx);
 	}
+}
+
+/* `feature` is on but `needs` is set off: at the feature, with a note where. */
+static void
+needs_error(const struct profile *p, enum feature feature, enum feature needs)
+{
+	error_at(feature_loc(p, feature), "'%s' needs '%s'", feature_table[feature].key,
+		 feature_table[needs].key);
+	if (feature_loc(p, needs))
+		note_at(feature_loc(p, needs), "'%s' is set off here", feature_table[needs].key);
+}
+
+/* nccl needs distributed and cuda; cudnn needs cuda. */
+static void
+check_feature_needs(const struct profile *p)
+{
 	if (p->features[FEAT_NCCL] == TRI_ON && feature_loc(p, FEAT_NCCL)) {
-		if (p->features[FEAT_DISTRIBUTED] == TRI_OFF) {
-			error_at(feature_loc(p, FEAT_NCCL), "'nccl' needs 'distributed'");
-			if (feature_loc(p, FEAT_DISTRIBUTED))
-				note_at(feature_loc(p, FEAT_DISTRIBUTED), "'distributed' is set off here");
-		}
-		if (p->features[FEAT_CUDA] == TRI_OFF) {
-			error_at(feature_loc(p, FEAT_NCCL), "'nccl' needs 'cuda'");
-			if (feature_loc(p, FEAT_CUDA))
-				note_at(feature_loc(p, FEAT_CUDA), "'cuda' is set off here");
-		}
+		if (p->features[FEAT_DISTRIBUTED] == TRI_OFF)
+			needs_error(p, FEAT_NCCL, FEAT_DISTRIBUTED);
+		if (p->features[FEAT_CUDA] == TRI_OFF)
+			needs_error(p, FEAT_NCCL, FEAT_CUDA);
 	}
 	if (p->features[FEAT_CUDNN] == TRI_ON && p->features[FEAT_CUDA] == TRI_OFF &&
-	    feature_loc(p, FEAT_CUDNN)) {
-		error_at(feature_loc(p, FEAT_CUDNN), "'cudnn' needs 'cuda'");
-		if (feature_loc(p, FEAT_CUDA))
-			note_at(feature_loc(p, FEAT_CUDA), "'cuda' is set off here");
-	}
-	buf_release(&b);
-	buf_release(&name);
+	    feature_loc(p, FEAT_CUDNN))
+		needs_error(p, FEAT_CUDNN, FEAT_CUDA);
+}
+
+int
+kb_check(const struct profile *p, const struct kb_context *ctx, int strict)
+{
+	int before = diag_errors;
+
+	for (size_t i = 0; i < p->narchs; i++)
+		check_arch(&p->archs[i], ctx);
+	check_ptx(p, strict);
+	check_attention(p);
+	check_feature_spans(p, ctx);
+	check_feature_needs(p);
 	return diag_errors > before ? -1 : 0;
 }
 

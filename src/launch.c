@@ -28,6 +28,7 @@
 #include "buf.h"
 #include "diag.h"
 #include "launch.h"
+#include "memmodel.h"
 #include "strvec.h"
 #include "util.h"
 
@@ -467,12 +468,15 @@ tree_rss(long root)
 static void
 append_line(const char *path, const char *key, uint64_t bytes)
 {
+	struct buf line = BUF_INIT;
 	int fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0666);
 
-	if (fd >= 0) {
-		dprintf(fd, "%s %llu\n", key, (unsigned long long)bytes);
-		close(fd);
-	}
+	if (fd < 0)
+		return;
+	buf_addf(&line, "%s %llu\n", key, (unsigned long long)bytes);
+	write_all(fd, line.s, line.len);
+	close(fd);
+	buf_release(&line);
 }
 
 static void
@@ -507,6 +511,100 @@ exec_direct(char *const *argv)
 	return 127;
 }
 
+/* The launch directory's files and the budget from the environment; -1 if unusable. */
+static int
+launcher_open(struct launcher *s, const char *dir, const char *budget, const char *slots)
+{
+	memset(s, 0, sizeof(*s));
+	s->lock_fd = -1;
+	s->budget = strtoull(budget, NULL, 10);
+	s->slots = (unsigned)strtoul(slots, NULL, 10);
+	if (!s->slots)
+		s->slots = 1;
+	buf_addstr(&s->dir, dir);
+	buf_addf(&s->lockpath, "%s/lock", dir);
+	buf_addf(&s->ledger, "%s/ledger", dir);
+	buf_addf(&s->peaks, "%s/peaks", dir);
+	buf_addf(&s->oom, "%s/oom", dir);
+	if (mkdir_p(dir) < 0)
+		return -1;
+	s->lock_fd = open(s->lockpath.s, O_RDWR | O_CREAT | O_CLOEXEC, 0666);
+	return s->lock_fd < 0 ? -1 : 0;
+}
+
+static void
+launcher_close(struct launcher *s)
+{
+	if (s->lock_fd >= 0)
+		close(s->lock_fd);
+	buf_release(&s->dir);
+	buf_release(&s->lockpath);
+	buf_release(&s->ledger);
+	buf_release(&s->peaks);
+	buf_release(&s->oom);
+}
+
+/*
+ * Run the compiler and sample its process tree's RSS until it exits: its
+ * wait status into *status, the peak into *peak. -1 if it could not fork.
+ */
+static int
+run_measured(char *const *argv, int *status, uint64_t *peak)
+{
+	struct rusage ru;
+	pid_t child;
+
+	memset(&ru, 0, sizeof(ru));
+	*status = 0;
+	*peak = 0;
+	child = fork();
+	if (child == 0) {
+		signal(SIGINT, SIG_DFL);
+		signal(SIGTERM, SIG_DFL);
+		execvp(argv[0], argv);
+		fprintf(stderr, "bwbuild launch: cannot run '%s': %s\n", argv[0], strerror(errno));
+		_exit(127);
+	}
+	if (child < 0)
+		return error("cannot fork:");
+	for (;;) {
+		struct timespec ts = { 0, POLL_NS };
+		pid_t w = wait4(child, status, WNOHANG, &ru);
+		uint64_t now;
+
+		if (w == child)
+			break;
+		if (w < 0 && errno != EINTR)
+			break;
+		now = tree_rss(child);
+		if (now > *peak)
+			*peak = now;
+		nanosleep(&ts, NULL);
+	}
+	if ((uint64_t)ru.ru_maxrss * 1024 > *peak)
+		*peak = (uint64_t)ru.ru_maxrss * 1024;
+	return 0;
+}
+
+/* A compile killed (likely by the OOM killer) reserves more next time; a good one is learned. */
+static void
+record_outcome(struct launcher *s, const char *key, const char *source, uint64_t est,
+	       int status, uint64_t peak)
+{
+	if (WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL) {
+		fprintf(stderr, "bwbuild launch: %s was killed by signal 9 (likely out of memory; "
+			"peak %llu MiB, reserved %llu MiB)\n", source,
+			(unsigned long long)(peak >> 20), (unsigned long long)(est >> 20));
+		append_line(s->oom.s, key, est);
+		learn(s, key, est + est / 2, 1);
+	} else if (WIFEXITED(status) && WEXITSTATUS(status) == 137) {
+		append_line(s->oom.s, key, est); /* nvcc's sh -c reports its killed child so */
+		learn(s, key, est + est / 2, 1);
+	} else if (WIFEXITED(status) && WEXITSTATUS(status) == 0 && peak >= LEARN_MIN) {
+		learn(s, key, peak, 0);
+	}
+}
+
 int
 launch_run(char *const *argv)
 {
@@ -516,28 +614,15 @@ launch_run(char *const *argv)
 	struct buf key = BUF_INIT, source = BUF_INIT, text = BUF_INIT;
 	struct sigaction sa;
 	unsigned long ticket;
-	uint64_t est, learned, peak = 0;
-	struct rusage ru;
-	pid_t child;
-	int status = 0, ret;
+	uint64_t est, learned, peak;
+	int status, ret;
 
 	if (!dir || !*dir || !b || !slots)
 		return exec_direct(argv);
-	memset(&ru, 0, sizeof(ru));
-	memset(&s, 0, sizeof(s));
-	s.budget = strtoull(b, NULL, 10);
-	s.slots = (unsigned)strtoul(slots, NULL, 10);
-	if (!s.slots)
-		s.slots = 1;
-	buf_addstr(&s.dir, dir);
-	buf_addf(&s.lockpath, "%s/lock", dir);
-	buf_addf(&s.ledger, "%s/ledger", dir);
-	buf_addf(&s.peaks, "%s/peaks", dir);
-	buf_addf(&s.oom, "%s/oom", dir);
-	if (mkdir_p(dir) < 0 ||
-	    (s.lock_fd = open(s.lockpath.s, O_RDWR | O_CREAT | O_CLOEXEC, 0666)) < 0)
+	if (launcher_open(&s, dir, b, slots) < 0) {
+		launcher_close(&s);
 		return exec_direct(argv);
-
+	}
 	launch_key(argv, getenv(LAUNCH_ENV_ROOT), &key, &source);
 	est = launch_estimate(argv, source.s);
 	if (path_exists(s.peaks.s) && read_file(&text, s.peaks.s) == 0 &&
@@ -551,60 +636,15 @@ launch_run(char *const *argv)
 	if (admit(&s, key.s, est, &ticket) < 0) {
 		leave(&s, ticket);
 		ret = 128 + (stop_signal ? stop_signal : SIGTERM);
-		goto out;
-	}
-	child = fork();
-	if (child == 0) {
-		signal(SIGINT, SIG_DFL);
-		signal(SIGTERM, SIG_DFL);
-		execvp(argv[0], argv);
-		fprintf(stderr, "bwbuild launch: cannot run '%s': %s\n", argv[0], strerror(errno));
-		_exit(127);
-	}
-	if (child < 0) {
-		error("cannot fork:");
+	} else if (run_measured(argv, &status, &peak) < 0) {
 		leave(&s, ticket);
 		ret = 1;
-		goto out;
+	} else {
+		leave(&s, ticket);
+		record_outcome(&s, key.s, source.s, est, status, peak);
+		ret = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 	}
-	for (;;) {
-		struct timespec ts = { 0, POLL_NS };
-		pid_t w = wait4(child, &status, WNOHANG, &ru);
-		uint64_t now;
-
-		if (w == child)
-			break;
-		if (w < 0 && errno != EINTR)
-			break;
-		now = tree_rss(child);
-		if (now > peak)
-			peak = now;
-		nanosleep(&ts, NULL);
-	}
-	if ((uint64_t)ru.ru_maxrss * 1024 > peak)
-		peak = (uint64_t)ru.ru_maxrss * 1024;
-	leave(&s, ticket);
-	if (WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL) {
-		/* Most likely the OOM killer: remember, and reserve more next time. */
-		fprintf(stderr, "bwbuild launch: %s was killed by signal 9 (likely out of memory; "
-			"peak %llu MiB, reserved %llu MiB)\n", source.s,
-			(unsigned long long)(peak >> 20), (unsigned long long)(est >> 20));
-		append_line(s.oom.s, key.s, est);
-		learn(&s, key.s, est + est / 2, 1);
-	} else if (WIFEXITED(status) && WEXITSTATUS(status) == 137) {
-		append_line(s.oom.s, key.s, est); /* nvcc's sh -c reports its killed child so */
-		learn(&s, key.s, est + est / 2, 1);
-	} else if (WIFEXITED(status) && WEXITSTATUS(status) == 0 && peak >= LEARN_MIN) {
-		learn(&s, key.s, peak, 0);
-	}
-	ret = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-out:
-	close(s.lock_fd);
-	buf_release(&s.dir);
-	buf_release(&s.lockpath);
-	buf_release(&s.ledger);
-	buf_release(&s.peaks);
-	buf_release(&s.oom);
+	launcher_close(&s);
 	buf_release(&key);
 	buf_release(&source);
 	buf_release(&text);

@@ -23,14 +23,6 @@ struct strvec;
 #define LAUNCH_ENV_SLOTS "BWBUILD_LAUNCH_SLOTS"
 #define LAUNCH_ENV_ROOT "BWBUILD_SRC_ROOT"
 
-/* Cold-start reservations (build-scheduling.md §7). */
-#define GiB_ ((uint64_t)1 << 30)
-#define EST_LAUNCH_CXX (2 * GiB_)
-#define EST_LAUNCH_CUDA (3 * GiB_)
-#define EST_LAUNCH_HEAVY (6 * GiB_)
-/* Peaks below this are cache hits or trivia: not learned. */
-#define LEARN_MIN ((uint64_t)64 << 20)
-
 /*
  * The key of a compile: its source relative to `root` plus a hash of the
  * flags that change its memory (archs, --threads, -G, -O, -lineinfo).
@@ -38,7 +30,7 @@ struct strvec;
  */
 void launch_key(char *const *argv, const char *root, struct buf *key, struct buf *source);
 
-/* The cold estimate: C/C++, CUDA scaled by gencodes and --threads, heavy kernels. */
+/* The cold estimate (memmodel.h): C/C++, CUDA scaled by gencodes and --threads, heavy kernels. */
 uint64_t launch_estimate(char *const *argv, const char *source);
 
 /* Learned peaks: "key bytes" lines. */

@@ -83,40 +83,33 @@ has_define(const char *flags, const char *name)
 struct json *
 features_from_settings(const struct json *settings)
 {
-	/* Evidence per feature: a build-settings key, else a -D in CXX_FLAGS. */
-	static const struct {
-		const char *feature, *key, *define, *define2;
-	} map[] = {
-		{ "cuda", "USE_CUDA", NULL, NULL },
-		{ "cudnn", "USE_CUDNN", NULL, NULL },
-		{ "nccl", "USE_NCCL", NULL, NULL },
-		{ "distributed", "USE_DISTRIBUTED", NULL, NULL },
-		{ "fbgemm", NULL, "-DUSE_FBGEMM", NULL },
-		{ "flash_attention", NULL, "-DUSE_FLASH_ATTENTION", NULL },
-		{ "mem_eff_attention", NULL, "-DUSE_MEM_EFF_ATTENTION", NULL },
-		{ "mslk", NULL, "-DUSE_MSLK", NULL },
-		{ "fbgemm_genai", NULL, "-DUSE_FBGEMM_GENAI", NULL },
-		{ "kineto", NULL, "-DUSE_KINETO", NULL },
-		{ "mkldnn", "USE_MKLDNN", NULL, NULL },
-		{ "build_test", "BUILD_TEST", NULL, NULL },
+	/*
+	 * Evidence per feature: the build-settings key named as its option, or,
+	 * for these, which macros.h does not record, a -D of it in CXX_FLAGS.
+	 */
+	static const char in_flags[FEAT__COUNT] = {
+		[FEAT_FBGEMM] = 1, [FEAT_FLASH_ATTENTION] = 1, [FEAT_MEM_EFF_ATTENTION] = 1,
+		[FEAT_MSLK] = 1, [FEAT_FBGEMM_GENAI] = 1, [FEAT_KINETO] = 1,
 	};
 	struct json *o = json_object();
 	const char *flags = json_str(json_get(settings, "CXX_FLAGS"));
-	size_t i;
+	struct buf define = BUF_INIT;
 
-	for (i = 0; i < ARRAY_SIZE(map); i++) {
-		if (map[i].key) {
-			const char *v = json_str(json_get(settings, map[i].key));
+	for (size_t f = 0; f < FEAT__COUNT; f++) {
+		const char *key = feature_table[f].key, *option = feature_table[f].option;
+
+		if (!in_flags[f]) {
+			const char *v = json_str(json_get(settings, option));
 
 			if (v)
-				json_set(o, map[i].feature, json_bool(truthy(v)));
+				json_set(o, key, json_bool(truthy(v)));
 		} else if (flags) {
-			int on = has_define(flags, map[i].define) ||
-				 (map[i].define2 && has_define(flags, map[i].define2));
-
-			json_set(o, map[i].feature, json_bool(on));
+			buf_reset(&define);
+			buf_addf(&define, "-D%s", option);
+			json_set(o, key, json_bool(has_define(flags, define.s)));
 		}
 	}
+	buf_release(&define);
 	return o;
 }
 
@@ -172,26 +165,17 @@ strvec_json(const struct strvec *sv)
 	return json_string_array(sv->v, sv->n);
 }
 
-struct json *
-manifest_make(const struct manifest_input *in)
+static struct json *
+str_or_null(const char *s)
 {
-	const struct wheel_report *w = in->wheel;
-	struct json *m = json_object(), *wheel = json_object(), *libs = json_array();
-	struct json *archs = json_object(), *src = json_object(), *ver = json_object();
-	struct json *settings, *features, *torch;
-	const char *commit = in->source_commit;
-	unsigned min_glibc = 0;
-	int no_policy = 0;
-	size_t i;
+	return s ? json_string(s) : json_null();
+}
 
-	json_set(m, "schema", json_string("bwbuild-manifest/1"));
-	{
-		struct json *gen = json_object();
+static struct json *
+wheel_json(const struct wheel_report *w)
+{
+	struct json *wheel = json_object();
 
-		json_set(gen, "name", json_string("bwbuild"));
-		json_set(gen, "version", json_string(BWBUILD_VERSION));
-		json_set(m, "generator", gen);
-	}
 	json_set(wheel, "file", json_string(w->filename));
 	json_set(wheel, "name", json_string(w->name));
 	json_set(wheel, "version", json_string(w->version));
@@ -200,107 +184,152 @@ manifest_make(const struct manifest_input *in)
 	json_set(wheel, "installed", json_bool(!*w->sha256));
 	json_set(wheel, "members", json_number((double)w->members));
 	json_set(wheel, "uncompressed_bytes", json_number((double)w->bytes));
-	json_set(m, "wheel", wheel);
+	return wheel;
+}
 
-	for (i = 0; i < w->nlibs; i++) {
-		const struct wheel_lib *l = &w->libs[i];
-		struct json *o = json_object(), *rel = json_object();
+static struct json *
+manylinux_json(const struct manylinux_need *ml)
+{
+	struct json *o = json_object();
 
-		json_set(o, "path", json_string(l->path));
-		json_set(o, "sass", strvec_json(&l->sass));
-		json_set(o, "ptx", strvec_json(&l->ptx));
-		json_set(rel, "sass", strvec_json(&l->rel_sass));
-		json_set(rel, "ptx", strvec_json(&l->rel_ptx));
-		json_set(o, "relocatable", rel);
-		json_set(o, "codecs", strvec_json(&l->codecs));
-		json_set(o, "fatbin_containers", json_number(l->containers));
-		json_set(o, "fatbin_entries", json_number(l->entries));
-		json_set(o, "kernels", strvec_json(&l->kernels));
-		json_set(o, "needed", strvec_json(&l->needed));
-		json_set(o, "soname", l->soname ? json_string(l->soname) : json_null());
-		json_set(o, "runpath", l->runpath ? json_string(l->runpath) : json_null());
-		{
-			struct json *ml = json_object();
-
-			json_set(ml, "glibc", *l->ml.glibc ? json_string(l->ml.glibc) : json_null());
-			json_set(ml, "glibcxx", *l->ml.glibcxx ? json_string(l->ml.glibcxx) : json_null());
-			json_set(ml, "cxxabi", *l->ml.cxxabi ? json_string(l->ml.cxxabi) : json_null());
-			json_set(ml, "gcc", *l->ml.gcc ? json_string(l->ml.gcc) : json_null());
-			if (l->ml.min_glibc) {
-				struct buf t = BUF_INIT;
-
-				buf_addf(&t, "manylinux_2_%u", l->ml.min_glibc);
-				json_set(ml, "policy", json_string(t.s));
-				buf_release(&t);
-			} else {
-				json_set(ml, "policy", json_null());
-				json_set(ml, "blocker", json_string(l->ml.blocker));
-			}
-			json_set(o, "manylinux", ml);
-		}
-		if (l->ml.min_glibc > min_glibc)
-			min_glibc = l->ml.min_glibc;
-		if (!l->ml.min_glibc && *l->ml.blocker)
-			no_policy = 1;
-		json_push(libs, o);
-	}
-	if (no_policy || !w->nlibs) {
-		json_set(wheel, "manylinux", json_null());
-	} else {
+	json_set(o, "glibc", *ml->glibc ? json_string(ml->glibc) : json_null());
+	json_set(o, "glibcxx", *ml->glibcxx ? json_string(ml->glibcxx) : json_null());
+	json_set(o, "cxxabi", *ml->cxxabi ? json_string(ml->cxxabi) : json_null());
+	json_set(o, "gcc", *ml->gcc ? json_string(ml->gcc) : json_null());
+	if (ml->min_glibc) {
 		struct buf t = BUF_INIT;
 
-		buf_addf(&t, "manylinux_2_%u", min_glibc);
-		json_set(wheel, "manylinux", json_string(t.s));
+		buf_addf(&t, "manylinux_2_%u", ml->min_glibc);
+		json_set(o, "policy", json_string(t.s));
 		buf_release(&t);
+	} else {
+		json_set(o, "policy", json_null());
+		json_set(o, "blocker", json_string(ml->blocker));
 	}
+	return o;
+}
+
+static struct json *
+library_json(const struct wheel_lib *l)
+{
+	struct json *o = json_object(), *rel = json_object();
+
+	json_set(o, "path", json_string(l->path));
+	json_set(o, "sass", strvec_json(&l->sass));
+	json_set(o, "ptx", strvec_json(&l->ptx));
+	json_set(rel, "sass", strvec_json(&l->rel_sass));
+	json_set(rel, "ptx", strvec_json(&l->rel_ptx));
+	json_set(o, "relocatable", rel);
+	json_set(o, "codecs", strvec_json(&l->codecs));
+	json_set(o, "fatbin_containers", json_number(l->containers));
+	json_set(o, "fatbin_entries", json_number(l->entries));
+	json_set(o, "kernels", strvec_json(&l->kernels));
+	json_set(o, "needed", strvec_json(&l->needed));
+	json_set(o, "soname", str_or_null(l->soname));
+	json_set(o, "runpath", str_or_null(l->runpath));
+	json_set(o, "manylinux", manylinux_json(&l->ml));
+	return o;
+}
+
+/* The wheel's policy: the newest glibc any library needs; null if one has none. */
+static struct json *
+wheel_policy_json(const struct wheel_report *w)
+{
+	struct buf t = BUF_INIT;
+	struct json *j;
+	unsigned min_glibc = 0;
+
+	for (size_t i = 0; i < w->nlibs; i++) {
+		const struct manylinux_need *ml = &w->libs[i].ml;
+
+		if (!ml->min_glibc && *ml->blocker)
+			return json_null();
+		if (ml->min_glibc > min_glibc)
+			min_glibc = ml->min_glibc;
+	}
+	if (!w->nlibs)
+		return json_null();
+	buf_addf(&t, "manylinux_2_%u", min_glibc);
+	j = json_string(t.s);
+	buf_release(&t);
+	return j;
+}
+
+/* Features from the build settings, and each kernel family found in a library. */
+static struct json *
+features_json(const struct wheel_report *w, const struct json *settings)
+{
+	struct json *features = features_from_settings(settings);
+
+	for (size_t i = 0; i < w->nlibs; i++)
+		for (size_t k = 0; k < w->libs[i].kernels.n; k++)
+			json_set(features, w->libs[i].kernels.v[k], json_bool(1));
+	return features;
+}
+
+static struct json *
+version_py_json(const struct wheel_report *w, const struct json *torch)
+{
+	struct json *ver = json_object();
+
+	json_set(ver, "source", str_or_null(w->version_py_path));
+	json_set(ver, "version", str_or_null(json_str(json_get(torch, "version"))));
+	json_set(ver, "cuda", str_or_null(json_str(json_get(torch, "cuda"))));
+	json_set(ver, "git_version", str_or_null(json_str(json_get(torch, "git_version"))));
+	return ver;
+}
+
+static struct json *
+verify_json(const struct wheel_report *w)
+{
+	struct json *v = json_object();
+
+	json_set(v, "ok", json_bool(w->errors.n == 0));
+	json_set(v, "errors", strvec_json(&w->errors));
+	json_set(v, "notes", strvec_json(&w->notes));
+	return v;
+}
+
+struct json *
+manifest_make(const struct manifest_input *in)
+{
+	const struct wheel_report *w = in->wheel;
+	struct json *m = json_object(), *gen = json_object(), *wheel = wheel_json(w);
+	struct json *libs = json_array(), *archs = json_object(), *bs = json_object();
+	struct json *src = json_object(), *settings, *torch;
+	const char *commit = in->source_commit;
+
+	json_set(m, "schema", json_string("bwbuild-manifest/1"));
+	json_set(gen, "name", json_string("bwbuild"));
+	json_set(gen, "version", json_string(BWBUILD_VERSION));
+	json_set(m, "generator", gen);
+	json_set(wheel, "manylinux", wheel_policy_json(w));
+	json_set(m, "wheel", wheel);
+	for (size_t i = 0; i < w->nlibs; i++)
+		json_push(libs, library_json(&w->libs[i]));
 	json_set(m, "libraries", libs);
 	json_set(archs, "sass", strvec_json(&w->sass));
 	json_set(archs, "ptx", strvec_json(&w->ptx));
 	json_set(m, "archs", archs);
 
 	settings = w->macros_h ? macros_h_parse(w->macros_h) : json_object();
-	features = features_from_settings(settings);
-	for (i = 0; i < w->nlibs; i++) {
-		size_t k;
+	json_set(m, "features", features_json(w, settings));
+	json_set(bs, "source", str_or_null(w->macros_h_path));
+	json_set(bs, "values", settings);
+	json_set(m, "build_settings", bs);
 
-		for (k = 0; k < w->libs[i].kernels.n; k++)
-			json_set(features, w->libs[i].kernels.v[k], json_bool(1));
-	}
-	json_set(m, "features", features);
-	{
-		struct json *bs = json_object();
-
-		json_set(bs, "source", w->macros_h_path ? json_string(w->macros_h_path) : json_null());
-		json_set(bs, "values", settings);
-		json_set(m, "build_settings", bs);
-	}
 	torch = w->version_py ? version_py_parse(w->version_py) : json_object();
-	json_set(ver, "source", w->version_py_path ? json_string(w->version_py_path) : json_null());
-	json_set(ver, "version", json_str(json_get(torch, "version")) ?
-				 json_string(json_str(json_get(torch, "version"))) : json_null());
-	json_set(ver, "cuda", json_str(json_get(torch, "cuda")) ?
-			      json_string(json_str(json_get(torch, "cuda"))) : json_null());
-	json_set(ver, "git_version", json_str(json_get(torch, "git_version")) ?
-				     json_string(json_str(json_get(torch, "git_version"))) : json_null());
-	json_set(m, "version_py", ver);
+	json_set(m, "version_py", version_py_json(w, torch));
 	if (!commit)
 		commit = json_str(json_get(torch, "git_version"));
-
 	json_set(m, "profile", in->profile ? profile_json(in->profile) : json_null());
-	json_set(src, "repo", in->source_repo ? json_string(in->source_repo) : json_null());
-	json_set(src, "ref", in->source_ref ? json_string(in->source_ref) : json_null());
-	json_set(src, "commit", commit ? json_string(commit) : json_null());
+	json_set(src, "repo", str_or_null(in->source_repo));
+	json_set(src, "ref", str_or_null(in->source_ref));
+	json_set(src, "commit", str_or_null(commit));
 	json_set(m, "source", src);
 	json_free(torch);
 
-	{
-		struct json *v = json_object();
-
-		json_set(v, "ok", json_bool(w->errors.n == 0));
-		json_set(v, "errors", strvec_json(&w->errors));
-		json_set(v, "notes", strvec_json(&w->notes));
-		json_set(m, "verify", v);
-	}
+	json_set(m, "verify", verify_json(w));
 	json_set(m, "build", in->build ? in->build : json_null());
 	return m;
 }

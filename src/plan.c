@@ -6,6 +6,7 @@
 #include "host.h"
 #include "json.h"
 #include "launch.h"
+#include "memmodel.h"
 #include "plan.h"
 #include "profile.h"
 #include "util.h"
@@ -13,19 +14,6 @@
 const char *const step_names[STEP__COUNT] = {
 	"fetch", "configure", "compile", "wheel", "verify", "publish",
 };
-
-#define GiB (1024ULL * 1024 * 1024)
-#define MiB (1024ULL * 1024)
-
-/*
- * Starting estimates of one compile's peak memory (build-scheduling.md):
- * ordinary C++ 1-2 GB; nvcc grows with the number of targets it compiles
- * for; flash-attention-class kernels take 4.5-5.3 GB per process.
- */
-#define EST_CXX (1536 * MiB)
-#define EST_CUDA_BASE (1024 * MiB)
-#define EST_CUDA_PER_TARGET (512 * MiB)
-#define EST_HEAVY (5 * GiB + 512 * MiB)
 
 int
 step_from_name(const char *name)
@@ -141,12 +129,83 @@ add_env_and_cmake(struct plan *pl, const char *name, const char *value)
 		strvec_env_set(&pl->cmake, name, value);
 }
 
+/* The profile's switches: features, the CUDA toolkit and archs, cmake.NAME entries. */
+static void
+profile_env(struct plan *pl, const struct profile *p)
+{
+	struct buf nvcc = BUF_INIT;
+	size_t i;
+
+	for (i = 0; i < FEAT__COUNT; i++)
+		if (p->features[i] != TRI_UNSET)
+			add_env_and_cmake(pl, feature_table[i].option,
+					  p->features[i] == TRI_ON ? "1" : "0");
+	if (feature_on_or_default(p, FEAT_CUDA)) {
+		/* Must be in the environment: Dependencies.cmake reads $ENV{...}. */
+		add_env_and_cmake(pl, "TORCH_CUDA_ARCH_LIST", pl->arch_list);
+		buf_addf(&nvcc, "%s/bin/nvcc", pl->cuda_home);
+		strvec_env_set(&pl->env, "CUDA_HOME", pl->cuda_home);
+		strvec_env_set(&pl->env, "CUDACXX", nvcc.s);
+	}
+	for (i = 0; i < p->ncmake; i++)
+		add_env_and_cmake(pl, p->cmake[i].key, p->cmake[i].val);
+	buf_release(&nvcc);
+}
+
+static void
+env_set_u64(struct plan *pl, const char *name, uint64_t v)
+{
+	struct buf b = BUF_INIT;
+
+	buf_addf(&b, "%llu", (unsigned long long)v);
+	strvec_env_set(&pl->env, name, b.s);
+	buf_release(&b);
+}
+
+/* Job counts, the compiler launchers (bwbuild launch, ccache) and their settings. */
+static void
+compile_env(struct plan *pl, const struct profile *p, const struct plan_opts *o)
+{
+	static const char *const langs[] = { "C", "CXX", "CUDA" };
+	struct buf b = BUF_INIT;
+
+	env_set_u64(pl, "MAX_JOBS", pl->jobs.jobs);
+	if (pl->jobs.heavy_jobs)
+		env_set_u64(pl, "FLASH_ATTENTION_MAX_JOBS", pl->jobs.heavy_jobs);
+	if (pl->jobs.launcher)
+		buf_addf(&b, "%s;launch;--", o->self_exe);
+	if (o->ccache)
+		buf_addf(&b, "%s%s", b.len ? ";" : "", o->ccache);
+	for (size_t i = 0; (pl->jobs.launcher || o->ccache) && i < ARRAY_SIZE(langs); i++) {
+		struct buf name = BUF_INIT;
+
+		buf_addf(&name, "CMAKE_%s_COMPILER_LAUNCHER", langs[i]);
+		add_env_and_cmake(pl, name.s, b.s);
+		buf_release(&name);
+	}
+	if (pl->jobs.launcher) {
+		buf_reset(&b);
+		buf_addf(&b, "%s/launch", o->work_dir);
+		strvec_env_set(&pl->env, LAUNCH_ENV_DIR, b.s);
+		env_set_u64(pl, LAUNCH_ENV_BUDGET, pl->jobs.budget);
+		env_set_u64(pl, LAUNCH_ENV_SLOTS, pl->jobs.slots);
+		strvec_env_set(&pl->env, LAUNCH_ENV_ROOT, pl->src_dir);
+	}
+	if (o->ccache) {
+		/* Path-independent keys, so two checkouts share hits. */
+		strvec_env_set(&pl->env, "CCACHE_BASEDIR", pl->src_dir);
+		strvec_env_set(&pl->env, "CCACHE_NOHASHDIR", "true");
+		if (p->cache_remote.str)
+			strvec_env_set(&pl->env, "CCACHE_REMOTE_STORAGE", p->cache_remote.str);
+	}
+	buf_release(&b);
+}
+
 int
 plan_make(struct plan *pl, const struct profile *p, const struct host *h,
 	  const struct plan_opts *o)
 {
 	struct buf b = BUF_INIT;
-	size_t i;
 
 	memset(pl, 0, sizeof(*pl));
 	strvec_init(&pl->env);
@@ -169,71 +228,10 @@ plan_make(struct plan *pl, const struct profile *p, const struct host *h,
 	profile_arch_list(p, &b);
 	pl->arch_list = buf_detach(&b);
 	plan_targets(p, &pl->sass, &pl->ptx);
-
 	jobs_compute(&pl->jobs, p, h, o->self_exe && p->launcher != TRI_OFF, o->mem_budget);
 
-	for (i = 0; i < FEAT__COUNT; i++) {
-		const char *v;
-
-		if (p->features[i] == TRI_UNSET)
-			continue;
-		v = p->features[i] == TRI_ON ? "1" : "0";
-		add_env_and_cmake(pl, feature_table[i].option, v);
-	}
-	if (feature_on_or_default(p, FEAT_CUDA)) {
-		/* Must be in the environment: Dependencies.cmake reads $ENV{...}. */
-		add_env_and_cmake(pl, "TORCH_CUDA_ARCH_LIST", pl->arch_list);
-		buf_addf(&b, "%s/bin/nvcc", pl->cuda_home);
-		strvec_env_set(&pl->env, "CUDA_HOME", pl->cuda_home);
-		strvec_env_set(&pl->env, "CUDACXX", b.s);
-		buf_reset(&b);
-	}
-	for (i = 0; i < p->ncmake; i++)
-		add_env_and_cmake(pl, p->cmake[i].key, p->cmake[i].val);
-	buf_addf(&b, "%u", pl->jobs.jobs);
-	strvec_env_set(&pl->env, "MAX_JOBS", b.s);
-	buf_reset(&b);
-	if (pl->jobs.heavy_jobs) {
-		buf_addf(&b, "%u", pl->jobs.heavy_jobs);
-		strvec_env_set(&pl->env, "FLASH_ATTENTION_MAX_JOBS", b.s);
-		buf_reset(&b);
-	}
-	if (pl->jobs.launcher || o->ccache) {
-		static const char *const langs[] = { "C", "CXX", "CUDA" };
-
-		buf_reset(&b);
-		if (pl->jobs.launcher)
-			buf_addf(&b, "%s;launch;--", o->self_exe);
-		if (o->ccache)
-			buf_addf(&b, "%s%s", b.len ? ";" : "", o->ccache);
-		for (i = 0; i < ARRAY_SIZE(langs); i++) {
-			struct buf name = BUF_INIT;
-
-			buf_addf(&name, "CMAKE_%s_COMPILER_LAUNCHER", langs[i]);
-			add_env_and_cmake(pl, name.s, b.s);
-			buf_release(&name);
-		}
-		buf_reset(&b);
-	}
-	if (pl->jobs.launcher) {
-		buf_addf(&b, "%s/launch", o->work_dir);
-		strvec_env_set(&pl->env, LAUNCH_ENV_DIR, b.s);
-		buf_reset(&b);
-		buf_addf(&b, "%llu", (unsigned long long)pl->jobs.budget);
-		strvec_env_set(&pl->env, LAUNCH_ENV_BUDGET, b.s);
-		buf_reset(&b);
-		buf_addf(&b, "%u", pl->jobs.slots);
-		strvec_env_set(&pl->env, LAUNCH_ENV_SLOTS, b.s);
-		buf_reset(&b);
-		strvec_env_set(&pl->env, LAUNCH_ENV_ROOT, pl->src_dir);
-	}
-	if (o->ccache) {
-		/* Path-independent keys, so two checkouts share hits. */
-		strvec_env_set(&pl->env, "CCACHE_BASEDIR", pl->src_dir);
-		strvec_env_set(&pl->env, "CCACHE_NOHASHDIR", "true");
-		if (p->cache_remote.str)
-			strvec_env_set(&pl->env, "CCACHE_REMOTE_STORAGE", p->cache_remote.str);
-	}
+	profile_env(pl, p);
+	compile_env(pl, p, o);
 	/* The read-back's hook (configure.c), unless the profile brings its own. */
 	if (strvec_env_find(&pl->env, "CMAKE_PROJECT_INCLUDE", strlen("CMAKE_PROJECT_INCLUDE")) < 0) {
 		buf_addf(&b, "%s/cmake/bwbuild-effective.cmake", o->work_dir);
@@ -270,11 +268,10 @@ add_loc(struct buf *out, const struct loc *l)
 		buf_addf(out, "  (%s:%d)", l->file, l->line);
 }
 
-void
-plan_format(const struct plan *pl, struct buf *out)
+static void
+format_source(const struct plan *pl, struct buf *out)
 {
 	const struct profile *p = pl->profile;
-	const struct jobs_calc *jc = &pl->jobs;
 	size_t i;
 
 	buf_addf(out, "profile      %s  (%s)\n", p->name.str, p->path);
@@ -313,6 +310,26 @@ plan_format(const struct plan *pl, struct buf *out)
 	if (!pl->ptx.n)
 		buf_addstr(out, " none");
 	buf_addstr(out, " (in every CUDA library)\n");
+}
+
+static void
+format_pkvs(struct buf *out, const char *title, const struct pkv *kv, size_t n)
+{
+	if (!n)
+		return;
+	buf_addf(out, "\n%s\n", title);
+	for (size_t i = 0; i < n; i++) {
+		buf_addf(out, "  %s=%s", kv[i].key, kv[i].val);
+		add_loc(out, &kv[i].loc);
+		buf_addstr(out, "\n");
+	}
+}
+
+static void
+format_settings(const struct plan *pl, struct buf *out)
+{
+	const struct profile *p = pl->profile;
+	size_t i;
 
 	buf_addstr(out, "\nfeatures\n");
 	for (i = 0; i < FEAT__COUNT; i++) {
@@ -322,23 +339,9 @@ plan_format(const struct plan *pl, struct buf *out)
 		add_loc(out, &p->feature_loc[i]);
 		buf_addstr(out, "\n");
 	}
-
-	if (p->nruntime_env) {
-		buf_addstr(out, "\nruntime env (for whoever runs the wheel)\n");
-		for (i = 0; i < p->nruntime_env; i++) {
-			buf_addf(out, "  %s=%s", p->runtime_env[i].key, p->runtime_env[i].val);
-			add_loc(out, &p->runtime_env[i].loc);
-			buf_addstr(out, "\n");
-		}
-	}
-	if (p->ncmake) {
-		buf_addstr(out, "\nextra cmake entries\n");
-		for (i = 0; i < p->ncmake; i++) {
-			buf_addf(out, "  %s=%s", p->cmake[i].key, p->cmake[i].val);
-			add_loc(out, &p->cmake[i].loc);
-			buf_addstr(out, "\n");
-		}
-	}
+	format_pkvs(out, "runtime env (for whoever runs the wheel)", p->runtime_env,
+		    p->nruntime_env);
+	format_pkvs(out, "extra cmake entries", p->cmake, p->ncmake);
 
 	buf_addstr(out, "\nenvironment (set on top of the inherited one)\n");
 	for (i = 0; i < pl->env.n; i++)
@@ -346,9 +349,15 @@ plan_format(const struct plan *pl, struct buf *out)
 	buf_addstr(out, "\ncmake cache entries (forwarded from the environment as -D)\n");
 	for (i = 0; i < pl->cmake.n; i++)
 		buf_addf(out, "  -D%s\n", pl->cmake.v[i]);
+}
 
-	buf_addstr(out, "\njobs\n  cpus            ");
-	buf_addf(out, "%u\n", jc->cpus);
+/* The MAX_JOBS arithmetic, step by step. */
+static void
+format_jobs(const struct plan *pl, struct buf *out)
+{
+	const struct jobs_calc *jc = &pl->jobs;
+
+	buf_addf(out, "\njobs\n  cpus            %u\n", jc->cpus);
 	buf_addstr(out, "  MemAvailable    ");
 	format_size(out, jc->mem_available);
 	buf_addstr(out, "\n  cgroup room     ");
@@ -356,12 +365,11 @@ plan_format(const struct plan *pl, struct buf *out)
 		format_size(out, jc->cgroup_room);
 	else
 		buf_addstr(out, "no limit");
+	buf_addstr(out, "\n  budget          ");
 	if (jc->budget_given) {
-		buf_addstr(out, "\n  budget          ");
 		format_size(out, jc->budget);
 		buf_addstr(out, " (given)");
 	} else {
-		buf_addstr(out, "\n  budget          ");
 		format_size(out, jc->usable);
 		buf_addstr(out, " - headroom ");
 		format_size(out, jc->headroom);
@@ -382,17 +390,27 @@ plan_format(const struct plan *pl, struct buf *out)
 		buf_addf(out, "  MAX_JOBS        min(cpus %u, budget/per job %u) = %u\n", jc->cpus,
 			 jc->by_memory, jc->jobs);
 	if (jc->launcher)
-		buf_addstr(out, "  launcher        bwbuild launch: reserves 2 GiB per C++ and 3 GiB per CUDA "
-			   "compile (6 GiB flash/CUTLASS),\n                  scaled by gencodes and "
-			   "--threads, then the learned peak of each file\n");
+		buf_addf(out, "  launcher        bwbuild launch: reserves %llu GiB per C++ and "
+			 "%llu GiB per CUDA compile (%llu GiB flash/CUTLASS),\n                  "
+			 "scaled by gencodes and --threads, then the learned peak of each file\n",
+			 (unsigned long long)(EST_LAUNCH_CXX / GiB),
+			 (unsigned long long)(EST_LAUNCH_CUDA / GiB),
+			 (unsigned long long)(EST_LAUNCH_HEAVY / GiB));
 	if (jc->heavy_jobs) {
 		buf_addstr(out, "  heavy pool      FLASH_ATTENTION_MAX_JOBS = min(slots, budget/");
 		format_size(out, jc->heavy_per_job);
 		buf_addf(out, ") = %u\n", jc->heavy_jobs);
 	}
+}
 
+void
+plan_format(const struct plan *pl, struct buf *out)
+{
+	format_source(pl, out);
+	format_settings(pl, out);
+	format_jobs(pl, out);
 	buf_addstr(out, "\nsteps\n");
-	for (i = 0; i < STEP__COUNT; i++)
+	for (size_t i = 0; i < STEP__COUNT; i++)
 		buf_addf(out, "  %zu. %s\n", i + 1, step_names[i]);
 	buf_addf(out, "  work dir  %s\n  out dir   %s\n", pl->work_dir, pl->out_dir);
 }

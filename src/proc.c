@@ -151,19 +151,71 @@ keep_tail(struct proc *p, const char *data, size_t n)
 	p->tail_len += n;
 }
 
-static void
-write_all(int fd, const char *data, size_t n)
+/*
+ * In the child: its own process group, default signals, stdin from
+ * /dev/null, output to `out_fd` when >= 0; then exec. A failure's errno
+ * goes to `notify_fd` for the parent to report.
+ */
+static _Noreturn void
+exec_child(const struct proc *p, char *const *envv, int out_fd, int notify_fd)
 {
-	while (n) {
-		ssize_t w = write(fd, data, n);
+	int fd, child_errno;
 
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			return;
-		data += w;
-		n -= (size_t)w;
+	setpgid(0, 0);
+	keep_command(getppid());
+	signal(SIGINT, SIG_DFL);
+	signal(SIGTERM, SIG_DFL);
+	signal(SIGPIPE, SIG_DFL);
+	fd = open("/dev/null", O_RDONLY);
+	if (fd >= 0) {
+		dup2(fd, 0);
+		close(fd);
 	}
+	if (out_fd >= 0) {
+		dup2(out_fd, 1);
+		dup2(out_fd, 2);
+	}
+	if (!p->dir || chdir(p->dir) == 0)
+		execvpe(p->args.v[0], p->args.v, envv);
+	child_errno = errno;
+	write_all(notify_fd, &child_errno, sizeof(child_errno));
+	_exit(127);
+}
+
+/* The child's output, until it closes: to the log, the tail and on_line. */
+static void
+drain_output(struct proc *p, int fd)
+{
+	struct buf line = BUF_INIT;
+	char chunk[8192];
+	ssize_t n;
+
+	for (;;) {
+		n = read(fd, chunk, sizeof(chunk));
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		if (p->log_fd >= 0)
+			write_all(p->log_fd, chunk, (size_t)n);
+		keep_tail(p, chunk, (size_t)n);
+		if (p->on_line) {
+			ssize_t i, start = 0;
+
+			for (i = 0; i < n; i++) {
+				if (chunk[i] != '\n' && chunk[i] != '\r')
+					continue;
+				buf_add(&line, chunk + start, (size_t)(i - start));
+				p->on_line(p->ctx, line.s, line.len);
+				buf_reset(&line);
+				start = i + 1;
+			}
+			buf_add(&line, chunk + start, (size_t)(n - start));
+		}
+	}
+	if (p->on_line && line.len)
+		p->on_line(p->ctx, line.s, line.len);
+	buf_release(&line);
 }
 
 int
@@ -171,7 +223,6 @@ proc_run(struct proc *p)
 {
 	struct strvec env = STRVEC_INIT;
 	struct sigaction sa, old_int, old_term;
-	struct buf line = BUF_INIT;
 	int outp[2] = { -1, -1 }, notify[2];
 	int capture = p->log_fd >= 0 || p->on_line || p->tail_max || p->quiet;
 	pid_t pid;
@@ -188,31 +239,8 @@ proc_run(struct proc *p)
 	pid = fork();
 	if (pid < 0)
 		die("cannot fork:");
-	if (pid == 0) {
-		int fd;
-
-		setpgid(0, 0);
-		keep_command(getppid());
-		signal(SIGINT, SIG_DFL);
-		signal(SIGTERM, SIG_DFL);
-		signal(SIGPIPE, SIG_DFL);
-		fd = open("/dev/null", O_RDONLY);
-		if (fd >= 0) {
-			dup2(fd, 0);
-			close(fd);
-		}
-		if (capture) {
-			dup2(outp[1], 1);
-			dup2(outp[1], 2);
-		}
-		if (p->dir && chdir(p->dir) < 0)
-			goto fail;
-		execvpe(p->args.v[0], p->args.v, env.v);
-fail:
-		child_errno = errno;
-		write_all(notify[1], (const char *)&child_errno, sizeof(child_errno));
-		_exit(127);
-	}
+	if (pid == 0)
+		exec_child(p, env.v, outp[1], notify[1]);
 	setpgid(pid, pid);
 	current_pgid = pid;
 	memset(&sa, 0, sizeof(sa));
@@ -223,34 +251,8 @@ fail:
 
 	close(notify[1]);
 	if (capture) {
-		char chunk[8192];
-
 		close(outp[1]);
-		for (;;) {
-			n = read(outp[0], chunk, sizeof(chunk));
-			if (n < 0 && errno == EINTR)
-				continue;
-			if (n <= 0)
-				break;
-			if (p->log_fd >= 0)
-				write_all(p->log_fd, chunk, (size_t)n);
-			keep_tail(p, chunk, (size_t)n);
-			if (p->on_line) {
-				ssize_t i, start = 0;
-
-				for (i = 0; i < n; i++) {
-					if (chunk[i] != '\n' && chunk[i] != '\r')
-						continue;
-					buf_add(&line, chunk + start, (size_t)(i - start));
-					p->on_line(p->ctx, line.s, line.len);
-					buf_reset(&line);
-					start = i + 1;
-				}
-				buf_add(&line, chunk + start, (size_t)(n - start));
-			}
-		}
-		if (p->on_line && line.len)
-			p->on_line(p->ctx, line.s, line.len);
+		drain_output(p, outp[0]);
 		close(outp[0]);
 	}
 	while (waitpid(pid, &status, 0) < 0) {
@@ -263,7 +265,6 @@ fail:
 	n = read(notify[0], &child_errno, sizeof(child_errno));
 	close(notify[0]);
 	strvec_clear(&env);
-	buf_release(&line);
 	if (n == (ssize_t)sizeof(child_errno)) {
 		errno = child_errno;
 		if (p->dir && errno == ENOENT && access(p->dir, X_OK) < 0)

@@ -8,6 +8,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <limits.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,19 +22,9 @@
 #include "util.h"
 
 const struct feature_info feature_table[FEAT__COUNT] = {
-	[FEAT_CUDA] = { "cuda", "USE_CUDA" },
-	[FEAT_CUDNN] = { "cudnn", "USE_CUDNN" },
-	[FEAT_NCCL] = { "nccl", "USE_NCCL" },
-	[FEAT_DISTRIBUTED] = { "distributed", "USE_DISTRIBUTED" },
-	[FEAT_FBGEMM] = { "fbgemm", "USE_FBGEMM" },
-	[FEAT_FLASH_ATTENTION] = { "flash_attention", "USE_FLASH_ATTENTION" },
-	[FEAT_MEM_EFF_ATTENTION] = { "mem_eff_attention", "USE_MEM_EFF_ATTENTION" },
-	/* The same kernels under two names: USE_FBGEMM_GENAI in 2.9-2.10, USE_MSLK from 2.11. */
-	[FEAT_MSLK] = { "mslk", "USE_MSLK" },
-	[FEAT_FBGEMM_GENAI] = { "fbgemm_genai", "USE_FBGEMM_GENAI" },
-	[FEAT_KINETO] = { "kineto", "USE_KINETO" },
-	[FEAT_MKLDNN] = { "mkldnn", "USE_MKLDNN" },
-	[FEAT_BUILD_TEST] = { "build_test", "BUILD_TEST" },
+#define FEATURE_INFO(e, key, option) [e] = { key, option },
+	PROFILE_FEATURES(FEATURE_INFO)
+#undef FEATURE_INFO
 };
 
 /*
@@ -397,6 +388,65 @@ dir_of(const char *path)
 	return xstrndup(path, (size_t)(slash - path));
 }
 
+/* -1 after reporting if `real` is already on the chain or the chain is too deep. */
+static int
+chain_check(char **chain, const char **names, int depth, const char *real, const char *path,
+	    const struct loc *from)
+{
+	for (int i = 0; i < depth; i++) {
+		if (!strcmp(chain[i], real)) {
+			struct buf cyc = BUF_INIT;
+
+			for (int k = i; k < depth; k++)
+				buf_addf(&cyc, "%s -> ", names[k]);
+			buf_addstr(&cyc, path);
+			error_at(from, "'extends' makes a cycle: %s", cyc.s);
+			buf_release(&cyc);
+			return -1;
+		}
+	}
+	if (depth >= MAX_EXTENDS_DEPTH)
+		return error_at(from, "'extends' chain is deeper than %d profiles",
+				MAX_EXTENDS_DEPTH);
+	return 0;
+}
+
+/*
+ * The file that `extends: SPEC` in `path` names: a path relative to `path`,
+ * an absolute path, or a name looked up beside `path` and then on the
+ * search path. -1 after reporting.
+ */
+static int
+parent_path(char **out, const char *path, const struct pnode *ext)
+{
+	char *d;
+
+	if (is_path_spec(ext->str) && ext->str[0] != '/') {
+		struct buf b = BUF_INIT;
+
+		d = dir_of(path);
+		buf_addf(&b, "%s/%s", d, ext->str);
+		free(d);
+		*out = buf_detach(&b);
+		return 0;
+	}
+	if (is_path_spec(ext->str)) {
+		*out = xstrdup(ext->str);
+		return 0;
+	}
+	d = dir_of(path);
+	if (try_dir(out, d, ext->str)) {
+		free(d);
+		return 0;
+	}
+	free(d);
+	if (profile_find(out, ext->str) < 0) {
+		note_at(&ext->loc, "extended here");
+		return -1;
+	}
+	return 0;
+}
+
 /*
  * Load `path` and everything it extends; `chain` holds the real paths on
  * the way down, to detect cycles. Returns the merged tree or NULL.
@@ -406,12 +456,11 @@ load_chain(struct profile *p, const char *path, char **chain, const char **names
 	   const struct loc *from)
 {
 	struct buf text = BUF_INIT;
-	struct pnode *n, *parent;
+	struct pnode *n, *parent = NULL;
 	const struct pnode *ext;
 	const char *file;
-	char *real, *ppath = NULL;
+	char *real, *ppath;
 	size_t idx;
-	int i;
 
 	real = realpath(path, NULL);
 	if (!real) {
@@ -421,86 +470,33 @@ load_chain(struct profile *p, const char *path, char **chain, const char **names
 			error("cannot read profile '%s':", path);
 		return NULL;
 	}
-	for (i = 0; i < depth; i++) {
-		if (!strcmp(chain[i], real)) {
-			struct buf cyc = BUF_INIT;
-			size_t k;
-
-			for (k = (size_t)i; k < (size_t)depth; k++)
-				buf_addf(&cyc, "%s -> ", names[k]);
-			buf_addstr(&cyc, path);
-			error_at(from, "'extends' makes a cycle: %s", cyc.s);
-			buf_release(&cyc);
-			free(real);
-			return NULL;
-		}
-	}
-	if (depth >= MAX_EXTENDS_DEPTH) {
-		error_at(from, "'extends' chain is deeper than %d profiles", MAX_EXTENDS_DEPTH);
+	if (chain_check(chain, names, depth, real, path, from) < 0 || read_file(&text, path) < 0) {
 		free(real);
 		return NULL;
 	}
 	chain[depth] = real;
-	if (read_file(&text, path) < 0) {
-		free(real);
-		return NULL;
-	}
 	file = keep_str(p, path);
 	names[depth] = file;
 	n = parse_yaml(file, text.s, text.len);
 	buf_release(&text);
-	if (!n) {
-		free(real);
-		return NULL;
-	}
-	ext = map_get(n, "extends", &idx);
-	if (!ext) {
+	if (!n || !(ext = map_get(n, "extends", &idx))) {
 		free(real);
 		return n;
 	}
 	if (ext->kind != PN_SCALAR || !*ext->str) {
 		error_at(&ext->loc, "'extends' takes one profile name or path");
-		goto fail;
+	} else if (parent_path(&ppath, path, ext) == 0) {
+		parent = load_chain(p, ppath, chain, names, depth + 1, &ext->loc);
+		free(ppath);
 	}
-	if (is_path_spec(ext->str) && ext->str[0] != '/') {
-		char *d = dir_of(path);
-		struct buf b = BUF_INIT;
-
-		buf_addf(&b, "%s/%s", d, ext->str);
-		free(d);
-		ppath = buf_detach(&b);
-	} else if (is_path_spec(ext->str)) {
-		ppath = xstrdup(ext->str);
+	if (parent) {
+		map_remove(n, idx);
+		merge(parent, n);
 	} else {
-		char *d = dir_of(path);
-
-		/* A bare name is looked up beside this file first. */
-		if (!try_dir(&ppath, d, ext->str)) {
-			free(d);
-			if (profile_find(&ppath, ext->str) < 0) {
-				note_at(&ext->loc, "extended here");
-				goto fail;
-			}
-		} else {
-			free(d);
-		}
+		pnode_free(n);
 	}
-	{
-		struct loc at = ext->loc;
-
-		parent = load_chain(p, ppath, chain, names, depth + 1, &at);
-	}
-	free(ppath);
-	if (!parent)
-		goto fail;
-	map_remove(n, idx);
-	merge(parent, n);
 	free(real);
 	return parent;
-fail:
-	pnode_free(n);
-	free(real);
-	return NULL;
 }
 
 /* ---- validation ---- */
@@ -520,16 +516,6 @@ set_value(struct pvalue *out, const struct pnode *v, const char *what)
 		return;
 	out->str = v->str;
 	out->loc = v->loc;
-}
-
-static void
-unknown_key(const struct pnode *m, size_t i, const char *section, const char *known)
-{
-	if (section)
-		error_at(&m->keylocs[i], "unknown key '%s' in '%s' (known keys: %s)", m->keys[i],
-			 section, known);
-	else
-		error_at(&m->keylocs[i], "unknown key '%s' (known keys: %s)", m->keys[i], known);
 }
 
 static int
@@ -652,186 +638,260 @@ is_url(const char *s)
 	return colon && colon - s > 1 && !memchr(s, '/', (size_t)(colon - s));
 }
 
-static void
-validate(struct profile *p)
+static int
+is_cache_kind(const char *s)
 {
-	const struct pnode *r = p->root;
-	size_t i, j;
+	return !strcmp(s, "ccache") || !strcmp(s, "none");
+}
 
-	for (i = 0; i < r->n; i++) {
-		const char *k = r->keys[i];
-		const struct pnode *v = r->items[i];
+static int
+is_redis_url(const char *s)
+{
+	return starts_with(s, "redis://");
+}
 
-		if (!strcmp(k, "name")) {
-			set_value(&p->name, v, "name");
-		} else if (!strcmp(k, "description")) {
-			set_value(&p->description, v, "description");
-		} else if (!strcmp(k, "source")) {
-			if (want_map(v, "source") < 0)
-				continue;
-			for (j = 0; j < v->n; j++) {
-				if (!strcmp(v->keys[j], "repo"))
-					set_value(&p->source_repo, v->items[j], "source.repo");
-				else if (!strcmp(v->keys[j], "ref"))
-					set_value(&p->source_ref, v->items[j], "source.ref");
-				else if (!strcmp(v->keys[j], "patches"))
-					set_value(&p->source_patches, v->items[j], "source.patches");
-				else
-					unknown_key(v, j, "source", "repo, ref, patches");
-			}
-		} else if (!strcmp(k, "cuda")) {
-			if (want_map(v, "cuda") < 0)
-				continue;
-			for (j = 0; j < v->n; j++) {
-				if (!strcmp(v->keys[j], "archs"))
-					validate_archs(p, v->items[j]);
-				else if (!strcmp(v->keys[j], "home"))
-					set_value(&p->cuda_home, v->items[j], "cuda.home");
-				else if (!strcmp(v->keys[j], "version"))
-					set_value(&p->cuda_version, v->items[j], "cuda.version");
-				else
-					unknown_key(v, j, "cuda", "archs, home, version");
-			}
-		} else if (!strcmp(k, "features")) {
-			if (want_map(v, "features") < 0)
-				continue;
-			for (j = 0; j < v->n; j++) {
-				size_t f;
+static int
+is_local_label(const char *s)
+{
+	return *s == '+' && s[1] &&
+	       strspn(s + 1, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789.") ==
+		       strlen(s + 1);
+}
 
-				for (f = 0; f < FEAT__COUNT; f++)
-					if (!strcmp(v->keys[j], feature_table[f].key))
-						break;
-				if (f == FEAT__COUNT) {
-					unknown_key(v, j, "features",
-						    "cuda, cudnn, nccl, distributed, fbgemm, flash_attention, "
-						    "mem_eff_attention, mslk, fbgemm_genai, kineto, mkldnn, "
-						    "build_test");
-					continue;
-				}
-				if (want_scalar(v->items[j], v->keys[j]) < 0)
-					continue;
-				if (parse_bool(v->items[j]->str, &p->features[f]) < 0) {
-					error_at(&v->items[j]->loc, "'%s' for '%s' is not on or off",
-						 v->items[j]->str, v->keys[j]);
-					continue;
-				}
-				p->feature_loc[f] = v->items[j]->loc;
-			}
-		} else if (!strcmp(k, "cmake")) {
-			validate_kv_map(v, "cmake", &p->cmake, &p->ncmake);
-		} else if (!strcmp(k, "build")) {
-			if (want_map(v, "build") < 0)
-				continue;
-			for (j = 0; j < v->n; j++) {
-				const struct pnode *bv = v->items[j];
+#define AT(field) offsetof(struct profile, field)
+#define FEATURE_KEY(e, key, option) { "features", key, KEY_FEATURE, e, 0, NULL, NULL, option },
 
-				if (!strcmp(v->keys[j], "jobs")) {
-					char *end;
-					long n;
+const struct profile_key profile_keys[] = {
+	{ NULL, "name", KEY_STRING, AT(name), 0, NULL, NULL, "the profile's name" },
+	{ NULL, "description", KEY_STRING, AT(description), 0, NULL, NULL,
+	  "one line, shown by bwbuild profiles" },
+	{ NULL, "extends", KEY_EXTENDS, 0, 0, NULL, NULL, "the parent profile" },
+	{ "source", "repo", KEY_STRING, AT(source_repo), 0, NULL, NULL, "the git repository" },
+	{ "source", "ref", KEY_STRING, AT(source_ref), 0, NULL, NULL, "a tag, branch or commit" },
+	{ "source", "patches", KEY_STRING, AT(source_patches), 0, NULL, NULL,
+	  "the patch series patches/<project>/" },
+	{ "cuda", "archs", KEY_ARCHS, 0, 0, NULL, NULL, "TORCH_CUDA_ARCH_LIST entries" },
+	{ "cuda", "home", KEY_STRING, AT(cuda_home), 0, NULL, NULL, "the toolkit to build with" },
+	{ "cuda", "version", KEY_STRING, AT(cuda_version), 0, NULL, NULL,
+	  "the CUDA toolkit the profile is meant for" },
+	PROFILE_FEATURES(FEATURE_KEY)
+	{ NULL, "cmake", KEY_MAP, AT(cmake), AT(ncmake), NULL, NULL,
+	  "extra settings passed through the environment" },
+	{ "build", "jobs", KEY_JOBS, AT(jobs), AT(jobs_loc), NULL,
+	  "must be 'auto' or a number from 1 to 4096", "MAX_JOBS" },
+	{ "build", "mem_budget", KEY_SIZE, AT(mem_budget), AT(mem_budget_loc), NULL,
+	  "must be 'auto' or a size such as '24G'", "memory the compile may use" },
+	{ "build", "python", KEY_STRING, AT(python), 0, NULL, NULL, "the build interpreter" },
+	{ "build", "launcher", KEY_SWITCH, AT(launcher), AT(launcher_loc), NULL, "is on or off",
+	  "admission control by bwbuild launch" },
+	{ "build", "cache", KEY_STRING, AT(cache), 0, is_cache_kind, "is ccache or none",
+	  "compile through ccache" },
+	{ "build", "cache_remote", KEY_STRING, AT(cache_remote), 0, is_redis_url,
+	  "must be a redis://HOST:PORT URL", "ccache's remote storage" },
+	{ "wheel", "version_suffix", KEY_STRING, AT(version_suffix), 0, is_local_label,
+	  "must be a PEP 440 local label such as '+cu130'", "appended to version.txt" },
+	{ "runtime", "env", KEY_MAP, AT(runtime_env), AT(nruntime_env), NULL, NULL,
+	  "settings for whoever runs the wheel" },
+};
+const size_t profile_nkeys = ARRAY_SIZE(profile_keys);
 
-					if (want_scalar(bv, "build.jobs") < 0)
-						continue;
-					p->jobs_loc = bv->loc;
-					if (!strcmp(bv->str, "auto"))
-						continue;
-					errno = 0;
-					n = strtol(bv->str, &end, 10);
-					if (errno || *end || n < 1 || n > 4096)
-						error_at(&bv->loc, "'build.jobs' must be 'auto' or a number "
-							 "from 1 to 4096, not '%s'", bv->str);
-					else
-						p->jobs = n;
-				} else if (!strcmp(v->keys[j], "mem_budget")) {
-					if (want_scalar(bv, "build.mem_budget") < 0)
-						continue;
-					p->mem_budget_loc = bv->loc;
-					if (!strcmp(bv->str, "auto"))
-						continue;
-					if (parse_size(bv->str, &p->mem_budget) < 0 || !p->mem_budget)
-						error_at(&bv->loc, "'build.mem_budget' must be 'auto' or a size "
-							 "such as '24G', not '%s'", bv->str);
-				} else if (!strcmp(v->keys[j], "python")) {
-					set_value(&p->python, bv, "build.python");
-				} else if (!strcmp(v->keys[j], "launcher")) {
-					if (want_scalar(bv, "build.launcher") < 0)
-						continue;
-					p->launcher_loc = bv->loc;
-					if (parse_bool(bv->str, &p->launcher) < 0)
-						error_at(&bv->loc, "'build.launcher' is on or off, not '%s'",
-							 bv->str);
-				} else if (!strcmp(v->keys[j], "cache")) {
-					set_value(&p->cache, bv, "build.cache");
-					if (p->cache.str && strcmp(p->cache.str, "ccache") &&
-					    strcmp(p->cache.str, "none"))
-						error_at(&bv->loc, "'build.cache' is ccache or none, not '%s'",
-							 p->cache.str);
-				} else if (!strcmp(v->keys[j], "cache_remote")) {
-					set_value(&p->cache_remote, bv, "build.cache_remote");
-					if (p->cache_remote.str && !starts_with(p->cache_remote.str, "redis://"))
-						error_at(&bv->loc, "'build.cache_remote' must be a redis://HOST:PORT "
-							 "URL, not '%s'", p->cache_remote.str);
-				} else {
-					unknown_key(v, j, "build", "jobs, mem_budget, python, launcher, cache, "
-						    "cache_remote");
-				}
-			}
-		} else if (!strcmp(k, "wheel")) {
-			if (want_map(v, "wheel") < 0)
-				continue;
-			for (j = 0; j < v->n; j++) {
-				if (!strcmp(v->keys[j], "version_suffix"))
-					set_value(&p->version_suffix, v->items[j], "wheel.version_suffix");
-				else
-					unknown_key(v, j, "wheel", "version_suffix");
-			}
-		} else if (!strcmp(k, "runtime")) {
-			if (want_map(v, "runtime") < 0)
-				continue;
-			for (j = 0; j < v->n; j++) {
-				if (!strcmp(v->keys[j], "env"))
-					validate_kv_map(v->items[j], "runtime.env", &p->runtime_env,
-							&p->nruntime_env);
-				else
-					unknown_key(v, j, "runtime", "env");
-			}
+#undef FEATURE_KEY
+#undef AT
+
+static const struct profile_key *
+key_find(const char *section, const char *key)
+{
+	for (size_t i = 0; i < profile_nkeys; i++) {
+		const struct profile_key *k = &profile_keys[i];
+
+		if (!strcmp(k->key, key) &&
+		    (section ? k->section && !strcmp(k->section, section) : !k->section))
+			return k;
+	}
+	return NULL;
+}
+
+static int
+is_section(const char *name)
+{
+	for (size_t i = 0; i < profile_nkeys; i++)
+		if (profile_keys[i].section && !strcmp(profile_keys[i].section, name))
+			return 1;
+	return 0;
+}
+
+static void
+unknown_key(const struct pnode *m, size_t i, const char *section)
+{
+	struct buf known = BUF_INIT;
+	const char *last = NULL;
+
+	for (size_t k = 0; k < profile_nkeys; k++) {
+		const struct profile_key *r = &profile_keys[k];
+		const char *name;
+
+		if (section)
+			name = r->section && !strcmp(r->section, section) ? r->key : NULL;
+		else
+			name = r->section ? r->section : r->key;
+		/* A section's rows are adjacent: its name is listed once. */
+		if (!name || (last && !strcmp(name, last)))
+			continue;
+		buf_addf(&known, "%s%s", known.len ? ", " : "", name);
+		last = name;
+	}
+	if (section)
+		error_at(&m->keylocs[i], "unknown key '%s' in '%s' (known keys: %s)", m->keys[i],
+			 section, known.s);
+	else
+		error_at(&m->keylocs[i], "unknown key '%s' (known keys: %s)", m->keys[i], known.s);
+	buf_release(&known);
+}
+
+/* The value of a KEY_SWITCH, KEY_JOBS or KEY_SIZE row into its field; -1 if refused. */
+static int
+parse_scalar(const struct profile_key *k, void *field, const char *s)
+{
+	char *end;
+	long n;
+
+	switch (k->kind) {
+	case KEY_SWITCH:
+		return parse_bool(s, field);
+	case KEY_JOBS:
+		if (!strcmp(s, "auto"))
+			return 0;
+		errno = 0;
+		n = strtol(s, &end, 10);
+		if (errno || *end || n < 1 || n > 4096)
+			return -1;
+		*(long *)field = n;
+		return 0;
+	case KEY_SIZE:
+		if (!strcmp(s, "auto"))
+			return 0;
+		return parse_size(s, field) < 0 || !*(uint64_t *)field ? -1 : 0;
+	default:
+		return -1;
+	}
+}
+
+static void
+validate_feature(struct profile *p, enum feature f, const char *key, const struct pnode *v)
+{
+	if (want_scalar(v, key) < 0)
+		return;
+	if (parse_bool(v->str, &p->features[f]) < 0) {
+		error_at(&v->loc, "'%s' for '%s' is not on or off", v->str, key);
+		return;
+	}
+	p->feature_loc[f] = v->loc;
+}
+
+static void
+validate_key(struct profile *p, const struct profile_key *k, const struct pnode *v)
+{
+	struct buf name = BUF_INIT;
+	char *field = (char *)p + k->off, *aux = (char *)p + k->aux;
+	struct pvalue *pv = (struct pvalue *)field;
+
+	if (k->section)
+		buf_addf(&name, "%s.%s", k->section, k->key);
+	else
+		buf_addstr(&name, k->key);
+	switch (k->kind) {
+	case KEY_STRING:
+		set_value(pv, v, name.s);
+		if (pv->str && k->valid && !k->valid(pv->str))
+			error_at(&v->loc, "'%s' %s, not '%s'", name.s, k->expect, pv->str);
+		break;
+	case KEY_ARCHS:
+		validate_archs(p, v);
+		break;
+	case KEY_FEATURE:
+		validate_feature(p, (enum feature)k->off, k->key, v);
+		break;
+	case KEY_MAP:
+		validate_kv_map(v, name.s, (struct pkv **)field, (size_t *)aux);
+		break;
+	case KEY_SWITCH:
+	case KEY_JOBS:
+	case KEY_SIZE:
+		if (want_scalar(v, name.s) < 0)
+			break;
+		*(struct loc *)aux = v->loc;
+		if (parse_scalar(k, field, v->str) < 0)
+			error_at(&v->loc, "'%s' %s, not '%s'", name.s, k->expect, v->str);
+		break;
+	case KEY_EXTENDS:
+		break;
+	}
+	buf_release(&name);
+}
+
+/* Validate the keys of `m`: the top level (section NULL) or one section. */
+static void
+validate_map(struct profile *p, const struct pnode *m, const char *section)
+{
+	for (size_t i = 0; i < m->n; i++) {
+		const struct profile_key *k = key_find(section, m->keys[i]);
+
+		/*
+		 * The loader took 'extends' out; one still here came from --set,
+		 * which cannot change the parent.
+		 */
+		if (k && k->kind != KEY_EXTENDS) {
+			validate_key(p, k, m->items[i]);
+		} else if (!section && !k && is_section(m->keys[i])) {
+			if (want_map(m->items[i], m->keys[i]) == 0)
+				validate_map(p, m->items[i], m->keys[i]);
 		} else {
-			unknown_key(r, i, NULL,
-				    "name, description, extends, source, cuda, features, cmake, build, "
-				    "wheel, runtime");
+			unknown_key(m, i, section);
 		}
 	}
+}
 
-	if (p->version_suffix.str) {
-		const char *s = p->version_suffix.str;
-
-		if (*s != '+' || !s[1] || strspn(s + 1, "abcdefghijklmnopqrstuvwxyz"
-						  "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789.") != strlen(s + 1))
-			error_at(&p->version_suffix.loc, "'wheel.version_suffix' must be a PEP 440 "
-				 "local label such as '+cu130', not '%s'", s);
-	}
-	for (i = 0; i < p->ncmake; i++) {
+/* cmake.NAME entries: not bwbuild's own settings, not features, and forwarded. */
+static void
+check_cmake_names(const struct profile *p)
+{
+	for (size_t i = 0; i < p->ncmake; i++) {
 		const char *k = p->cmake[i].key;
 
 		if (!strcmp(k, "CMAKE_INSTALL_PREFIX") || !strcmp(k, "TORCH_CUDA_ARCH_LIST"))
 			error_at(&p->cmake[i].loc, "'cmake.%s' is set by bwbuild itself%s", k,
 				 !strcmp(k, "TORCH_CUDA_ARCH_LIST") ? "; use 'cuda.archs'" : "");
-		for (j = 0; j < FEAT__COUNT; j++)
-			if (!strcmp(k, feature_table[j].option))
+		for (size_t f = 0; f < FEAT__COUNT; f++)
+			if (!strcmp(k, feature_table[f].option))
 				error_at(&p->cmake[i].loc, "'cmake.%s' duplicates a feature; use "
-					 "'features.%s: on|off'", k, feature_table[j].key);
+					 "'features.%s: on|off'", k, feature_table[f].key);
 		if (!cmake_name_forwarded(k))
 			error_at(&p->cmake[i].loc, "'cmake.%s' would not reach CMake: PyTorch forwards "
 				 "only USE_*, BUILD_*, CMAKE_* and a fixed list of names from the "
 				 "environment", k);
 	}
+}
+
+static void
+check_required(const struct profile *p)
+{
+	const struct loc *at = &p->root->loc;
 
 	if (!p->source_repo.str)
-		error_at(&r->loc, "the profile has no 'source.repo' (the git repository to build)");
+		error_at(at, "the profile has no 'source.repo' (the git repository to build)");
 	if (!p->source_ref.str)
-		error_at(&r->loc, "the profile has no 'source.ref' (a tag, branch or commit)");
+		error_at(at, "the profile has no 'source.ref' (a tag, branch or commit)");
 	if (!p->archs_given && p->features[FEAT_CUDA] != TRI_OFF)
-		error_at(&r->loc, "the profile has no 'cuda.archs'; list the GPU targets "
+		error_at(at, "the profile has no 'cuda.archs'; list the GPU targets "
 			 "(e.g. archs: [\"12.0\"]) or set 'features.cuda: off'");
+}
+
+static void
+validate(struct profile *p)
+{
+	validate_map(p, p->root, NULL);
+	check_cmake_names(p);
+	check_required(p);
 }
 
 /*

@@ -14,19 +14,30 @@
  * owned by the profile and live until profile_release().
  */
 
+/*
+ * The features, one line each: the enum, the key under features: and the
+ * CMake option / environment switch. The enum, feature_table and the
+ * features rows of profile_keys are all made from this one list.
+ */
+#define PROFILE_FEATURES(X)                                                          \
+	X(FEAT_CUDA, "cuda", "USE_CUDA")                                             \
+	X(FEAT_CUDNN, "cudnn", "USE_CUDNN")                                          \
+	X(FEAT_NCCL, "nccl", "USE_NCCL")                                             \
+	X(FEAT_DISTRIBUTED, "distributed", "USE_DISTRIBUTED")                        \
+	X(FEAT_FBGEMM, "fbgemm", "USE_FBGEMM")                                       \
+	X(FEAT_FLASH_ATTENTION, "flash_attention", "USE_FLASH_ATTENTION")            \
+	X(FEAT_MEM_EFF_ATTENTION, "mem_eff_attention", "USE_MEM_EFF_ATTENTION")      \
+	/* The same kernels under two names: USE_FBGEMM_GENAI in 2.9-2.10, USE_MSLK from 2.11. */ \
+	X(FEAT_MSLK, "mslk", "USE_MSLK")                                             \
+	X(FEAT_FBGEMM_GENAI, "fbgemm_genai", "USE_FBGEMM_GENAI")                     \
+	X(FEAT_KINETO, "kineto", "USE_KINETO")                                       \
+	X(FEAT_MKLDNN, "mkldnn", "USE_MKLDNN")                                       \
+	X(FEAT_BUILD_TEST, "build_test", "BUILD_TEST")
+
 enum feature {
-	FEAT_CUDA,
-	FEAT_CUDNN,
-	FEAT_NCCL,
-	FEAT_DISTRIBUTED,
-	FEAT_FBGEMM,
-	FEAT_FLASH_ATTENTION,
-	FEAT_MEM_EFF_ATTENTION,
-	FEAT_MSLK,
-	FEAT_FBGEMM_GENAI,
-	FEAT_KINETO,
-	FEAT_MKLDNN,
-	FEAT_BUILD_TEST,
+#define FEATURE_ENUM(e, key, option) e,
+	PROFILE_FEATURES(FEATURE_ENUM)
+#undef FEATURE_ENUM
 	FEAT__COUNT
 };
 
@@ -92,6 +103,36 @@ struct profile {
 	size_t nfiles, files_cap;
 	char *repo_abs;
 };
+
+/*
+ * Every key a profile may set, one row each, in the order the "known keys"
+ * lists name them. Validation walks the merged YAML tree (--set values
+ * included: they are merged into it first) through this table, and
+ * tests/unit/t_profile.c checks that docs/profile-format.md names every row.
+ */
+enum profile_key_kind {
+	KEY_STRING,  /* a struct pvalue at off */
+	KEY_ARCHS,   /* cuda.archs: a list or one ';'-separated string, into archs */
+	KEY_FEATURE, /* on/off into features[off] and feature_loc[off] */
+	KEY_SWITCH,  /* on/off: an enum tri at off, its struct loc at aux */
+	KEY_JOBS,    /* 'auto' or 1-4096: a long at off (0 = auto), its struct loc at aux */
+	KEY_SIZE,    /* 'auto' or a size: a uint64_t at off (0 = auto), its struct loc at aux */
+	KEY_MAP,     /* NAME: value pairs: a struct pkv * at off, their count (size_t) at aux */
+	KEY_EXTENDS, /* the parent profile, taken out by the loader before validation */
+};
+
+struct profile_key {
+	const char *section;  /* NULL at the top level */
+	const char *key;
+	enum profile_key_kind kind;
+	size_t off;           /* offsetof into struct profile, or a feature index */
+	size_t aux;
+	int (*valid)(const char *value); /* a further check of a KEY_STRING, or NULL */
+	const char *expect;   /* "'KEY' EXPECT, not 'VALUE'" when the value is refused */
+	const char *doc;
+};
+extern const struct profile_key profile_keys[];
+extern const size_t profile_nkeys;
 
 /*
  * Find a profile by name ("demo": profiles/ in the working directory, then

@@ -21,4 +21,24 @@ int record_parse(const char *data, size_t len, struct record_row **rows, size_t 
 		 struct buf *why);
 void record_free(struct record_row *rows, size_t n);
 
+/*
+ * A wheel's WHEEL file: "Key: value" lines as bdist_wheel writes them
+ * (mail-header style, without continuation lines). The fields in file
+ * order, keys as written; a value loses the blanks after the ':' and a
+ * trailing CR. Lines without a ':' are skipped. What the keys mean
+ * (Wheel-Version, Root-Is-Purelib, Tag, Build) is the verifier's.
+ */
+struct wheel_field {
+	char *key;
+	char *value;
+};
+
+struct wheel_file {
+	struct wheel_field *fields;
+	size_t n, cap;
+};
+
+void wheel_file_parse(struct wheel_file *out, const char *text);
+void wheel_file_release(struct wheel_file *wf);
+
 #endif

@@ -145,6 +145,27 @@ mkdir_p_parent(const char *path)
 }
 
 int
+write_all(int fd, const void *data, size_t len)
+{
+	const char *p = data;
+
+	while (len) {
+		ssize_t n = write(fd, p, len);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			if (!n)
+				errno = EIO;
+			return -1;
+		}
+		p += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+int
 copy_file(const char *from, const char *to)
 {
 	char buf[1 << 16];
@@ -161,23 +182,13 @@ copy_file(const char *from, const char *to)
 		return -1;
 	}
 	for (;;) {
-		char *p = buf;
-
 		n = read(in, buf, sizeof(buf));
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n <= 0)
 			break;
-		while (n > 0) {
-			ssize_t w = write(out, p, (size_t)n);
-
-			if (w < 0 && errno == EINTR)
-				continue;
-			if (w < 0)
-				goto fail_write;
-			p += w;
-			n -= w;
-		}
+		if (write_all(out, buf, (size_t)n) < 0)
+			goto fail_write;
 	}
 	if (n < 0)
 		error("cannot read '%s':", from);
@@ -199,7 +210,6 @@ int
 write_file_atomic(const char *path, const void *data, size_t len)
 {
 	struct buf tmp = BUF_INIT;
-	const char *p = data;
 	int fd, ret = -1;
 
 	buf_addf(&tmp, "%s.tmp.%ld", path, (long)getpid());
@@ -208,18 +218,10 @@ write_file_atomic(const char *path, const void *data, size_t len)
 		error("cannot create '%s':", tmp.s);
 		goto out;
 	}
-	while (len) {
-		ssize_t n = write(fd, p, len);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0) {
-			error("cannot write '%s':", tmp.s);
-			close(fd);
-			goto fail;
-		}
-		p += n;
-		len -= (size_t)n;
+	if (write_all(fd, data, len) < 0) {
+		error("cannot write '%s':", tmp.s);
+		close(fd);
+		goto fail;
 	}
 	if (fsync(fd) < 0 && errno != EINVAL) {
 		error("cannot sync '%s':", tmp.s);

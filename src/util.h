@@ -37,6 +37,12 @@ struct buf;
 void path_normalize(struct buf *out, const char *path);
 
 /*
+ * Write all `len` bytes to `fd`, again after EINTR and short writes. -1
+ * with errno set (EIO for a write that wrote nothing) after a failure.
+ */
+int write_all(int fd, const void *data, size_t len);
+
+/*
  * Write `len` bytes to `path` through `path.tmp.<pid>`: written, flushed,
  * fsynced, then renamed, so a reader never sees half a file.
  */

@@ -238,24 +238,6 @@ spill_open(void)
 }
 
 static int
-write_all(int fd, const void *data, size_t n)
-{
-	const char *p = data;
-
-	while (n) {
-		ssize_t w = write(fd, p, n);
-
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			return -1;
-		p += w;
-		n -= (size_t)w;
-	}
-	return 0;
-}
-
-static int
 member_sink(void *vctx, const void *data, size_t n)
 {
 	struct member_ctx *c = vctx;
@@ -493,44 +475,35 @@ is_dist_info_file(const char *name, const char *dist_info, const char *file)
 	return !strncmp(name, dist_info, n) && name[n] == '/' && !strcmp(name + n + 1, file);
 }
 
-/* Parse "Key: value" lines of WHEEL. */
+/* WHEEL against the file name: Wheel-Version 1.x, the same tags and build tag. */
 static void
 check_wheel_file(struct wheel_report *r, const char *text, const char *member)
 {
 	struct strvec tags = STRVEC_INIT;
-	const char *p = text;
+	struct wheel_file wf;
 	int have_version = 0, purelib = -1;
 	size_t i;
 
-	while (*p) {
-		const char *nl = strchr(p, '\n');
-		size_t len = nl ? (size_t)(nl - p) : strlen(p);
-		char *line = xstrndup(p, len), *colon, *val;
+	wheel_file_parse(&wf, text);
+	for (i = 0; i < wf.n; i++) {
+		const char *key = wf.fields[i].key, *val = wf.fields[i].value;
 
-		if (len && line[len - 1] == '\r')
-			line[len - 1] = '\0';
-		colon = strchr(line, ':');
-		if (colon) {
-			*colon = '\0';
-			for (val = colon + 1; *val == ' '; val++)
-				;
-			if (!strcmp(line, "Wheel-Version")) {
-				have_version = 1;
-				if (atoi(val) != 1)
-					add_error(r, "%s: Wheel-Version %s is not 1.x (WHEEL)", member, val);
-			} else if (!strcmp(line, "Root-Is-Purelib")) {
-				purelib = !strcmp(val, "true");
-			} else if (!strcmp(line, "Tag")) {
-				strvec_push(&tags, val);
-			} else if (!strcmp(line, "Build")) {
-				if (!r->build_tag || strcmp(r->build_tag, val))
-					add_error(r, "%s: Build '%s' does not match the file name (WHEEL)",
-						  member, val);
-			}
+		if (!strcmp(key, "Wheel-Version")) {
+			have_version = 1;
+			if (atoi(val) != 1)
+				add_error(r, "%s: Wheel-Version %s is not 1.x (WHEEL)", member,
+					  val);
+		} else if (!strcmp(key, "Root-Is-Purelib")) {
+			purelib = !strcmp(val, "true");
+		} else if (!strcmp(key, "Tag")) {
+			strvec_push(&tags, val);
+		} else if (!strcmp(key, "Build")) {
+			if (!r->build_tag || strcmp(r->build_tag, val))
+				add_error(r, "%s: Build '%s' does not match the file name (WHEEL)",
+					  member, val);
 		}
-		free(line);
-		p += len + (nl ? 1 : 0);
 	}
+	wheel_file_release(&wf);
 	if (!have_version)
 		add_error(r, "%s has no Wheel-Version (WHEEL)", member);
 	for (i = 0; i < tags.n; i++)
@@ -770,6 +743,51 @@ index_find(const struct zip *z, const size_t *idx, const char *name)
 	return NULL;
 }
 
+/* A hashed row's size field; -1 after adding the error. */
+static int
+row_size(struct wheel_report *r, const struct record_row *row, unsigned long long *size)
+{
+	char *end;
+
+	if (!*row->fields[1] || !*row->fields[2]) {
+		add_error(r, "RECORD line %d: '%s' has an empty hash or size (hashes)", row->line,
+			  row->fields[0]);
+		return -1;
+	}
+	errno = 0;
+	*size = strtoull(row->fields[2], &end, 10);
+	if (*end || !isdigit((unsigned char)*row->fields[2]) || errno == ERANGE) {
+		add_error(r, "RECORD line %d: size '%s' of '%s' is not a number (hashes)",
+			  row->line, row->fields[2], row->fields[0]);
+		return -1;
+	}
+	return 0;
+}
+
+/* The job of a row: a zip member `e`, or the file under `root` of an installed package. */
+static void
+job_init(struct job *jb, const struct record_row *row, const struct zip_entry *e,
+	 const char *root)
+{
+	jb->name = row->fields[0];
+	jb->e = e;
+	jb->order_size = e ? e->usize : 0;
+	if (root) {
+		struct stat st;
+		struct buf f = BUF_INIT;
+
+		buf_addf(&f, "%s/%s", root, row->fields[0]);
+		jb->file = buf_detach(&f);
+		if (!stat(jb->file, &st))
+			jb->order_size = (uint64_t)st.st_size;
+	}
+	jb->row = row;
+	strvec_init(&jb->errors);
+	jb->keep_text = ends_with(jb->name, "/include/caffe2/core/macros.h") ||
+			(ends_with(jb->name, "/version.py") &&
+			 strchr(jb->name, '/') == strrchr(jb->name, '/'));
+}
+
 /*
  * Check every RECORD row and turn each hashed one into a job: a zip member
  * (z) or, for an installed package, a file under `root`.
@@ -788,8 +806,6 @@ plan_jobs(struct wheel_report *r, const struct record_row *rows, size_t nrows,
 		const struct record_row *row = &rows[i];
 		const struct zip_entry *e;
 		struct job *jb;
-		char *end;
-		unsigned long long size;
 		int is_record, is_sig;
 
 		if (row->nfields != 3) {
@@ -826,40 +842,13 @@ plan_jobs(struct wheel_report *r, const struct record_row *rows, size_t nrows,
 		}
 		if (root && !*row->fields[1] && !*row->fields[2])
 			continue; /* written after installation (.pyc): PEP 376 lists them bare */
-		if (!*row->fields[1] || !*row->fields[2]) {
-			add_error(r, "RECORD line %d: '%s' has an empty hash or size (hashes)", row->line,
-				  row->fields[0]);
-			continue;
-		}
-		errno = 0;
-		size = strtoull(row->fields[2], &end, 10);
-		if (*end || !isdigit((unsigned char)*row->fields[2]) || errno == ERANGE) {
-			add_error(r, "RECORD line %d: size '%s' of '%s' is not a number (hashes)",
-				  row->line, row->fields[2], row->fields[0]);
-			continue;
-		}
 		jb = &jobs[njobs];
-		if (check_hash_field(r, row, jb->want, &jb->want_len, jb->algo, sizeof(jb->algo)) < 0)
+		if (row_size(r, row, &jb->size) < 0 ||
+		    check_hash_field(r, row, jb->want, &jb->want_len, jb->algo,
+				     sizeof(jb->algo)) < 0)
 			continue;
 		njobs++;
-		jb->name = row->fields[0];
-		jb->e = e;
-		jb->order_size = e ? e->usize : 0;
-		if (root) {
-			struct stat st;
-			struct buf f = BUF_INIT;
-
-			buf_addf(&f, "%s/%s", root, row->fields[0]);
-			jb->file = buf_detach(&f);
-			if (!stat(jb->file, &st))
-				jb->order_size = (uint64_t)st.st_size;
-		}
-		jb->row = row;
-		jb->size = size;
-		strvec_init(&jb->errors);
-		jb->keep_text = ends_with(jb->name, "/include/caffe2/core/macros.h") ||
-				(ends_with(jb->name, "/version.py") && strchr(jb->name, '/') ==
-								       strrchr(jb->name, '/'));
+		job_init(jb, row, e, root);
 	}
 
 	free(dup_rows);
@@ -979,21 +968,167 @@ report_init(struct wheel_report *r)
 	strvec_init(&r->notes);
 }
 
+/* The wheel's own sha256 is computed beside the member pass, not before it. */
+static void
+whole_start(struct whole *w, const struct zip *z)
+{
+	memset(w, 0, sizeof(*w));
+	w->data = z->data;
+	w->len = z->len;
+	w->mapped = z->mapped;
+	w->started = !pthread_create(&w->tid, NULL, whole_hash, w);
+	if (!w->started)
+		whole_hash(w);
+}
+
+static void
+whole_finish(struct whole *w, struct wheel_report *r)
+{
+	if (w->started)
+		pthread_join(w->tid, NULL);
+	memcpy(r->sha256, w->hex, sizeof(r->sha256));
+}
+
+/*
+ * Names, duplicates and the one .dist-info directory (into dist_info).
+ * Returns the members' index sorted by name, for the RECORD lookups.
+ */
+static size_t *
+check_names(struct wheel_report *r, const struct zip *z, struct buf *dist_info)
+{
+	char *dup_names = xcalloc(z->n ? z->n : 1, 1);
+	size_t *names = sorted_index(z->n, by_entry_name, (void *)z, same_entry_name, dup_names);
+
+	for (size_t i = 0; i < z->n; i++) {
+		const struct zip_entry *e = &z->entries[i];
+		const char *s = strchr(e->name, '/');
+
+		check_name(r, e);
+		if (dup_names[i])
+			add_error(r, "'%s' appears twice in the archive (names)", e->name);
+		if (s && s - e->name > 10 && !strncmp(s - 10, ".dist-info", 10)) {
+			if (!dist_info->len)
+				buf_add(dist_info, e->name, (size_t)(s - e->name));
+			else if (strncmp(dist_info->s, e->name, (size_t)(s - e->name)) ||
+				 dist_info->len != (size_t)(s - e->name))
+				add_error(r, "more than one .dist-info directory ('%s' and '%.*s') "
+					  "(dist-info)", dist_info->s, (int)(s - e->name), e->name);
+		}
+	}
+	free(dup_names);
+	return names;
+}
+
+/* {name}-{version}.data/ may hold only the five scheme directories. */
+static void
+check_data_dirs(struct wheel_report *r, const struct zip *z, const struct buf *dist_info)
+{
+	static const char *const schemes[] = { "purelib/", "platlib/", "headers/", "scripts/",
+					       "data/" };
+
+	for (size_t i = 0; i < z->n; i++) {
+		const char *n = z->entries[i].name, *s = strchr(n, '/');
+		size_t k;
+
+		if (!s || s - n < 5 || strncmp(s - 5, ".data", 5))
+			continue;
+		if ((size_t)(s - n) - 5 != dist_info->len - 10 ||
+		    strncmp(n, dist_info->s, dist_info->len - 10)) {
+			add_error(r, "'%s': a .data directory that does not match '%.*s' (dist-info)",
+				  n, (int)(dist_info->len - 10), dist_info->s);
+			continue;
+		}
+		for (k = 0; k < ARRAY_SIZE(schemes); k++)
+			if (starts_with(s + 1, schemes[k]))
+				break;
+		if (k == ARRAY_SIZE(schemes) && s[1])
+			add_error(r, "'%s': .data may hold only purelib, platlib, headers, scripts and "
+				  "data (dist-info)", n);
+	}
+}
+
+/* The .dist-info directory is the file name's {name}-{version}, normalized. */
+static void
+check_dist_info_name(struct wheel_report *r, const char *dist_info)
+{
+	struct buf have = BUF_INIT, want = BUF_INIT;
+
+	if (!r->name || !r->version)
+		return;
+	normalize_name(&want, r->name, strlen(r->name));
+	buf_addf(&want, "-%s.dist-info", r->version);
+	normalize_name(&have, dist_info, strcspn(dist_info, "-"));
+	buf_addstr(&have, dist_info + strcspn(dist_info, "-"));
+	if (strcmp(have.s, want.s))
+		add_error(r, "'%s' does not match the file name's '%s' (dist-info)", dist_info,
+			  want.s);
+	buf_release(&have);
+	buf_release(&want);
+}
+
+/* Read `name` from the archive into text; -1 after adding the error. */
+static int
+read_member(struct wheel_report *r, const struct zip *z, const char *name, uint64_t most,
+	    const char *rule, struct buf *text)
+{
+	struct buf why = BUF_INIT;
+	const struct zip_entry *e = zip_find(z, name);
+	int ret = -1;
+
+	if (!e)
+		add_error(r, "no %s (%s)", name, rule);
+	else if ((ret = zip_read_all(z, e, text, most, &why)) < 0)
+		add_error(r, "%s", why.s);
+	buf_release(&why);
+	return ret;
+}
+
+/*
+ * Hash every member RECORD lists (on every core), name the members it
+ * leaves out, then check the libraries and their GPU targets.
+ */
+static void
+check_members(struct wheel_report *r, const struct zip *z, const size_t *names,
+	      const struct record_row *rows, size_t nrows, const char *record_name,
+	      const char *dist_info, const struct wheel_expect *opts)
+{
+	char *seen_rows = xcalloc(z->n ? z->n : 1, 1);
+	struct job *jobs = xcalloc(nrows ? nrows : 1, sizeof(*jobs));
+	char **paths = xcalloc(z->n ? z->n : 1, sizeof(*paths));
+	size_t i, njobs;
+
+	njobs = plan_jobs(r, rows, nrows, record_name, dist_info, z, names, seen_rows, NULL, jobs);
+	run_jobs(z, jobs, njobs, opts->threads, opts->deep);
+	merge_jobs(r, jobs, njobs);
+	free(jobs);
+	for (i = 0; i < z->n; i++) {
+		const char *n = z->entries[i].name;
+
+		paths[i] = z->entries[i].name;
+		if (seen_rows[i] || ends_with(n, "/"))
+			continue;
+		if (is_dist_info_file(n, dist_info, "RECORD.jws") ||
+		    is_dist_info_file(n, dist_info, "RECORD.p7s"))
+			continue;
+		add_error(r, "'%s' is in the archive but not in RECORD (RECORD)", n);
+	}
+	free(seen_rows);
+	check_libraries(r, paths, z->n);
+	free(paths);
+	check_coverage(r, opts);
+}
+
 int
 wheel_verify(struct wheel_report *r, const char *path, const struct wheel_expect *expect)
 {
 	struct zip z;
-	struct buf why = BUF_INIT, dist_info = BUF_INIT, want_di = BUF_INIT, record_name = BUF_INIT;
-	struct buf text = BUF_INIT;
+	struct buf why = BUF_INIT, dist_info = BUF_INIT, member = BUF_INIT, text = BUF_INIT;
 	struct record_row *rows = NULL;
-	size_t nrows = 0, i, njobs = 0, *names = NULL;
+	size_t nrows = 0, *names = NULL;
 	const char *slash;
-	char *seen_rows, *dup_names = NULL;
-	struct job *jobs;
 	struct wheel_expect opts = { NULL, NULL, 0, 0 };
 	struct whole wh;
 
-	memset(&wh, 0, sizeof(wh));
 	if (is_dir(path))
 		return installed_verify(r, path, expect);
 	if (expect)
@@ -1006,13 +1141,7 @@ wheel_verify(struct wheel_report *r, const char *path, const struct wheel_expect
 		wheel_report_release(r);
 		return -1;
 	}
-	/* The wheel's own sha256 is computed beside the member pass, not before it. */
-	wh.data = z.data;
-	wh.len = z.len;
-	wh.mapped = z.mapped;
-	wh.started = !pthread_create(&wh.tid, NULL, whole_hash, &wh);
-	if (!wh.started)
-		whole_hash(&wh);
+	whole_start(&wh, &z);
 	r->members = z.n;
 	parse_filename(r);
 
@@ -1021,139 +1150,36 @@ wheel_verify(struct wheel_report *r, const char *path, const struct wheel_expect
 	    !(z.eocd_offset >= 76 && z.cd_end + 76 <= z.eocd_offset))
 		add_error(r, "bytes between the central directory and its end record (zip hygiene)");
 
-	/* Names, duplicates, the one .dist-info directory. */
-	dup_names = xcalloc(z.n ? z.n : 1, 1);
-	names = sorted_index(z.n, by_entry_name, &z, same_entry_name, dup_names);
-	for (i = 0; i < z.n; i++) {
-		const struct zip_entry *e = &z.entries[i];
-		const char *s = strchr(e->name, '/');
-
-		check_name(r, e);
-		if (dup_names[i])
-			add_error(r, "'%s' appears twice in the archive (names)", e->name);
-		if (s && s - e->name > 10 && !strncmp(s - 10, ".dist-info", 10)) {
-			if (!dist_info.len)
-				buf_add(&dist_info, e->name, (size_t)(s - e->name));
-			else if (strncmp(dist_info.s, e->name, (size_t)(s - e->name)) ||
-				 dist_info.len != (size_t)(s - e->name))
-				add_error(r, "more than one .dist-info directory ('%s' and '%.*s') "
-					  "(dist-info)", dist_info.s, (int)(s - e->name), e->name);
-		}
-	}
+	names = check_names(r, &z, &dist_info);
 	if (!dist_info.len) {
 		add_error(r, "no .dist-info directory (dist-info)");
 		goto done;
 	}
-	/* {name}-{version}.data/ may hold only the five scheme directories. */
-	for (i = 0; i < z.n; i++) {
-		const char *n = z.entries[i].name, *s = strchr(n, '/');
-		static const char *const schemes[] = { "purelib/", "platlib/", "headers/", "scripts/",
-						       "data/" };
-		size_t k;
+	check_data_dirs(r, &z, &dist_info);
+	check_dist_info_name(r, dist_info.s);
 
-		if (!s || s - n < 5 || strncmp(s - 5, ".data", 5))
-			continue;
-		if ((size_t)(s - n) - 5 != dist_info.len - 10 ||
-		    strncmp(n, dist_info.s, dist_info.len - 10)) {
-			add_error(r, "'%s': a .data directory that does not match '%.*s' (dist-info)",
-				  n, (int)(dist_info.len - 10), dist_info.s);
-			continue;
-		}
-		for (k = 0; k < ARRAY_SIZE(schemes); k++)
-			if (starts_with(s + 1, schemes[k]))
-				break;
-		if (k == ARRAY_SIZE(schemes) && s[1])
-			add_error(r, "'%s': .data may hold only purelib, platlib, headers, scripts and "
-				  "data (dist-info)", n);
+	buf_addf(&member, "%s/WHEEL", dist_info.s);
+	if (read_member(r, &z, member.s, MAX_TEXT_BYTES, "WHEEL", &text) == 0)
+		check_wheel_file(r, text.s, member.s);
+	buf_reset(&text);
+
+	buf_reset(&member);
+	buf_addf(&member, "%s/RECORD", dist_info.s);
+	if (read_member(r, &z, member.s, 256ULL << 20, "RECORD", &text) < 0)
+		goto done;
+	if (record_parse(text.s, text.len, &rows, &nrows, &why) < 0) {
+		add_error(r, "%s: %s (RECORD)", member.s, why.s);
+		goto done;
 	}
-	if (r->name && r->version) {
-		struct buf have = BUF_INIT;
-
-		normalize_name(&want_di, r->name, strlen(r->name));
-		buf_addf(&want_di, "-%s.dist-info", r->version);
-		normalize_name(&have, dist_info.s, strcspn(dist_info.s, "-"));
-		buf_addstr(&have, dist_info.s + strcspn(dist_info.s, "-"));
-		if (strcmp(have.s, want_di.s))
-			add_error(r, "'%s' does not match the file name's '%s' (dist-info)", dist_info.s,
-				  want_di.s);
-		buf_release(&have);
-	}
-
-	{
-		struct buf wheel_name = BUF_INIT;
-		const struct zip_entry *we;
-
-		buf_addf(&wheel_name, "%s/WHEEL", dist_info.s);
-		we = zip_find(&z, wheel_name.s);
-		if (!we) {
-			add_error(r, "no %s (WHEEL)", wheel_name.s);
-		} else if (zip_read_all(&z, we, &text, MAX_TEXT_BYTES, &why) < 0) {
-			add_error(r, "%s", why.s);
-			buf_reset(&why);
-		} else {
-			check_wheel_file(r, text.s, wheel_name.s);
-		}
-		buf_reset(&text);
-		buf_release(&wheel_name);
-	}
-
-	buf_addf(&record_name, "%s/RECORD", dist_info.s);
-	{
-		const struct zip_entry *re = zip_find(&z, record_name.s);
-
-		if (!re) {
-			add_error(r, "no %s (RECORD)", record_name.s);
-			goto done;
-		}
-		if (zip_read_all(&z, re, &text, 256ULL << 20, &why) < 0) {
-			add_error(r, "%s", why.s);
-			goto done;
-		}
-		if (record_parse(text.s, text.len, &rows, &nrows, &why) < 0) {
-			add_error(r, "%s: %s (RECORD)", record_name.s, why.s);
-			goto done;
-		}
-	}
-
-	seen_rows = xcalloc(z.n ? z.n : 1, 1);
-	jobs = xcalloc(nrows ? nrows : 1, sizeof(*jobs));
-	njobs = plan_jobs(r, rows, nrows, record_name.s, dist_info.s, &z, names, seen_rows, NULL, jobs);
-	run_jobs(&z, jobs, njobs, opts.threads, opts.deep);
-	merge_jobs(r, jobs, njobs);
-	free(jobs);
-	for (i = 0; i < z.n; i++) {
-		const char *n = z.entries[i].name;
-
-		if (seen_rows[i] || ends_with(n, "/"))
-			continue;
-		if (is_dist_info_file(n, dist_info.s, "RECORD.jws") ||
-		    is_dist_info_file(n, dist_info.s, "RECORD.p7s"))
-			continue;
-		add_error(r, "'%s' is in the archive but not in RECORD (RECORD)", n);
-	}
-	free(seen_rows);
-	{
-		char **paths = xcalloc(z.n ? z.n : 1, sizeof(*paths));
-
-		for (i = 0; i < z.n; i++)
-			paths[i] = z.entries[i].name;
-		check_libraries(r, paths, z.n);
-		free(paths);
-	}
-
-	check_coverage(r, &opts);
+	check_members(r, &z, names, rows, nrows, member.s, dist_info.s, &opts);
 done:
-	if (wh.started)
-		pthread_join(wh.tid, NULL);
-	memcpy(r->sha256, wh.hex, sizeof(r->sha256));
+	whole_finish(&wh, r);
 	record_free(rows, nrows);
 	free(names);
-	free(dup_names);
 	zip_close(&z);
 	buf_release(&why);
 	buf_release(&dist_info);
-	buf_release(&want_di);
-	buf_release(&record_name);
+	buf_release(&member);
 	buf_release(&text);
 	return 0;
 }
@@ -1219,17 +1245,13 @@ installed_verify(struct wheel_report *r, const char *pkgdir, const struct wheel_
 	r->version = xstrndup(di.s + strlen(r->name) + 1, di.len - strlen(r->name) - 1 - 10);
 	buf_addf(&path, "%s/%s/WHEEL", root.s, di.s);
 	if (read_file(&text, path.s) == 0) {
-		const char *p;
+		struct wheel_file wf;
 
-		for (p = text.s; (p = strstr(p, "Tag: ")); p += 5) {
-			char *tag;
-
-			if (p != text.s && p[-1] != '\n')
-				continue;
-			tag = xstrndup(p + 5, strcspn(p + 5, "\r\n"));
-			strset_add(&r->tags, tag);
-			free(tag);
-		}
+		wheel_file_parse(&wf, text.s);
+		for (i = 0; i < wf.n; i++)
+			if (!strcmp(wf.fields[i].key, "Tag"))
+				strset_add(&r->tags, wf.fields[i].value);
+		wheel_file_release(&wf);
 	}
 	buf_reset(&path);
 	buf_reset(&text);

@@ -106,13 +106,107 @@ short64:
 	return -1;
 }
 
+/* Where the central directory is and how many entries it claims (EOCD, or zip64). */
+static int
+read_directory_end(struct span s, uint64_t eocd, uint64_t *entries, uint64_t *cd_size,
+		   uint64_t *cd_off, struct buf *why)
+{
+	uint16_t n16 = 0;
+	uint32_t size32 = 0, off32 = 0, sig = 0;
+	uint64_t z64 = 0;
+
+	rd_u16(s, eocd + 10, &n16);
+	rd_u32(s, eocd + 12, &size32);
+	rd_u32(s, eocd + 16, &off32);
+	*entries = n16;
+	*cd_size = size32;
+	*cd_off = off32;
+	if (eocd < 20)
+		return 0;
+	rd_u32(s, eocd - 20, &sig);
+	if (sig != SIG_Z64_LOC)
+		return 0;
+	rd_u64(s, eocd - 20 + 8, &z64);
+	if (rd_u32(s, z64, &sig) < 0 || sig != SIG_Z64_EOCD || !span_has(s.n, z64, 56)) {
+		buf_addstr(why, "zip64 locator points at no zip64 end record");
+		return -1;
+	}
+	rd_u64(s, z64 + 32, entries);
+	rd_u64(s, z64 + 40, cd_size);
+	rd_u64(s, z64 + 48, cd_off);
+	return 0;
+}
+
+/*
+ * Central directory entry `i` at *p, which must end by cd_end, into e;
+ * *p moves past it.
+ */
+static int
+parse_central_header(struct span s, uint64_t *p, uint64_t cd_end, size_t i, struct zip_entry *e,
+		     struct buf *why)
+{
+	uint32_t c32 = 0, u32 = 0, l32 = 0;
+	uint16_t nlen = 0, xlen = 0, clen = 0;
+	uint64_t at = *p;
+
+	rd_u16(s, at + 4, &e->made_by);
+	rd_u16(s, at + 8, &e->flags);
+	rd_u16(s, at + 10, &e->method);
+	rd_u32(s, at + 16, &e->crc);
+	rd_u32(s, at + 20, &c32);
+	rd_u32(s, at + 24, &u32);
+	rd_u16(s, at + 28, &nlen);
+	rd_u16(s, at + 30, &xlen);
+	rd_u16(s, at + 32, &clen);
+	rd_u32(s, at + 38, &e->ext_attr);
+	rd_u32(s, at + 42, &l32);
+	if (at + 46 + (uint64_t)nlen + xlen + clen > cd_end) {
+		buf_addf(why, "central directory entry %zu runs past the directory", i);
+		return -1;
+	}
+	e->name = xstrndup((const char *)s.p + at + 46, nlen);
+	e->name_len = nlen;
+	e->csize = c32;
+	e->usize = u32;
+	e->lho = l32;
+	if (parse_extra(s, at + 46 + nlen, xlen, e, c32, u32, l32, why) < 0)
+		return -1;
+	*p = at + 46 + (uint64_t)nlen + xlen + clen;
+	return 0;
+}
+
+/* The entry's local header, and hence where its data starts, before the directory. */
+static int
+locate_data(struct span s, struct zip_entry *e, uint64_t cd_off, struct buf *why)
+{
+	uint32_t sig = 0;
+	uint16_t lnlen = 0, lxlen = 0;
+
+	if (rd_u32(s, e->lho, &sig) < 0 || sig != SIG_LFH || !span_has(s.n, e->lho, 30)) {
+		buf_addf(why, "'%s': no local header at offset %llu", e->name,
+			 (unsigned long long)e->lho);
+		return -1;
+	}
+	rd_u16(s, e->lho + 26, &lnlen);
+	rd_u16(s, e->lho + 28, &lxlen);
+	e->data_off = e->lho + 30 + lnlen + lxlen;
+	if (!span_has(s.n, e->lho + 30, lnlen) || lnlen != e->name_len ||
+	    memcmp(s.p + e->lho + 30, e->name, lnlen))
+		e->local_name_differs = 1;
+	if (!span_has(s.n, e->data_off, e->csize) || e->data_off + e->csize > cd_off) {
+		buf_addf(why, "'%s': data (%llu bytes at %llu) lies outside the archive's "
+			 "data area", e->name, (unsigned long long)e->csize,
+			 (unsigned long long)e->data_off);
+		return -1;
+	}
+	return 0;
+}
+
 int
 zip_parse(struct zip *z, const uint8_t *data, size_t len, struct buf *why)
 {
 	struct span s = { data, len };
 	uint64_t eocd, entries, cd_size, cd_off, p;
-	uint16_t n16 = 0;
-	uint32_t size32 = 0, off32 = 0;
 	size_t i;
 
 	memset(z, 0, sizeof(*z));
@@ -123,29 +217,8 @@ zip_parse(struct zip *z, const uint8_t *data, size_t len, struct buf *why)
 		return -1;
 	}
 	z->eocd_offset = eocd;
-	rd_u16(s, eocd + 10, &n16);
-	rd_u32(s, eocd + 12, &size32);
-	rd_u32(s, eocd + 16, &off32);
-	entries = n16;
-	cd_size = size32;
-	cd_off = off32;
-	if (eocd >= 20) {
-		uint32_t sig = 0;
-
-		rd_u32(s, eocd - 20, &sig);
-		if (sig == SIG_Z64_LOC) {
-			uint64_t z64 = 0;
-
-			rd_u64(s, eocd - 20 + 8, &z64);
-			if (rd_u32(s, z64, &sig) < 0 || sig != SIG_Z64_EOCD || !span_has(len, z64, 56)) {
-				buf_addstr(why, "zip64 locator points at no zip64 end record");
-				return -1;
-			}
-			rd_u64(s, z64 + 32, &entries);
-			rd_u64(s, z64 + 40, &cd_size);
-			rd_u64(s, z64 + 48, &cd_off);
-		}
-	}
+	if (read_directory_end(s, eocd, &entries, &cd_size, &cd_off, why) < 0)
+		return -1;
 	if (!span_has(len, cd_off, cd_size)) {
 		buf_addstr(why, "central directory lies outside the file");
 		return -1;
@@ -160,9 +233,7 @@ zip_parse(struct zip *z, const uint8_t *data, size_t len, struct buf *why)
 	z->entries = xcalloc(entries ? entries : 1, sizeof(*z->entries));
 	p = cd_off;
 	for (i = 0; i < entries; i++) {
-		struct zip_entry *e = &z->entries[i];
-		uint32_t sig = 0, c32 = 0, u32 = 0, l32 = 0;
-		uint16_t nlen = 0, xlen = 0, clen = 0, lnlen = 0, lxlen = 0;
+		uint32_t sig = 0;
 
 		if (rd_u32(s, p, &sig) < 0 || sig != SIG_CDH || !span_has(len, p, 46) ||
 		    p + 46 > cd_off + cd_size) {
@@ -170,47 +241,9 @@ zip_parse(struct zip *z, const uint8_t *data, size_t len, struct buf *why)
 			goto fail;
 		}
 		z->n = i + 1;
-		rd_u16(s, p + 4, &e->made_by);
-		rd_u16(s, p + 8, &e->flags);
-		rd_u16(s, p + 10, &e->method);
-		rd_u32(s, p + 16, &e->crc);
-		rd_u32(s, p + 20, &c32);
-		rd_u32(s, p + 24, &u32);
-		rd_u16(s, p + 28, &nlen);
-		rd_u16(s, p + 30, &xlen);
-		rd_u16(s, p + 32, &clen);
-		rd_u32(s, p + 38, &e->ext_attr);
-		rd_u32(s, p + 42, &l32);
-		if (p + 46 + (uint64_t)nlen + xlen + clen > cd_off + cd_size) {
-			buf_addf(why, "central directory entry %zu runs past the directory", i);
+		if (parse_central_header(s, &p, cd_off + cd_size, i, &z->entries[i], why) < 0 ||
+		    locate_data(s, &z->entries[i], cd_off, why) < 0)
 			goto fail;
-		}
-		e->name = xstrndup((const char *)data + p + 46, nlen);
-		e->name_len = nlen;
-		e->csize = c32;
-		e->usize = u32;
-		e->lho = l32;
-		if (parse_extra(s, p + 46 + nlen, xlen, e, c32, u32, l32, why) < 0)
-			goto fail;
-		p += 46 + (uint64_t)nlen + xlen + clen;
-
-		if (rd_u32(s, e->lho, &sig) < 0 || sig != SIG_LFH || !span_has(len, e->lho, 30)) {
-			buf_addf(why, "'%s': no local header at offset %llu", e->name,
-				 (unsigned long long)e->lho);
-			goto fail;
-		}
-		rd_u16(s, e->lho + 26, &lnlen);
-		rd_u16(s, e->lho + 28, &lxlen);
-		e->data_off = e->lho + 30 + lnlen + lxlen;
-		if (!span_has(len, e->lho + 30, lnlen) ||
-		    lnlen != nlen || memcmp(data + e->lho + 30, e->name, nlen))
-			e->local_name_differs = 1;
-		if (!span_has(len, e->data_off, e->csize) || e->data_off + e->csize > cd_off) {
-			buf_addf(why, "'%s': data (%llu bytes at %llu) lies outside the archive's "
-				 "data area", e->name, (unsigned long long)e->csize,
-				 (unsigned long long)e->data_off);
-			goto fail;
-		}
 	}
 	z->cd_end = p;
 	return 0;
@@ -288,92 +321,110 @@ drop_pages(const struct zip *z, const uint8_t *from, const uint8_t *to)
 		madvise((void *)a, b - a, MADV_DONTNEED);
 }
 
+typedef int (*zip_sink)(void *ctx, const void *data, size_t n);
+
+static int
+read_stored(const struct zip_entry *e, const uint8_t *src, zip_sink sink, void *ctx, uLong *crc,
+	    uint64_t *total, struct buf *why)
+{
+	uint64_t left = e->csize;
+
+	if (e->csize != e->usize) {
+		buf_addf(why, "'%s' is stored with different sizes (%llu, %llu)", e->name,
+			 (unsigned long long)e->csize, (unsigned long long)e->usize);
+		return -1;
+	}
+	while (left) {
+		size_t n = left > (1u << 20) ? (1u << 20) : (size_t)left;
+
+		*crc = crc32(*crc, src, (uInt)n);
+		if (sink && sink(ctx, src, n) < 0)
+			return -1;
+		src += n;
+		left -= n;
+	}
+	*total = e->csize;
+	return 0;
+}
+
+/* Inflate, never past the recorded size; the compressed input is fed in chunks. */
+static int
+read_deflated(const struct zip *z, const struct zip_entry *e, zip_sink sink, void *ctx,
+	      uLong *crc, uint64_t *total, struct buf *why)
+{
+	const uint8_t *src = z->data + e->data_off;
+	unsigned char out[65536];
+	z_stream zs;
+	uint64_t left = e->csize;
+	int rc = Z_OK, ret = -1;
+
+	memset(&zs, 0, sizeof(zs));
+	if (inflateInit2(&zs, -MAX_WBITS) != Z_OK)
+		die("cannot initialise zlib");
+	while (rc != Z_STREAM_END) {
+		size_t got;
+
+		if (!zs.avail_in && left) {
+			size_t n = left > ZIP_IN_CHUNK ? ZIP_IN_CHUNK : (size_t)left;
+
+			drop_pages(z, zs.next_in ? src - ZIP_IN_CHUNK : NULL, src);
+			zs.next_in = (Bytef *)(uintptr_t)src;
+			zs.avail_in = (uInt)n;
+			src += n;
+			left -= n;
+		}
+		zs.next_out = out;
+		zs.avail_out = sizeof(out);
+		rc = inflate(&zs, Z_NO_FLUSH);
+		if (rc != Z_OK && rc != Z_STREAM_END) {
+			buf_addf(why, "'%s': corrupt deflate data (%s)", e->name,
+				 zs.msg ? zs.msg : "no progress");
+			goto out;
+		}
+		if (rc == Z_OK && !zs.avail_in && !left && zs.avail_out) {
+			buf_addf(why, "'%s': deflate data ends early", e->name);
+			goto out;
+		}
+		got = sizeof(out) - zs.avail_out;
+		*total += got;
+		if (*total > e->usize) {
+			buf_addf(why, "'%s' inflates to more than its recorded %llu bytes", e->name,
+				 (unsigned long long)e->usize);
+			goto out;
+		}
+		*crc = crc32(*crc, out, (uInt)got);
+		if (got && sink && sink(ctx, out, got) < 0)
+			goto out;
+	}
+	ret = 0;
+out:
+	inflateEnd(&zs);
+	return ret;
+}
+
 int
 zip_read(const struct zip *z, const struct zip_entry *e,
 	 int (*sink)(void *ctx, const void *data, size_t n), void *ctx, struct buf *why)
 {
-	const uint8_t *src = z->data + e->data_off;
 	uLong crc = crc32(0L, Z_NULL, 0);
 	uint64_t total = 0;
+	int rc;
 
 	if (e->flags & 1) {
 		buf_addf(why, "'%s' is encrypted", e->name);
 		return -1;
 	}
 	if (e->method == 0) {
-		uint64_t left = e->csize;
-
-		if (e->csize != e->usize) {
-			buf_addf(why, "'%s' is stored with different sizes (%llu, %llu)", e->name,
-				 (unsigned long long)e->csize, (unsigned long long)e->usize);
-			return -1;
-		}
-		while (left) {
-			size_t n = left > (1u << 20) ? (1u << 20) : (size_t)left;
-
-			crc = crc32(crc, src, (uInt)n);
-			if (sink && sink(ctx, src, n) < 0)
-				return -1;
-			src += n;
-			left -= n;
-		}
-		total = e->csize;
+		rc = read_stored(e, z->data + e->data_off, sink, ctx, &crc, &total, why);
 	} else if (e->method == 8) {
-		unsigned char out[65536];
-		z_stream zs;
-		uint64_t left = e->csize;
-		int rc = Z_OK;
-
-		memset(&zs, 0, sizeof(zs));
-		if (inflateInit2(&zs, -MAX_WBITS) != Z_OK)
-			die("cannot initialise zlib");
-		while (rc != Z_STREAM_END) {
-			if (!zs.avail_in && left) {
-				size_t n = left > ZIP_IN_CHUNK ? ZIP_IN_CHUNK : (size_t)left;
-
-				drop_pages(z, zs.next_in ? src - ZIP_IN_CHUNK : NULL, src);
-				zs.next_in = (Bytef *)(uintptr_t)src;
-				zs.avail_in = (uInt)n;
-				src += n;
-				left -= n;
-			}
-			zs.next_out = out;
-			zs.avail_out = sizeof(out);
-			rc = inflate(&zs, Z_NO_FLUSH);
-			if (rc != Z_OK && rc != Z_STREAM_END) {
-				inflateEnd(&zs);
-				buf_addf(why, "'%s': corrupt deflate data (%s)", e->name,
-					 zs.msg ? zs.msg : "no progress");
-				return -1;
-			}
-			if (rc == Z_OK && !zs.avail_in && !left && zs.avail_out) {
-				inflateEnd(&zs);
-				buf_addf(why, "'%s': deflate data ends early", e->name);
-				return -1;
-			}
-			{
-				size_t got = sizeof(out) - zs.avail_out;
-
-				total += got;
-				if (total > e->usize) {
-					inflateEnd(&zs);
-					buf_addf(why, "'%s' inflates to more than its recorded %llu bytes",
-						 e->name, (unsigned long long)e->usize);
-					return -1;
-				}
-				crc = crc32(crc, out, (uInt)got);
-				if (got && sink && sink(ctx, out, got) < 0) {
-					inflateEnd(&zs);
-					return -1;
-				}
-			}
-		}
-		inflateEnd(&zs);
+		rc = read_deflated(z, e, sink, ctx, &crc, &total, why);
 	} else {
 		buf_addf(why, "'%s' uses compression method %u (only stored and deflate are allowed)",
 			 e->name, e->method);
 		return -1;
 	}
+	if (rc < 0)
+		return -1;
 	if (total != e->usize) {
 		buf_addf(why, "'%s' is %llu bytes, the central directory says %llu", e->name,
 			 (unsigned long long)total, (unsigned long long)e->usize);

@@ -4,6 +4,7 @@
 
 #include "../../src/buf.h"
 #include "../../src/launch.h"
+#include "../../src/memmodel.h"
 #include "../../src/strvec.h"
 #include "../../src/util.h"
 #include "t.h"

@@ -4,6 +4,7 @@
 #include "../../src/buf.h"
 #include "../../src/diag.h"
 #include "../../src/profile.h"
+#include "../../src/util.h"
 #include "t.h"
 
 static void
@@ -81,10 +82,44 @@ t_bad(void)
 	CHECK(profile_parse_buffer("x", "a: 1\n", 5) == 0);
 }
 
+/* Every row of the key table is named in docs/profile-format.md. */
+static void
+t_keys_documented(void)
+{
+	struct buf doc = BUF_INIT, name = BUF_INIT;
+	size_t i;
+
+	CHECK(read_file(&doc, "docs/profile-format.md") == 0);
+	for (i = 0; doc.s && i < profile_nkeys; i++) {
+		const struct profile_key *k = &profile_keys[i];
+		int found;
+
+		buf_reset(&name);
+		if (k->section)
+			buf_addf(&name, "`%s.%s", k->section, k->key);
+		else
+			buf_addf(&name, "`%s", k->key);
+		/* `build.jobs` documents one key, `cmake.NAME` the entries of a map. */
+		buf_addch(&name, '`');
+		found = strstr(doc.s, name.s) != NULL;
+		name.s[name.len - 1] = '.';
+		found = found || strstr(doc.s, name.s);
+		if (!found)
+			fprintf(stderr, "%.*s` is not in docs/profile-format.md\n",
+				(int)name.len - 1, name.s);
+		CHECK(found);
+		CHECK(k->doc && *k->doc);
+	}
+	CHECK(profile_nkeys > FEAT__COUNT);
+	buf_release(&doc);
+	buf_release(&name);
+}
+
 void
 t_profile(void)
 {
 	fprintf(stderr, "-- profile tests (the errors below are expected)\n");
 	t_valid();
 	t_bad();
+	t_keys_documented();
 }

@@ -4,6 +4,42 @@
 #include "../../src/record.h"
 #include "t.h"
 
+static void
+t_wheel_file(void)
+{
+	struct wheel_file wf;
+
+	wheel_file_parse(&wf, "Wheel-Version: 1.0\r\n"
+			      "Generator: bdist_wheel (0.45.1)\n"
+			      "Root-Is-Purelib:false\n"
+			      "no colon here\n"
+			      "\n"
+			      "Tag:   cp311-cp311-linux_x86_64\r\n"
+			      "Tag: cp311-cp311-manylinux_2_28_x86_64\n"
+			      "Build: 1: odd\n"
+			      "Empty:");
+	CHECK(wf.n == 7);
+	if (wf.n == 7) {
+		CHECK_STR(wf.fields[0].key, "Wheel-Version");
+		CHECK_STR(wf.fields[0].value, "1.0");
+		CHECK_STR(wf.fields[1].value, "bdist_wheel (0.45.1)");
+		CHECK_STR(wf.fields[2].key, "Root-Is-Purelib");
+		CHECK_STR(wf.fields[2].value, "false");
+		CHECK_STR(wf.fields[3].key, "Tag");
+		CHECK_STR(wf.fields[3].value, "cp311-cp311-linux_x86_64");
+		CHECK_STR(wf.fields[4].value, "cp311-cp311-manylinux_2_28_x86_64");
+		/* Only the first ':' separates. */
+		CHECK_STR(wf.fields[5].key, "Build");
+		CHECK_STR(wf.fields[5].value, "1: odd");
+		CHECK_STR(wf.fields[6].key, "Empty");
+		CHECK_STR(wf.fields[6].value, "");
+	}
+	wheel_file_release(&wf);
+	wheel_file_parse(&wf, "");
+	CHECK(wf.n == 0);
+	wheel_file_release(&wf);
+}
+
 void
 t_record(void)
 {
@@ -33,4 +69,5 @@ t_record(void)
 	CHECK(strstr(why.s, "unterminated") != NULL);
 
 	buf_release(&why);
+	t_wheel_file();
 }

@@ -1,0 +1,36 @@
+#ifndef BWBUILD_MEMMODEL_H
+#define BWBUILD_MEMMODEL_H
+
+#include <stdint.h>
+
+/*
+ * The memory model the plan (MAX_JOBS, FLASH_ATTENTION_MAX_JOBS) and the
+ * launcher (admission) share: what one compile is taken to need before
+ * anything has been measured (build-scheduling.md).
+ */
+
+#define MiB ((uint64_t)1 << 20)
+#define GiB ((uint64_t)1 << 30)
+
+/*
+ * The plan's estimates of one compile's peak (build-scheduling.md):
+ * ordinary C++ 1-2 GB; nvcc grows with the number of targets it compiles
+ * for; flash-attention-class kernels take 4.5-5.3 GB per process.
+ */
+#define EST_CXX (1536 * MiB)
+#define EST_CUDA_BASE (1024 * MiB)
+#define EST_CUDA_PER_TARGET (512 * MiB)
+#define EST_HEAVY (5 * GiB + 512 * MiB)
+
+/*
+ * The launcher's cold-start reservations (build-scheduling.md §7), per
+ * compile until its peak is learned; CUDA ones are scaled by gencodes and
+ * --threads (§3).
+ */
+#define EST_LAUNCH_CXX (2 * GiB)
+#define EST_LAUNCH_CUDA (3 * GiB)
+#define EST_LAUNCH_HEAVY (6 * GiB)
+/* Peaks below this are cache hits or trivia: not learned. */
+#define LEARN_MIN (64 * MiB)
+
+#endif
