@@ -37,7 +37,7 @@ build_release(struct build *b)
 	json_free(b->effective);
 	json_free(b->recoveries);
 	json_free(b->cache);
-	git_tree_info_release(&b->tree);
+	repo_tree_info_release(&b->tree);
 	patch_set_release(&b->patches);
 	if (b->have_report)
 		wheel_report_release(&b->report);

@@ -270,7 +270,7 @@ remove_stale_configure(const struct build *b)
 		 * a --source tree is the user's, so only warn there.
 		 */
 		if (!ret && !pl->local_source)
-			ret = git_clean_ignored(pl->src_dir, keep);
+			ret = repo_clean_ignored(pl->src_dir, keep);
 		else if (!ret)
 			warning("'%s' is your tree (--source): files an earlier configuration installed "
 				"into it are left; 'git clean -X' removes them", pl->src_dir);

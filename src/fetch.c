@@ -97,7 +97,7 @@ check_tree_options(const struct build *b)
 
 /* source.submodules for the manifest: [{path, url, commit}] */
 static struct json *
-submodules_json(const struct git_tree_info *ti)
+submodules_json(const struct repo_tree_info *ti)
 {
 	struct json *a = json_array();
 
@@ -123,7 +123,7 @@ use_local_source(struct build *b)
 	const char *src = b->plan.src_dir;
 	struct strvec changes = STRVEC_INIT;
 
-	if (git_describe(src, &b->tree, &changes) < 0) {
+	if (repo_describe(src, &b->tree, &changes) < 0) {
 		warning("'%s' is not a git checkout; the manifest will name no commit", src);
 	} else if (changes.n) {
 		warning("building '%s' as it is, with %zu local change%s (recorded in the manifest)",
@@ -178,7 +178,7 @@ tree_is_current(struct build *b, const char *cache, const char *record)
 			return -1;
 		if (path_exists(src)) {
 			if (!b->opts->refresh)
-				git_resolve_cached(cache, p->source_repo.str, p->source_ref.str, &target);
+				repo_resolve_cached(cache, p->source_repo.str, p->source_ref.str, &target);
 			skip = patches_before_checkout(&b->patches, tree_version(p, src), src, record,
 						       target.len ? target.s : NULL);
 		}
@@ -205,18 +205,18 @@ checkout_source(struct build *b)
 {
 	const struct profile *p = &b->profile;
 	struct buf record = BUF_INIT, cache = BUF_INIT;
-	struct git_checkout_opts co;
+	struct repo_checkout_opts co;
 	struct json *patches = json_array();
 	int rc;
 
 	json_set(b->source, "patches", patches);
-	git_cache_dir(&cache);
+	repo_cache_dir(&cache);
 	buf_addf(&record, "%s/patches.applied", b->plan.work_dir);
-	rc = git_cache_dir_check(cache.s);
+	rc = repo_cache_dir_check(cache.s);
 	if (!rc)
 		rc = tree_is_current(b, cache.s, record.s);
 	if (rc > 0) {
-		rc = git_describe(b->plan.src_dir, &b->tree, NULL);
+		rc = repo_describe(b->plan.src_dir, &b->tree, NULL);
 		if (rc < 0)
 			error("cannot read the checkout in '%s'", b->plan.src_dir);
 		else
@@ -229,7 +229,7 @@ checkout_source(struct build *b)
 		co.cache_dir = cache.s;
 		co.force = b->opts->force;
 		co.refresh = b->opts->refresh;
-		rc = git_checkout(&co, &b->tree);
+		rc = repo_checkout(&co, &b->tree);
 		if (!rc && b->patches.project)
 			rc = patches_apply(&b->patches, tree_version(p, b->plan.src_dir),
 					   b->plan.src_dir, record.s, patches);

@@ -22,7 +22,7 @@
 #include "util.h"
 
 static int
-git_fail(const char *what, const char *subject)
+libgit2_fail(const char *what, const char *subject)
 {
 	const git_error *e = git_error_last();
 
@@ -68,7 +68,7 @@ resolve(git_repository *repo, const char *ref, git_oid *out)
 /* ---- mirrors ---- */
 
 void
-git_cache_dir(struct buf *out)
+repo_cache_dir(struct buf *out)
 {
 	const char *v = getenv("BWBUILD_CACHE_DIR");
 
@@ -92,7 +92,7 @@ git_cache_dir(struct buf *out)
 }
 
 int
-git_cache_dir_check(const char *dir)
+repo_cache_dir_check(const char *dir)
 {
 	struct stat st;
 
@@ -114,7 +114,7 @@ git_cache_dir_check(const char *dir)
 }
 
 void
-git_mirror_path(const char *cache_dir, const char *url, struct buf *out)
+repo_mirror_path(const char *cache_dir, const char *url, struct buf *out)
 {
 	struct buf h = BUF_INIT;
 	const char *base;
@@ -140,7 +140,7 @@ git_mirror_path(const char *cache_dir, const char *url, struct buf *out)
 }
 
 void
-git_url_join(const char *base, const char *rel, struct buf *out)
+repo_url_join(const char *base, const char *rel, struct buf *out)
 {
 	size_t n = strlen(base);
 
@@ -179,7 +179,7 @@ submodule_upstream(git_submodule *sm, const char *parent, struct buf *out)
 	const char *url = git_submodule_url(sm);
 
 	if (url && parent && is_relative_url(url))
-		git_url_join(parent, url, out);
+		repo_url_join(parent, url, out);
 	else
 		buf_addstr(out, url ? url : "");
 }
@@ -223,7 +223,7 @@ mirror_fetch(git_repository *m, const char *url, const char *mpath, const char *
 	fo.callbacks.transfer_progress = fetch_progress_cb;
 	fo.callbacks.payload = &fp;
 	if (git_remote_lookup(&remote, m, "origin") < 0)
-		return git_fail("cannot find remote origin in the mirror", mpath);
+		return libgit2_fail("cannot find remote origin in the mirror", mpath);
 	rc = git_remote_fetch(remote, NULL, &fo, NULL);
 	git_remote_free(remote);
 	if (rc < 0) {
@@ -338,7 +338,7 @@ mirror_ensure_once(const char *cache, const char *url, const char *ref, const gi
 	int fd = -1, ret = -1;
 
 	fetch_url(url, &canon);
-	git_mirror_path(cache, canon.s, &mpath);
+	repo_mirror_path(cache, canon.s, &mpath);
 	buf_addf(&lockp, "%s.lock", mpath.s);
 	buf_addf(objects, "%s/objects", mpath.s);
 	if (ref)
@@ -390,7 +390,7 @@ mirror_ensure_once(const char *cache, const char *url, const char *ref, const gi
 			else
 				rc = git_repository_open_bare(&m, mpath.s);
 		} else {
-			git_fail("cannot create a mirror in", tmp.s);
+			libgit2_fail("cannot create a mirror in", tmp.s);
 		}
 		buf_release(&tmp);
 		if (rc < 0)
@@ -457,10 +457,10 @@ add_alternate_now(git_repository *repo, const char *objects)
 	int rc;
 
 	if (git_repository_odb(&odb, repo) < 0)
-		return git_fail("cannot open the object database of", git_repository_path(repo));
+		return libgit2_fail("cannot open the object database of", git_repository_path(repo));
 	rc = git_odb_add_disk_alternate(odb, objects);
 	git_odb_free(odb);
-	return rc < 0 ? git_fail("cannot add the mirror's objects", objects) : 0;
+	return rc < 0 ? libgit2_fail("cannot add the mirror's objects", objects) : 0;
 }
 
 /*
@@ -547,7 +547,7 @@ work_repo_open(const char *workdir, const char *gitdir, const char *url, const c
 	if (path_exists(dotgit.s)) {
 		buf_release(&dotgit);
 		if (git_repository_open_ext(out, workdir, GIT_REPOSITORY_OPEN_NO_SEARCH, NULL) < 0)
-			return git_fail("cannot open the checkout in", workdir);
+			return libgit2_fail("cannot open the checkout in", workdir);
 		/* The profile may name another upstream for the same work directory. */
 		if (ensure_origin(*out, url))
 			*fresh = -1;
@@ -567,7 +567,7 @@ work_repo_open(const char *workdir, const char *gitdir, const char *url, const c
 	io.origin_url = url;
 	rc = git_repository_init_ext(out, gitdir ? gitdir : workdir, &io);
 	if (rc < 0)
-		return git_fail("cannot create a checkout in", workdir);
+		return libgit2_fail("cannot create a checkout in", workdir);
 	*fresh = 1;
 	return ensure_alternate(*out, objects);
 }
@@ -647,9 +647,9 @@ out:
 }
 
 static void
-tree_info_add(struct git_tree_info *ti, const char *path, const char *url, const git_oid *oid)
+tree_info_add(struct repo_tree_info *ti, const char *path, const char *url, const git_oid *oid)
 {
-	struct git_submodule_info *s;
+	struct repo_submodule_info *s;
 
 	if (ti->nsubs == ti->alloc) {
 		ti->alloc = ti->alloc ? 2 * ti->alloc : 8;
@@ -662,7 +662,7 @@ tree_info_add(struct git_tree_info *ti, const char *path, const char *url, const
 }
 
 void
-git_tree_info_release(struct git_tree_info *ti)
+repo_tree_info_release(struct repo_tree_info *ti)
 {
 	for (size_t i = 0; i < ti->nsubs; i++) {
 		free(ti->subs[i].path);
@@ -691,7 +691,7 @@ checkout_commit(git_repository *repo, const git_oid *oid, const char *what, cons
 	int rc;
 
 	if (git_object_lookup(&target, repo, oid, GIT_OBJECT_COMMIT) < 0)
-		return git_fail("cannot look up the commit of", what);
+		return libgit2_fail("cannot look up the commit of", what);
 	co.checkout_strategy = GIT_CHECKOUT_SAFE | GIT_CHECKOUT_RECREATE_MISSING;
 	co.progress_cb = checkout_progress;
 	if (force)
@@ -699,13 +699,13 @@ checkout_commit(git_repository *repo, const git_oid *oid, const char *what, cons
 	rc = git_checkout_tree(repo, target, &co);
 	git_object_free(target);
 	if (rc < 0) {
-		git_fail("cannot check out", what);
+		libgit2_fail("cannot check out", what);
 		note("bwbuild never overwrites local changes; commit, stash or remove them in '%s', "
 		     "or run with --force to discard them", workdir);
 		return -1;
 	}
 	if (git_repository_set_head_detached(repo, oid) < 0)
-		return git_fail("cannot move HEAD to", what);
+		return libgit2_fail("cannot move HEAD to", what);
 	return 0;
 }
 
@@ -732,8 +732,8 @@ ensure_submodule_config(git_repository *repo, const char *name, const char *url)
 }
 
 struct checkout_ctx {
-	const struct git_checkout_opts *o;
-	struct git_tree_info *out;
+	const struct repo_checkout_opts *o;
+	struct repo_tree_info *out;
 	struct strvec *mirrors;  /* the objects/ of every mirror used, for repair */
 	int force;               /* --force, or finishing a checkout that was cut short */
 	const char *mark;        /* CHECKOUT_MARK's path, written before the first file changes */
@@ -771,7 +771,7 @@ checkout_submodules(struct checkout_ctx *c, git_repository *repo, const char *ur
 	if (depth > 8)
 		return error("submodules nest deeper than 8 levels under '%s'", prefix);
 	if (git_submodule_foreach(repo, collect_name, &names) < 0) {
-		git_fail("cannot read .gitmodules in", git_repository_workdir(repo));
+		libgit2_fail("cannot read .gitmodules in", git_repository_workdir(repo));
 		goto out;
 	}
 	for (i = 0; i < names.n; i++) {
@@ -784,7 +784,7 @@ checkout_submodules(struct checkout_ctx *c, git_repository *repo, const char *ur
 		int fresh = 0, rc = -1;
 
 		if (git_submodule_lookup(&sm, repo, names.v[i]) < 0) {
-			git_fail("cannot look up submodule", names.v[i]);
+			libgit2_fail("cannot look up submodule", names.v[i]);
 			goto out;
 		}
 		want = git_submodule_head_id(sm);
@@ -932,7 +932,7 @@ checkout_interrupted(const char *dir)
 }
 
 static int
-checkout_once(const struct git_checkout_opts *o, struct git_tree_info *out, struct strvec *mirrors)
+checkout_once(const struct repo_checkout_opts *o, struct repo_tree_info *out, struct strvec *mirrors)
 {
 	git_repository *repo = NULL;
 	struct checkout_ctx c = { o, out, mirrors, 0, NULL, 0 };
@@ -1004,7 +1004,7 @@ checkout_once(const struct git_checkout_opts *o, struct git_tree_info *out, stru
 	ret = 0;
 out:
 	if (ret < 0)
-		git_tree_info_release(out);
+		repo_tree_info_release(out);
 	strvec_clear(&changes);
 	buf_release(&objects);
 	buf_release(&mark);
@@ -1039,7 +1039,7 @@ repair_mirrors(const struct strvec *mirrors)
 }
 
 int
-git_checkout(const struct git_checkout_opts *o, struct git_tree_info *out)
+repo_checkout(const struct repo_checkout_opts *o, struct repo_tree_info *out)
 {
 	struct strvec mirrors = STRVEC_INIT;
 	int rc;
@@ -1058,7 +1058,7 @@ git_checkout(const struct git_checkout_opts *o, struct git_tree_info *out)
 
 static void
 describe_submodules(git_repository *repo, const char *url, const char *prefix,
-		    struct git_tree_info *out, int depth)
+		    struct repo_tree_info *out, int depth)
 {
 	struct strvec names = STRVEC_INIT;
 
@@ -1090,7 +1090,7 @@ out:
 }
 
 int
-git_describe(const char *dir, struct git_tree_info *out, struct strvec *changes)
+repo_describe(const char *dir, struct repo_tree_info *out, struct strvec *changes)
 {
 	git_repository *repo = NULL;
 	git_remote *origin = NULL;
@@ -1117,7 +1117,7 @@ out:
 }
 
 int
-git_clean_ignored(const char *dir, const char *const *keep)
+repo_clean_ignored(const char *dir, const char *const *keep)
 {
 	git_repository *repo = NULL;
 	git_status_options so = GIT_STATUS_OPTIONS_INIT;
@@ -1127,14 +1127,14 @@ git_clean_ignored(const char *dir, const char *const *keep)
 
 	git_libgit2_init();
 	if (git_repository_open(&repo, dir) < 0) {
-		git_fail("cannot open the checkout in", dir);
+		libgit2_fail("cannot open the checkout in", dir);
 		git_libgit2_shutdown();
 		return -1;
 	}
 	so.show = GIT_STATUS_SHOW_WORKDIR_ONLY;
 	so.flags = GIT_STATUS_OPT_INCLUDE_IGNORED | GIT_STATUS_OPT_EXCLUDE_SUBMODULES;
 	if (git_status_list_new(&list, repo, &so) < 0) {
-		ret = git_fail("cannot list ignored files in", dir);
+		ret = libgit2_fail("cannot list ignored files in", dir);
 		goto out;
 	}
 	n = git_status_list_entrycount(list);
@@ -1169,7 +1169,7 @@ out:
 }
 
 void
-git_version_string(struct buf *out)
+repo_version_string(struct buf *out)
 {
 	int major, minor, rev;
 
@@ -1206,7 +1206,7 @@ apply_hunk_cb(const git_diff_hunk *hunk, void *payload)
 }
 
 int
-git_apply_text(const char *dir, const char *text, size_t len, int check_only, struct buf *why)
+repo_apply_text(const char *dir, const char *text, size_t len, int check_only, struct buf *why)
 {
 	git_repository *repo = NULL;
 	git_diff *diff = NULL;
@@ -1248,7 +1248,7 @@ out:
 }
 
 int
-git_resolve_local(const char *dir, const char *ref, struct buf *out)
+repo_resolve_local(const char *dir, const char *ref, struct buf *out)
 {
 	git_repository *repo = NULL;
 	git_oid oid;
@@ -1267,21 +1267,21 @@ git_resolve_local(const char *dir, const char *ref, struct buf *out)
 }
 
 int
-git_resolve_cached(const char *cache_dir, const char *url, const char *ref, struct buf *out)
+repo_resolve_cached(const char *cache_dir, const char *url, const char *ref, struct buf *out)
 {
 	struct buf mpath = BUF_INIT, canon = BUF_INIT;
 	int ret;
 
 	fetch_url(url, &canon);
-	git_mirror_path(cache_dir, canon.s, &mpath);
-	ret = is_dir(mpath.s) ? git_resolve_local(mpath.s, ref, out) : -1;
+	repo_mirror_path(cache_dir, canon.s, &mpath);
+	ret = is_dir(mpath.s) ? repo_resolve_local(mpath.s, ref, out) : -1;
 	buf_release(&mpath);
 	buf_release(&canon);
 	return ret;
 }
 
 int
-git_changed_paths(const char *dir, struct strvec *paths)
+repo_changed_paths(const char *dir, struct strvec *paths)
 {
 	git_repository *repo = NULL;
 	int ret = -1;
@@ -1295,7 +1295,7 @@ git_changed_paths(const char *dir, struct strvec *paths)
 }
 
 int
-git_head_commit(const char *dir, struct buf *out)
+repo_head_commit(const char *dir, struct buf *out)
 {
-	return git_resolve_local(dir, "HEAD", out);
+	return repo_resolve_local(dir, "HEAD", out);
 }

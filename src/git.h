@@ -21,40 +21,40 @@ struct strvec;
  * are refused and listed unless `force`, which discards them. A tree
  * already at the commit is not rewritten. -1 after reporting.
  */
-struct git_checkout_opts {
+struct repo_checkout_opts {
 	const char *url;       /* upstream: URL or absolute path */
 	const char *ref;       /* tag, branch, full or short commit id */
 	const char *dir;       /* the work tree */
-	const char *cache_dir; /* holds git/ mirrors (git_cache_dir) */
+	const char *cache_dir; /* holds git/ mirrors (repo_cache_dir) */
 	int force;
 	int refresh;           /* fetch even when the ref is already in the mirror */
 };
 
-struct git_submodule_info {
+struct repo_submodule_info {
 	char *path;   /* from the top of the tree, nested ones included */
 	char *url;    /* relative URLs resolved */
 	char *commit;
 };
 
-struct git_tree_info {
+struct repo_tree_info {
 	char *commit;
-	struct git_submodule_info *subs;
+	struct repo_submodule_info *subs;
 	size_t nsubs, alloc;
 };
 
-int git_checkout(const struct git_checkout_opts *o, struct git_tree_info *out);
+int repo_checkout(const struct repo_checkout_opts *o, struct repo_tree_info *out);
 /* What the tree at `dir` is: HEAD, each submodule's HEAD; local changes into `changes` (may be NULL). */
-int git_describe(const char *dir, struct git_tree_info *out, struct strvec *changes);
-void git_tree_info_release(struct git_tree_info *ti);
+int repo_describe(const char *dir, struct repo_tree_info *out, struct strvec *changes);
+void repo_tree_info_release(struct repo_tree_info *ti);
 
 /* $BWBUILD_CACHE_DIR, else $XDG_CACHE_HOME/bwbuild, else ~/.cache/bwbuild (empty when no home). */
-void git_cache_dir(struct buf *out);
+void repo_cache_dir(struct buf *out);
 /* Create it if missing; refuse one owned by another user or writable by others. -1 after reporting. */
-int git_cache_dir_check(const char *dir);
+int repo_cache_dir_check(const char *dir);
 /* <cache>/git/<last URL component>-<12 hex of sha256(URL)>.git */
-void git_mirror_path(const char *cache_dir, const char *url, struct buf *out);
+void repo_mirror_path(const char *cache_dir, const char *url, struct buf *out);
 /* A .gitmodules URL ("../cutlass.git") joined to its superproject's URL, as git does. */
-void git_url_join(const char *base, const char *rel, struct buf *out);
+void repo_url_join(const char *base, const char *rel, struct buf *out);
 
 /*
  * Remove the files git ignores in the work tree at `dir` (build outputs
@@ -62,23 +62,23 @@ void git_url_join(const char *base, const char *rel, struct buf *out);
  * except under the top-level directories named in `keep` (NULL-terminated).
  * Tracked and untracked-but-not-ignored files are never touched.
  */
-int git_clean_ignored(const char *dir, const char *const *keep);
+int repo_clean_ignored(const char *dir, const char *const *keep);
 
 /*
  * Apply a git-format patch to the work tree at `dir` (all of it or none),
  * or with `check_only` only check that it would apply. -1 with the file,
  * the hunk and libgit2's reason in `why`.
  */
-int git_apply_text(const char *dir, const char *text, size_t len, int check_only, struct buf *why);
+int repo_apply_text(const char *dir, const char *text, size_t len, int check_only, struct buf *why);
 /* HEAD's commit id; the id a ref resolves to without fetching. -1 when unknown. */
-int git_head_commit(const char *dir, struct buf *out);
-int git_resolve_local(const char *dir, const char *ref, struct buf *out);
+int repo_head_commit(const char *dir, struct buf *out);
+int repo_resolve_local(const char *dir, const char *ref, struct buf *out);
 /* The id `ref` has in the cached mirror of `url`, without fetching; -1 when not there. */
-int git_resolve_cached(const char *cache_dir, const char *url, const char *ref, struct buf *out);
+int repo_resolve_cached(const char *cache_dir, const char *url, const char *ref, struct buf *out);
 /* Paths that differ from HEAD in the work tree (modified, new, deleted). */
-int git_changed_paths(const char *dir, struct strvec *paths);
+int repo_changed_paths(const char *dir, struct strvec *paths);
 
 /* libgit2's version, "1.5.1". */
-void git_version_string(struct buf *out);
+void repo_version_string(struct buf *out);
 
 #endif

@@ -459,7 +459,7 @@ apply(const struct patch *pt, const char *src, int reverse, int check_only, stru
 	else
 		buf_add(&rev, pt->text, pt->len);
 	patch_relocate(rev.s, rev.len, src, &moved);
-	rc = git_apply_text(src, moved.s, moved.len, check_only, why);
+	rc = repo_apply_text(src, moved.s, moved.len, check_only, why);
 	buf_release(&rev);
 	buf_release(&moved);
 	return rc;
@@ -570,8 +570,8 @@ patches_before_checkout(const struct patch_set *ps, unsigned version, const char
 		if (patch_selected(&ps->v[i], version))
 			for (j = 0; j < ps->v[i].touches.n; j++)
 				strvec_push(&touched, ps->v[i].touches.v[j]);
-	if (commit && git_head_commit(src, &head) == 0 && !strcmp(head.s, commit) &&
-	    !strcmp(have.s, want.s) && git_changed_paths(src, &changed) == 0) {
+	if (commit && repo_head_commit(src, &head) == 0 && !strcmp(head.s, commit) &&
+	    !strcmp(have.s, want.s) && repo_changed_paths(src, &changed) == 0) {
 		int clean = 1;
 
 		for (i = 0; i < changed.n && clean; i++)

@@ -23,7 +23,7 @@ struct build {
 	struct plan plan;
 	struct buf python;            /* compile's check: the interpreter that builds */
 	enum build_era era;           /* fetch */
-	struct git_tree_info tree;    /* fetch: commit and submodules */
+	struct repo_tree_info tree;    /* fetch: commit and submodules */
 	struct patch_set patches;     /* fetch */
 	struct buf commit;            /* fetch: "none" outside git */
 	struct buf version;           /* fetch: PYTORCH_BUILD_VERSION, empty for the tree's own */

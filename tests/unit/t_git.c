@@ -9,7 +9,7 @@ join(const char *base, const char *rel, const char *want)
 {
 	struct buf b = BUF_INIT;
 
-	git_url_join(base, rel, &b);
+	repo_url_join(base, rel, &b);
 	CHECK_STR(b.s, want);
 	buf_release(&b);
 }
@@ -28,17 +28,17 @@ t_git(void)
 	join("/srv/git/minitorch.git", "./sub", "/srv/git/minitorch.git/sub");
 
 	/* one mirror per URL, named for people, unique by hash */
-	git_mirror_path("/c", "https://github.com/pytorch/pytorch.git", &b);
+	repo_mirror_path("/c", "https://github.com/pytorch/pytorch.git", &b);
 	CHECK(!strncmp(b.s, "/c/git/pytorch-", 15) && strlen(b.s) == 15 + 12 + 4 && !strcmp(b.s + b.len - 4, ".git"));
 	{
 		struct buf other = BUF_INIT;
 
-		git_mirror_path("/c", "https://example.com/fork/pytorch", &other);
+		repo_mirror_path("/c", "https://example.com/fork/pytorch", &other);
 		CHECK(strcmp(b.s, other.s) != 0 && !strncmp(other.s, "/c/git/pytorch-", 15));
 		buf_release(&other);
 	}
 	buf_reset(&b);
-	git_mirror_path("/c", "file:///x/we ird:name/", &b);
+	repo_mirror_path("/c", "file:///x/we ird:name/", &b);
 	CHECK(!strncmp(b.s, "/c/git/name-", 12));
 	buf_release(&b);
 }
