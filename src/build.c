@@ -1,10 +1,8 @@
 #include <stdio.h>
-#include <string.h>
 #include <unistd.h>
 
 #include "diag.h"
 #include "fault.h"
-#include "json.h"
 #include "proc.h"
 #include "step.h"
 #include "util.h"
@@ -19,35 +17,6 @@ static const struct build_step steps[STEP__COUNT] = {
 	[STEP_VERIFY] = { "verify", NULL, verify_run },          /* src/verify.c */
 	[STEP_PUBLISH] = { "publish", publish_check, publish_run }, /* src/publish.c */
 };
-
-static void
-build_init(struct build *b, const struct build_opts *o)
-{
-	memset(b, 0, sizeof(*b));
-	b->opts = o;
-	b->source = json_object();
-	b->recoveries = json_array();
-	b->start = now_seconds();
-}
-
-static void
-build_release(struct build *b)
-{
-	json_free(b->source);
-	json_free(b->effective);
-	json_free(b->recoveries);
-	json_free(b->cache);
-	repo_tree_info_release(&b->tree);
-	patch_set_release(&b->patches);
-	if (b->have_report)
-		wheel_report_release(&b->report);
-	plan_release(&b->plan);
-	profile_release(&b->profile);
-	buf_release(&b->python);
-	buf_release(&b->commit);
-	buf_release(&b->version);
-	buf_release(&b->wheel);
-}
 
 /* Every step's check, before the first step runs (--until too): what is missing is found now. */
 static int

@@ -6,6 +6,7 @@
 
 #include "diag.h"
 #include "fault.h"
+#include "json.h"
 #include "proc.h"
 #include "step.h"
 #include "util.h"
@@ -198,4 +199,33 @@ step_env(struct proc *p, const struct build *b)
 		strvec_env_set(&p->env, "PYTORCH_BUILD_VERSION", b->version.s);
 		strvec_env_set(&p->env, "PYTORCH_BUILD_NUMBER", "1");
 	}
+}
+
+void
+build_init(struct build *b, const struct build_opts *o)
+{
+	memset(b, 0, sizeof(*b));
+	b->opts = o;
+	b->source = json_object();
+	b->recoveries = json_array();
+	b->start = now_seconds();
+}
+
+void
+build_release(struct build *b)
+{
+	json_free(b->source);
+	json_free(b->effective);
+	json_free(b->recoveries);
+	json_free(b->cache);
+	repo_tree_info_release(&b->tree);
+	patch_set_release(&b->patches);
+	if (b->have_report)
+		wheel_report_release(&b->report);
+	plan_release(&b->plan);
+	profile_release(&b->profile);
+	buf_release(&b->python);
+	buf_release(&b->commit);
+	buf_release(&b->version);
+	buf_release(&b->wheel);
 }

@@ -49,6 +49,10 @@ struct build_step {
 	int (*run)(struct build *b);
 };
 
+/* The context of one build of `o`, and everything it holds released. */
+void build_init(struct build *b, const struct build_opts *o);
+void build_release(struct build *b);
+
 int fetch_run(struct build *b);                 /* src/fetch.c */
 int configure_run(struct build *b);             /* src/configure.c */
 /* After a configure: read back what CMake decided, then remember its settings. */
