@@ -303,6 +303,35 @@ configure_settle(struct build *b)
 	return rc;
 }
 
+/*
+ * Whether the cache a configure left can be built from: a cache cut short
+ * (a full disk, a kill) makes setup.py skip configure and CMake's build
+ * fail ("could not find CMAKE_GENERATOR in Cache") on every later run.
+ * No cache at all is usable: configure makes one.
+ */
+static int
+cache_usable(const struct build *b)
+{
+	struct buf path = BUF_INIT, text = BUF_INIT, why = BUF_INIT;
+	struct cmake_cache c;
+	int ok = 1;
+
+	buf_addf(&path, "%s/build/CMakeCache.txt", b->plan.src_dir);
+	if (path_exists(path.s)) {
+		ok = read_file(&text, path.s) == 0 && cmakecache_parse(&c, text.s, text.len, &why) == 0;
+		if (ok) {
+			ok = cmakecache_get(&c, "CMAKE_GENERATOR") && cmakecache_get(&c, "CMAKE_HOME_DIRECTORY");
+			cmakecache_release(&c);
+		}
+		if (!ok)
+			fprintf(stderr, "configure: %s is incomplete; configuring again\n", path.s);
+	}
+	buf_release(&path);
+	buf_release(&text);
+	buf_release(&why);
+	return ok;
+}
+
 int
 configure_run(struct build *b)
 {
@@ -312,7 +341,8 @@ configure_run(struct build *b)
 
 	stamp_path(b, &stamp);
 	stamp_text(b, &want);
-	if (!path_exists(stamp.s) || read_file(&have, stamp.s) < 0 || strcmp(have.s, want.s)) {
+	if (!path_exists(stamp.s) || read_file(&have, stamp.s) < 0 || strcmp(have.s, want.s) ||
+	    !cache_usable(b)) {
 		unlink(stamp.s);
 		rc = remove_stale_configure(b);
 	}
