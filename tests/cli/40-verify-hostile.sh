@@ -34,5 +34,6 @@ contains "$TMP/err" "entry says sm_120 but its cubin is built for sm_121 (deep)"
 run 0 "$BW" verify --deep --threads 1 "$TMP/wheels/good/plat-1.0-cp311-cp311-linux_x86_64.whl"
 contains "$TMP/out" "plat/lib/k.so: manylinux_2_17; SASS sm_80 sm_120; PTX compute_120 [5 entries decompressed and checked]"
 printf 'not a zip' > "$TMP/junk.whl"
-run 2 "$BW" verify "$TMP/junk.whl"
+# A file that is no zip failed the check (1); usage errors are 2.
+run 1 "$BW" verify "$TMP/junk.whl"
 contains "$TMP/err" "is not a valid zip file"
