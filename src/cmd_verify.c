@@ -54,7 +54,7 @@ cmd_verify(int argc, char **argv, const struct command *cmd)
 	}
 	if (wheel_verify(&r, wheel, &ex) < 0) {
 		/* A file that is there but is no readable wheel failed; a missing one is usage. */
-		ret = path_exists(wheel) ? EXIT_FAIL : EXIT_USAGE;
+		ret = is_regular(wheel) || is_dir(wheel) ? EXIT_FAIL : EXIT_USAGE;
 		goto out;
 	}
 	if (!json)

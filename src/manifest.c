@@ -336,6 +336,16 @@ manifest_make(const struct manifest_input *in)
 
 /* ---- Markdown, in the style of PyTorch's compatibility tables ---- */
 
+
+/* A string field for Markdown: '-' where a manifest lacks it, never NULL for %s. */
+static const char *
+md_str(const struct json *j)
+{
+	const char *s = json_str(j);
+
+	return s ? s : "-";
+}
+
 static void
 md_list(struct buf *out, const struct json *arr, const char *none)
 {
@@ -344,7 +354,7 @@ md_list(struct buf *out, const struct json *arr, const char *none)
 	if (!n)
 		buf_addstr(out, none);
 	for (i = 0; i < n; i++)
-		buf_addf(out, "%s%s", i ? " " : "", json_str(json_at(arr, i)));
+		buf_addf(out, "%s%s", i ? " " : "", md_str(json_at(arr, i)));
 }
 
 void
@@ -359,11 +369,11 @@ manifest_markdown(const struct json *m, struct buf *out)
 	buf_addf(out, "# %s %s\n\n", json_str(json_get(wheel, "name")) ?
 		 json_str(json_get(wheel, "name")) : "?",
 		 json_str(json_get(wheel, "version")) ? json_str(json_get(wheel, "version")) : "?");
-	buf_addf(out, "- file: `%s`\n", json_str(json_get(wheel, "file")));
+	buf_addf(out, "- file: `%s`\n", md_str(json_get(wheel, "file")));
 	if (json_str(json_get(vp, "cuda")))
-		buf_addf(out, "- CUDA: %s\n", json_str(json_get(vp, "cuda")));
+		buf_addf(out, "- CUDA: %s\n", md_str(json_get(vp, "cuda")));
 	if (json_str(json_get(vp, "git_version")))
-		buf_addf(out, "- commit: `%s`\n", json_str(json_get(vp, "git_version")));
+		buf_addf(out, "- commit: `%s`\n", md_str(json_get(vp, "git_version")));
 	buf_addf(out, "- manylinux: %s\n", json_str(json_get(wheel, "manylinux")) ?
 		 json_str(json_get(wheel, "manylinux")) : "none");
 	buf_addstr(out, "- SASS: ");
@@ -403,7 +413,7 @@ manifest_markdown(const struct json *m, struct buf *out)
 	for (i = 0; i < n; i++) {
 		const struct json *l = json_at(libs, i), *ml = json_get(l, "manylinux");
 
-		buf_addf(out, "| `%s` | ", json_str(json_get(l, "path")));
+		buf_addf(out, "| `%s` | ", md_str(json_get(l, "path")));
 		md_list(out, json_get(l, "sass"), "–");
 		buf_addstr(out, " | ");
 		md_list(out, json_get(l, "ptx"), "–");
@@ -416,5 +426,5 @@ manifest_markdown(const struct json *m, struct buf *out)
 	if (n)
 		buf_addstr(out, "\n## Problems\n\n");
 	for (i = 0; i < n; i++)
-		buf_addf(out, "- ❌ %s\n", json_str(json_at(json_get(v, "errors"), i)));
+		buf_addf(out, "- ❌ %s\n", md_str(json_at(json_get(v, "errors"), i)));
 }

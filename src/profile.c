@@ -96,13 +96,29 @@ mark_loc(const char *file, yaml_mark_t m)
 	return l;
 }
 
+/*
+ * Bounds on what a small file may become: aliases are expanded into a
+ * tree here, so a 563-byte "billion laughs" file would grow to billions
+ * of nodes; a real profile has a few hundred.
+ */
+#define YAML_MAX_DEPTH 64
+#define YAML_MAX_NODES 100000
+
 static struct pnode *
-convert(yaml_document_t *doc, yaml_node_t *yn, const char *file, int depth)
+convert(yaml_document_t *doc, yaml_node_t *yn, const char *file, int depth, size_t *budget)
 {
 	struct pnode *n;
 
-	if (!yn || depth > 64)
+	if (!yn || depth > YAML_MAX_DEPTH)
 		return NULL;
+	if (!*budget) {
+		struct loc l = mark_loc(file, yn->start_mark);
+
+		error_at(&l, "more than %d values once aliases are expanded; a profile needs no "
+			 "more (is this an alias bomb?)", YAML_MAX_NODES);
+		return NULL;
+	}
+	--*budget;
 	n = xcalloc(1, sizeof(*n));
 	n->loc = mark_loc(file, yn->start_mark);
 	switch (yn->type) {
@@ -115,7 +131,8 @@ convert(yaml_document_t *doc, yaml_node_t *yn, const char *file, int depth)
 
 		n->kind = PN_SEQ;
 		for (it = yn->data.sequence.items.start; it < yn->data.sequence.items.top; it++) {
-			struct pnode *c = convert(doc, yaml_document_get_node(doc, *it), file, depth + 1);
+			struct pnode *c = convert(doc, yaml_document_get_node(doc, *it), file, depth + 1,
+						  budget);
 
 			if (!c)
 				goto fail;
@@ -149,7 +166,7 @@ convert(yaml_document_t *doc, yaml_node_t *yn, const char *file, int depth)
 					goto fail;
 				}
 			}
-			v = convert(doc, yaml_document_get_node(doc, pr->value), file, depth + 1);
+			v = convert(doc, yaml_document_get_node(doc, pr->value), file, depth + 1, budget);
 			if (!v)
 				goto fail;
 			if (n->n + 1 > cap) {
@@ -175,6 +192,41 @@ fail:
 	return NULL;
 }
 
+/*
+ * Nesting checked on the event stream before the document is loaded:
+ * libyaml slows down with every open level (a 100,000-deep file took 39 s
+ * to load), and the walk stops at the first level too deep. Syntax
+ * errors are left to the load, which reports them.
+ */
+static int
+check_depth(const char *file, const char *data, size_t len)
+{
+	yaml_parser_t parser;
+	yaml_event_t ev;
+	int depth = 0, rc = 0, done = 0;
+
+	if (!yaml_parser_initialize(&parser))
+		die("cannot initialise the YAML parser");
+	yaml_parser_set_input_string(&parser, (const unsigned char *)data, len);
+	while (!done && yaml_parser_parse(&parser, &ev)) {
+		if (ev.type == YAML_SEQUENCE_START_EVENT || ev.type == YAML_MAPPING_START_EVENT) {
+			if (++depth > YAML_MAX_DEPTH) {
+				struct loc l = mark_loc(file, ev.start_mark);
+
+				rc = error_at(&l, "nested deeper than %d levels; a profile needs no more",
+					      YAML_MAX_DEPTH);
+				done = 1;
+			}
+		} else if (ev.type == YAML_SEQUENCE_END_EVENT || ev.type == YAML_MAPPING_END_EVENT) {
+			depth--;
+		}
+		done |= ev.type == YAML_STREAM_END_EVENT;
+		yaml_event_delete(&ev);
+	}
+	yaml_parser_delete(&parser);
+	return rc;
+}
+
 /* Parse one YAML file's text; NULL after reporting. An empty file is an empty map. */
 static struct pnode *
 parse_yaml(const char *file, const char *data, size_t len)
@@ -183,7 +235,10 @@ parse_yaml(const char *file, const char *data, size_t len)
 	yaml_document_t doc;
 	yaml_node_t *root;
 	struct pnode *n = NULL;
+	size_t budget = YAML_MAX_NODES;
 
+	if (check_depth(file, data, len) < 0)
+		return NULL;
 	if (!yaml_parser_initialize(&parser))
 		die("cannot initialise the YAML parser");
 	yaml_parser_set_input_string(&parser, (const unsigned char *)data, len);
@@ -206,7 +261,7 @@ parse_yaml(const char *file, const char *data, size_t len)
 		n->loc.line = 1;
 		n->loc.col = 1;
 	} else {
-		n = convert(&doc, root, file, 0);
+		n = convert(&doc, root, file, 0, &budget);
 		if (n && n->kind != PN_MAP) {
 			error_at(&n->loc, "a profile must be a mapping of keys (name:, cuda:, features:, ...)");
 			pnode_free(n);

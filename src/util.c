@@ -249,10 +249,22 @@ int
 read_file(struct buf *out, const char *path)
 {
 	char chunk[65536];
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	/* O_NONBLOCK: a FIFO must be refused below, not waited on in open(). */
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	struct stat st;
+	size_t total = 0;
 
 	if (fd < 0)
 		return error("cannot open '%s':", path);
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+		close(fd);
+		return error("'%s' is not a regular file", path);
+	}
+	if ((uint64_t)st.st_size > READ_FILE_MAX) {
+		close(fd);
+		return error("'%s' is %llu bytes, more than bwbuild reads (%llu)", path,
+			     (unsigned long long)st.st_size, (unsigned long long)READ_FILE_MAX);
+	}
 	for (;;) {
 		ssize_t n = read(fd, chunk, sizeof(chunk));
 
@@ -264,10 +276,24 @@ read_file(struct buf *out, const char *path)
 		}
 		if (!n)
 			break;
+		total += (size_t)n;
+		if (total > READ_FILE_MAX) {
+			close(fd);
+			return error("'%s' grew past %llu bytes while being read", path,
+				     (unsigned long long)READ_FILE_MAX);
+		}
 		buf_add(out, chunk, (size_t)n);
 	}
 	close(fd);
 	return 0;
+}
+
+int
+is_regular(const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) == 0 && S_ISREG(st.st_mode);
 }
 
 int

@@ -52,10 +52,13 @@ int copy_file(const char *from, const char *to);
 
 /* Read a whole file; the result is NUL-terminated. -1 after reporting. */
 int read_file(struct buf *out, const char *path);
+/* What read_file takes at most: profiles, manifests, caches, patches are far smaller. */
+#define READ_FILE_MAX ((uint64_t)256 << 20)
 
 /* 1 if the path exists (any type). */
 int path_exists(const char *path);
 int is_dir(const char *path);
+int is_regular(const char *path);
 
 /* Remove a file tree (like rm -rf); 0 if it is gone afterwards. */
 int remove_tree(const char *path);

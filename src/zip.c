@@ -258,7 +258,8 @@ zip_open(struct zip *z, const char *path)
 	struct buf why = BUF_INIT;
 	struct stat st;
 	void *map;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	/* O_NONBLOCK: a FIFO given as a wheel must be refused, not waited on. */
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 
 	memset(z, 0, sizeof(*z));
 	if (fd < 0)

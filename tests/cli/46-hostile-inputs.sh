@@ -1,0 +1,40 @@
+# Small hostile inputs end at once with a clear error (exit 2), in bounded
+# memory: an alias bomb, deep nesting, /dev/zero, a FIFO, a manifest that
+# is no manifest. Each runs under a 2 GB address-space limit and 20 s.
+. "$(dirname "$0")/lib.sh"
+bounded() { want=$1; shift; run "$want" sh -c 'ulimit -v 2000000; exec timeout 20 "$@"' sh "$@"; }
+python3 - "$TMP" <<'PY'
+import sys
+d = sys.argv[1]
+lines = ['a: &a ["lol","lol","lol","lol","lol","lol","lol","lol","lol"]']
+for i in range(1, 9):
+    p, c = chr(ord('a') + i - 1), chr(ord('a') + i)
+    lines.append(f'{c}: &{c} [' + ','.join(['*' + p] * 9) + ']')
+open(d + '/bomb.yaml', 'w').write('\n'.join(lines) + '\n')
+open(d + '/deep.yaml', 'w').write('x: ' + '[' * 100000 + ']' * 100000 + '\n')
+open(d + '/empty-object.json', 'w').write('{}')
+open(d + '/array.json', 'w').write('[]')
+open(d + '/string.json', 'w').write('"str"')
+open(d + '/bare.json', 'w').write('{"schema": "bwbuild-manifest/1"}')
+PY
+bounded 2 "$BW" plan --profile "$TMP/bomb.yaml"
+contains "$TMP/err" "bomb.yaml:1:14: error: more than 100000 values once aliases are expanded"
+bounded 2 "$BW" plan --profile "$TMP/deep.yaml"
+contains "$TMP/err" "deep.yaml:1:67: error: nested deeper than 64 levels"
+mkdir -p "$TMP/pp"
+cp "$TMP/bomb.yaml" "$TMP/pp/bomb.yaml"
+BWBUILD_PROFILE_PATH="$TMP/pp" bounded 0 "$BW" profiles
+contains "$TMP/out" "bomb             (invalid"
+bounded 2 "$BW" plan --profile /dev/zero
+contains "$TMP/err" "'/dev/zero' is not a regular file"
+bounded 2 "$BW" manifest /dev/zero
+bounded 2 "$BW" diff /dev/zero /dev/zero
+mkfifo "$TMP/fifo.whl"
+bounded 2 "$BW" verify "$TMP/fifo.whl"
+contains "$TMP/err" "not a regular file"
+for j in empty-object array string; do
+	bounded 2 "$BW" manifest "$TMP/$j.json"
+	contains "$TMP/err" "is not a bwbuild manifest"
+done
+bounded 0 "$BW" manifest "$TMP/bare.json" --format md
+if grep -q "(null)" "$TMP/out"; then fail "Markdown of a sparse manifest shows (null)"; fi
