@@ -102,7 +102,7 @@ mark_loc(const char *file, yaml_mark_t m)
  * of nodes; a real profile has a few hundred.
  */
 #define YAML_MAX_DEPTH 64
-#define YAML_MAX_NODES 100000
+#define YAML_MAX_NODES 10000
 
 static struct pnode *
 convert(yaml_document_t *doc, yaml_node_t *yn, const char *file, int depth, size_t *budget)
