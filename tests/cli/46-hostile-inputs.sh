@@ -18,7 +18,7 @@ open(d + '/string.json', 'w').write('"str"')
 open(d + '/bare.json', 'w').write('{"schema": "bwbuild-manifest/1"}')
 PY
 bounded 2 "$BW" plan --profile "$TMP/bomb.yaml"
-contains "$TMP/err" "bomb.yaml:1:14: error: more than 10000 values once aliases are expanded"
+contains "$TMP/err" "bomb.yaml:1:20: error: more than 10000 values once aliases are expanded"
 bounded 2 "$BW" plan --profile "$TMP/deep.yaml"
 contains "$TMP/err" "deep.yaml:1:67: error: nested deeper than 64 levels"
 mkdir -p "$TMP/pp"
