@@ -2,6 +2,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "fault.h"
 
@@ -28,4 +30,16 @@ fault_point(const char *name)
 		fflush(stderr);
 		raise(SIGKILL);
 	}
+}
+
+void
+fault_truncate(const char *name, const char *path)
+{
+	const char *want = getenv("BWBUILD_FAULT");
+	struct stat st;
+
+	if (!want || strncmp(want, "truncate:", 9) || strcmp(want + 9, name))
+		return;
+	if (stat(path, &st) == 0 && truncate(path, st.st_size / 2) < 0)
+		perror(path);
 }

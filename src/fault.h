@@ -11,4 +11,10 @@
  */
 void fault_point(const char *name);
 
+/*
+ * The same for a file changed under a reader: with BWBUILD_FAULT=
+ * truncate:NAME, the point NAME truncates `path` to half its size.
+ */
+void fault_truncate(const char *name, const char *path);
+
 #endif

@@ -21,6 +21,8 @@
  *	0 u32 0x04034b50, 26 u16 name len, 28 u16 extra len; data follows
  */
 #include <errno.h>
+#include <signal.h>
+#include <stdio.h>
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,6 +33,7 @@
 
 #include "buf.h"
 #include "diag.h"
+#include "fault.h"
 #include "span.h"
 #include "util.h"
 #include "zip.h"
@@ -252,6 +255,69 @@ fail:
 	return -1;
 }
 
+/*
+ * A mapped wheel that is truncated or rewritten while it is read raises
+ * SIGBUS on the next page touched. The reader cannot go on, but it must
+ * say what happened instead of dying with 135: the handler (async-signal
+ * safe: write, stat, _exit) names the file, its size then and now, and
+ * exits 1 (the wheel failed: it is not the wheel it was).
+ */
+static const char *mapped_path;
+static unsigned long long mapped_size;
+
+static void
+put(const char *s)
+{
+	ssize_t n = write(2, s, strlen(s));
+
+	(void)n;
+}
+
+static void
+put_u64(unsigned long long v)
+{
+	char d[24];
+	int i = (int)sizeof(d) - 1;
+
+	d[i] = '\0';
+	do
+		d[--i] = (char)('0' + v % 10);
+	while ((v /= 10) && i > 0);
+	put(d + i);
+}
+
+static void
+on_sigbus(int sig)
+{
+	struct stat st;
+
+	(void)sig;
+	put("error: '");
+	put(mapped_path ? mapped_path : "the wheel");
+	put("' changed while being read (it is ");
+	if (mapped_path && stat(mapped_path, &st) == 0)
+		put_u64((unsigned long long)st.st_size);
+	else
+		put("gone");
+	put(" bytes now, was ");
+	put_u64(mapped_size);
+	put("); run verify again when it is complete\n");
+	_exit(EXIT_FAIL);
+}
+
+static void
+guard_mapping(const char *path, unsigned long long size)
+{
+	struct sigaction sa;
+
+	mapped_path = path;
+	mapped_size = size;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_sigbus;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGBUS, &sa, NULL);
+}
+
 int
 zip_open(struct zip *z, const char *path)
 {
@@ -276,6 +342,8 @@ zip_open(struct zip *z, const char *path)
 	close(fd);
 	if (map == MAP_FAILED)
 		return error("cannot map '%s':", path);
+	guard_mapping(path, (unsigned long long)st.st_size);
+	fault_truncate("zip-mapped", path);
 	if (zip_parse(z, map, (size_t)st.st_size, &why) < 0) {
 		munmap(map, (size_t)st.st_size);
 		error("'%s' is not a valid zip file: %s", path, why.s);

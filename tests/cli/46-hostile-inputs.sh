@@ -38,3 +38,9 @@ for j in empty-object array string; do
 done
 bounded 0 "$BW" manifest "$TMP/bare.json" --format md
 if grep -q "(null)" "$TMP/out"; then fail "Markdown of a sparse manifest shows (null)"; fi
+# A wheel cut to half while it is mapped: SIGBUS is reported, not a crash (135).
+python3 -c 'import os, sys, zipfile; zipfile.ZipFile(sys.argv[1], "w").writestr("big/data.bin", os.urandom(100000))' "$TMP/shrinking.whl"
+size=$(stat -c %s "$TMP/shrinking.whl")
+[ "$size" -gt 16384 ] || fail "the test wheel is too small to leave a page past its end"
+BWBUILD_FAULT=truncate:zip-mapped bounded 1 "$BW" verify "$TMP/shrinking.whl"
+contains "$TMP/err" "error: '$TMP/shrinking.whl' changed while being read (it is $((size / 2)) bytes now, was $size); run verify again when it is complete"
