@@ -124,14 +124,42 @@ kb_gcc_max(unsigned cuda)
 	return r ? r->gcc_max : 0;
 }
 
+/* An arch some toolkit of the table builds. */
+int
+kb_arch_known(unsigned cc)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(cuda_rows); i++)
+		for (size_t k = 0; cuda_rows[i].sass[k]; k++)
+			if (cuda_rows[i].sass[k] == cc)
+				return 1;
+	return 0;
+}
+
+static unsigned
+newest_arch(void)
+{
+	unsigned top = 0;
+
+	for (size_t i = 0; i < ARRAY_SIZE(cuda_rows); i++)
+		for (size_t k = 0; cuda_rows[i].sass[k]; k++)
+			if (cuda_rows[i].sass[k] > top)
+				top = cuda_rows[i].sass[k];
+	return top;
+}
+
 int
 kb_cuda_builds(unsigned cuda, unsigned cc)
 {
 	const struct cuda_row *r = cuda_row(cuda);
 	size_t i;
 
+	/*
+	 * Older than the table (before 12.6): no Blackwell or newer arch
+	 * (CUDA 12.8 was the first to build 10.0 and 12.0); older archs are
+	 * not judged.
+	 */
 	if (!r)
-		return 1; /* older than the table: not judged */
+		return cc < 100;
 	for (i = 0; r->sass[i]; i++)
 		if (r->sass[i] == cc)
 			return 1;
@@ -161,6 +189,14 @@ check_arch(const struct parch *pa, const struct kb_context *ctx)
 	struct buf name = BUF_INIT;
 
 	arch_format(&pa->arch, &name);
+	if (!kb_arch_known(cc)) {
+		error_at(&pa->loc, "no CUDA release builds '%s' (the newest, CUDA %u.%u, builds "
+			 "up to %u.%u)", name.s, cuda_rows[ARRAY_SIZE(cuda_rows) - 1].cuda / 100,
+			 cuda_rows[ARRAY_SIZE(cuda_rows) - 1].cuda % 100, newest_arch() / 10,
+			 newest_arch() % 10);
+		buf_release(&name);
+		return;
+	}
 	if (ctx->cuda && !kb_cuda_builds(ctx->cuda, cc)) {
 		const char *hint = cc == 101 && ctx->cuda >= 1300 ?
 					   "; CUDA 13 renamed 10.1 to 11.0" :

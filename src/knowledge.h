@@ -22,6 +22,8 @@ struct kb_context {
  * the newest arch) become errors with `strict`. Returns -1 when it
  * reported an error.
  */
+/* Whether any CUDA release of the table builds SASS for cc (major*10+minor). */
+int kb_arch_known(unsigned cc);
 int kb_check(const struct profile *p, const struct kb_context *ctx, int strict);
 
 /*

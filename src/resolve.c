@@ -1,9 +1,12 @@
 #include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "buf.h"
 #include "diag.h"
+#include "doctor.h"
+#include "proc.h"
 #include "host.h"
 #include "json.h"
 #include "knowledge.h"
@@ -27,6 +30,24 @@ cuda_version_json(const char *path)
 	json_free(j);
 	buf_release(&text);
 	buf_release(&why);
+	return v;
+}
+
+/* The toolkit's own word when it has no version.json: `nvcc --version`; 0 if none. */
+static unsigned
+cuda_version_nvcc(const char *nvcc)
+{
+	struct proc pr = PROC_INIT;
+	struct buf out = BUF_INIT;
+	unsigned v = 0;
+
+	if (access(nvcc, X_OK) == 0) {
+		strvec_pushl(&pr.args, nvcc, "--version", NULL);
+		if (proc_run_capture(&pr, &out) == 0)
+			v = nvcc_version_parse(out.s ? out.s : "");
+	}
+	proc_release(&pr);
+	buf_release(&out);
 	return v;
 }
 
@@ -68,7 +89,26 @@ resolve_profile(struct profile *p, const struct resolve_opts *o)
 	} else {
 		buf_addf(&from, "%s/version.json", resolve_cuda_home(p));
 		kc.cuda = cuda_version_json(from.s);
+		if (!kc.cuda) {
+			buf_reset(&from);
+			buf_addf(&from, "%s/bin/nvcc", resolve_cuda_home(p));
+			kc.cuda = cuda_version_nvcc(from.s);
+			buf_addstr(&from, " --version");
+		}
 		kc.cuda_from = from.s;
+		/* Never silently: without a version the CUDA <-> arch rules cannot run. */
+		if (!kc.cuda && p->features[FEAT_CUDA] != TRI_OFF) {
+			if (o->strict) {
+				error("no CUDA version found (no %s/version.json, no nvcc there), so the "
+				      "CUDA <-> arch rules cannot be checked; set cuda.version or cuda.home",
+				      resolve_cuda_home(p));
+				buf_release(&from);
+				return -1;
+			}
+			warning("no CUDA version found (no %s/version.json, no nvcc there): the CUDA "
+				"<-> arch rules were not checked; set cuda.version or cuda.home",
+				resolve_cuda_home(p));
+		}
 	}
 	kc.torch = kb_parse_version(p->source_ref.str);
 	kc.torch_from = "source.ref";
