@@ -18,8 +18,15 @@
 
 /* Real PyTorch trees need CMake >= 3.27 (the example accepts 3.25). */
 #define REAL_TREE_CMAKE 327
-/* Blackwell needs an R570 or newer driver. */
-#define MIN_DRIVER 570
+/*
+ * The oldest driver a build runs on: Blackwell needs R570, and a CUDA 13
+ * toolkit's code needs R580 (its minimum driver, whatever the GPU).
+ */
+static unsigned
+min_driver(unsigned cuda)
+{
+	return cuda >= 1300 ? 580 : 570;
+}
 /* What a real CUDA PyTorch build leaves in its work tree (source, build, wheel). */
 #define REAL_TREE_DISK (40ULL << 30)
 #define EXAMPLE_DISK (1ULL << 30)
@@ -364,8 +371,9 @@ check_memory(struct doctor *d, const struct plan *pl)
 }
 
 static void
-check_gpus(struct doctor *d, const struct plan *pl)
+check_gpus(struct doctor *d, const struct plan *pl, unsigned cuda)
 {
+	unsigned need = min_driver(cuda);
 	const char *argv[] = { "nvidia-smi", "--query-gpu=name,compute_cap,driver_version",
 			       "--format=csv,noheader", NULL };
 	struct buf out = BUF_INIT, name = BUF_INIT, how = BUF_INIT;
@@ -387,9 +395,14 @@ check_gpus(struct doctor *d, const struct plan *pl)
 
 		if (smi_line_parse(l, &cc, &driver, &name) == 0) {
 			seen = 1;
-			add(d, driver >= MIN_DRIVER ? CHECK_OK : CHECK_FAIL, "driver",
-			    "%s: driver %u%s", name.s, driver, driver >= MIN_DRIVER ? "" :
-			    "; Blackwell builds need R570 or newer");
+			if (driver >= need)
+				add(d, CHECK_OK, "driver", "%s: driver %u", name.s, driver);
+			else if (need == 570)
+				add(d, CHECK_FAIL, "driver", "%s: driver %u; Blackwell builds need R570 "
+				    "or newer", name.s, driver);
+			else
+				add(d, CHECK_FAIL, "driver", "%s: driver %u; CUDA %u.%u needs R%u or "
+				    "newer", name.s, driver, cuda / 100, cuda % 100, need);
 			if (pl) {
 				buf_reset(&how);
 				if (library_runs_on(&pl->sass, &pl->ptx, (int)cc, &how) == 0)
@@ -428,7 +441,7 @@ doctor_run(struct doctor *d, const struct profile *p, const struct plan *pl, con
 	check_disk(d, p, work_dir);
 	if (pl)
 		check_memory(d, pl);
-	check_gpus(d, pl);
+	check_gpus(d, pl, cuda);
 }
 
 void

@@ -20,8 +20,10 @@ echo "Tesla V100, 7.0, 575.51.02"
 SH
 chmod +x "$TMP/fake/bin/nvidia-smi"
 PATH="$TMP/fake/bin:$PATH" run 1 "$BW" doctor --profile demo
-contains "$TMP/out" "✅ driver         NVIDIA GeForce RTX 5090: driver 575"
-contains "$TMP/out" "❌ driver         NVIDIA H100 80GB HBM3: driver 560; Blackwell builds need R570 or newer"
+# The toolkit here is CUDA 13.0, whose code needs R580 (R570 is Blackwell's own minimum).
+contains "$TMP/out" "❌ driver         NVIDIA GeForce RTX 5090: driver 575; CUDA 13.0 needs R580 or newer"
+contains "$TMP/out" "❌ driver         NVIDIA H100 80GB HBM3: driver 560; CUDA 13.0 needs R580 or newer"
+contains "$TMP/out" "✅ driver         NVIDIA GB10: driver 580"
 contains "$TMP/out" "✅ gpu coverage   NVIDIA GB10 (sm_121): "
 contains "$TMP/out" "❌ gpu coverage   Tesla V100 (sm_70): the profile's archs (8.0;12.0+PTX) have no SASS or PTX that runs on it; add 7.0 to cuda.archs"
 contains "$TMP/out" "not ready: fix the ❌ items above"
