@@ -97,22 +97,27 @@ flash = [int(v) for k, v in peaks.items() if k.startswith("csrc/flash/flash_fwd.
 assert flash and flash[0] >= 6 * 2**30, peaks   # 1.5 x the 6 GiB it was admitted with, at least
 PY
 
+# interrupt_compile SIG: start a build, send SIG once it compiles; its status in $st.
+interrupt_compile() {
+	"$BW" --profile "$TMP/oom.yaml" --work "$TMP/work9" --out "$TMP/out9" >"$TMP/int.out" 2>"$TMP/int.err" &
+	bw=$!
+	i=0
+	while ! grep -q "^compile: " "$TMP/int.err" 2>/dev/null; do
+		i=$((i + 1))
+		[ "$i" -lt 600 ] || fail "the build never reached the compile step"
+		sleep 0.1
+	done
+	kill -"$1" "$bw"
+	set +e
+	wait "$bw"
+	st=$?
+	set -e
+}
+
 # SIGTERM during the compile stops the whole tree; the next run resumes and finishes.
 rm -f "$TMP/killed-once"
 : > "$TMP/killed-once"   # the fake nvcc now only delays nothing: plain compiles
-"$BW" --profile "$TMP/oom.yaml" --work "$TMP/work9" --out "$TMP/out9" >"$TMP/int.out" 2>"$TMP/int.err" &
-bw=$!
-i=0
-while ! grep -q "^compile: " "$TMP/int.err" 2>/dev/null; do
-	i=$((i + 1))
-	[ "$i" -lt 600 ] || fail "the build never reached the compile step"
-	sleep 0.1
-done
-kill -TERM "$bw"
-set +e
-wait "$bw"
-st=$?
-set -e
+interrupt_compile TERM
 [ "$st" = 143 ] || fail "a build stopped by SIGTERM exited $st, not 128 + 15"
 contains "$TMP/int.err" "interrupted during 'compile'; run the same command again to resume"
 sleep 0.5
@@ -123,17 +128,5 @@ contains "$TMP/out" "manifest: $TMP/out9/"
 # Ctrl-C (SIGINT to the foreground process group) during the compile: exit 130.
 : > "$TMP/killed-once"
 touch "$TMP/work9/src/csrc/cpu/ops.cpp"
-"$BW" --profile "$TMP/oom.yaml" --work "$TMP/work9" --out "$TMP/out9" >"$TMP/int.out" 2>"$TMP/int.err" &
-bw=$!
-i=0
-while ! grep -q "^compile: " "$TMP/int.err" 2>/dev/null; do
-	i=$((i + 1))
-	[ "$i" -lt 600 ] || fail "the build never reached the compile step"
-	sleep 0.1
-done
-kill -INT "$bw"
-set +e
-wait "$bw"
-st=$?
-set -e
+interrupt_compile INT
 [ "$st" = 130 ] || fail "a build stopped by SIGINT exited $st, not 130"
