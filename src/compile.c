@@ -4,6 +4,7 @@
 
 #include "ccache.h"
 #include "diag.h"
+#include "doctor.h"
 #include "json.h"
 #include "launch.h"
 #include "proc.h"
@@ -44,6 +45,9 @@ compile_check(struct build *b)
 		note("python: %s; skipped:\n%.*s", b->python.s, (int)why.len - 1, why.s);
 	}
 	buf_release(&why);
+	/* Found here, before the fetch, not as a traceback after configure. */
+	if (nvcc_archs_check(b->plan.cuda_home, p) < 0)
+		rc = -1;
 	return rc;
 }
 

@@ -173,6 +173,40 @@ out:
 	return v;
 }
 
+int
+nvcc_archs_check(const char *cuda_home, const struct profile *p)
+{
+	struct buf nvcc = BUF_INIT, out = BUF_INIT;
+	const char *list[] = { NULL, "--list-gpu-code", NULL };
+	int rc = 0;
+
+	if (!p || p->features[FEAT_CUDA] == TRI_OFF || !p->narchs)
+		return 0;
+	buf_addf(&nvcc, "%s/bin/nvcc", cuda_home);
+	if (access(nvcc.s, X_OK) != 0) {
+		rc = error("no nvcc at %s; install the CUDA toolkit there or set cuda.home "
+			   "(or CUDA_HOME)", nvcc.s);
+		goto out;
+	}
+	list[0] = nvcc.s;
+	/* An nvcc that cannot list its targets (or fails to) is left to the compile to judge. */
+	if (capture(&out, list) != 0 || !out.s || !strstr(out.s, "sm_"))
+		goto out;
+	for (size_t i = 0; i < p->narchs; i++) {
+		const struct arch *a = &p->archs[i].arch;
+		unsigned cc = (unsigned)(a->major * 10 + a->minor);
+
+		if (!gpu_code_listed(out.s, cc))
+			rc = error_at(&p->archs[i].loc, "%s cannot build sm_%u (it is not in its "
+				      "--list-gpu-code); remove it from cuda.archs or point cuda.home "
+				      "at a toolkit that has it", nvcc.s, cc);
+	}
+out:
+	buf_release(&nvcc);
+	buf_release(&out);
+	return rc;
+}
+
 static void
 check_host_compiler(struct doctor *d, unsigned cuda)
 {

@@ -42,6 +42,12 @@ struct json *doctor_json(const struct doctor *d);
  */
 unsigned nvcc_version_parse(const char *text);
 int gpu_code_listed(const char *list, unsigned cc);
+
+/*
+ * Before a build: every arch of the profile is one that <cuda_home>/bin/nvcc
+ * lists in --list-gpu-code; errors at each arch's key. 0 when CUDA is off.
+ */
+int nvcc_archs_check(const char *cuda_home, const struct profile *p);
 int smi_line_parse(const char *line, unsigned *cc, unsigned *driver, struct buf *name);
 
 #endif

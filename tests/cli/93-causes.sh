@@ -34,3 +34,18 @@ contains "$TMP/err" "the disk is full"
 TMPDIR="$TMP/no-such-dir" run 1 "$BW" doctor --profile demo
 contains "$TMP/out" "❌ tmpdir         TMPDIR '$TMP/no-such-dir' is not a directory you can write"
 if grep -q "nvcc targets" "$TMP/out"; then fail "doctor blamed nvcc's targets for a missing TMPDIR"; fi
+# A toolkit without one of the archs (CUDA 13.0 by its version, but no sm_120
+# in --list-gpu-code): build stops at the arch's key before fetching anything.
+mkdir -p "$TMP/oldcuda/bin"
+cat > "$TMP/oldcuda/bin/nvcc" <<'SH'
+#!/bin/sh
+case "$1" in
+--version) echo "Cuda compilation tools, release 13.0, V13.0.88" ;;
+--list-gpu-code) printf 'sm_75\nsm_80\nsm_86\nsm_90\nsm_100\n' ;;
+*) exit 1 ;;
+esac
+SH
+chmod +x "$TMP/oldcuda/bin/nvcc"
+run 1 "$BW" --profile demo --set "cuda.home=$TMP/oldcuda" --work "$TMP/work93b" --out "$TMP/out93b"
+contains "$TMP/err" "profiles/demo.yaml:10:18: error: $TMP/oldcuda/bin/nvcc cannot build sm_120 (it is not in its --list-gpu-code)"
+[ ! -e "$TMP/work93b/demo/src" ] || fail "the build fetched before finding that nvcc has no sm_120"
