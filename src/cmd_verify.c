@@ -1,4 +1,5 @@
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cmd.h"
@@ -22,7 +23,8 @@ int
 cmd_verify(int argc, char **argv, const struct command *cmd)
 {
 	struct resolve_opts o = { 0 };
-	struct wheel_expect ex = { NULL, NULL, 0, 0 };
+	struct wheel_expect ex = { .sass = NULL };
+	struct wheel_exception *exc = NULL;
 	struct gpu_list gpus = GPU_LIST_INIT;
 	struct strvec sass = STRVEC_INIT, ptx = STRVEC_INIT;
 	int json = 0, ret = EXIT_USAGE;
@@ -51,6 +53,7 @@ cmd_verify(int argc, char **argv, const struct command *cmd)
 		plan_targets(&p, &sass, &ptx);
 		ex.sass = &sass;
 		ex.ptx = &ptx;
+		ex.exceptions = exc = plan_exceptions(&p, &ex.nexceptions);
 	}
 	if (wheel_verify(&r, wheel, &ex) < 0) {
 		/* A file that is there but is no readable wheel failed; a missing one is usage. */
@@ -64,6 +67,7 @@ cmd_verify(int argc, char **argv, const struct command *cmd)
 		report_wheel_json(&r, o.profile ? &p : NULL);
 	wheel_report_release(&r);
 out:
+	free(exc);
 	gpu_list_release(&gpus);
 	strvec_clear(&sass);
 	strvec_clear(&ptx);

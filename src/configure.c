@@ -209,6 +209,11 @@ stamp_text(const struct build *b, struct buf *out)
 	for (size_t i = 0; i < p.env.n; i++)
 		if (reaches_cmake(p.env.v[i]))
 			buf_addf(out, "%s\n", p.env.v[i]);
+	for (size_t i = 0; i < b->plan.inherited.n; i++)
+		if (reaches_cmake(b->plan.inherited.v[i]))
+			buf_addf(out, "inherited %s\n", b->plan.inherited.v[i]);
+	/* Another compiler, CMake or generator means another configure. */
+	toolchain_text(&b->toolchain, out);
 	proc_release(&p);
 }
 
@@ -339,6 +344,12 @@ configure_run(struct build *b)
 	struct proc pr = PROC_INIT;
 	int rc = 0;
 
+	if (!b->toolchain.n) {
+		step_env(&pr, b);
+		toolchain_probe(&b->toolchain, &pr.env, b->plan.cuda_home, b->python.s);
+		proc_release(&pr);
+		pr = (struct proc)PROC_INIT;
+	}
 	stamp_path(b, &stamp);
 	stamp_text(b, &want);
 	if (!path_exists(stamp.s) || read_file(&have, stamp.s) < 0 || strcmp(have.s, want.s) ||

@@ -228,13 +228,23 @@ check_ptx(const struct profile *p, int strict)
 	const struct parch *top = NULL;
 	struct buf b = BUF_INIT;
 
+	if (p->cuda_ptx.str && !strcmp(p->cuda_ptx.str, "none")) {
+		/* A wheel without PTX on purpose (the official cu130 wheels are so). */
+		for (size_t i = 0; i < p->narchs; i++)
+			if (p->archs[i].arch.ptx)
+				error_at(&p->archs[i].loc, "'%s' asks for PTX, but cuda.ptx is none "
+					 "(%s:%d); drop the +PTX or the cuda.ptx line", p->archs[i].text,
+					 p->cuda_ptx.loc.file, p->cuda_ptx.loc.line);
+		return;
+	}
 	for (size_t i = 0; i < p->narchs; i++)
 		if (!top || arch_cmp(&p->archs[i].arch, &top->arch) > 0)
 			top = &p->archs[i];
 	if (!top || top->arch.ptx)
 		return;
 	buf_addf(&b, "the newest arch '%s' has no +PTX, so the wheel will not run on newer "
-		 "GPUs; write '%s+PTX' for forward compatibility", top->text, top->text);
+		 "GPUs; write '%s+PTX' for forward compatibility, or 'cuda.ptx: none' for a "
+		 "wheel meant for these GPUs only", top->text, top->text);
 	say(strict, &top->loc, b.s);
 	buf_release(&b);
 }

@@ -10,6 +10,7 @@
 #include "plan.h"
 #include "profile.h"
 #include "util.h"
+#include "verify.h"
 
 const char *const step_names[STEP__COUNT] = {
 	"fetch", "configure", "compile", "wheel", "verify", "publish",
@@ -121,6 +122,21 @@ plan_targets(const struct profile *p, struct strvec *sass, struct strvec *ptx)
 	buf_release(&b);
 }
 
+struct wheel_exception *
+plan_exceptions(const struct profile *p, size_t *n)
+{
+	struct wheel_exception *e = p->nexceptions ? xcalloc(p->nexceptions, sizeof(*e)) : NULL;
+
+	for (size_t i = 0; i < p->nexceptions; i++) {
+		e[i].library = p->exceptions[i].library;
+		e[i].missing = p->exceptions[i].missing;
+		e[i].nmissing = p->exceptions[i].nmissing;
+		e[i].reason = p->exceptions[i].reason;
+	}
+	*n = p->nexceptions;
+	return e;
+}
+
 static void
 add_env_and_cmake(struct plan *pl, const char *name, const char *value)
 {
@@ -149,7 +165,46 @@ profile_env(struct plan *pl, const struct profile *p)
 	}
 	for (i = 0; i < p->ncmake; i++)
 		add_env_and_cmake(pl, p->cmake[i].key, p->cmake[i].val);
+	for (i = 0; i < p->nbuild_env; i++)
+		strvec_env_set(&pl->env, p->build_env[i].key, p->build_env[i].val);
 	buf_release(&nvcc);
+}
+
+int
+env_changes_build(const char *entry)
+{
+	static const char *const prefixes[] = { "USE_", "BUILD_", "CMAKE_", "TORCH_", "CUDA",
+						"NVCC_", "PYTORCH_", "MAX_JOBS=", "CC=", "CXX=",
+						"CFLAGS=", "CXXFLAGS=", "CPPFLAGS=", "LDFLAGS=",
+						"DEBUG=", "REL_WITH_DEB_INFO=", "MAGMA_HOME=",
+						"CUDNN_", "NCCL_", "BLAS=", "MKL_" };
+	static const char *const runtime[] = { "CUDA_VISIBLE_DEVICES=", "CUDA_MODULE_LOADING=",
+					       "CUDA_LAUNCH_BLOCKING=", "NCCL_DEBUG",
+					       "PYTORCH_CUDA_ALLOC_CONF=" };
+	size_t i;
+
+	if (!strchr(entry, '='))
+		return 0;
+	for (i = 0; i < ARRAY_SIZE(runtime); i++)
+		if (starts_with(entry, runtime[i]))
+			return 0;
+	for (i = 0; i < ARRAY_SIZE(prefixes); i++)
+		if (starts_with(entry, prefixes[i]))
+			return 1;
+	return 0;
+}
+
+/* What the build takes from bwbuild's own environment and the plan does not set. */
+static void
+inherited_env(struct plan *pl, char *const *env)
+{
+	for (; env && *env; env++) {
+		size_t n = strcspn(*env, "=");
+
+		if (env_changes_build(*env) && strvec_env_find(&pl->env, *env, n) < 0)
+			strvec_push(&pl->inherited, *env);
+	}
+	strvec_sort(&pl->inherited);
 }
 
 static void
@@ -209,6 +264,7 @@ plan_make(struct plan *pl, const struct profile *p, const struct host *h,
 
 	memset(pl, 0, sizeof(*pl));
 	strvec_init(&pl->env);
+	strvec_init(&pl->inherited);
 	strvec_init(&pl->cmake);
 	strvec_init(&pl->sass);
 	strvec_init(&pl->ptx);
@@ -242,6 +298,7 @@ plan_make(struct plan *pl, const struct profile *p, const struct host *h,
 	buf_addf(&b, "%s/tmp", o->work_dir);
 	strvec_env_set(&pl->env, "TMPDIR", b.s);
 	buf_release(&b);
+	inherited_env(pl, o->env);
 	return 0;
 }
 
@@ -250,6 +307,7 @@ plan_release(struct plan *pl)
 {
 	free(pl->arch_list);
 	strvec_clear(&pl->env);
+	strvec_clear(&pl->inherited);
 	strvec_clear(&pl->cmake);
 	strvec_clear(&pl->sass);
 	strvec_clear(&pl->ptx);
@@ -309,7 +367,21 @@ format_source(const struct plan *pl, struct buf *out)
 		buf_addf(out, " %s", pl->ptx.v[i]);
 	if (!pl->ptx.n)
 		buf_addstr(out, " none");
-	buf_addstr(out, " (in every CUDA library)\n");
+	buf_addstr(out, " (in every CUDA library)");
+	if (p->cuda_ptx.str) {
+		buf_addf(out, "\nptx          %s", p->cuda_ptx.str);
+		add_loc(out, &p->cuda_ptx.loc);
+	}
+	buf_addstr(out, "\n");
+	for (i = 0; i < p->nexceptions; i++) {
+		const struct pexception *e = &p->exceptions[i];
+
+		buf_addf(out, "  except %s: may lack", e->library);
+		for (size_t j = 0; j < e->nmissing; j++)
+			buf_addf(out, " %s", e->missing[j]);
+		add_loc(out, &e->loc);
+		buf_addf(out, "\n    %s\n", e->reason);
+	}
 }
 
 static void
@@ -342,10 +414,18 @@ format_settings(const struct plan *pl, struct buf *out)
 	format_pkvs(out, "runtime env (for whoever runs the wheel)", p->runtime_env,
 		    p->nruntime_env);
 	format_pkvs(out, "extra cmake entries", p->cmake, p->ncmake);
+	format_pkvs(out, "build env", p->build_env, p->nbuild_env);
 
 	buf_addstr(out, "\nenvironment (set on top of the inherited one)\n");
 	for (i = 0; i < pl->env.n; i++)
 		buf_addf(out, "  %s\n", pl->env.v[i]);
+	if (pl->inherited.n) {
+		/* They reach the build as they are: said, so a shell's leftovers are not a surprise. */
+		buf_addstr(out, "\ninherited from this shell (they change the build; set them "
+			   "in the profile or unset them)\n");
+		for (i = 0; i < pl->inherited.n; i++)
+			buf_addf(out, "  %s\n", pl->inherited.v[i]);
+	}
 	buf_addstr(out, "\ncmake cache entries (forwarded from the environment as -D)\n");
 	for (i = 0; i < pl->cmake.n; i++)
 		buf_addf(out, "  -D%s\n", pl->cmake.v[i]);
@@ -445,6 +525,8 @@ profile_json(const struct profile *p)
 	json_set(cuda, "archs", archs);
 	if (p->cuda_home.str)
 		json_set(cuda, "home", json_string(p->cuda_home.str));
+	if (p->cuda_ptx.str)
+		json_set(cuda, "ptx", json_string(p->cuda_ptx.str));
 	json_set(o, "cuda", cuda);
 	for (i = 0; i < FEAT__COUNT; i++)
 		if (p->features[i] != TRI_UNSET)
@@ -463,6 +545,13 @@ profile_json(const struct profile *p)
 		json_set(build, "mem_budget", json_string("auto"));
 	if (p->python.str)
 		json_set(build, "python", json_string(p->python.str));
+	if (p->nbuild_env) {
+		struct json *be = json_object();
+
+		for (i = 0; i < p->nbuild_env; i++)
+			json_set(be, p->build_env[i].key, json_string(p->build_env[i].val));
+		json_set(build, "env", be);
+	}
 	json_set(o, "build", build);
 	if (p->version_suffix.str)
 		json_set(wheel, "version_suffix", json_string(p->version_suffix.str));
@@ -471,14 +560,45 @@ profile_json(const struct profile *p)
 		json_set(env, p->runtime_env[i].key, json_string(p->runtime_env[i].val));
 	json_set(rt, "env", env);
 	json_set(o, "runtime", rt);
+	if (p->nexceptions) {
+		struct json *ver = json_object(), *exc = json_array();
+
+		for (i = 0; i < p->nexceptions; i++) {
+			const struct pexception *e = &p->exceptions[i];
+			struct json *je = json_object();
+
+			json_set(je, "library", json_string(e->library));
+			json_set(je, "missing", json_string_array((char *const *)e->missing,
+								  e->nmissing));
+			json_set(je, "reason", json_string(e->reason));
+			json_push(exc, je);
+		}
+		json_set(ver, "exceptions", exc);
+		json_set(o, "verify", ver);
+	}
 	buf_release(&b);
+	return o;
+}
+
+struct json *
+env_json(const struct strvec *env)
+{
+	struct json *o = json_object();
+
+	for (size_t i = 0; i < env->n; i++) {
+		const char *eq = strchr(env->v[i], '=');
+		char *k = xstrndup(env->v[i], (size_t)(eq - env->v[i]));
+
+		json_set(o, k, json_string(eq + 1));
+		free(k);
+	}
 	return o;
 }
 
 struct json *
 plan_json(const struct plan *pl)
 {
-	struct json *o = json_object(), *env = json_object(), *cm = json_object();
+	struct json *o = json_object();
 	struct json *jobs = json_object(), *steps = json_array(), *exp = json_object();
 	const struct jobs_calc *jc = &pl->jobs;
 	size_t i;
@@ -488,22 +608,9 @@ plan_json(const struct plan *pl)
 	json_set(exp, "sass", json_string_array(pl->sass.v, pl->sass.n));
 	json_set(exp, "ptx", json_string_array(pl->ptx.v, pl->ptx.n));
 	json_set(o, "expected", exp);
-	for (i = 0; i < pl->env.n; i++) {
-		char *eq = strchr(pl->env.v[i], '=');
-		char *k = xstrndup(pl->env.v[i], (size_t)(eq - pl->env.v[i]));
-
-		json_set(env, k, json_string(eq + 1));
-		free(k);
-	}
-	json_set(o, "env", env);
-	for (i = 0; i < pl->cmake.n; i++) {
-		char *eq = strchr(pl->cmake.v[i], '=');
-		char *k = xstrndup(pl->cmake.v[i], (size_t)(eq - pl->cmake.v[i]));
-
-		json_set(cm, k, json_string(eq + 1));
-		free(k);
-	}
-	json_set(o, "cmake", cm);
+	json_set(o, "env", env_json(&pl->env));
+	json_set(o, "inherited_env", env_json(&pl->inherited));
+	json_set(o, "cmake", env_json(&pl->cmake));
 	json_set(jobs, "cpus", json_number(jc->cpus));
 	json_set(jobs, "mem_available", json_number((double)jc->mem_available));
 	json_set(jobs, "cgroup_room", jc->cgroup_room ? json_number((double)jc->cgroup_room)

@@ -53,6 +53,7 @@ struct plan {
 	const struct profile *profile;
 	char *arch_list;            /* TORCH_CUDA_ARCH_LIST */
 	struct strvec env;          /* NAME=VALUE set on top of the inherited environment */
+	struct strvec inherited;    /* NAME=VALUE from bwbuild's environment that change the build */
 	struct strvec cmake;        /* NAME=VALUE the tree's CMake will see as -D */
 	struct strvec sass;         /* expected per CUDA library: sm_80, sm_120 */
 	struct strvec ptx;          /* expected per CUDA library: compute_120 */
@@ -73,12 +74,26 @@ struct plan_opts {
 	uint64_t mem_budget;    /* --mem-budget; 0 = profile / auto */
 	const char *self_exe;   /* bwbuild itself, for the compiler launcher; NULL: no launcher */
 	const char *ccache;     /* the ccache program when build.cache is ccache */
+	char *const *env;       /* bwbuild's environment, for plan.inherited; NULL: none */
 };
+
+/* NAME=VALUE entries as a JSON object. */
+struct json *env_json(const struct strvec *env);
+
+/* Whether an inherited NAME=VALUE is one PyTorch's build reads (USE_*, CC, ...). */
+int env_changes_build(const char *entry);
 
 /* Build the plan; -1 after reporting a problem with the profile. */
 int plan_make(struct plan *out, const struct profile *p, const struct host *h,
 	      const struct plan_opts *opts);
 void plan_release(struct plan *pl);
+
+/*
+ * The profile's verify.exceptions as verify takes them (a malloc'd array
+ * pointing into the profile; free() it); NULL with *n = 0 when there are none.
+ */
+struct wheel_exception;
+struct wheel_exception *plan_exceptions(const struct profile *p, size_t *n);
 
 /* What every CUDA library of a wheel built from `p` must carry: sm_XY SASS and compute_XY PTX. */
 void plan_targets(const struct profile *p, struct strvec *sass, struct strvec *ptx);

@@ -713,6 +713,131 @@ is_local_label(const char *s)
 		       strlen(s + 1);
 }
 
+static int
+is_ptx_policy(const char *s)
+{
+	return !strcmp(s, "newest") || !strcmp(s, "none");
+}
+
+/*
+ * build.env: variables PyTorch's build reads that no other key sets. The
+ * ones bwbuild derives (archs, features, jobs, launchers, CUDA_HOME) have
+ * their own keys, so a profile cannot make the plan say one thing and the
+ * build do another.
+ */
+static const char *const build_env_allowed[] = {
+	"TORCH_NVCC_FLAGS", "NVCC_APPEND_FLAGS", "NVCC_PREPEND_FLAGS", "CC", "CXX",
+	"CUDAHOSTCXX", "CFLAGS", "CXXFLAGS", "CPPFLAGS", "LDFLAGS", "CUDAFLAGS", "DEBUG",
+	"REL_WITH_DEB_INFO", "BUILD_BUNDLE_PTXAS", "USE_PRIORITIZED_TEXT_FOR_LD",
+};
+
+const char *
+build_env_refusal(const char *name)
+{
+	static const struct {
+		const char *prefix, *why;
+	} own[] = {
+		{ "TORCH_CUDA_ARCH_LIST", "bwbuild sets it from cuda.archs" },
+		{ "USE_", "bwbuild sets the USE_* switches from features: (or cmake: for others)" },
+		{ "BUILD_", "set BUILD_* switches under cmake:" },
+		{ "MAX_JOBS", "bwbuild sets it from build.jobs and the memory budget" },
+		{ "FLASH_ATTENTION_MAX_JOBS", "bwbuild sets it from the memory budget" },
+		{ "CMAKE_", "CMake settings go under cmake:" },
+		{ "CUDA_HOME", "bwbuild sets it from cuda.home" },
+		{ "CUDACXX", "bwbuild sets it from cuda.home" },
+		{ "TMPDIR", "bwbuild puts temporaries under the work directory" },
+		{ "CCACHE_", "bwbuild sets ccache's settings from build.cache" },
+		{ "PYTORCH_BUILD_", "bwbuild sets it from the tree's version and "
+				    "wheel.version_suffix" },
+		{ "BWBUILD_", "bwbuild's own settings are not build settings" },
+	};
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(build_env_allowed); i++)
+		if (!strcmp(name, build_env_allowed[i]))
+			return NULL;
+	for (i = 0; i < ARRAY_SIZE(own); i++)
+		if (starts_with(name, own[i].prefix))
+			return own[i].why;
+	return "not a variable bwbuild passes to the build (allowed: TORCH_NVCC_FLAGS, "
+	       "NVCC_APPEND_FLAGS, NVCC_PREPEND_FLAGS, CC, CXX, CUDAHOSTCXX, CFLAGS, CXXFLAGS, "
+	       "CPPFLAGS, LDFLAGS, CUDAFLAGS, DEBUG, REL_WITH_DEB_INFO, BUILD_BUNDLE_PTXAS, "
+	       "USE_PRIORITIZED_TEXT_FOR_LD)";
+}
+
+/* A target name as verify reports it: sm_75, sm_100a, compute_120. */
+static int
+is_target_name(const char *s)
+{
+	const char *d = starts_with(s, "sm_") ? s + 3 : starts_with(s, "compute_") ? s + 8 : NULL;
+	size_t n = d ? strspn(d, "0123456789") : 0;
+
+	return n >= 2 && n <= 3 && (!d[n] || ((d[n] == 'a' || d[n] == 'f') && !d[n + 1]));
+}
+
+static void
+validate_exceptions(struct profile *p, const struct pnode *v)
+{
+	size_t i, j;
+
+	if (v->kind != PN_SEQ) {
+		error_at(&v->loc, "'verify.exceptions' must be a list of {library, missing, reason}");
+		return;
+	}
+	p->exceptions = xcalloc(v->n ? v->n : 1, sizeof(*p->exceptions));
+	for (i = 0; i < v->n; i++) {
+		const struct pnode *m = v->items[i];
+		struct pexception *e = &p->exceptions[p->nexceptions];
+		const struct pnode *missing = NULL;
+
+		if (want_map(m, "verify.exceptions entry") < 0)
+			continue;
+		e->loc = m->loc;
+		for (j = 0; j < m->n; j++) {
+			const char *k = m->keys[j];
+
+			if (!strcmp(k, "library") && !want_scalar(m->items[j], "library"))
+				e->library = m->items[j]->str;
+			else if (!strcmp(k, "reason") && !want_scalar(m->items[j], "reason"))
+				e->reason = m->items[j]->str;
+			else if (!strcmp(k, "missing"))
+				missing = m->items[j];
+			else if (strcmp(k, "library") && strcmp(k, "reason"))
+				error_at(&m->keylocs[j], "unknown key '%s' in verify.exceptions (known "
+					 "keys: library, missing, reason)", k);
+		}
+		if (!e->library || !*e->library || !missing || !e->reason || !*e->reason) {
+			error_at(&m->loc, "a verify.exceptions entry needs 'library' (e.g. "
+				 "libtorch_cuda_linalg.so), 'missing' (e.g. [sm_75]) and 'reason'");
+			continue;
+		}
+		if (missing->kind == PN_SCALAR) {
+			e->missing = xcalloc(1, sizeof(*e->missing));
+			if (is_target_name(missing->str))
+				e->missing[e->nmissing++] = missing->str;
+			else
+				error_at(&missing->loc, "'%s' is not a target such as sm_75 or "
+					 "compute_120", missing->str);
+		} else if (missing->kind == PN_SEQ && missing->n) {
+			e->missing = xcalloc(missing->n, sizeof(*e->missing));
+			for (j = 0; j < missing->n; j++) {
+				const struct pnode *t = missing->items[j];
+
+				if (want_scalar(t, "missing entry") < 0)
+					continue;
+				if (is_target_name(t->str))
+					e->missing[e->nmissing++] = t->str;
+				else
+					error_at(&t->loc, "'%s' is not a target such as sm_75 or "
+						 "compute_120", t->str);
+			}
+		} else {
+			error_at(&missing->loc, "'missing' must list targets, e.g. [sm_75]");
+		}
+		p->nexceptions++;
+	}
+}
+
 #define AT(field) offsetof(struct profile, field)
 #define FEATURE_KEY(e, key, option) { "features", key, KEY_FEATURE, e, 0, NULL, NULL, option },
 
@@ -729,6 +854,8 @@ const struct profile_key profile_keys[] = {
 	{ "cuda", "home", KEY_STRING, AT(cuda_home), 0, NULL, NULL, "the toolkit to build with" },
 	{ "cuda", "version", KEY_STRING, AT(cuda_version), 0, NULL, NULL,
 	  "the CUDA toolkit the profile is meant for" },
+	{ "cuda", "ptx", KEY_STRING, AT(cuda_ptx), 0, is_ptx_policy, "is newest or none",
+	  "newest: PTX expected on the newest arch; none: no PTX at all" },
 	PROFILE_FEATURES(FEATURE_KEY)
 	{ NULL, "cmake", KEY_MAP, AT(cmake), AT(ncmake), NULL, NULL,
 	  "extra settings passed through the environment" },
@@ -743,10 +870,14 @@ const struct profile_key profile_keys[] = {
 	  "compile through ccache" },
 	{ "build", "cache_remote", KEY_STRING, AT(cache_remote), 0, is_redis_url,
 	  "must be a redis://HOST:PORT URL", "ccache's remote storage" },
+	{ "build", "env", KEY_ENV, AT(build_env), AT(nbuild_env), NULL, NULL,
+	  "allowed build variables (TORCH_NVCC_FLAGS, CC, CXX, ...)" },
 	{ "wheel", "version_suffix", KEY_STRING, AT(version_suffix), 0, is_local_label,
 	  "must be a PEP 440 local label such as '+cu130'", "appended to version.txt" },
 	{ "runtime", "env", KEY_MAP, AT(runtime_env), AT(nruntime_env), NULL, NULL,
 	  "settings for whoever runs the wheel" },
+	{ "verify", "exceptions", KEY_EXCEPTIONS, 0, 0, NULL, NULL,
+	  "libraries allowed to lack targets, each with its reason" },
 };
 const size_t profile_nkeys = ARRAY_SIZE(profile_keys);
 
@@ -867,7 +998,19 @@ validate_key(struct profile *p, const struct profile_key *k, const struct pnode 
 		validate_feature(p, (enum feature)k->off, k->key, v);
 		break;
 	case KEY_MAP:
+	case KEY_ENV:
 		validate_kv_map(v, name.s, (struct pkv **)field, (size_t *)aux);
+		for (size_t i = 0; k->kind == KEY_ENV && i < *(size_t *)aux; i++) {
+			const struct pkv *kv = &(*(struct pkv **)field)[i];
+			const char *why = build_env_refusal(kv->key);
+
+			if (why)
+				error_at(&kv->loc, "'%s' cannot be set under %s: %s", kv->key,
+					 name.s, why);
+		}
+		break;
+	case KEY_EXCEPTIONS:
+		validate_exceptions(p, v);
 		break;
 	case KEY_SWITCH:
 	case KEY_JOBS:
@@ -1069,6 +1212,10 @@ profile_release(struct profile *p)
 	free(p->archs);
 	free(p->cmake);
 	free(p->runtime_env);
+	free(p->build_env);
+	for (i = 0; i < p->nexceptions; i++)
+		free(p->exceptions[i].missing);
+	free(p->exceptions);
 	free(p->repo_abs);
 	memset(p, 0, sizeof(*p));
 }

@@ -66,6 +66,15 @@ struct parch {
 	struct loc loc;
 };
 
+/* verify.exceptions: a library allowed to lack some targets, and why. */
+struct pexception {
+	const char *library;   /* a member path (torch/lib/x.so) or a file name (x.so) */
+	const char **missing;  /* target names: sm_75, compute_120 */
+	size_t nmissing;
+	const char *reason;
+	struct loc loc;
+};
+
 struct pnode;
 
 struct profile {
@@ -80,6 +89,7 @@ struct profile {
 	int archs_given;            /* cuda.archs was set (maybe with bad entries) */
 	struct pvalue cuda_home;
 	struct pvalue cuda_version; /* the toolkit the profile is meant for, "13.0" */
+	struct pvalue cuda_ptx;     /* "newest" (unset: the newest arch should have +PTX) or "none" */
 	enum tri features[FEAT__COUNT];
 	struct loc feature_loc[FEAT__COUNT];
 	struct pkv *cmake;
@@ -93,7 +103,11 @@ struct profile {
 	struct loc launcher_loc;
 	struct pvalue cache;        /* build.cache: "ccache" or "none" */
 	struct pvalue cache_remote; /* build.cache_remote: redis://HOST:PORT */
+	struct pkv *build_env;      /* build.env: allowed variables only (build_env_refusal) */
+	size_t nbuild_env;
 	struct pvalue version_suffix;
+	struct pexception *exceptions;
+	size_t nexceptions;
 	struct pkv *runtime_env;
 	size_t nruntime_env;
 
@@ -118,6 +132,8 @@ enum profile_key_kind {
 	KEY_JOBS,    /* 'auto' or 1-4096: a long at off (0 = auto), its struct loc at aux */
 	KEY_SIZE,    /* 'auto' or a size: a uint64_t at off (0 = auto), its struct loc at aux */
 	KEY_MAP,     /* NAME: value pairs: a struct pkv * at off, their count (size_t) at aux */
+	KEY_ENV,     /* build.env: a KEY_MAP whose names build_env_refusal allows */
+	KEY_EXCEPTIONS, /* verify.exceptions: a list of {library, missing, reason} */
 	KEY_EXTENDS, /* the parent profile, taken out by the loader before validation */
 };
 
@@ -132,6 +148,12 @@ struct profile_key {
 	const char *doc;
 };
 extern const struct profile_key profile_keys[];
+
+/*
+ * Why `name` cannot be set under build.env (a key bwbuild sets itself, or
+ * one it does not know to change the build), or NULL when it may.
+ */
+const char *build_env_refusal(const char *name);
 extern const size_t profile_nkeys;
 
 /*

@@ -106,6 +106,17 @@ build_json(struct build *b)
 	json_set(j, "era", json_string(era_name(b->era)));
 	json_set(j, "torch_cuda_arch_list", json_string(pl->arch_list));
 	json_set(j, "work_dir", json_string(pl->work_dir));
+	if (b->profile.nbuild_env) {
+		struct json *env = json_object();
+
+		for (size_t i = 0; i < b->profile.nbuild_env; i++)
+			json_set(env, b->profile.build_env[i].key,
+				 json_string(b->profile.build_env[i].val));
+		json_set(j, "env", env);
+	}
+	json_set(j, "inherited_env", env_json(&pl->inherited));
+	if (b->toolchain.n)
+		json_set(j, "toolchain", toolchain_json(&b->toolchain));
 	return j;
 }
 

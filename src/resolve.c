@@ -162,6 +162,7 @@ resolve_plan(struct plan *pl, const struct profile *p, const struct resolve_opts
 	po.mem_budget = o->mem_budget;
 	po.self_exe = self;
 	po.ccache = ccache;
+	po.env = environ;
 	ret = plan_make(pl, p, &h, &po);
 	free(src);
 	free(self);

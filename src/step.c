@@ -216,6 +216,7 @@ build_release(struct build *b)
 {
 	json_free(b->source);
 	json_free(b->effective);
+	toolchain_release(&b->toolchain);
 	json_free(b->recoveries);
 	json_free(b->cache);
 	repo_tree_info_release(&b->tree);

@@ -8,6 +8,7 @@
 #include "patch.h"
 #include "plan.h"
 #include "profile.h"
+#include "toolchain.h"
 #include "verify.h"
 
 struct json;
@@ -29,6 +30,7 @@ struct build {
 	struct buf version;           /* fetch: PYTORCH_BUILD_VERSION, empty for the tree's own */
 	struct json *source;          /* fetch: what the manifest's "source" gains */
 	struct json *effective;       /* configure: features_effective */
+	struct toolchain toolchain;   /* configure: the compilers and tools, with versions */
 	struct json *recoveries;      /* compile: OOM recoveries */
 	struct json *cache;           /* compile: this build's ccache counts, or NULL */
 	struct buf wheel;             /* wheel: the wheel in <work>/dist */

@@ -58,6 +58,19 @@ strvec_clear(struct strvec *sv)
 	strvec_init(sv);
 }
 
+static int
+cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+void
+strvec_sort(struct strvec *sv)
+{
+	if (sv->n > 1)
+		qsort(sv->v, sv->n, sizeof(*sv->v), cmp_str);
+}
+
 long
 strvec_env_find(const struct strvec *sv, const char *name, size_t namelen)
 {

@@ -20,11 +20,13 @@ void strvec_init(struct strvec *sv);
 void strvec_push(struct strvec *sv, const char *s);
 void strvec_pushf(struct strvec *sv, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
-/* Push an owned string without copying. */
 /* Push each argument up to a NULL, as git's strvec_pushl. */
 void strvec_pushl(struct strvec *sv, ...) __attribute__((sentinel));
+/* Push an owned string without copying. */
 void strvec_push_nodup(struct strvec *sv, char *s);
 void strvec_clear(struct strvec *sv);
+/* Sort the entries bytewise (strcmp). */
+void strvec_sort(struct strvec *sv);
 /* Append the entries joined by `sep` to `out`. */
 struct buf;
 void strvec_join(const struct strvec *sv, const char *sep, struct buf *out);

@@ -18,6 +18,7 @@
 #include "hash.h"
 #include "host.h"
 #include "manylinux.h"
+#include "plan.h"
 #include "record.h"
 #include "span.h"
 #include "step.h"
@@ -895,32 +896,89 @@ merge_jobs(struct wheel_report *r, struct job *jobs, size_t njobs)
 	}
 }
 
+/* The exception that lets library `path` lack `target`, or NULL. */
+static const struct wheel_exception *
+excepted(const struct wheel_expect *opts, const char *path, const char *target)
+{
+	const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
+
+	for (size_t i = 0; i < opts->nexceptions; i++) {
+		const struct wheel_exception *e = &opts->exceptions[i];
+
+		if (strcmp(e->library, path) && strcmp(e->library, base))
+			continue;
+		for (size_t j = 0; j < e->nmissing; j++)
+			if (!strcmp(e->missing[j], target))
+				return e;
+	}
+	return NULL;
+}
+
+static void
+missing_target(struct wheel_report *r, const struct wheel_expect *opts,
+	       const struct wheel_lib *l, const char *kind, const char *target)
+{
+	const struct wheel_exception *e = excepted(opts, l->path, target);
+
+	if (e)
+		strvec_pushf(&r->notes, "'%s' has no %s for %s: allowed by the profile's "
+			     "verify.exceptions (%s)", l->path, kind, target, e->reason);
+	else
+		add_error(r, "'%s' has no %s for %s, which the profile asks for (coverage)",
+			  l->path, kind, target);
+}
+
+/* An exception the wheel does not need any more is said, so profiles stay true. */
+static void
+check_exceptions_used(struct wheel_report *r, const struct wheel_expect *opts)
+{
+	for (size_t i = 0; i < opts->nexceptions; i++) {
+		const struct wheel_exception *e = &opts->exceptions[i];
+		const struct wheel_lib *l = NULL;
+
+		for (size_t k = 0; k < r->nlibs && !l; k++) {
+			const char *p = r->libs[k].path, *base = strrchr(p, '/') ? strrchr(p, '/') + 1 : p;
+
+			if (!strcmp(e->library, p) || !strcmp(e->library, base))
+				l = &r->libs[k];
+		}
+		if (!l) {
+			strvec_pushf(&r->notes, "verify.exceptions names '%s', which is not a library "
+				     "of this wheel", e->library);
+			continue;
+		}
+		for (size_t j = 0; j < e->nmissing; j++)
+			if (strset_has(&l->sass, e->missing[j]) || strset_has(&l->ptx, e->missing[j]))
+				strvec_pushf(&r->notes, "verify.exceptions lets '%s' lack %s, but it "
+					     "carries it: the exception can go", l->path, e->missing[j]);
+	}
+}
+
 /* Every CUDA library must carry each SASS and PTX target the profile asks for. */
 static void
 check_coverage(struct wheel_report *r, const struct wheel_expect *opts)
 {
 	size_t i, j;
 
-	if (opts->sass) {
-		for (i = 0; i < r->nlibs; i++) {
-			const struct wheel_lib *l = &r->libs[i];
+	if (!opts->sass)
+		return;
+	for (i = 0; i < r->nlibs; i++) {
+		const struct wheel_lib *l = &r->libs[i];
 
-			if (!l->has_fatbin)
-				continue;
-			for (j = 0; j < opts->sass->n; j++)
-				if (!strset_has(&l->sass, opts->sass->v[j]))
-					add_error(r, "'%s' has no SASS for %s, which the profile asks for "
-						  "(coverage)", l->path, opts->sass->v[j]);
-			for (j = 0; opts->ptx && j < opts->ptx->n; j++)
-				if (!strset_has(&l->ptx, opts->ptx->v[j]))
-					add_error(r, "'%s' has no PTX for %s, which the profile asks for "
-						  "(coverage)", l->path, opts->ptx->v[j]);
-			for (j = 0; j < l->sass.n; j++)
-				if (!strset_has(opts->sass, l->sass.v[j]))
-					strvec_pushf(&r->notes, "'%s' also carries %s, which the profile "
-						     "does not list", l->path, l->sass.v[j]);
-		}
+		if (!l->has_fatbin)
+			continue;
+		for (j = 0; j < opts->sass->n; j++)
+			if (!strset_has(&l->sass, opts->sass->v[j]))
+				missing_target(r, opts, l, "SASS", opts->sass->v[j]);
+		for (j = 0; opts->ptx && j < opts->ptx->n; j++)
+			if (!strset_has(&l->ptx, opts->ptx->v[j]))
+				missing_target(r, opts, l, "PTX", opts->ptx->v[j]);
+		for (j = 0; j < l->sass.n; j++)
+			if (!strset_has(opts->sass, l->sass.v[j]))
+				strvec_pushf(&r->notes, "'%s' also carries %s, which the profile "
+					     "does not list", l->path, l->sass.v[j]);
 	}
+	check_exceptions_used(r, opts);
 }
 
 struct whole {
@@ -1126,7 +1184,7 @@ wheel_verify(struct wheel_report *r, const char *path, const struct wheel_expect
 	struct record_row *rows = NULL;
 	size_t nrows = 0, *names = NULL;
 	const char *slash;
-	struct wheel_expect opts = { NULL, NULL, 0, 0 };
+	struct wheel_expect opts = { .sass = NULL };
 	struct whole wh;
 
 	if (is_dir(path))
@@ -1217,7 +1275,7 @@ dist_info_for(const char *root, const char *pkg, struct buf *out)
 int
 installed_verify(struct wheel_report *r, const char *pkgdir, const struct wheel_expect *expect)
 {
-	struct wheel_expect opts = { NULL, NULL, 0, 0 };
+	struct wheel_expect opts = { .sass = NULL };
 	struct buf root = BUF_INIT, di = BUF_INIT, path = BUF_INIT, text = BUF_INIT, why = BUF_INIT;
 	struct record_row *rows = NULL;
 	struct job *jobs;
@@ -1332,10 +1390,15 @@ wheel_lib_targets(const struct wheel_lib *l, struct buf *out)
 int
 verify_run(struct build *b)
 {
-	struct wheel_expect ex = { &b->plan.sass, &b->plan.ptx, 0, 0 };
+	struct wheel_expect ex = { .sass = &b->plan.sass, .ptx = &b->plan.ptx };
 	const struct wheel_report *r = &b->report;
+	struct wheel_exception *exc = plan_exceptions(&b->profile, &ex.nexceptions);
+	int rc;
 
-	if (wheel_verify(&b->report, b->wheel.s, &ex) < 0)
+	ex.exceptions = exc;
+	rc = wheel_verify(&b->report, b->wheel.s, &ex);
+	free(exc);
+	if (rc < 0)
 		return -1;
 	b->have_report = 1;
 	fprintf(stderr, "verify: %zu members, %zu ELF libraries\n", r->members, r->nlibs);

@@ -35,9 +35,19 @@ struct wheel_report {
 	char *version_py_path;
 };
 
+/* A library allowed to lack some of the expected targets (a profile's verify.exceptions). */
+struct wheel_exception {
+	const char *library;        /* a member path, or a file name matching any directory */
+	const char *const *missing; /* target names: sm_75, compute_120 */
+	size_t nmissing;
+	const char *reason;
+};
+
 struct wheel_expect {
 	const struct strvec *sass; /* each CUDA library must carry these; NULL: no check */
 	const struct strvec *ptx;
+	const struct wheel_exception *exceptions;
+	size_t nexceptions;
 	int deep;                  /* decompress every fatbin entry and check its cubin */
 	unsigned threads;          /* members hashed in parallel; 0: every CPU */
 };

@@ -48,6 +48,30 @@ run 0 "$BW" plan --profile sm120 --set 'cuda.archs=10.0;12.0'
 contains "$TMP/err" "--set cuda.archs=10.0;12.0:1:1: warning: the newest arch '12.0' has no +PTX, so the wheel will not run on newer GPUs; write '12.0+PTX' for forward compatibility"
 run 2 "$BW" plan --profile sm120 --set 'cuda.archs=10.0;12.0' --strict
 contains "$TMP/err" "(an error with --strict)"
+# A wheel without PTX on purpose (the official cu130 wheels): cuda.ptx: none,
+# and then no entry may ask for PTX.
+run 0 "$BW" plan --profile sm120 --set 'cuda.archs=10.0;12.0' --set cuda.ptx=none --strict
+contains "$TMP/out" "expected     SASS sm_100 sm_120; PTX none (in every CUDA library)"
+run 2 "$BW" plan --profile sm120 --set cuda.ptx=none
+contains "$TMP/err" "error: '12.0+PTX' asks for PTX, but cuda.ptx is none (--set cuda.ptx=none:1)"
+run 2 "$BW" plan --profile sm120 --set cuda.ptx=some
+contains "$TMP/err" "--set cuda.ptx=some:1:1: error: 'cuda.ptx' is newest or none, not 'some'"
+# build.env: the variables PyTorch's build reads that no other key sets;
+# the ones bwbuild derives are refused with the key to use instead.
+run 0 "$BW" plan --profile demo --set build.env.TORCH_NVCC_FLAGS=-compress-mode=size --set build.env.CXX=g++-12 --json
+python3 -c 'import json,sys; p=json.load(open(sys.argv[1])); assert p["env"]["TORCH_NVCC_FLAGS"] == "-compress-mode=size" and p["env"]["CXX"] == "g++-12", p["env"]; assert p["profile"]["build"]["env"] == {"TORCH_NVCC_FLAGS": "-compress-mode=size", "CXX": "g++-12"}' "$TMP/out"
+run 2 "$BW" plan --profile demo --set build.env.USE_CUDA=0 --set build.env.MAX_JOBS=3 --set build.env.LD_PRELOAD=x.so
+contains "$TMP/err" "--set build.env.USE_CUDA=0:1:1: error: 'USE_CUDA' cannot be set under build.env: bwbuild sets the USE_* switches from features: (or cmake: for others)"
+contains "$TMP/err" "error: 'MAX_JOBS' cannot be set under build.env: bwbuild sets it from build.jobs and the memory budget"
+contains "$TMP/err" "error: 'LD_PRELOAD' cannot be set under build.env: not a variable bwbuild passes to the build (allowed: TORCH_NVCC_FLAGS"
+# What the shell leaves set reaches the build: shown, and in --json.
+USE_ROCM=1 CC=gcc-12 CUDA_VISIBLE_DEVICES=0 run 0 "$BW" plan --profile demo
+contains "$TMP/out" "inherited from this shell (they change the build; set them in the profile or unset them)"
+contains "$TMP/out" "  CC=gcc-12"
+contains "$TMP/out" "  USE_ROCM=1"
+if grep -q "CUDA_VISIBLE_DEVICES" "$TMP/out"; then fail "a run-time variable was listed as changing the build"; fi
+USE_CUDA=0 run 0 "$BW" plan --profile demo --json
+python3 -c 'import json,sys; p=json.load(open(sys.argv[1])); assert "USE_CUDA" not in p["inherited_env"], p["inherited_env"]' "$TMP/out"
 run 2 "$BW" plan --profile sm120 --set features.flash=on
 contains "$TMP/err" "--set features.flash=on:1:1: error: unknown key 'flash' in 'features'"
 run 2 "$BW" plan --profile sm120 --set nodots

@@ -42,10 +42,45 @@ assert m["source"]["commit"] == m["version_py"]["git_version"]
 assert m["wheel"]["tags"] == [m["wheel"]["file"].split("-", 2)[2][:-4]], m["wheel"]
 assert m["profile"]["name"] == "demo-e2e"
 assert set(m["build"]["timings"]) >= {"fetch", "configure", "compile", "wheel", "verify", "publish"}
+t = m["build"]["toolchain"]
+assert set(t) == {"cc", "c++", "cudahostcxx", "nvcc", "cmake", "ninja", "python"}, t
+assert "release 13.0" in t["nvcc"]["version"] and t["cmake"]["version"].startswith("cmake version"), t
+assert isinstance(m["build"]["inherited_env"], dict)
 PY
 # The wheel verifies on its own, against the profile too; manifest agrees.
 run 0 "$BW" verify "$wheel" --profile "$TMP/demo-e2e.yaml"
 contains "$TMP/out" "minitorch/lib/libminitorch_flash.so: manylinux_2_34; SASS sm_80 sm_120; PTX compute_120"
+# A profile may let a library lack targets, each with its reason
+# (verify.exceptions); the others are still errors, and --target-gpu still
+# answers for the library as it is.
+cat > "$TMP/except.yaml" <<YAML
+extends: $TMP/demo-e2e.yaml
+name: except
+cuda:
+  archs: ["8.0", "9.0", "12.0+PTX"]
+verify:
+  exceptions:
+    - library: libminitorch_cuda.so
+      missing: [sm_90]
+      reason: upstream ships it without sm_90
+YAML
+run 1 "$BW" verify "$wheel" --profile "$TMP/except.yaml"
+contains "$TMP/err" "error: 'minitorch/lib/libminitorch_flash.so' has no SASS for sm_90, which the profile asks for (coverage)"
+if grep -q "libminitorch_cuda.so' has no SASS for sm_90, which" "$TMP/err"; then fail "the exception was not honoured"; fi
+cat >> "$TMP/except.yaml" <<YAML
+    - library: minitorch/lib/libminitorch_flash.so
+      missing: [sm_90, sm_80]
+      reason: flash kernels start at sm_80
+YAML
+run 1 "$BW" verify "$wheel" --profile "$TMP/except.yaml" --target-gpu sm_90
+contains "$TMP/out" "'minitorch/lib/libminitorch_cuda.so' has no SASS for sm_90: allowed by the profile's verify.exceptions (upstream ships it without sm_90)"
+contains "$TMP/out" "verify.exceptions lets 'minitorch/lib/libminitorch_flash.so' lack sm_80, but it carries it: the exception can go"
+contains "$TMP/out" "sm_90: NO"
+run 0 "$BW" verify "$wheel" --profile "$TMP/except.yaml" --json
+python3 -c 'import json,sys; m=json.load(open(sys.argv[1])); assert m["verify"]["ok"] is True, m["verify"]; assert m["profile"]["verify"]["exceptions"][0]["missing"] == ["sm_90"], m["profile"]' "$TMP/out"
+printf 'extends: %s/except.yaml\nverify:\n  exceptions:\n    - library: x.so\n      missing: [7.5]\n' "$TMP" > "$TMP/except-bad.yaml"
+run 2 "$BW" verify "$wheel" --profile "$TMP/except-bad.yaml"
+contains "$TMP/err" "except-bad.yaml:4:7: error: a verify.exceptions entry needs 'library' (e.g. libtorch_cuda_linalg.so), 'missing' (e.g. [sm_75]) and 'reason'"
 # A build-only setting (build.cache: ccache with no ccache on PATH) concerns the
 # build alone: verify and doctor work; build stops before fetching, at the key.
 mkdir -p "$TMP/noccache"

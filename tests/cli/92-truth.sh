@@ -38,3 +38,16 @@ contains "$TMP/out" "python         $TMP/venv/bin/python3 can build wheels"
 echo '__version__ = "69.5.1"' > "$TMP/venv/lib/setuptools/__init__.py"
 VIRTUAL_ENV="$TMP/venv" PATH="$TMP/venv/bin:$PATH" run 0 "$BW" doctor
 contains "$TMP/out" "can build wheels (setup.py trees); skipped $TMP/venv/bin/python3 (the active environment, \$VIRTUAL_ENV): cannot build wheels (needs setuptools >= 70.1, or setuptools and wheel)"
+
+# The configure stamp holds the toolchain and what the shell passed in: a
+# variable that changes the build makes the next run configure afresh.
+rm -rf "$w"
+run 0 "$BW" --profile "$TMP/t92.yaml" --work "$w" --out "$TMP/out92" --until configure
+contains "$w/configure.stamp" "tool nvcc /usr/local/cuda/bin/nvcc Cuda compilation tools, release 13.0"
+contains "$w/configure.stamp" "tool cmake "
+USE_ROCM_KERNEL_ASSERT=1 run 0 "$BW" --profile "$TMP/t92.yaml" --work "$w" --out "$TMP/out92" --until configure
+contains "$TMP/err" "configure: settings changed since the last configure"
+contains "$w/configure.stamp" "inherited USE_ROCM_KERNEL_ASSERT=1"
+run 0 "$BW" --profile "$TMP/t92.yaml" --work "$w" --out "$TMP/out92" --until configure --set build.env.CFLAGS=-O1
+contains "$TMP/err" "configure: settings changed since the last configure"
+contains "$w/configure.stamp" "CFLAGS=-O1"
