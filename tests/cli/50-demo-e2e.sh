@@ -73,8 +73,8 @@ cat >> "$TMP/except.yaml" <<YAML
       reason: flash kernels start at sm_80
 YAML
 run 1 "$BW" verify "$wheel" --profile "$TMP/except.yaml" --target-gpu sm_90
-contains "$TMP/out" "'minitorch/lib/libminitorch_cuda.so' has no SASS for sm_90: allowed by the profile's verify.exceptions (upstream ships it without sm_90)"
-contains "$TMP/out" "verify.exceptions lets 'minitorch/lib/libminitorch_flash.so' lack sm_80, but it carries it: the exception can go"
+contains "$TMP/err" "note: 'minitorch/lib/libminitorch_cuda.so' has no SASS for sm_90: allowed by the profile's verify.exceptions (upstream ships it without sm_90)"
+contains "$TMP/err" "note: verify.exceptions lets 'minitorch/lib/libminitorch_flash.so' lack sm_80, but it carries it: the exception can go"
 contains "$TMP/out" "sm_90: NO"
 run 0 "$BW" verify "$wheel" --profile "$TMP/except.yaml" --json
 python3 -c 'import json,sys; m=json.load(open(sys.argv[1])); assert m["verify"]["ok"] is True, m["verify"]; assert m["profile"]["verify"]["exceptions"][0]["missing"] == ["sm_90"], m["profile"]' "$TMP/out"
