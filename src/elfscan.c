@@ -63,6 +63,15 @@ static const struct {
 	{ "mem_eff_attention", "PyTorchMemEffAttention" },
 };
 
+int
+elfscan_kernel_family(const char *feature)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(kernel_markers); i++)
+		if (!strcmp(kernel_markers[i].feature, feature))
+			return 1;
+	return 0;
+}
+
 static void
 find_kernels(struct wheel_lib *lib, const struct elf *elf)
 {

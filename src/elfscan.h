@@ -40,4 +40,7 @@ void elfscan(struct wheel_lib *lib, const char *path, const uint8_t *data, size_
 	     struct strvec *errors);
 void wheel_lib_release(struct wheel_lib *lib);
 
+/* Whether `feature` ("flash_attention") is a kernel family elfscan looks for. */
+int elfscan_kernel_family(const char *feature);
+
 #endif

@@ -2,6 +2,7 @@
 #include <string.h>
 
 #include "buf.h"
+#include "elfscan.h"
 #include "json.h"
 #include "manifest.h"
 #include "plan.h"
@@ -111,6 +112,56 @@ features_from_settings(const struct json *settings)
 	}
 	buf_release(&define);
 	return o;
+}
+
+/* The library exporting kernels of `feature`, or NULL; *cuda says whether any library has CUDA code. */
+static const char *
+kernel_library(const struct wheel_report *w, const char *feature, int *cuda)
+{
+	for (size_t i = 0; i < w->nlibs; i++) {
+		*cuda |= w->libs[i].has_fatbin;
+		for (size_t k = 0; k < w->libs[i].kernels.n; k++)
+			if (!strcmp(w->libs[i].kernels.v[k], feature))
+				return w->libs[i].path;
+	}
+	return NULL;
+}
+
+void
+features_crosscheck(const struct wheel_report *w, const struct json *effective,
+		    struct strvec *errors)
+{
+	struct json *settings = w->macros_h ? macros_h_parse(w->macros_h) : json_object();
+	struct json *evidence = features_from_settings(settings);
+
+	for (size_t i = 0; i < json_len(effective); i++) {
+		const char *key = json_key_at(effective, i);
+		const struct json *e = json_at(effective, i), *said = json_get(evidence, key);
+		const struct json *v = json_get(e, "effective");
+		const char *option = json_str(json_get(e, "option"));
+		const char *lib;
+		int on, cuda = 0;
+
+		if (!json_is_bool(v) || !option)
+			continue;
+		on = json_is_true(v);
+		if (said && json_is_bool(said) && json_is_true(said) != on)
+			strvec_pushf(errors, "configure ended with %s=%s, but the wheel's build "
+				     "settings (%s) say %s (features)", option, on ? "ON" : "OFF",
+				     w->macros_h_path ? w->macros_h_path : "macros.h",
+				     on ? "it is off" : "it is on");
+		if (!elfscan_kernel_family(key))
+			continue;
+		lib = kernel_library(w, key, &cuda);
+		if (on && !lib && cuda)
+			strvec_pushf(errors, "configure ended with %s=ON, but no library of the "
+				     "wheel exports %s kernels (features)", option, key);
+		else if (!on && lib)
+			strvec_pushf(errors, "configure ended with %s=OFF, but '%s' exports %s "
+				     "kernels (features)", option, lib, key);
+	}
+	json_free(evidence);
+	json_free(settings);
 }
 
 /* Values of `name = '...'` / `name: T = '...'` lines in version.py. */

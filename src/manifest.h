@@ -35,4 +35,13 @@ void manifest_markdown(const struct json *m, struct buf *out);
 /* Features (profile key -> bool) evidenced by the build settings. */
 struct json *features_from_settings(const struct json *settings);
 
+/*
+ * What configure ended with (features_effective: key -> {effective, option})
+ * against the wheel's own evidence: its build settings (macros.h,
+ * CXX_FLAGS) and the kernel families its CUDA libraries export. One line
+ * per disagreement into `errors`; a feature without evidence is not judged.
+ */
+void features_crosscheck(const struct wheel_report *w, const struct json *effective,
+			 struct strvec *errors);
+
 #endif

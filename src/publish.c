@@ -151,10 +151,25 @@ publish_run(struct build *b)
 	char *text;
 	int rc;
 
+	text = manifest_text(b);
+	if (b->report.errors.n) {
+		/*
+		 * A wheel that failed verify is not published where CI picks wheels
+		 * up; its manifest (verify.ok false, the reasons) goes beside it.
+		 */
+		buf_addf(&mpath, "%.*s.manifest.json", (int)(strlen(b->wheel.s) - 4), b->wheel.s);
+		rc = write_file_atomic(mpath.s, text, strlen(text));
+		if (!rc)
+			fprintf(stderr, "publish: not published to %s: the wheel failed verify; it "
+				"and its manifest stay in %.*s\n", b->plan.out_dir,
+				(int)(name - 1 - b->wheel.s), b->wheel.s);
+		free(text);
+		buf_release(&mpath);
+		return rc;
+	}
 	buf_addf(&whl, "%s/%s", b->plan.out_dir, name);
 	buf_addf(&tmp, "%s.tmp.%ld", whl.s, (long)getpid());
 	buf_addf(&mpath, "%s/%.*s.manifest.json", b->plan.out_dir, (int)(strlen(name) - 4), name);
-	text = manifest_text(b);
 	rc = copy_file(b->wheel.s, tmp.s);
 	if (!rc) {
 		fault_point("publish-wheel-copied");

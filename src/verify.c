@@ -17,6 +17,7 @@
 #include "elfscan.h"
 #include "hash.h"
 #include "host.h"
+#include "manifest.h"
 #include "manylinux.h"
 #include "plan.h"
 #include "record.h"
@@ -1400,6 +1401,9 @@ verify_run(struct build *b)
 	free(exc);
 	if (rc < 0)
 		return -1;
+	/* Requested vs effective is only true if the wheel agrees with what configure said. */
+	if (b->effective)
+		features_crosscheck(&b->report, b->effective, &b->report.errors);
 	b->have_report = 1;
 	fprintf(stderr, "verify: %zu members, %zu ELF libraries\n", r->members, r->nlibs);
 	for (size_t i = 0; i < r->nlibs; i++) {

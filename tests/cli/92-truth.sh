@@ -51,3 +51,15 @@ contains "$w/configure.stamp" "inherited USE_ROCM_KERNEL_ASSERT=1"
 run 0 "$BW" --profile "$TMP/t92.yaml" --work "$w" --out "$TMP/out92" --until configure --set build.env.CFLAGS=-O1
 contains "$TMP/err" "configure: settings changed since the last configure"
 contains "$w/configure.stamp" "CFLAGS=-O1"
+
+# The wheel's own evidence must agree with configure: a tree that keeps
+# USE_FLASH_ATTENTION on but never packs the flash library is caught at verify.
+rm -rf "$TMP/lying"
+cp -r "$w/src" "$TMP/lying"
+rm -rf "$TMP/lying/build"
+sed -i 's/list(APPEND _install_libs minitorch_flash)//' "$TMP/lying/CMakeLists.txt"
+run 1 "$BW" --profile "$TMP/t92.yaml" --source "$TMP/lying" --work "$TMP/work92l" --out "$TMP/out92l"
+contains "$TMP/err" "error: configure ended with USE_FLASH_ATTENTION=ON, but no library of the wheel exports flash_attention kernels (features)"
+[ -z "$(ls "$TMP/out92l" 2>/dev/null)" ] || fail "a wheel whose features disagree with configure was published"
+contains "$TMP/err" "publish: not published to $TMP/out92l: the wheel failed verify; it and its manifest stay in $TMP/work92l/dist"
+ls "$TMP/work92l/dist/"*.manifest.json >/dev/null || fail "no manifest beside the failed wheel"

@@ -1,8 +1,77 @@
 #include <stdlib.h>
 
+#include "../../src/elfscan.h"
 #include "../../src/json.h"
 #include "../../src/manifest.h"
+#include "../../src/strvec.h"
+#include "../../src/verify.h"
 #include "t.h"
+
+static struct json *
+effective_entry(const char *option, int on)
+{
+	struct json *e = json_object();
+
+	json_set(e, "requested", json_string("on"));
+	json_set(e, "effective", json_bool(on));
+	json_set(e, "option", json_string(option));
+	return e;
+}
+
+/* Configure's word against the wheel's: settings and exported kernels. */
+static void
+t_crosscheck(void)
+{
+	struct wheel_report r;
+	struct wheel_lib lib;
+	struct strvec errors = STRVEC_INIT;
+	struct json *eff = json_object();
+	char h[] = "{\"CXX_FLAGS\", \" -DUSE_MEM_EFF_ATTENTION -O2\"}, \\\n{\"USE_CUDNN\", \"OFF\"}, \\\n";
+	char path[] = "torch/lib/libtorch_cuda.so";
+
+	memset(&r, 0, sizeof(r));
+	memset(&lib, 0, sizeof(lib));
+	lib.path = path;
+	lib.has_fatbin = 1;
+	strvec_init(&lib.kernels);
+	strvec_push(&lib.kernels, "mem_eff_attention");
+	r.libs = &lib;
+	r.nlibs = 1;
+	r.macros_h = h;
+	json_set(eff, "flash_attention", effective_entry("USE_FLASH_ATTENTION", 1));
+	json_set(eff, "mem_eff_attention", effective_entry("USE_MEM_EFF_ATTENTION", 1));
+	json_set(eff, "cudnn", effective_entry("USE_CUDNN", 1));
+	features_crosscheck(&r, eff, &errors);
+	CHECK(errors.n == 3);
+	/* flash: on in configure, off in CXX_FLAGS, and no kernels */
+	CHECK(errors.n > 0 && strstr(errors.v[0], "configure ended with USE_FLASH_ATTENTION=ON, but "
+				     "the wheel's build settings (macros.h) say it is off"));
+	CHECK(errors.n > 1 && strstr(errors.v[1], "no library of the wheel exports flash_attention kernels"));
+	CHECK(errors.n > 2 && strstr(errors.v[2], "USE_CUDNN=ON, but the wheel's build settings"));
+	strvec_clear(&errors);
+	json_free(eff);
+
+	/* Off in configure while a library exports the kernels. */
+	eff = json_object();
+	json_set(eff, "mem_eff_attention", effective_entry("USE_MEM_EFF_ATTENTION", 0));
+	features_crosscheck(&r, eff, &errors);
+	CHECK(errors.n == 2);
+	CHECK(errors.n > 1 && strstr(errors.v[1], "USE_MEM_EFF_ATTENTION=OFF, but "
+				     "'torch/lib/libtorch_cuda.so' exports mem_eff_attention kernels"));
+	strvec_clear(&errors);
+	json_free(eff);
+
+	/* Agreement, and no evidence at all: nothing to say. */
+	eff = json_object();
+	json_set(eff, "mem_eff_attention", effective_entry("USE_MEM_EFF_ATTENTION", 1));
+	json_set(eff, "distributed", effective_entry("USE_DISTRIBUTED", 1));
+	json_set(eff, "nccl", effective_entry("USE_NCCL", 0));
+	features_crosscheck(&r, eff, &errors);
+	CHECK(errors.n == 0);
+	strvec_clear(&errors);
+	json_free(eff);
+	strvec_clear(&lib.kernels);
+}
 
 void
 t_manifest(void)
@@ -32,4 +101,5 @@ t_manifest(void)
 	CHECK(json_get(f, "distributed") == NULL);
 	json_free(s);
 	json_free(f);
+	t_crosscheck();
 }
