@@ -145,7 +145,12 @@ features_crosscheck(const struct wheel_report *w, const struct json *effective,
 		if (!json_is_bool(v) || !option)
 			continue;
 		on = json_is_true(v);
-		if (said && json_is_bool(said) && json_is_true(said) != on)
+		/*
+		 * Kernel families are judged by their kernels alone: torch sets
+		 * -DUSE_FLASH_ATTENTION on its CUDA targets, not in CXX_FLAGS.
+		 */
+		if (said && json_is_bool(said) && json_is_true(said) != on &&
+		    !elfscan_kernel_family(key))
 			strvec_pushf(errors, "configure ended with %s=%s, but the wheel's build "
 				     "settings (%s) say %s (features)", option, on ? "ON" : "OFF",
 				     w->macros_h_path ? w->macros_h_path : "macros.h",
