@@ -21,7 +21,7 @@ enum {
 static int
 is_positional(const struct option *o)
 {
-	return o->kind == OPTION_ARG || o->kind == OPTION_REST;
+	return o->kind == OPTION_ARG || o->kind == OPTION_REST || o->kind == OPTION_ARGS;
 }
 
 static int
@@ -229,7 +229,7 @@ check_complete(const struct opt_command *cmd, const struct option *opts,
 {
 	const struct option *o = required_option(cmd, opts);
 
-	if (pos)
+	if (pos && !(pos->kind == OPTION_ARGS && ((const struct strvec *)pos->value)->n))
 		return error("no %s given (see 'bwbuild %s --help')", pos->long_name, cmd->name);
 	if (!o || required_given)
 		return 0;
@@ -265,6 +265,11 @@ parse_options(int argc, char **argv, const struct opt_command *cmd, const struct
 				*(char ***)pos->value = argv + i;
 				pos = NULL;
 				break;
+			}
+			if (pos->kind == OPTION_ARGS) {
+				/* Stays the current positional: it takes every one after it too. */
+				strvec_push(pos->value, a);
+				continue;
 			}
 			*(const char **)pos->value = a;
 			pos = next_positional(pos + 1);
@@ -324,8 +329,8 @@ synopsis_token(struct buf *tok, const struct opt_command *cmd, const struct opti
 		buf_addf(tok, "-- %s", o->argh);
 		return;
 	}
-	if (o->kind == OPTION_ARG) {
-		buf_addstr(tok, o->argh);
+	if (o->kind == OPTION_ARG || o->kind == OPTION_ARGS) {
+		buf_addf(tok, "%s%s", o->argh, o->kind == OPTION_ARGS ? "..." : "");
 		return;
 	}
 	if (!required)
@@ -356,7 +361,7 @@ add_synopsis(struct buf *out, const struct opt_command *cmd, const struct option
 
 	for (pass = 0; pass < 3; pass++) {
 		for (const struct option *o = opts; o->kind != OPTION_END; o++) {
-			if ((o->kind == OPTION_ARG) != (pass == 0) ||
+			if ((o->kind == OPTION_ARG || o->kind == OPTION_ARGS) != (pass == 0) ||
 			    (o->kind == OPTION_REST) != (pass == 2))
 				continue;
 			buf_reset(&tok);

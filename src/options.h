@@ -34,6 +34,7 @@ enum option_kind {
 	OPTION_STEP,     /* int: a build step by name (plan.h's enum step) */
 	OPTION_ARG,      /* const char *: the next positional argument; required */
 	OPTION_REST,     /* char **: the first positional argument and all after it, verbatim */
+	OPTION_ARGS,     /* struct strvec: this and every later positional argument; one or more */
 };
 
 struct option {
@@ -76,6 +77,9 @@ struct option {
 	  .value = OPT_DEST_(v, int *), .argh = (a), .help = (h) }
 #define OPT_ARG(name, v, a, h)                                                              \
 	{ .kind = OPTION_ARG, .long_name = (name), .value = OPT_DEST_(v, const char **),   \
+	  .argh = (a), .help = (h) }
+#define OPT_ARGS(name, v, a, h)                                                             \
+	{ .kind = OPTION_ARGS, .long_name = (name), .value = OPT_DEST_(v, struct strvec *), \
 	  .argh = (a), .help = (h) }
 #define OPT_REST(name, v, a, h)                                                             \
 	{ .kind = OPTION_REST, .long_name = (name), .value = OPT_DEST_(v, char ***),       \

@@ -118,8 +118,7 @@ strvec_join(const struct strvec *sv, const char *sep, struct buf *out)
 	}
 }
 
-/* Natural order so sm_90 sorts before sm_100. */
-static int
+int
 natcmp(const char *a, const char *b)
 {
 	while (*a && *b) {

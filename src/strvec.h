@@ -37,6 +37,9 @@ void strvec_env_set(struct strvec *sv, const char *name, const char *value);
 /* Value of NAME in an environment vector, or NULL. */
 const char *strvec_env_get(const struct strvec *sv, const char *name);
 
+/* Natural order, so sm_90 sorts before sm_100. */
+int natcmp(const char *a, const char *b);
+
 /* A sorted (natural order: sm_90 before sm_100), unique string set over a strvec. */
 void strset_add(struct strvec *set, const char *s);
 int strset_has(const struct strvec *set, const char *s);
