@@ -89,7 +89,17 @@ bench-verify: all
 bench-sched: all
 	@sh scripts/bench-sched.sh
 
-bench: bench-verify bench-sched
+# DIR: a directory of libraries (default: the installed torch's lib/ when
+# python3 has one, else the fixtures); cuobjdump is the peer where installed.
+bench-archs: all
+	@python3 scripts/bench_archs.py "$(or $(DIR),$(shell python3 -c 'import torch,os;print(os.path.dirname(torch.__file__)+"/lib")' 2>/dev/null),tests/fixtures/bin)" bin/bwbuild
+
+# On a machine with a real torch (the GPU machine): archs vs cuobjdump over
+# torch/lib, verify of the installed torch repacked into a wheel.
+bench-device: all
+	@sh scripts/bench-device.sh
+
+bench: bench-verify bench-sched bench-archs
 
 # The installer runs again only when it or this file changed since it last
 # found everything (obj/.deps-ok is not committed: a fresh checkout runs it).
@@ -137,4 +147,4 @@ clean: clean-obj
 
 FORCE:
 
-.PHONY: fuzz-campaign all deps demo test test-bins asan check-headers pkg-check clean clean-obj FORCE
+.PHONY: bench-archs bench-device fuzz-campaign all deps demo test test-bins asan check-headers pkg-check clean clean-obj FORCE
