@@ -295,6 +295,8 @@ configure_settle(struct build *b)
 	json_free(b->effective);
 	rc = configure_readback(&b->profile, &b->plan, &b->effective);
 	if (rc < 0) {
+		/* A feature CMake dropped because a check could not run (a full disk) says so. */
+		step_cause("configure", &b->plan);
 		error("configure gave a build that differs from the profile; fix the cause above or "
 		      "change the profile");
 	} else {

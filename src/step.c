@@ -85,31 +85,51 @@ static const struct cause {
 	{ "Cannot allocate memory", "out of memory: lower build.mem_budget" },
 };
 
+/* The best-ranked cause line in one log; *best and `found` updated. */
 static void
-print_cause(const char *log)
+scan_cause(const char *log, size_t *best, struct buf *found)
 {
 	FILE *f = fopen(log, "r");
 	char *line = NULL;
-	size_t cap = 0, best = ARRAY_SIZE(causes);
-	struct buf found = BUF_INIT;
+	size_t cap = 0;
 	ssize_t n;
 
 	while (f && (n = getline(&line, &cap, f)) > 0) {
-		for (size_t i = 0; i < best; i++) {
+		for (size_t i = 0; i < *best; i++) {
 			if (!strstr(line, causes[i].mark))
 				continue;
-			best = i;
-			buf_reset(&found);
-			buf_add(&found, line, (size_t)n - (line[n - 1] == '\n'));
+			*best = i;
+			buf_reset(found);
+			buf_add(found, line, (size_t)n - (line[n - 1] == '\n'));
 			break;
 		}
 	}
 	if (f)
 		fclose(f);
 	free(line);
+}
+
+int
+step_cause(const char *step, const struct plan *pl)
+{
+	/* CMake keeps its failed checks (a CUDA compiler test on a full disk) out of the step's log. */
+	static const char *const cmake_logs[] = { "build/CMakeFiles/CMakeError.log",
+						  "build/CMakeFiles/CMakeConfigureLog.yaml" };
+	size_t best = ARRAY_SIZE(causes);
+	struct buf found = BUF_INIT, path = BUF_INIT;
+
+	buf_addf(&path, "%s/logs/%s.log", pl->work_dir, step);
+	scan_cause(path.s, &best, &found);
+	for (size_t i = 0; !strcmp(step, "configure") && i < ARRAY_SIZE(cmake_logs); i++) {
+		buf_reset(&path);
+		buf_addf(&path, "%s/%s", pl->src_dir, cmake_logs[i]);
+		scan_cause(path.s, &best, &found);
+	}
 	if (best < ARRAY_SIZE(causes))
 		error("cause: %s\n  %s", found.s, causes[best].hint);
 	buf_release(&found);
+	buf_release(&path);
+	return best < ARRAY_SIZE(causes);
 }
 
 void
@@ -123,7 +143,7 @@ step_failed(const char *step, const struct plan *pl, const struct proc *p)
 	error("step '%s' failed: '%s' %s %d", step, cmd.s, st > 128 ? "was killed by signal" :
 		"exited with", st > 128 ? st - 128 : st);
 	print_tail(p);
-	print_cause(log.s);
+	step_cause(step, pl);
 	note("full log: %s", log.s);
 	buf_release(&cmd);
 	buf_release(&log);

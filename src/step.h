@@ -75,6 +75,12 @@ int publish_run(struct build *b);
 int step_command(const char *step, const struct plan *pl, struct proc *p);
 /* The report step_command defers: command, status, last lines, log path. */
 void step_failed(const char *step, const struct plan *pl, const struct proc *p);
+/*
+ * The line that says why a step went wrong (a full disk, an arch nvcc
+ * lacks...), from its log and, for configure, CMake's own logs; printed as
+ * "error: cause: LINE" with what to do. 1 when one was found.
+ */
+int step_cause(const char *step, const struct plan *pl);
 /* The plan's environment, with the wheel's version when the profile sets one. */
 void step_env(struct proc *p, const struct build *b);
 

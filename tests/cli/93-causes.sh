@@ -49,3 +49,28 @@ chmod +x "$TMP/oldcuda/bin/nvcc"
 run 1 "$BW" --profile demo --set "cuda.home=$TMP/oldcuda" --work "$TMP/work93b" --out "$TMP/out93b"
 contains "$TMP/err" "profiles/demo.yaml:10:18: error: $TMP/oldcuda/bin/nvcc cannot build sm_120 (it is not in its --list-gpu-code)"
 [ ! -e "$TMP/work93b/demo/src" ] || fail "the build fetched before finding that nvcc has no sm_120"
+
+# A real full disk (a 6 MiB tmpfs as the work directory): CMake's CUDA check
+# fails for want of space, which it logs only in CMakeFiles/CMakeError.log;
+# the cause is named instead of "no CUDA compiler". After room is made the
+# same work directory builds. Skipped where mounting is not allowed.
+mkdir -p "$TMP/small"
+if mount -t tmpfs -o size=6m tmpfs "$TMP/small" 2>/dev/null; then
+	trap 'umount "$TMP/small" 2>/dev/null || true' EXIT
+	run 1 "$BW" --profile "$TMP/full.yaml" --set "cuda.home=/usr/local/cuda" --work "$TMP/small/w" --out "$TMP/out93f"
+	contains "$TMP/err" "error: cause: "
+	contains "$TMP/err" "No space left on device"
+	contains "$TMP/err" "the disk is full: free space there"
+	mount -o remount,size=96m "$TMP/small"
+	run 0 "$BW" --profile "$TMP/full.yaml" --set "cuda.home=/usr/local/cuda" --work "$TMP/small/w" --out "$TMP/out93f"
+	python3 - "$TMP/out93f" <<'PY'
+import glob, hashlib, json, sys
+(m,) = glob.glob(sys.argv[1] + "/*.manifest.json")
+whl = m[: -len(".manifest.json")] + ".whl"
+assert hashlib.sha256(open(whl, "rb").read()).hexdigest() == json.load(open(m))["wheel"]["sha256"]
+PY
+	umount "$TMP/small"
+	trap - EXIT
+else
+	echo "93-causes: skipped the full-disk case: cannot mount a tmpfs here (needs root)" >&2
+fi
