@@ -108,6 +108,22 @@ json_merge_into(struct json *dst, struct json *src)
 	json_free(src);
 }
 
+struct json *
+json_take(struct json *obj, const char *key)
+{
+	return J(cJSON_DetachItemFromObjectCaseSensitive(C(obj), key));
+}
+
+struct json *
+json_dup(const struct json *j)
+{
+	cJSON *d = j ? cJSON_Duplicate(CC(j), 1) : NULL;
+
+	if (j && !d)
+		die("out of memory copying JSON");
+	return J(d);
+}
+
 void
 json_push(struct json *arr, struct json *val)
 {

@@ -21,6 +21,10 @@ void json_set(struct json *obj, const char *key, struct json *val);
 void json_push(struct json *arr, struct json *val);
 /* Move every member of object `src` into `dst` (replacing same keys); frees `src`. */
 void json_merge_into(struct json *dst, struct json *src);
+/* Detach obj[key] and hand it to the caller (NULL when absent). */
+struct json *json_take(struct json *obj, const char *key);
+/* A deep copy (NULL for NULL). */
+struct json *json_dup(const struct json *j);
 /* Array of strings from a NULL-terminated vector or a counted list. */
 struct json *json_string_array(char *const *v, size_t n);
 /* Serialise; pretty output ends with a newline. Caller frees. */

@@ -44,6 +44,14 @@ unsigned kb_parse_version(const char *s);
 /* The highest gcc major a CUDA toolkit accepts as host compiler; 0 if unknown. */
 unsigned kb_gcc_max(unsigned cuda);
 
+/*
+ * A GPU's datasheet peak for a benchmark's `dtype` (fp32, tf32, fp16,
+ * bf16, fp8: dense tensor TFLOPS, no sparsity; "bytes": memory bandwidth
+ * in GB/s), matched on the CUDA device name ("NVIDIA H100 80GB HBM3").
+ * 0 when the GPU or the dtype is not in the table.
+ */
+double kb_gpu_peak(const char *device_name, const char *dtype);
+
 /* 1 if the CUDA toolkit can emit SASS for compute capability major*10+minor. */
 int kb_cuda_builds(unsigned cuda, unsigned cc);
 

@@ -1,5 +1,6 @@
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -191,6 +192,20 @@ drain_output(struct proc *p, int fd)
 	ssize_t n;
 
 	for (;;) {
+		if (p->silence_timeout > 0 && !p->timed_out) {
+			struct pollfd pfd = { fd, POLLIN, 0 };
+			int r = poll(&pfd, 1, (int)(p->silence_timeout * 1000));
+
+			if (r < 0 && errno == EINTR)
+				continue;
+			if (r == 0) {
+				/* Silent too long: the whole group goes; the pipe closes with it. */
+				p->timed_out = 1;
+				if (current_pgid > 0)
+					kill(-current_pgid, SIGKILL);
+				continue;
+			}
+		}
 		n = read(fd, chunk, sizeof(chunk));
 		if (n < 0 && errno == EINTR)
 			continue;

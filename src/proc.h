@@ -36,9 +36,15 @@ struct proc {
 	int status;
 	int defer_failure;
 	int append_log;
+	/*
+	 * Seconds the child may go without writing a line before its whole
+	 * group is killed (SIGKILL); 0: no limit. timed_out says it happened.
+	 */
+	double silence_timeout;
+	int timed_out;
 };
 
-#define PROC_INIT { STRVEC_INIT, STRVEC_INIT, NULL, -1, 0, NULL, NULL, 0, NULL, 0, 0, 0, 0 }
+#define PROC_INIT { STRVEC_INIT, STRVEC_INIT, NULL, -1, 0, NULL, NULL, 0, NULL, 0, 0, 0, 0, 0, 0 }
 
 /*
  * Run to completion. Returns the exit status (0-255), 128+N when killed by

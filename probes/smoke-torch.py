@@ -1,0 +1,528 @@
+"""bwbuild smoke probe for torch: import the package, run one kernel family per
+compiled-in feature on the GPU, then micro-benchmarks.
+
+Run by `bwbuild smoke` (src/smoke.c), which owns the process: it sets the
+environment (PYTHONPATH to the private install, the profile's runtime.env,
+CUDA_VISIBLE_DEVICES for --gpu), kills the probe when a check stays silent
+longer than its timeout and runs it again with that check skipped. The
+protocol is one JSON object per line on stdout, after the marker "@bwbuild ":
+
+  {"start": NAME}                         a check begins (the timeout restarts)
+  {"check": NAME, "status": S, "reason": TEXT}   S: ok, warn, fail, skip
+  {"info": {...}}                         versions, the GPU, its capability
+  {"bench": NAME, "value": X, "unit": U, "dtype": D, "shape": TEXT}
+
+usage: torch.py [--skip A,B] [--quick] [--features F,G] [--archs sm_90,...]
+"""
+import argparse
+import json
+import os
+import subprocess
+import sys
+import time
+import traceback
+
+
+def emit(**kw):
+    sys.stdout.write("@bwbuild " + json.dumps(kw) + "\n")
+    sys.stdout.flush()
+
+
+def reason_of(e):
+    text = ("%s: %s" % (type(e).__name__, e)).strip()
+    return text.splitlines()[0][:400] if text else type(e).__name__
+
+
+class Skip(Exception):
+    pass
+
+
+class Warn(Exception):
+    pass
+
+
+CHECKS = []
+
+
+def check(name):
+    def wrap(fn):
+        CHECKS.append((name, fn))
+        return fn
+    return wrap
+
+
+torch = None
+ARGS = None
+
+
+def close(a, b, rtol, atol):
+    return torch.allclose(a.float().cpu(), b.float().cpu(), rtol=rtol, atol=atol)
+
+
+@check("import")
+def c_import():
+    global torch
+    import torch as t
+    torch = t
+    emit(info={"torch": t.__version__, "torch_file": t.__file__, "cuda_build": t.version.cuda,
+               "git_version": getattr(t.version, "git_version", None),
+               "python": sys.version.split()[0]})
+    return "torch %s from %s" % (t.__version__, os.path.dirname(t.__file__))
+
+
+@check("cuda")
+def c_cuda():
+    if not torch.cuda.is_available():
+        raise RuntimeError("torch.cuda.is_available() is False (no GPU or no driver visible)")
+    i = torch.cuda.current_device()
+    p = torch.cuda.get_device_properties(i)
+    cap = torch.cuda.get_device_capability(i)
+    drv = None
+    try:
+        drv = torch._C._cuda_getDriverVersion()
+    except Exception:
+        pass
+    info = {"gpu": {"name": p.name, "capability": "sm_%d%d" % cap, "memory_bytes": p.total_memory,
+                    "multiprocessors": p.multi_processor_count, "count": torch.cuda.device_count()},
+            "cuda_runtime": torch.version.cuda, "driver_cuda": drv,
+            "cudnn": torch.backends.cudnn.version() if torch.backends.cudnn.is_available() else None}
+    try:
+        out = subprocess.run(["nvidia-smi", "--query-gpu=driver_version,clocks.max.sm,power.limit",
+                              "--format=csv,noheader,nounits", "-i", str(i)],
+                             capture_output=True, text=True, timeout=20).stdout.strip().split(",")
+        info["gpu"].update(driver=out[0].strip(), max_sm_clock_mhz=float(out[1]),
+                           power_limit_w=float(out[2]))
+    except Exception:
+        pass
+    emit(info=info)
+    return "%s (sm_%d%d), CUDA runtime %s" % (p.name, cap[0], cap[1], torch.version.cuda)
+
+
+@check("arch_list")
+def c_arch_list():
+    got = torch.cuda.get_arch_list()
+    if ARGS.archs is None:
+        return "get_arch_list() = %s" % " ".join(got)
+    want = [a for a in ARGS.archs.split(",") if a]
+    if sorted(got) != sorted(want):
+        raise RuntimeError("get_arch_list() = %s, the wheel's fatbins say %s"
+                           % (" ".join(got), " ".join(want)))
+    return "get_arch_list() = %s, as the wheel's fatbins say" % " ".join(got)
+
+
+@check("kernel")
+def c_kernel():
+    x = torch.arange(1 << 20, device="cuda", dtype=torch.float32)
+    s = float((x * 2 + 1).sum())
+    want = float((1 << 20) * ((1 << 20) - 1) + (1 << 20))
+    if abs(s - want) > want * 1e-6:
+        raise RuntimeError("elementwise kernel gave %r, expected %r" % (s, want))
+    return "elementwise kernel on the GPU"
+
+
+def matmul_check(dtype, tf32=False):
+    torch.backends.cuda.matmul.allow_tf32 = tf32
+    g = torch.Generator().manual_seed(0)
+    a = torch.randn(512, 512, generator=g)
+    b = torch.randn(512, 512, generator=g)
+    ref = a.double() @ b.double()
+    got = (a.to("cuda", dtype) @ b.to("cuda", dtype)).double().cpu()
+    err = float((got - ref).abs().max() / ref.abs().max())
+    tol = {torch.float32: 1e-5 if not tf32 else 5e-3, torch.float16: 5e-3, torch.bfloat16: 3e-2}[dtype]
+    torch.backends.cuda.matmul.allow_tf32 = False
+    if err > tol:
+        raise RuntimeError("max relative error %.2e > %.0e against a CPU float64 reference" % (err, tol))
+    return "512x512, max relative error %.1e (tolerance %.0e)" % (err, tol)
+
+
+@check("matmul_fp32")
+def c_mm32():
+    return matmul_check(torch.float32)
+
+
+@check("matmul_tf32")
+def c_mm_tf32():
+    return matmul_check(torch.float32, tf32=True)
+
+
+@check("matmul_fp16")
+def c_mm16():
+    return matmul_check(torch.float16)
+
+
+@check("matmul_bf16")
+def c_mm_bf16():
+    return matmul_check(torch.bfloat16)
+
+
+def capability():
+    return torch.cuda.get_device_capability()
+
+
+@check("fp8")
+def c_fp8():
+    if capability() < (8, 9):
+        raise Skip("FP8 needs sm_89 or newer")
+    g = torch.Generator().manual_seed(0)
+    a = torch.randn(256, 256, generator=g)
+    b = torch.randn(256, 256, generator=g)
+    out = []
+    for dt in (torch.float8_e4m3fn, torch.float8_e5m2):
+        x = a.cuda().to(dt)
+        back = x.float().cpu()
+        if not close(back, a, rtol=0.15, atol=0.05):
+            raise RuntimeError("%s round trip is off" % dt)
+        out.append(str(dt).split(".")[-1])
+    one = torch.tensor(1.0, device="cuda")
+    y = torch._scaled_mm(a.cuda().to(torch.float8_e4m3fn), b.cuda().to(torch.float8_e4m3fn).t().contiguous().t(),
+                         scale_a=one, scale_b=one, out_dtype=torch.bfloat16)
+    ref = a.to(torch.float8_e4m3fn).float() @ b.to(torch.float8_e4m3fn).float()
+    err = float((y.float().cpu() - ref).abs().max() / ref.abs().max())
+    if err > 2e-2:
+        raise RuntimeError("_scaled_mm e4m3: relative error %.2e" % err)
+    return "%s casts; _scaled_mm e4m3 relative error %.1e" % (", ".join(out), err)
+
+
+@check("mx_formats")
+def c_mx():
+    if capability() < (10, 0):
+        raise Skip("MX formats need sm_100 or newer")
+    if not hasattr(torch, "float8_e8m0fnu"):
+        raise Skip("this torch has no float8_e8m0fnu")
+    x = torch.ones(32, device="cuda").to(torch.float8_e8m0fnu)
+    return "float8_e8m0fnu tensors on the GPU (%d)" % x.numel()
+
+
+def feature(name):
+    return ARGS.features is None or name in ARGS.features.split(",")
+
+
+def sdpa(backend_name):
+    from torch.nn.attention import SDPBackend, sdpa_kernel
+    import torch.nn.functional as F
+    b = getattr(SDPBackend, backend_name)
+    g = torch.Generator().manual_seed(0)
+    q, k, v = (torch.randn(2, 4, 128, 64, generator=g) for _ in range(3))
+    ref = F.scaled_dot_product_attention(q.double(), k.double(), v.double())
+    with sdpa_kernel([b]):
+        out = F.scaled_dot_product_attention(q.cuda().half(), k.cuda().half(), v.cuda().half())
+    err = float((out.double().cpu() - ref).abs().max())
+    if err > 2e-2:
+        raise RuntimeError("%s: max abs error %.2e" % (backend_name, err))
+    return "fp16 (2,4,128,64), max abs error %.1e" % err
+
+
+@check("sdpa_flash")
+def c_sdpa_flash():
+    if not feature("flash_attention"):
+        raise Skip("flash attention is not compiled in")
+    return sdpa("FLASH_ATTENTION")
+
+
+@check("sdpa_mem_efficient")
+def c_sdpa_eff():
+    if not feature("mem_eff_attention"):
+        raise Skip("memory-efficient attention is not compiled in")
+    return sdpa("EFFICIENT_ATTENTION")
+
+
+@check("sdpa_cudnn")
+def c_sdpa_cudnn():
+    if not feature("cudnn") or not torch.backends.cudnn.is_available():
+        raise Skip("cuDNN is not compiled in")
+    return sdpa("CUDNN_ATTENTION")
+
+
+@check("sdpa_math")
+def c_sdpa_math():
+    return sdpa("MATH")
+
+
+@check("cudnn_conv")
+def c_conv():
+    if not feature("cudnn") or not torch.backends.cudnn.is_available():
+        raise Skip("cuDNN is not compiled in")
+    import torch.nn.functional as F
+    g = torch.Generator().manual_seed(0)
+    x = torch.randn(4, 16, 32, 32, generator=g)
+    w = torch.randn(32, 16, 3, 3, generator=g)
+    ref = F.conv2d(x, w, padding=1)
+    torch.backends.cudnn.allow_tf32 = False
+    got = F.conv2d(x.cuda(), w.cuda(), padding=1).cpu()
+    if not close(got, ref, rtol=1e-3, atol=1e-3):
+        raise RuntimeError("cuDNN conv2d differs from the CPU's")
+    return "conv2d fp32 against the CPU, cuDNN %s" % torch.backends.cudnn.version()
+
+
+@check("nccl")
+def c_nccl():
+    if not feature("nccl"):
+        raise Skip("NCCL is not compiled in")
+    import torch.distributed as dist
+    if not dist.is_available() or not dist.is_nccl_available():
+        raise RuntimeError("torch.distributed has no NCCL backend")
+    store = dist.HashStore()
+    dist.init_process_group("nccl", store=store, rank=0, world_size=1,
+                            device_id=torch.device("cuda", torch.cuda.current_device()))
+    try:
+        t = torch.ones(1024, device="cuda")
+        dist.all_reduce(t)
+        torch.cuda.synchronize()
+        if float(t.sum()) != 1024.0:
+            raise RuntimeError("all_reduce gave %r" % float(t.sum()))
+    finally:
+        dist.destroy_process_group()
+    return "one-process group, all_reduce (NCCL %s)" % ".".join(map(str, torch.cuda.nccl.version()))
+
+
+@check("cuda_graph")
+def c_graph():
+    x = torch.zeros(1024, device="cuda")
+    s = torch.cuda.Stream()
+    s.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(s):
+        x.add_(1)
+    torch.cuda.current_stream().wait_stream(s)
+    g = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(g):
+        x.add_(1)
+    for _ in range(3):
+        g.replay()
+    torch.cuda.synchronize()
+    if float(x[0]) != 5.0:
+        raise RuntimeError("after capture and 3 replays x = %r, expected 5" % float(x[0]))
+    return "capture and 3 replays"
+
+
+def have_triton():
+    try:
+        import triton  # noqa: F401
+        return True
+    except Exception:
+        return False
+
+
+@check("torch_compile")
+def c_compile():
+    if not have_triton():
+        raise Warn("Triton is not importable: torch.compile's Inductor cannot make GPU kernels")
+    m = torch.nn.Sequential(torch.nn.Linear(64, 64), torch.nn.GELU(), torch.nn.Linear(64, 8)).cuda()
+    x = torch.randn(16, 64, device="cuda")
+    ref = m(x)
+    got = torch.compile(m)(x)
+    if not close(got, ref, rtol=1e-3, atol=1e-3):
+        raise RuntimeError("compiled model differs from eager")
+    return "Inductor on a 2-layer MLP matches eager"
+
+
+@check("flex_attention")
+def c_flex():
+    if not have_triton():
+        raise Warn("Triton is not importable: FlexAttention needs it")
+    from torch.nn.attention.flex_attention import flex_attention
+    import torch.nn.functional as F
+    q, k, v = (torch.randn(1, 2, 128, 64, device="cuda", dtype=torch.float16) for _ in range(3))
+    got = torch.compile(flex_attention)(q, k, v)
+    ref = F.scaled_dot_product_attention(q, k, v)
+    if not close(got, ref, rtol=1e-2, atol=1e-2):
+        raise RuntimeError("flex_attention differs from SDPA")
+    return "compiled flex_attention matches SDPA"
+
+
+@check("fused_adamw")
+def c_adamw():
+    p = torch.nn.Parameter(torch.ones(1024, device="cuda"))
+    opt = torch.optim.AdamW([p], lr=0.1, fused=True)
+    p.grad = torch.ones_like(p)
+    opt.step()
+    torch.cuda.synchronize()
+    if not float(p[0]) < 1.0:
+        raise RuntimeError("a fused AdamW step left the parameter at %r" % float(p[0]))
+    return "one fused AdamW step"
+
+
+@check("forward_compat")
+def c_forward():
+    """The same minimal kernel with the driver forced to JIT from PTX."""
+    code = ("import torch; x = torch.arange(1024, device='cuda', dtype=torch.float32);"
+            "print(float((x + 1).sum()))")
+    env = dict(os.environ, CUDA_FORCE_PTX_JIT="1")
+    r = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=600)
+    if r.returncode == 0 and r.stdout.strip() == "524800.0":
+        return "runs with CUDA_FORCE_PTX_JIT=1: the wheel's PTX JIT-compiles for this GPU"
+    tail = (r.stderr.strip().splitlines() or ["exit %d" % r.returncode])[-1][:300]
+    raise RuntimeError("no PTX for this GPU: this wheel will not run on newer architectures (%s)" % tail)
+
+
+def timeit(fn, reps):
+    for _ in range(3):
+        fn()
+    torch.cuda.synchronize()
+    times = []
+    for _ in range(reps):
+        a = torch.cuda.Event(enable_timing=True)
+        b = torch.cuda.Event(enable_timing=True)
+        a.record()
+        fn()
+        b.record()
+        b.synchronize()
+        times.append(a.elapsed_time(b) / 1000.0)
+    times.sort()
+    return times[len(times) // 2]
+
+
+def bench_gemm(dtype, tf32=False, n=8192):
+    torch.backends.cuda.matmul.allow_tf32 = tf32
+    a = torch.randn(n, n, device="cuda", dtype=dtype)
+    b = torch.randn(n, n, device="cuda", dtype=dtype)
+    t = timeit(lambda: a @ b, 20)
+    torch.backends.cuda.matmul.allow_tf32 = False
+    return 2 * n ** 3 / t / 1e12
+
+
+BENCHES = []
+
+
+def bench(name, unit, dtype, shape):
+    def wrap(fn):
+        BENCHES.append((name, unit, dtype, shape, fn))
+        return fn
+    return wrap
+
+
+@bench("gemm_fp16", "TFLOPS", "fp16", "8192x8192x8192")
+def b_fp16():
+    return bench_gemm(torch.float16)
+
+
+@bench("gemm_bf16", "TFLOPS", "bf16", "8192x8192x8192")
+def b_bf16():
+    return bench_gemm(torch.bfloat16)
+
+
+@bench("gemm_tf32", "TFLOPS", "tf32", "8192x8192x8192")
+def b_tf32():
+    return bench_gemm(torch.float32, tf32=True)
+
+
+@bench("gemm_fp32", "TFLOPS", "fp32", "8192x8192x8192")
+def b_fp32():
+    return bench_gemm(torch.float32)
+
+
+@bench("gemm_fp8", "TFLOPS", "fp8", "8192x8192x8192")
+def b_fp8():
+    if capability() < (8, 9):
+        raise Skip("FP8 needs sm_89 or newer")
+    n = 8192
+    a = torch.randn(n, n, device="cuda").to(torch.float8_e4m3fn)
+    b = torch.randn(n, n, device="cuda").to(torch.float8_e4m3fn).t().contiguous().t()
+    one = torch.tensor(1.0, device="cuda")
+    t = timeit(lambda: torch._scaled_mm(a, b, scale_a=one, scale_b=one, out_dtype=torch.bfloat16), 20)
+    return 2 * n ** 3 / t / 1e12
+
+
+@bench("bmm_fp16", "TFLOPS", "fp16", "64x(1024x1024x1024)")
+def b_bmm():
+    a = torch.randn(64, 1024, 1024, device="cuda", dtype=torch.float16)
+    b = torch.randn(64, 1024, 1024, device="cuda", dtype=torch.float16)
+    t = timeit(lambda: torch.bmm(a, b), 20)
+    return 64 * 2 * 1024 ** 3 / t / 1e12
+
+
+def bench_sdpa(backend):
+    from torch.nn.attention import SDPBackend, sdpa_kernel
+    import torch.nn.functional as F
+    B, H, S, D = 4, 32, 4096, 128
+    q, k, v = (torch.randn(B, H, S, D, device="cuda", dtype=torch.float16) for _ in range(3))
+    with sdpa_kernel([getattr(SDPBackend, backend)]):
+        t = timeit(lambda: F.scaled_dot_product_attention(q, k, v), 10)
+    return 4 * B * H * S * S * D / t / 1e12
+
+
+@bench("sdpa_flash", "TFLOPS", "fp16", "B4 H32 S4096 D128")
+def b_sdpa_flash():
+    if not feature("flash_attention"):
+        raise Skip("flash attention is not compiled in")
+    return bench_sdpa("FLASH_ATTENTION")
+
+
+@bench("sdpa_mem_efficient", "TFLOPS", "fp16", "B4 H32 S4096 D128")
+def b_sdpa_eff():
+    if not feature("mem_eff_attention"):
+        raise Skip("memory-efficient attention is not compiled in")
+    return bench_sdpa("EFFICIENT_ATTENTION")
+
+
+@bench("sdpa_cudnn", "TFLOPS", "fp16", "B4 H32 S4096 D128")
+def b_sdpa_cudnn():
+    if not feature("cudnn"):
+        raise Skip("cuDNN is not compiled in")
+    return bench_sdpa("CUDNN_ATTENTION")
+
+
+@bench("conv2d_fp16", "TFLOPS", "fp16", "N64 C256 H56 W56 K256 3x3")
+def b_conv():
+    import torch.nn.functional as F
+    torch.backends.cudnn.benchmark = True
+    x = torch.randn(64, 256, 56, 56, device="cuda", dtype=torch.float16).to(memory_format=torch.channels_last)
+    w = torch.randn(256, 256, 3, 3, device="cuda", dtype=torch.float16).to(memory_format=torch.channels_last)
+    t = timeit(lambda: F.conv2d(x, w, padding=1), 20)
+    return 2 * 64 * 256 * 56 * 56 * 256 * 9 / t / 1e12
+
+
+@bench("copy_bandwidth", "GB/s", "bytes", "1 GiB device-to-device")
+def b_copy():
+    a = torch.empty(1 << 30, device="cuda", dtype=torch.uint8)
+    b = torch.empty_like(a)
+    t = timeit(lambda: b.copy_(a), 20)
+    return 2 * (1 << 30) / t / 1e9
+
+
+def main():
+    global ARGS
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--skip", default="")
+    ap.add_argument("--quick", action="store_true")
+    ap.add_argument("--features", default=None)
+    ap.add_argument("--archs", default=None)
+    ARGS = ap.parse_args()
+    skip = set(s for s in ARGS.skip.split(",") if s)
+    for name, fn in CHECKS:
+        if name in skip:
+            continue
+        emit(start=name)
+        t = time.monotonic()
+        try:
+            status, reason = "ok", fn()
+        except Skip as e:
+            status, reason = "skip", str(e)
+        except Warn as e:
+            status, reason = "warn", str(e)
+        except Exception as e:
+            status, reason = "fail", reason_of(e)
+            if os.environ.get("BWBUILD_SMOKE_TRACE"):
+                traceback.print_exc()
+        emit(check=name, status=status, reason=reason, seconds=round(time.monotonic() - t, 3))
+        if name in ("import", "cuda") and status == "fail":
+            return 0
+    if ARGS.quick:
+        return 0
+    for name, unit, dtype, shape, fn in BENCHES:
+        key = "bench:" + name
+        if key in skip:
+            continue
+        emit(start=key)
+        try:
+            v = fn()
+            emit(bench=name, value=round(v, 3), unit=unit, dtype=dtype, shape=shape)
+        except Skip as e:
+            emit(check=key, status="skip", reason=str(e))
+        except Exception as e:
+            emit(check=key, status="fail", reason=reason_of(e))
+        torch.cuda.empty_cache()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
