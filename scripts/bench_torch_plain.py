@@ -1,6 +1,7 @@
 """The peer of `bwbuild smoke`'s micro-benchmarks: the same shapes timed by a
-plain PyTorch script with torch.utils.benchmark (its own timing loop and
-statistics, not smoke's CUDA events), printed as one JSON object
+plain PyTorch script with torch.utils.benchmark (its own timing loop,
+blocks of back-to-back calls with a synchronize around each block, and its
+statistics; not smoke's per-call CUDA events), printed as one JSON object
 {name: value}. usage: python3 bench_torch_plain.py"""
 import json
 
@@ -18,7 +19,7 @@ def gemm(dtype, tf32=False, n=8192):
     torch.backends.cuda.matmul.allow_tf32 = tf32
     a = torch.randn(n, n, device="cuda", dtype=dtype)
     b = torch.randn(n, n, device="cuda", dtype=dtype)
-    t = median("a @ b; torch.cuda.synchronize()", a=a, b=b, torch=torch)
+    t = median("a @ b", a=a, b=b, torch=torch)
     torch.backends.cuda.matmul.allow_tf32 = False
     return 2 * n ** 3 / t / 1e12
 
@@ -26,7 +27,7 @@ def gemm(dtype, tf32=False, n=8192):
 def sdpa(backend):
     q, k, v = (torch.randn(4, 32, 4096, 128, device="cuda", dtype=torch.float16) for _ in range(3))
     with sdpa_kernel([getattr(SDPBackend, backend)]):
-        t = median("F.scaled_dot_product_attention(q, k, v); torch.cuda.synchronize()",
+        t = median("F.scaled_dot_product_attention(q, k, v)",
                    F=F, q=q, k=k, v=v, torch=torch)
     return 4 * 4 * 32 * 4096 * 4096 * 128 / t / 1e12
 
@@ -34,7 +35,7 @@ def sdpa(backend):
 out = {"gemm_fp16": gemm(torch.float16), "gemm_bf16": gemm(torch.bfloat16),
        "gemm_tf32": gemm(torch.float32, tf32=True), "gemm_fp32": gemm(torch.float32)}
 a = torch.randn(64, 1024, 1024, device="cuda", dtype=torch.float16)
-out["bmm_fp16"] = 64 * 2 * 1024 ** 3 / median("torch.bmm(a, a); torch.cuda.synchronize()", a=a, torch=torch) / 1e12
+out["bmm_fp16"] = 64 * 2 * 1024 ** 3 / median("torch.bmm(a, a)", a=a, torch=torch) / 1e12
 for name, b in (("sdpa_flash", "FLASH_ATTENTION"), ("sdpa_mem_efficient", "EFFICIENT_ATTENTION"),
                 ("sdpa_cudnn", "CUDNN_ATTENTION")):
     try:
@@ -45,8 +46,8 @@ torch.backends.cudnn.benchmark = True
 x = torch.randn(64, 256, 56, 56, device="cuda", dtype=torch.float16).to(memory_format=torch.channels_last)
 w = torch.randn(256, 256, 3, 3, device="cuda", dtype=torch.float16).to(memory_format=torch.channels_last)
 out["conv2d_fp16"] = 2 * 64 * 256 * 56 * 56 * 256 * 9 / median(
-    "F.conv2d(x, w, padding=1); torch.cuda.synchronize()", F=F, x=x, w=w, torch=torch) / 1e12
+    "F.conv2d(x, w, padding=1)", F=F, x=x, w=w, torch=torch) / 1e12
 s = torch.empty(1 << 30, device="cuda", dtype=torch.uint8)
 d = torch.empty_like(s)
-out["copy_bandwidth"] = 2 * (1 << 30) / median("d.copy_(s); torch.cuda.synchronize()", d=d, s=s, torch=torch) / 1e9
+out["copy_bandwidth"] = 2 * (1 << 30) / median("d.copy_(s)", d=d, s=s, torch=torch) / 1e9
 print(json.dumps({k: (round(v, 2) if v is not None else None) for k, v in out.items()}))

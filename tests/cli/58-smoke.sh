@@ -1,0 +1,110 @@
+# bwbuild smoke without a GPU (CI never has one): the documented exit 3 and
+# message; then the C side's duties with recorded probes on
+# BWBUILD_PROBE_PATH: the report, --json/-o/--manifest, a hung check killed
+# by its timeout and the probe run again past it, a probe that dies.
+. "$(dirname "$0")/lib.sh"
+# A small real wheel of a package named minitorch (no CUDA library in it).
+python3 - "$TMP" <<'PY'
+import base64, hashlib, sys, zipfile
+top = sys.argv[1]
+files = {
+    "minitorch/__init__.py": b"__version__ = '2.11.0'\nimport os\n_lib_dir = os.path.join(os.path.dirname(__file__), 'lib')\n"
+                             b"def load_library(name):\n    import ctypes\n    return ctypes.CDLL(os.path.join(_lib_dir, 'lib%s.so' % name))\n",
+    "minitorch-2.11.0.dist-info/METADATA": b"Metadata-Version: 2.1\nName: minitorch\nVersion: 2.11.0\n",
+    "minitorch-2.11.0.dist-info/WHEEL": b"Wheel-Version: 1.0\nGenerator: test\nRoot-Is-Purelib: true\nTag: py3-none-any\n",
+}
+rec = []
+with zipfile.ZipFile(top + "/minitorch-2.11.0-py3-none-any.whl", "w", zipfile.ZIP_DEFLATED) as z:
+    for n, d in files.items():
+        z.writestr(n, d)
+        rec.append("%s,sha256=%s,%d" % (n, base64.urlsafe_b64encode(hashlib.sha256(d).digest()).rstrip(b"=").decode(), len(d)))
+    rec.append("minitorch-2.11.0.dist-info/RECORD,,")
+    z.writestr("minitorch-2.11.0.dist-info/RECORD", "\n".join(rec) + "\n")
+PY
+whl="$TMP/minitorch-2.11.0-py3-none-any.whl"
+run 0 "$BW" verify "$whl"
+
+# No GPU here: the shipped probe imports the package, finds no CUDA device,
+# and smoke says so with its own status; nothing is left in TMPDIR.
+mkdir -p "$TMP/tmpdir"
+TMPDIR="$TMP/tmpdir" run 3 "$BW" smoke "$whl"
+contains "$TMP/out" "✅ import               minitorch 2.11.0 from $TMP/tmpdir/bwbuild-smoke-"
+contains "$TMP/out" "❌ cuda "
+contains "$TMP/err" "error: no usable GPU: "
+contains "$TMP/err" "(exit 3: nothing beyond the import was run)"
+[ -z "$(ls "$TMP/tmpdir")" ] || fail "smoke left its private install behind"
+
+# A recorded probe (an H100's answers): the report, peaks from the knowledge base.
+mkdir -p "$TMP/probes"
+cat > "$TMP/probes/smoke-minitorch.py" <<'PY'
+import sys
+args = " ".join(sys.argv[1:])
+lines = [
+    '{"start": "import"}', '{"check": "import", "status": "ok", "reason": "minitorch 2.11.0"}',
+    '{"info": {"gpu": {"name": "NVIDIA H100 80GB HBM3", "capability": "sm_90", "driver": "580.159.04"}}}',
+    '{"start": "cuda"}', '{"check": "cuda", "status": "ok", "reason": "1 GPU"}',
+    '{"start": "kernel"}', '{"check": "kernel", "status": "ok", "reason": "ran"}',
+    '{"start": "torch_compile"}', '{"check": "torch_compile", "status": "warn", "reason": "Triton is not importable"}',
+    '{"start": "forward_compat"}', '{"check": "forward_compat", "status": "fail", "reason": "no PTX for this GPU"}',
+    '{"start": "bench:gemm_fp16"}', '{"bench": "gemm_fp16", "value": 720.3, "unit": "TFLOPS", "dtype": "fp16", "shape": "8192x8192x8192"}',
+]
+print("noise the probe's libraries print")
+for l in lines:
+    print("@bwbuild " + l)
+print("args:", args, file=sys.stderr)
+PY
+BWBUILD_PROBE_PATH="$TMP/probes" run 1 "$BW" smoke "$whl" -o "$TMP/r.json"
+contains "$TMP/out" "gpu: NVIDIA H100 80GB HBM3 (sm_90), driver 580.159.04"
+contains "$TMP/out" "⚠️ torch_compile        Triton is not importable"
+contains "$TMP/out" "❌ forward_compat       no PTX for this GPU"
+contains "$TMP/out" "| gemm_fp16 | 8192x8192x8192 | 720.3 TFLOPS | 73 % of 990 |"
+# verify's static answer for sm_90 (no CUDA library: nothing that cannot run) agrees with the run.
+contains "$TMP/out" "✅ static_vs_runtime    verify --target-gpu sm_90 says yes, and the kernels ran"
+contains "$TMP/err" "error: 1 check failed"
+python3 - "$TMP/r.json" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+assert r["status"] == "failed" and r["gpu"]["capability"] == "sm_90", r
+st = {c["name"]: c["status"] for c in r["checks"]}
+assert st == {"import": "ok", "cuda": "ok", "kernel": "ok", "torch_compile": "warn",
+              "forward_compat": "fail", "static_vs_runtime": "ok"}, st
+(b,) = r["benchmarks"]
+assert b["peak"] == 989.5 and b["percent_of_peak"] == 72.7, b
+PY
+# Into a manifest's runtime section (atomically), keeping the rest.
+printf '{"schema": "bwbuild-manifest/1", "wheel": {"file": "x.whl"}}\n' > "$TMP/m.json"
+BWBUILD_PROBE_PATH="$TMP/probes" run 1 "$BW" smoke "$whl" --manifest "$TMP/m.json" --quick
+python3 -c 'import json,sys; m=json.load(open(sys.argv[1])); assert m["wheel"]["file"] == "x.whl" and m["runtime"]["status"] == "failed", m' "$TMP/m.json"
+
+# A check that hangs is killed after --timeout and failed; the probe runs
+# again without it and the later checks still run. One that kills the probe too.
+cat > "$TMP/probes/smoke-minitorch.py" <<'PY'
+import os, sys, time
+skip = next((a.split("=", 1)[1] for a in sys.argv if a.startswith("--skip=")), "").split(",")
+def say(s):
+    print("@bwbuild " + s, flush=True)
+for name in ("import", "hangs", "dies", "after"):
+    if name in skip:
+        continue
+    say('{"start": "%s"}' % name)
+    if name == "hangs":
+        time.sleep(60)
+    if name == "dies":
+        print("Segmentation fault in the driver", file=sys.stderr, flush=True)
+        os.kill(os.getpid(), 9)
+    say('{"check": "%s", "status": "ok", "reason": "fine"}' % name)
+PY
+BWBUILD_PROBE_PATH="$TMP/probes" run 1 "$BW" smoke "$whl" --timeout 2 --json
+python3 - "$TMP/out" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+c = {x["name"]: x for x in r["checks"]}
+assert c["hangs"]["status"] == "fail" and "timed out: no word from the probe for 2 s; killed" in c["hangs"]["reason"], c
+assert c["dies"]["status"] == "fail" and "was killed by signal 9" in c["dies"]["reason"], c
+assert "Segmentation fault in the driver" in c["dies"]["reason"], c
+assert c["after"]["status"] == "ok" and r["restarts"] == 2, r
+PY
+if pgrep -f "$TMP/probes/smoke-minitorch.py" >/dev/null; then fail "a hung probe outlived smoke"; fi
+
+# Usage: no such target; a package without a probe.
+run 2 "$BW" smoke "$TMP/nothing.whl"
