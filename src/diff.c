@@ -215,8 +215,82 @@ diff_versions(const struct json *a, const struct json *b, struct buf *text, size
 	return vers;
 }
 
+static const struct json *
+find_named(const struct json *arr, const char *name)
+{
+	for (size_t i = 0; i < json_len(arr); i++) {
+		const char *n = json_str(json_get(json_at(arr, i), "name"));
+
+		if (n && !strcmp(n, name))
+			return json_at(arr, i);
+	}
+	return NULL;
+}
+
+/*
+ * bwbuild smoke's results (the manifests' "runtime"): every check whose
+ * status changed, and benchmarks that moved by more than `tolerance`
+ * percent; a slower one is a difference (a regression), a faster one is
+ * only said.
+ */
+static struct json *
+diff_runtime(const struct json *a, const struct json *b, double tolerance, struct buf *text,
+	     size_t *n)
+{
+	const struct json *ca = json_get(a, "checks"), *cb = json_get(b, "checks");
+	const struct json *ba = json_get(a, "benchmarks"), *bb = json_get(b, "benchmarks");
+	struct json *o = json_object(), *checks = json_array(), *benches = json_array();
+
+	for (size_t i = 0; i < json_len(cb); i++) {
+		const char *name = json_str(json_get(json_at(cb, i), "name"));
+		const char *sb = json_str(json_get(json_at(cb, i), "status"));
+		const char *sa = name ? json_str(json_get(find_named(ca, name), "status")) : NULL;
+		struct json *c;
+
+		if (!name || !sb || (sa && !strcmp(sa, sb)) || !a)
+			continue;
+		c = json_object();
+		json_set(c, "name", json_string(name));
+		json_set(c, "a", sa ? json_string(sa) : json_null());
+		json_set(c, "b", json_string(sb));
+		json_push(checks, c);
+		buf_addf(text, "runtime check %s: %s -> %s\n", name, sa ? sa : "(not run)", sb);
+		(*n)++;
+	}
+	for (size_t i = 0; i < json_len(bb); i++) {
+		const struct json *jb = json_at(bb, i);
+		const char *name = json_str(json_get(jb, "name"));
+		const struct json *ja = name ? find_named(ba, name) : NULL;
+		double va = json_number_value(json_get(ja, "value"));
+		double vb = json_number_value(json_get(jb, "value")), change;
+		struct json *c;
+
+		if (!ja || va <= 0)
+			continue;
+		change = (vb - va) / va * 100;
+		if (change >= -tolerance && change <= tolerance)
+			continue;
+		c = json_object();
+		json_set(c, "name", json_string(name));
+		json_set(c, "a", json_number(va));
+		json_set(c, "b", json_number(vb));
+		json_set(c, "change_percent", json_number((double)(long)(change * 10) / 10));
+		json_set(c, "regression", json_bool(change < 0));
+		json_push(benches, c);
+		buf_addf(text, "runtime benchmark %s: %.1f -> %.1f %s (%+.1f %%%s)\n", name, va, vb,
+			 json_str(json_get(jb, "unit")) ? json_str(json_get(jb, "unit")) : "",
+			 change, change < 0 ? ", slower than the tolerance allows" : "");
+		if (change < 0)
+			(*n)++;
+	}
+	json_set(o, "checks", checks);
+	json_set(o, "benchmarks", benches);
+	return o;
+}
+
 size_t
-manifest_diff(const struct json *a, const struct json *b, struct json **out, struct buf *text)
+manifest_diff(const struct json *a, const struct json *b, double tolerance, struct json **out,
+	      struct buf *text)
 {
 	struct json *o = json_object(), *archs = json_object();
 	struct buf line = BUF_INIT;
@@ -232,6 +306,9 @@ manifest_diff(const struct json *a, const struct json *b, struct json **out, str
 		buf_addf(text, "archs (all libraries):%s\n", line.s);
 	json_set(o, "archs", archs);
 	json_set(o, "versions", diff_versions(a, b, text, &n));
+	if (json_is_object(json_get(b, "runtime")))
+		json_set(o, "runtime", diff_runtime(json_get(a, "runtime"), json_get(b, "runtime"),
+						    tolerance, text, &n));
 	json_set(o, "equal", json_bool(n == 0));
 	json_set(o, "differences", json_number((double)n));
 	buf_release(&line);

@@ -413,6 +413,45 @@ md_list(struct buf *out, const struct json *arr, const char *none)
 		buf_addf(out, "%s%s", i ? " " : "", md_str(json_at(arr, i)));
 }
 
+/* bwbuild smoke's result: ✅/⚠️/➖/❌ per check, then the benchmarks. */
+static void
+runtime_markdown(const struct json *rt, struct buf *out)
+{
+	static const char *const marks[][2] = { { "ok", "✅" }, { "warn", "⚠️" }, { "skip", "➖" },
+						{ "fail", "❌" } };
+	const struct json *gpu = json_get(rt, "gpu"), *checks = json_get(rt, "checks");
+	const struct json *benches = json_get(rt, "benchmarks");
+
+	if (!json_is_object(rt))
+		return;
+	buf_addf(out, "\n## On the GPU: %s (%s), driver %s\n\n| Check | | Detail |\n|---|---|---|\n",
+		 md_str(json_get(gpu, "name")), md_str(json_get(gpu, "capability")),
+		 md_str(json_get(gpu, "driver")));
+	for (size_t i = 0; i < json_len(checks); i++) {
+		const struct json *c = json_at(checks, i);
+		const char *st = json_str(json_get(c, "status")), *mark = "?";
+
+		for (size_t k = 0; st && k < ARRAY_SIZE(marks); k++)
+			if (!strcmp(st, marks[k][0]))
+				mark = marks[k][1];
+		buf_addf(out, "| %s | %s | %s |\n", md_str(json_get(c, "name")), mark,
+			 md_str(json_get(c, "reason")));
+	}
+	if (json_len(benches))
+		buf_addstr(out, "\n| Benchmark | Shape | Value | % of peak |\n|---|---|---|---|\n");
+	for (size_t i = 0; i < json_len(benches); i++) {
+		const struct json *b = json_at(benches, i), *pct = json_get(b, "percent_of_peak");
+
+		buf_addf(out, "| %s | %s | %.1f %s |", md_str(json_get(b, "name")),
+			 md_str(json_get(b, "shape")), json_number_value(json_get(b, "value")),
+			 md_str(json_get(b, "unit")));
+		if (pct && json_number_value(pct) > 0)
+			buf_addf(out, " %.0f %% |\n", json_number_value(pct));
+		else
+			buf_addstr(out, " – |\n");
+	}
+}
+
 void
 manifest_markdown(const struct json *m, struct buf *out)
 {
@@ -478,6 +517,7 @@ manifest_markdown(const struct json *m, struct buf *out)
 		md_list(out, json_get(l, "needed"), "–");
 		buf_addstr(out, " |\n");
 	}
+	runtime_markdown(json_get(m, "runtime"), out);
 	n = json_len(json_get(v, "errors"));
 	if (n)
 		buf_addstr(out, "\n## Problems\n\n");

@@ -37,7 +37,7 @@ contains "$TMP/err" "(exit 3: nothing beyond the import was run)"
 # A recorded probe (an H100's answers): the report, peaks from the knowledge base.
 mkdir -p "$TMP/probes"
 cat > "$TMP/probes/smoke-minitorch.py" <<'PY'
-import sys
+import os, sys
 args = " ".join(sys.argv[1:])
 lines = [
     '{"start": "import"}', '{"check": "import", "status": "ok", "reason": "minitorch 2.11.0"}',
@@ -46,8 +46,11 @@ lines = [
     '{"start": "kernel"}', '{"check": "kernel", "status": "ok", "reason": "ran"}',
     '{"start": "torch_compile"}', '{"check": "torch_compile", "status": "warn", "reason": "Triton is not importable"}',
     '{"start": "forward_compat"}', '{"check": "forward_compat", "status": "fail", "reason": "no PTX for this GPU"}',
-    '{"start": "bench:gemm_fp16"}', '{"bench": "gemm_fp16", "value": 720.3, "unit": "TFLOPS", "dtype": "fp16", "shape": "8192x8192x8192"}',
+    '{"start": "bench:gemm_fp16"}', '{"bench": "gemm_fp16", "value": %s, "unit": "TFLOPS", "dtype": "fp16", "shape": "8192x8192x8192"}' % os.environ.get("GEMM", "720.3"),
 ]
+if os.environ.get("FIXED"):
+    lines[10] = '{"check": "forward_compat", "status": "ok", "reason": "PTX JIT runs"}'
+
 print("noise the probe's libraries print")
 for l in lines:
     print("@bwbuild " + l)
@@ -73,8 +76,22 @@ assert b["peak"] == 989.5 and b["percent_of_peak"] == 72.7, b
 PY
 # Into a manifest's runtime section (atomically), keeping the rest.
 printf '{"schema": "bwbuild-manifest/1", "wheel": {"file": "x.whl"}}\n' > "$TMP/m.json"
-BWBUILD_PROBE_PATH="$TMP/probes" run 1 "$BW" smoke "$whl" --manifest "$TMP/m.json" --quick
+BWBUILD_PROBE_PATH="$TMP/probes" run 1 "$BW" smoke "$whl" --manifest "$TMP/m.json"
 python3 -c 'import json,sys; m=json.load(open(sys.argv[1])); assert m["wheel"]["file"] == "x.whl" and m["runtime"]["status"] == "failed", m' "$TMP/m.json"
+run 0 "$BW" manifest "$TMP/m.json" --format md
+contains "$TMP/out" "## On the GPU: NVIDIA H100 80GB HBM3 (sm_90), driver 580.159.04"
+contains "$TMP/out" "| forward_compat | ❌ | no PTX for this GPU |"
+contains "$TMP/out" "| gemm_fp16 | 8192x8192x8192 | 720.3 TFLOPS | 73 % |"
+# diff gates on runtime: a check that changed, a benchmark slower than the tolerance.
+cp "$TMP/m.json" "$TMP/m2.json"
+FIXED=1 GEMM=600 BWBUILD_PROBE_PATH="$TMP/probes" run 0 "$BW" smoke "$whl" --manifest "$TMP/m2.json"
+run 1 "$BW" diff "$TMP/m.json" "$TMP/m2.json"
+contains "$TMP/out" "runtime check forward_compat: fail -> ok"
+contains "$TMP/out" "runtime benchmark gemm_fp16: 720.3 -> 600.0 TFLOPS (-16.7 %, slower than the tolerance allows)"
+run 1 "$BW" diff "$TMP/m.json" "$TMP/m2.json" --perf-tolerance 20% --json
+python3 -c 'import json,sys; d=json.load(open(sys.argv[1]))["runtime"]; assert d["benchmarks"] == [] and d["checks"][0]["b"] == "ok", d' "$TMP/out"
+run 2 "$BW" diff "$TMP/m.json" "$TMP/m2.json" --perf-tolerance fast
+contains "$TMP/err" "--perf-tolerance 'fast' is not a percentage such as 10%"
 
 # A check that hangs is killed after --timeout and failed; the probe runs
 # again without it and the later checks still run. One that kills the probe too.

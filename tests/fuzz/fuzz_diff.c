@@ -15,11 +15,11 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct json *a = json_parse((const char *)data, size, &why), *b = json_object(), *r;
 
 	if (a) {
-		manifest_diff(a, b, &r, &text);
+		manifest_diff(a, b, 10, &r, &text);
 		json_free(r);
-		manifest_diff(b, a, &r, &text);
+		manifest_diff(b, a, 10, &r, &text);
 		json_free(r);
-		manifest_diff(a, a, &r, &text);
+		manifest_diff(a, a, 10, &r, &text);
 		json_free(r);
 		json_free(a);
 	}
