@@ -1,13 +1,24 @@
+#include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
+#include "archs.h"
 #include "buf.h"
+#include "compat.h"
 #include "diag.h"
 #include "json.h"
+#include "knowledge.h"
+#include "manifest.h"
+#include "plan.h"
 #include "proc.h"
+#include "profile.h"
 #include "smoke.h"
 #include "util.h"
+#include "verify.h"
+#include "zip.h"
 
 #define MARKER "@bwbuild "
 /* A probe that keeps dying is not run for ever. */
@@ -278,3 +289,304 @@ smoke_json(const struct smoke_result *r)
 	json_set(o, "restarts", json_number(r->restarts));
 	return o;
 }
+
+/* ---- a private install: the wheel's members under a temporary directory ---- */
+
+static int
+write_sink(void *ctx, const void *data, size_t n)
+{
+	return write_all(*(int *)ctx, data, n);
+}
+
+static int
+safe_member(const char *name)
+{
+	if (!*name || name[0] == '/' || strstr(name, "\\"))
+		return 0;
+	for (const char *p = name; p; p = strchr(p, '/')) {
+		if (*p == '/')
+			p++;
+		if (!strncmp(p, "..", 2) && (p[2] == '/' || !p[2]))
+			return 0;
+	}
+	return 1;
+}
+
+static int
+install_wheel(const char *wheel, const char *dir)
+{
+	struct buf path = BUF_INIT, why = BUF_INIT;
+	struct zip z;
+	int rc = 0;
+
+	if (zip_open(&z, wheel) < 0)
+		return -1;
+	for (size_t i = 0; i < z.n && !rc; i++) {
+		const struct zip_entry *e = &z.entries[i];
+		int fd;
+
+		if (!safe_member(e->name)) {
+			rc = error("'%s': member '%s' would land outside the install directory; "
+				   "run 'bwbuild verify' on it", wheel, e->name);
+			break;
+		}
+		if (e->name_len && e->name[e->name_len - 1] == '/')
+			continue;
+		buf_reset(&path);
+		buf_addf(&path, "%s/%s", dir, e->name);
+		if (mkdir_p_parent(path.s) < 0) {
+			rc = -1;
+			break;
+		}
+		fd = open(path.s, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0755);
+		if (fd < 0) {
+			rc = error("cannot write '%s':", path.s);
+			break;
+		}
+		if (zip_read(&z, e, write_sink, &fd, &why) < 0)
+			rc = error("'%s': %s", wheel, why.s);
+		close(fd);
+	}
+	zip_close(&z);
+	buf_release(&path);
+	buf_release(&why);
+	return rc;
+}
+
+/* ---- what the probe is told to expect ---- */
+
+static void
+join_true_features(const struct json *features, struct buf *out)
+{
+	for (size_t i = 0; i < json_len(features); i++)
+		if (json_is_true(json_at(features, i)))
+			buf_addf(out, "%s%s", out->len ? "," : "", json_key_at(features, i));
+}
+
+/*
+ * The arch list torch.cuda.get_arch_list() should print, read from the
+ * fatbins: the targets every container of the largest CUDA library
+ * carries (extra 'a' kernels and one-off targets are in a few containers
+ * only, and get_arch_list() leaves them out).
+ */
+static void
+main_targets(const char *dir, struct buf *out)
+{
+	char *paths[] = { (char *)dir };
+	const struct archs_lib *big = NULL;
+	struct archs_report r;
+
+	if (archs_scan(&r, paths, 1, 0) < 0)
+		return;
+	for (size_t i = 0; i < r.n; i++)
+		if (!r.libs[i].error && (!big || r.libs[i].containers > big->containers))
+			big = &r.libs[i];
+	for (size_t i = 0; big && i < big->sass.n; i++)
+		if (big->sass.v[i].n == big->containers)
+			buf_addf(out, "%s%s", out->len ? "," : "", big->sass.v[i].name);
+	for (size_t i = 0; big && i < big->ptx.n; i++)
+		if (big->ptx.v[i].n == big->containers)
+			buf_addf(out, "%s%s", out->len ? "," : "", big->ptx.v[i].name);
+	archs_report_release(&r);
+}
+
+static char *
+find_probe(const char *package)
+{
+	struct strvec dirs = STRVEC_INIT;
+	struct buf path = BUF_INIT;
+	char *found = NULL;
+
+	data_search_path("probes", "BWBUILD_PROBE_PATH", &dirs);
+	for (size_t i = dirs.n; i-- > 0 && !found;) {
+		buf_reset(&path);
+		buf_addf(&path, "%s/smoke-%s.py", dirs.v[i], package);
+		if (is_regular(path.s))
+			found = path_absolute(path.s);
+	}
+	strvec_clear(&dirs);
+	buf_release(&path);
+	return found;
+}
+
+/* verify --target-gpu's static answer for the GPU the probe found, against what ran. */
+static void
+static_vs_runtime(struct smoke_result *sr, const struct wheel_report *w)
+{
+	const struct json *gpu = json_get(sr->info, "gpu");
+	const char *capname = json_str(json_get(gpu, "capability"));
+	const struct smoke_check *k = smoke_find(sr, "kernel");
+	struct buf how = BUF_INIT, why = BUF_INIT;
+	int cc, runs = 1;
+	const char *no = NULL;
+
+	if (!capname || gpu_parse(capname, &cc) < 0 || !k || k->status == SMOKE_SKIP)
+		return;
+	for (size_t i = 0; i < w->nlibs; i++) {
+		if (!w->libs[i].has_fatbin)
+			continue;
+		buf_reset(&how);
+		if (library_runs_on(&w->libs[i].sass, &w->libs[i].ptx, cc, &how) < 0) {
+			runs = 0;
+			no = w->libs[i].path;
+		}
+	}
+	if (runs == (k->status == SMOKE_OK))
+		buf_addf(&why, "verify --target-gpu %s says %s, and the kernels %s", capname,
+			 runs ? "yes" : "no", runs ? "ran" : "did not run");
+	else
+		buf_addf(&why, "verify --target-gpu %s says %s%s%s, but the kernels %s: report this",
+			 capname, runs ? "yes" : "no (", runs ? "" : no, runs ? "" : ")",
+			 k->status == SMOKE_OK ? "ran" : "did not run");
+	smoke_add_check(sr, "static_vs_runtime", runs == (k->status == SMOKE_OK) ? SMOKE_OK : SMOKE_FAIL,
+			why.s, 0);
+	buf_release(&how);
+	buf_release(&why);
+}
+
+
+int
+smoke_target(const struct smoke_request *rq, struct smoke_result *sr, struct json **result)
+{
+	struct smoke_opts so = { .gpu = rq->gpu, .timeout = rq->timeout, .quick = rq->quick };
+	struct strvec env = STRVEC_INIT, sass = STRVEC_INIT, ptx = STRVEC_INIT;
+	struct buf dir = BUF_INIT, features = BUF_INIT, archs = BUF_INIT;
+	const struct smoke_check *cuda;
+	struct wheel_report w;
+	char *probe = NULL, *tmp = NULL;
+	struct json *m = NULL;
+	size_t failed = 0;
+	int ret = -1;
+
+	*result = NULL;
+	if (wheel_verify(&w, rq->target, NULL) < 0)
+		return -1;
+	if (!w.name || !*w.name) {
+		error("'%s': cannot tell the package's name", rq->target);
+		goto out;
+	}
+	probe = find_probe(w.name);
+	if (!probe) {
+		error("no probe for '%s': bwbuild ships probes/smoke-torch.py and "
+		      "probes/smoke-minitorch.py; put smoke-%s.py on BWBUILD_PROBE_PATH", w.name,
+		      w.name);
+		goto out;
+	}
+	if (is_dir(rq->target)) {
+		char *abs = path_absolute(rq->target);
+
+		/* site-packages/torch: the package is importable from its parent */
+		buf_add(&dir, abs, (size_t)(strrchr(abs, '/') - abs));
+		free(abs);
+	} else {
+		const char *t = getenv("TMPDIR");
+
+		buf_addf(&dir, "%s/bwbuild-smoke-XXXXXX", t && *t ? t : "/tmp");
+		if (!mkdtemp(dir.s)) {
+			error("cannot make a temporary directory '%s':", dir.s);
+			goto out;
+		}
+		tmp = xstrdup(dir.s);
+		if (install_wheel(rq->target, dir.s) < 0)
+			goto out;
+	}
+	m = manifest_make(&(struct manifest_input){ .wheel = &w });
+	join_true_features(json_get(m, "features"), &features);
+	if (rq->profile) {
+		plan_targets(rq->profile, &sass, &ptx);
+		for (size_t i = 0; i < sass.n; i++)
+			buf_addf(&archs, "%s%s", archs.len ? "," : "", sass.v[i]);
+		for (size_t i = 0; i < ptx.n; i++)
+			buf_addf(&archs, "%s%s", archs.len ? "," : "", ptx.v[i]);
+		for (size_t i = 0; i < rq->profile->nruntime_env; i++)
+			strvec_pushf(&env, "%s=%s", rq->profile->runtime_env[i].key,
+				     rq->profile->runtime_env[i].val);
+	} else {
+		main_targets(dir.s, &archs);
+	}
+	so.python = rq->python;
+	so.probe = probe;
+	so.pythonpath = dir.s;
+	so.features = features.s;
+	so.archs = archs.len ? archs.s : NULL;
+	so.env = &env;
+	fprintf(stderr, "smoke: %s with %s (%s)\n", rq->target, probe,
+		rq->python ? rq->python : "python3");
+	if (smoke_run(sr, &so) < 0)
+		goto out;
+	static_vs_runtime(sr, &w);
+	/* A wheel meant to have no PTX (cuda.ptx: none) is not failed for lacking it. */
+	for (size_t i = 0; i < sr->nchecks; i++) {
+		struct smoke_check *c = &sr->checks[i];
+
+		if (!strcmp(c->name, "forward_compat") && c->status == SMOKE_FAIL && rq->profile &&
+		    rq->profile->cuda_ptx.str && !strcmp(rq->profile->cuda_ptx.str, "none")) {
+			struct buf r = BUF_INIT;
+
+			buf_addf(&r, "%s (expected: the profile says cuda.ptx: none)", c->reason);
+			free(c->reason);
+			c->reason = buf_detach(&r);
+			c->status = SMOKE_WARN;
+		}
+	}
+	{
+		const char *name = json_str(json_get(json_get(sr->info, "gpu"), "name"));
+
+		for (size_t i = 0; i < sr->nbenches; i++)
+			sr->benches[i].peak = kb_gpu_peak(name, sr->benches[i].dtype);
+	}
+	cuda = smoke_find(sr, "cuda");
+	for (size_t i = 0; i < sr->nchecks; i++)
+		failed += sr->checks[i].status == SMOKE_FAIL;
+	ret = cuda && cuda->status == SMOKE_FAIL ? SMOKE_NO_GPU : failed ? 1 : 0;
+	*result = smoke_json(sr);
+	json_set(*result, "target", json_string(rq->target));
+	json_set(*result, "probe", json_string(probe));
+	json_set(*result, "status", json_string(ret == SMOKE_NO_GPU ? "no_gpu" :
+						ret ? "failed" : "ok"));
+out:
+	if (tmp) {
+		remove_tree(tmp);
+		free(tmp);
+	}
+	wheel_report_release(&w);
+	json_free(m);
+	free(probe);
+	strvec_clear(&env);
+	strvec_clear(&sass);
+	strvec_clear(&ptx);
+	buf_release(&dir);
+	buf_release(&features);
+	buf_release(&archs);
+	return ret;
+}
+
+int
+smoke_manifest_merge(const char *path, struct json *runtime)
+{
+	struct buf text = BUF_INIT, why = BUF_INIT;
+	struct json *m;
+	char *out;
+	int rc;
+
+	if (read_file(&text, path) < 0)
+		return -1;
+	m = json_parse(text.s, text.len, &why);
+	if (!m || !json_is_object(m)) {
+		rc = error("'%s' is not a manifest: %s", path, why.len ? why.s : "not an object");
+		json_free(m);
+		json_free(runtime);
+		buf_release(&text);
+		buf_release(&why);
+		return rc;
+	}
+	json_set(m, "runtime", runtime);
+	out = json_print(m, 1);
+	rc = write_file_atomic(path, out, strlen(out));
+	free(out);
+	json_free(m);
+	buf_release(&text);
+	buf_release(&why);
+	return rc;
+}
+

@@ -74,4 +74,28 @@ const char *smoke_status_mark(enum smoke_status s);
 /* {checks: [...], benchmarks: [...], gpu, versions...} for the manifest's "runtime". */
 struct json *smoke_json(const struct smoke_result *r);
 
+/* smoke_target's answer when no GPU can be used (also bwbuild smoke's exit status). */
+#define SMOKE_NO_GPU 3
+
+struct profile;
+struct smoke_request {
+	const char *target;             /* a wheel (installed privately) or a package directory */
+	const struct profile *profile;  /* its targets and runtime.env; NULL: read from the wheel */
+	const char *python;             /* NULL: python3 */
+	double timeout;                 /* seconds per check */
+	int quick;
+	int gpu;                        /* -1: any */
+};
+
+/*
+ * The whole of `bwbuild smoke` but the report: install, find the probe,
+ * run it, compare with verify's static answer, look up peaks. Returns 0
+ * (every check passed), 1 (one failed), SMOKE_NO_GPU, or -1 after
+ * reporting; *result is the JSON result (caller frees) unless -1.
+ */
+int smoke_target(const struct smoke_request *rq, struct smoke_result *r, struct json **result);
+
+/* Put `runtime` (taken) into the manifest at `path` under "runtime", atomically. */
+int smoke_manifest_merge(const char *path, struct json *runtime);
+
 #endif
