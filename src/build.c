@@ -15,6 +15,7 @@ static const struct build_step steps[STEP__COUNT] = {
 	[STEP_COMPILE] = { "compile", compile_check, compile_run }, /* src/compile.c */
 	[STEP_WHEEL] = { "wheel", NULL, package_run },           /* src/package.c */
 	[STEP_VERIFY] = { "verify", NULL, verify_run },          /* src/verify.c */
+	[STEP_SMOKE] = { "smoke", NULL, smoke_step_run },        /* src/smoke.c */
 	[STEP_PUBLISH] = { "publish", publish_check, publish_run }, /* src/publish.c */
 };
 
@@ -77,7 +78,9 @@ build_run(const struct build_opts *o)
 	if (b.have_report && b.report.errors.n)
 		error("the wheel failed %zu check%s", b.report.errors.n,
 		      b.report.errors.n == 1 ? "" : "s");
-	ret = b.have_report && b.report.errors.n ? EXIT_FAIL : EXIT_OK;
+	if (b.smoke_failed)
+		error("the wheel failed on this machine's GPU (bwbuild smoke)");
+	ret = (b.have_report && b.report.errors.n) || b.smoke_failed ? EXIT_FAIL : EXIT_OK;
 	if (last == STEP_PUBLISH)
 		fprintf(stderr, "bwbuild: %s in %.1f s\n", ret == EXIT_OK ? "done" : "failed",
 			now_seconds() - b.start);

@@ -13,7 +13,7 @@
 #include "verify.h"
 
 const char *const step_names[STEP__COUNT] = {
-	"fetch", "configure", "compile", "wheel", "verify", "publish",
+	"fetch", "configure", "compile", "wheel", "verify", "smoke", "publish",
 };
 
 int

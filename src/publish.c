@@ -137,6 +137,9 @@ manifest_text(struct build *b)
 	m = manifest_make(&mi);
 	json_set(m, "features_effective", b->effective ? b->effective : json_null());
 	json_merge_into((struct json *)json_get(m, "source"), b->source);
+	if (b->runtime)
+		json_set(m, "runtime", b->runtime);
+	b->runtime = NULL;
 	b->source = b->effective = NULL;
 	text = json_print(m, 1);
 	json_free(m);
@@ -152,7 +155,7 @@ publish_run(struct build *b)
 	int rc;
 
 	text = manifest_text(b);
-	if (b->report.errors.n) {
+	if (b->report.errors.n || b->smoke_failed) {
 		/*
 		 * A wheel that failed verify is not published where CI picks wheels
 		 * up; its manifest (verify.ok false, the reasons) goes beside it.
@@ -160,8 +163,9 @@ publish_run(struct build *b)
 		buf_addf(&mpath, "%.*s.manifest.json", (int)(strlen(b->wheel.s) - 4), b->wheel.s);
 		rc = write_file_atomic(mpath.s, text, strlen(text));
 		if (!rc)
-			fprintf(stderr, "publish: not published to %s: the wheel failed verify; it "
+			fprintf(stderr, "publish: not published to %s: the wheel failed %s; it "
 				"and its manifest stay in %.*s\n", b->plan.out_dir,
+				b->report.errors.n ? "verify" : "smoke",
 				(int)(name - 1 - b->wheel.s), b->wheel.s);
 		free(text);
 		buf_release(&mpath);

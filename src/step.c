@@ -236,6 +236,7 @@ build_release(struct build *b)
 {
 	json_free(b->source);
 	json_free(b->effective);
+	json_free(b->runtime);
 	toolchain_release(&b->toolchain);
 	json_free(b->recoveries);
 	json_free(b->cache);

@@ -36,6 +36,8 @@ struct build {
 	struct buf wheel;             /* wheel: the wheel in <work>/dist */
 	struct wheel_report report;   /* verify */
 	int have_report;
+	struct json *runtime;         /* smoke: the result on this machine's GPU, or NULL */
+	int smoke_failed;             /* smoke: a check failed (the wheel is not published) */
 	double seconds[STEP__COUNT];
 	double start;
 };
@@ -63,6 +65,7 @@ int compile_check(struct build *b);             /* src/compile.c */
 int compile_run(struct build *b);
 int package_run(struct build *b);               /* src/package.c */
 int verify_run(struct build *b);                /* src/verify.c */
+int smoke_step_run(struct build *b);            /* src/smoke.c */
 int publish_check(struct build *b);             /* src/publish.c */
 int publish_run(struct build *b);
 

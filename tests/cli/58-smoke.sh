@@ -125,3 +125,41 @@ if pgrep -f "$TMP/probes/smoke-minitorch.py" >/dev/null; then fail "a hung probe
 
 # Usage: no such target; a package without a probe.
 run 2 "$BW" smoke "$TMP/nothing.whl"
+
+# The build's smoke step: skipped without a GPU; with one the wheel covers
+# (a fake nvidia-smi saying 12.0, a recorded probe) the checks go into the
+# manifest's "runtime"; a failed check keeps the wheel from --out.
+ex="$TMP/example58"
+sh scripts/make-example-repo.sh tests/fixtures/minitorch "$ex/minitorch.git" v2.11.0
+export BWBUILD_CACHE_DIR="$TMP/cache58"
+printf 'extends: %s/profiles/demo.yaml\nname: s58\nsource:\n  repo: %s/minitorch.git\n' "$TOP" "$ex" > "$TMP/s58.yaml"
+mkdir -p "$TMP/nogpu"
+printf '#!/bin/sh\nexit 9\n' > "$TMP/nogpu/nvidia-smi" && chmod +x "$TMP/nogpu/nvidia-smi"
+PATH="$TMP/nogpu:$PATH" run 0 "$BW" --profile "$TMP/s58.yaml" --work "$TMP/w58" --out "$TMP/o58"
+contains "$TMP/err" "smoke: skipped: no GPU here (run 'bwbuild smoke' on the wheel where one is)"
+mkdir -p "$TMP/gpu"
+printf '#!/bin/sh\necho 9.0\necho 12.0\n' > "$TMP/gpu/nvidia-smi" && chmod +x "$TMP/gpu/nvidia-smi"
+cat > "$TMP/probes/smoke-minitorch.py" <<'PY'
+import os
+for l in ['{"info": {"gpu": {"name": "NVIDIA GeForce RTX 5090", "capability": "sm_120", "driver": "580.95.05"}}}',
+          '{"check": "import", "status": "ok", "reason": "fine"}', '{"check": "cuda", "status": "ok", "reason": "fine"}',
+          '{"check": "kernel", "status": "ok", "reason": "ran"}',
+          '{"check": "forward_compat", "status": "%s", "reason": "JIT"}' % os.environ.get("FC", "ok")]:
+    print("@bwbuild " + l)
+PY
+rm -rf "$TMP/o58"
+touch "$TMP/w58/src/csrc/cpu/ops.cpp"
+PATH="$TMP/gpu:$PATH" BWBUILD_PROBE_PATH="$TMP/probes" run 0 "$BW" --profile "$TMP/s58.yaml" --work "$TMP/w58" --out "$TMP/o58"
+contains "$TMP/err" "  ✅ static_vs_runtime    verify --target-gpu sm_120 says yes, and the kernels ran"
+python3 - "$TMP/o58" <<'PY'
+import glob, json, sys
+(m,) = glob.glob(sys.argv[1] + "/*.manifest.json")
+r = json.load(open(m))["runtime"]
+assert r["status"] == "ok" and r["gpu"]["name"] == "NVIDIA GeForce RTX 5090", r
+assert [c["name"] for c in r["checks"]][-1] == "static_vs_runtime", r
+PY
+rm -rf "$TMP/o58"
+touch "$TMP/w58/src/csrc/cpu/ops.cpp"
+FC=fail PATH="$TMP/gpu:$PATH" BWBUILD_PROBE_PATH="$TMP/probes" run 1 "$BW" --profile "$TMP/s58.yaml" --work "$TMP/w58" --out "$TMP/o58"
+contains "$TMP/err" "publish: not published to $TMP/o58: the wheel failed smoke"
+contains "$TMP/err" "error: the wheel failed on this machine's GPU (bwbuild smoke)"
