@@ -41,7 +41,7 @@ assert m["source"]["commit"] and len(m["source"]["commit"]) == 40
 assert m["source"]["commit"] == m["version_py"]["git_version"]
 assert m["wheel"]["tags"] == [m["wheel"]["file"].split("-", 2)[2][:-4]], m["wheel"]
 assert m["profile"]["name"] == "demo-e2e"
-assert set(m["build"]["timings"]) >= {"fetch", "configure", "compile", "wheel", "verify", "publish"}
+assert set(m["build"]["timings"]) >= {"fetch", "configure", "compile", "wheel", "verify", "smoke", "publish"}
 t = m["build"]["toolchain"]
 assert set(t) == {"cc", "c++", "cudahostcxx", "nvcc", "cmake", "ninja", "python"}, t
 assert "release 13.0" in t["nvcc"]["version"] and t["cmake"]["version"].startswith("cmake version"), t
