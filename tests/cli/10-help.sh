@@ -62,10 +62,17 @@ while read -r c; do
 		STEP) v=fetch ;;
 		sm_XY) v=sm_120 ;;
 		'json|md') v=md ;;
+		SECONDS) v=30 ;;
+		PERCENT) v=10% ;;
 		*) v=x ;;
 		esac
 		run 2 "$BW" "$c" $opt $v stray1 stray2 stray3 </dev/null
-		contains "$TMP/err" "error: unexpected argument 'stray"
+		if grep -q "^usage: bwbuild $c [A-Z|]*\.\.\." "$TMP/help-$c"; then
+			# PATH... takes them all: the option was taken, the paths are refused.
+			contains "$TMP/err" "error: cannot read 'stray1'"
+		else
+			contains "$TMP/err" "error: unexpected argument 'stray"
+		fi
 	done < "$TMP/options-$c"
 done < "$TMP/commands"
 grep -q -- '--strict' "$TMP/options-doctor" || fail "doctor --strict is not documented"
