@@ -323,6 +323,27 @@ mirror_verify(const char *objects, struct buf *why)
 }
 
 /*
+ * Read the mirror whose objects directory is `objects` back; when it is
+ * damaged, name it, remove it (to be fetched again) and return 1.
+ */
+static int
+mirror_drop_if_damaged(const char *objects)
+{
+	struct buf why = BUF_INIT, mpath = BUF_INIT;
+	int dropped = 0;
+
+	if (mirror_verify(objects, &why) < 0) {
+		buf_add(&mpath, objects, strlen(objects) - strlen("/objects"));
+		warning("the mirror '%s' is damaged (%s); removing it to fetch it again", mpath.s,
+			why.s);
+		dropped = remove_tree(mpath.s) == 0;
+	}
+	buf_release(&why);
+	buf_release(&mpath);
+	return dropped;
+}
+
+/*
  * Open (creating it when new) the bare mirror of `url` under the cache and
  * make sure it has `ref` (a name or id; its commit into `out`) or the
  * commit `want` (then `out` may be NULL): the mirror is fetched only when
@@ -404,17 +425,9 @@ mirror_ensure_once(const char *cache, const char *url, const char *ref, const gi
 	if (mirror_fetch(m, url, mpath.s, what.s) < 0)
 		goto out;
 	if (!mirror_has(m, ref, want, out)) {
-		struct buf why = BUF_INIT;
-
 		/* Fetched and still missing: the mirror may hold it, damaged. */
-		if (mirror_verify(objects->s, &why) < 0) {
-			warning("the mirror '%s' is damaged (%s); removing it to fetch it again",
-				mpath.s, why.s);
-			*damaged = remove_tree(mpath.s) == 0;
-			buf_release(&why);
+		if ((*damaged = mirror_drop_if_damaged(objects->s)))
 			goto out;
-		}
-		buf_release(&why);
 		if (ref)
 			error("unknown ref '%s' in '%s': not a tag, branch or commit there", ref, url);
 		else
@@ -1022,19 +1035,8 @@ repair_mirrors(const struct strvec *mirrors)
 {
 	int repaired = 0;
 
-	for (size_t i = 0; i < mirrors->n; i++) {
-		struct buf why = BUF_INIT, mpath = BUF_INIT;
-
-		if (mirror_verify(mirrors->v[i], &why) < 0) {
-			buf_add(&mpath, mirrors->v[i], strlen(mirrors->v[i]) - strlen("/objects"));
-			warning("the mirror '%s' is damaged (%s); removing it to fetch it again",
-				mpath.s, why.s);
-			if (remove_tree(mpath.s) == 0)
-				repaired++;
-		}
-		buf_release(&why);
-		buf_release(&mpath);
-	}
+	for (size_t i = 0; i < mirrors->n; i++)
+		repaired += mirror_drop_if_damaged(mirrors->v[i]);
 	return repaired;
 }
 
