@@ -49,8 +49,14 @@ can_build_wheels(const char *py)
 }
 
 static int
-try_candidate(struct buf *out, const char *py, const char *from, struct buf *why)
+try_candidate(struct buf *out, const char *py, const char *from, struct buf *why,
+	      struct strvec *tried)
 {
+	/* The venv's python is also first on PATH: judged and named once. */
+	for (size_t i = 0; i < tried->n; i++)
+		if (!strcmp(tried->v[i], py))
+			return 0;
+	strvec_push(tried, py);
 	if (access(py, X_OK) < 0) {
 		buf_addf(why, "  %s (%s): not executable\n", py, from);
 		return 0;
@@ -67,7 +73,7 @@ try_candidate(struct buf *out, const char *py, const char *from, struct buf *why
 
 /* The interpreter of an active environment (venv, conda), which users mean to build with. */
 static int
-try_environment(struct buf *out, const char *var, struct buf *why)
+try_environment(struct buf *out, const char *var, struct buf *why, struct strvec *tried)
 {
 	const char *dir = getenv(var);
 	struct buf py = BUF_INIT, from = BUF_INIT;
@@ -77,7 +83,7 @@ try_environment(struct buf *out, const char *var, struct buf *why)
 		return 0;
 	buf_addf(&py, "%s/bin/python3", dir);
 	buf_addf(&from, "the active environment, $%s", var);
-	found = try_candidate(out, py.s, from.s, why);
+	found = try_candidate(out, py.s, from.s, why, tried);
 	buf_release(&py);
 	buf_release(&from);
 	return found;
@@ -87,23 +93,29 @@ int
 python_find(struct buf *out, const char *preferred, struct buf *why)
 {
 	const char *path = getenv("PATH");
+	struct strvec tried = STRVEC_INIT;
 	char *copy, *tok, *save = NULL;
 	int found = 0;
 
-	if (preferred)
-		return try_candidate(out, preferred, "build.python", why) ? 0 : -1;
-	found = try_environment(out, "VIRTUAL_ENV", why) || try_environment(out, "CONDA_PREFIX", why);
+	if (preferred) {
+		found = try_candidate(out, preferred, "build.python", why, &tried);
+		strvec_clear(&tried);
+		return found ? 0 : -1;
+	}
+	found = try_environment(out, "VIRTUAL_ENV", why, &tried) ||
+		try_environment(out, "CONDA_PREFIX", why, &tried);
 	copy = xstrdup(path ? path : "/usr/bin:/bin");
 	for (tok = strtok_r(copy, ":", &save); tok && !found; tok = strtok_r(NULL, ":", &save)) {
 		struct buf c = BUF_INIT;
 
 		buf_addf(&c, "%s/python3", *tok ? tok : ".");
 		if (access(c.s, X_OK) == 0)
-			found = try_candidate(out, c.s, "on PATH", why);
+			found = try_candidate(out, c.s, "on PATH", why, &tried);
 		buf_release(&c);
 	}
 	free(copy);
 	if (!found)
-		found = try_candidate(out, "/usr/bin/python3", "the system's", why);
+		found = try_candidate(out, "/usr/bin/python3", "the system's", why, &tried);
+	strvec_clear(&tried);
 	return found ? 0 : -1;
 }

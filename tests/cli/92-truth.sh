@@ -38,6 +38,8 @@ contains "$TMP/out" "python         $TMP/venv/bin/python3 can build wheels"
 echo '__version__ = "69.5.1"' > "$TMP/venv/lib/setuptools/__init__.py"
 VIRTUAL_ENV="$TMP/venv" PATH="$TMP/venv/bin:$PATH" run 0 "$BW" doctor
 contains "$TMP/out" "can build wheels (setup.py trees); skipped $TMP/venv/bin/python3 (the active environment, \$VIRTUAL_ENV): cannot build wheels (needs setuptools >= 70.1, or setuptools and wheel)"
+# The venv's python is first on PATH too: named once, not twice.
+[ "$(grep -o "$TMP/venv/bin/python3 (" "$TMP/out" | wc -l)" -eq 1 ] || fail "the venv's interpreter was listed twice"
 
 # The configure stamp holds the toolchain and what the shell passed in: a
 # variable that changes the build makes the next run configure afresh.
