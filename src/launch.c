@@ -123,42 +123,65 @@ is_heavy(const char *source)
 	return 0;
 }
 
-uint64_t
-launch_estimate(char *const *argv, const char *source)
+/* What the flags say: the language, gencode count and nvcc --threads (0 = every CPU). */
+static void
+compile_shape(char *const *argv, const char *source, int *cuda, unsigned *gencodes,
+	      unsigned *threads)
 {
 	const char *cc = strrchr(argv[0], '/') ? strrchr(argv[0], '/') + 1 : argv[0];
-	unsigned gencodes = 0, threads = 1;
-	int cuda = ends_with(source, ".cu") || !strcmp(cc, "nvcc");
-	uint64_t base;
-	size_t i;
 
-	for (i = 1; argv[i]; i++) {
+	*cuda = ends_with(source, ".cu") || !strcmp(cc, "nvcc");
+	*gencodes = 0;
+	*threads = 1;
+	for (size_t i = 1; argv[i]; i++) {
 		const char *a = argv[i];
 
 		if (!strcmp(a, "-gencode") || !strcmp(a, "--generate-code"))
-			gencodes++;
+			(*gencodes)++;
 		else if (starts_with(a, "-gencode=") || starts_with(a, "--generate-code="))
-			gencodes++;
+			(*gencodes)++;
 		else if ((!strcmp(a, "--threads") || !strcmp(a, "-t")) && argv[i + 1])
-			threads = (unsigned)strtoul(argv[i + 1], NULL, 10);
+			*threads = (unsigned)strtoul(argv[i + 1], NULL, 10);
 		else if (starts_with(a, "--threads="))
-			threads = (unsigned)strtoul(a + 10, NULL, 10);
+			*threads = (unsigned)strtoul(a + 10, NULL, 10);
 		else if (!strcmp(a, "-x") && argv[i + 1] && !strcmp(argv[i + 1], "cu"))
-			cuda = 1;
+			*cuda = 1;
 	}
+	if (!*gencodes)
+		*gencodes = 1;
+	if (*threads == 0)
+		*threads = (unsigned)sysconf(_SC_NPROCESSORS_ONLN);
+	if (*threads > *gencodes)
+		*threads = *gencodes;
+	if (*threads < 1)
+		*threads = 1;
+}
+
+uint64_t
+launch_estimate(char *const *argv, const char *source)
+{
+	unsigned gencodes, threads;
+	uint64_t base;
+	int cuda;
+
+	compile_shape(argv, source, &cuda, &gencodes, &threads);
 	if (!cuda)
 		return EST_LAUNCH_CXX;
 	base = is_heavy(source) ? EST_LAUNCH_HEAVY : EST_LAUNCH_CUDA;
-	if (!gencodes)
-		gencodes = 1;
-	if (threads == 0)
-		threads = (unsigned)sysconf(_SC_NPROCESSORS_ONLN);
-	if (threads > gencodes)
-		threads = gencodes;
-	if (threads < 1)
-		threads = 1;
 	/* est = base x (1 + 0.1 x (n - 1)) x min(T, n)  (build-scheduling.md §3) */
 	return base * (10 + (gencodes - 1)) / 10 * threads;
+}
+
+void
+launch_kind(char *const *argv, const char *source, struct buf *kind)
+{
+	unsigned gencodes, threads;
+	int cuda;
+
+	compile_shape(argv, source, &cuda, &gencodes, &threads);
+	buf_addf(kind, "kind:%s%s", cuda ? "cuda" : "cxx", is_heavy(source) ? "-heavy" : "");
+	if (cuda)
+		buf_addf(kind, "-g%u-t%u", gencodes, threads);
 }
 
 uint64_t
@@ -186,15 +209,9 @@ peaks_learn(uint64_t old, uint64_t peak)
 
 /* ---- the ledger ---- */
 
-struct entry {
-	unsigned long ticket;
-	long pid;
-	char state;
-	uint64_t bytes;
-};
 
 struct ledger {
-	struct entry *v;
+	struct launch_entry *v;
 	size_t n, cap;
 	struct strvec keys;
 };
@@ -216,7 +233,7 @@ ledger_read(struct ledger *l, const char *path)
 	if (!path_exists(path) || read_file(&text, path) < 0)
 		return;
 	for (p = text.s; p && *p; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : NULL) {
-		struct entry e;
+		struct launch_entry e;
 		char state;
 		int used = 0;
 
@@ -275,6 +292,61 @@ unlock_ledger(struct launcher *s)
 	flock(s->lock_fd, LOCK_UN);
 }
 
+/* Whether waiting entry `w` fits now: a free slot and room in the budget (alone, always). */
+static int
+fits(const struct launch_entry *w, unsigned running, uint64_t reserved, uint64_t budget,
+     unsigned slots)
+{
+	return !running || (running < slots && reserved + w->bytes <= budget);
+}
+
+/* Whether `w` may pass the blocked head: see launch.h. */
+static int
+may_backfill(const struct launch_entry *w, const struct launch_entry *head, unsigned running,
+	     unsigned younger, uint64_t reserved, uint64_t budget, unsigned slots)
+{
+	return running && fits(w, running, reserved, budget, slots) &&
+	       w->bytes + head->bytes <= budget && younger + 1 < slots;
+}
+
+int
+launch_may_start(const struct launch_entry *v, size_t n, unsigned long me, uint64_t budget,
+		 unsigned slots)
+{
+	const struct launch_entry *head = NULL, *self = NULL;
+	unsigned running = 0, younger = 0;
+	uint64_t reserved = 0;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		if (v[i].state == 'R') {
+			running++;
+			reserved += v[i].bytes;
+		} else if (!head || v[i].ticket < head->ticket) {
+			head = &v[i];
+		}
+		if (v[i].ticket == me)
+			self = &v[i];
+	}
+	if (!self || self->state != 'W')
+		return 0;
+	if (self == head)
+		return fits(head, running, reserved, budget, slots);
+	if (fits(head, running, reserved, budget, slots))
+		return 0; /* the head goes first */
+	for (i = 0; i < n; i++)
+		if (v[i].state == 'R' && v[i].ticket > head->ticket)
+			younger++;
+	if (!may_backfill(self, head, running, younger, reserved, budget, slots))
+		return 0;
+	/* Among those that could pass the head, the oldest goes. */
+	for (i = 0; i < n; i++)
+		if (v[i].state == 'W' && &v[i] != head && v[i].ticket < me &&
+		    may_backfill(&v[i], head, running, younger, reserved, budget, slots))
+			return 0;
+	return 1;
+}
+
 static volatile sig_atomic_t stop_signal;
 
 static void
@@ -310,35 +382,25 @@ admit(struct launcher *s, const char *key, uint64_t est, unsigned long *ticket)
 	unlock_ledger(s);
 
 	for (;;) {
-		unsigned running = 0;
-		uint64_t reserved = 0;
-		unsigned long head = 0;
 		size_t me = (size_t)-1;
-		struct timespec ts = { 0, 100 * 1000 * 1000L };
+		/* Short: a slot freed is taken within 20 ms, not a tenth of a second later. */
+		struct timespec ts = { 0, 20 * 1000 * 1000L };
 
 		if (stop_signal)
 			return -1;
 		if (lock_ledger(s) < 0)
 			return -1;
 		ledger_read(&l, s->ledger.s);
-		for (i = 0; i < l.n; i++) {
-			if (l.v[i].state == 'R') {
-				running++;
-				reserved += l.v[i].bytes;
-			} else if (!head || l.v[i].ticket < head) {
-				head = l.v[i].ticket;
-			}
+		for (i = 0; i < l.n; i++)
 			if (l.v[i].ticket == *ticket && l.v[i].pid == (long)getpid())
 				me = i;
-		}
 		if (me == (size_t)-1) {
 			/* Our line was lost (the ledger was removed): take a new one. */
 			ledger_release(&l);
 			unlock_ledger(s);
 			return admit(s, key, est, ticket);
 		}
-		if (head == *ticket &&
-		    (!running || (running < s->slots && reserved + est <= s->budget))) {
+		if (launch_may_start(l.v, l.n, *ticket, s->budget, s->slots)) {
 			l.v[me].state = 'R';
 			ledger_write(&l, s->ledger.s);
 			ledger_release(&l);
@@ -495,8 +557,10 @@ learn(struct launcher *s, const char *key, uint64_t value, int force)
 	for (p = text.s; p && *p; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : NULL)
 		if (strncmp(p, key, kl) || p[kl] != ' ')
 			buf_add(&out, p, strcspn(p, "\n") + (p[strcspn(p, "\n")] == '\n'));
+	/* A kind keeps the largest peak seen: it must cover every file of that kind. */
 	buf_addf(&out, "%s %llu\n", key,
-		 (unsigned long long)(force || !old ? value : peaks_learn(old, value)));
+		 (unsigned long long)(force || !old ? value : starts_with(key, "kind:") ?
+				      (old > value ? old : value) : peaks_learn(old, value)));
 	write_file_atomic(s->peaks.s, out.s, out.len);
 	unlock_ledger(s);
 	buf_release(&text);
@@ -588,8 +652,8 @@ run_measured(char *const *argv, int *status, uint64_t *peak)
 
 /* A compile killed (likely by the OOM killer) reserves more next time; a good one is learned. */
 static void
-record_outcome(struct launcher *s, const char *key, const char *source, uint64_t est,
-	       int status, uint64_t peak)
+record_outcome(struct launcher *s, const char *key, const char *kind, const char *source,
+	       uint64_t est, int status, uint64_t peak)
 {
 	if (WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL) {
 		fprintf(stderr, "bwbuild launch: %s was killed by signal 9 (likely out of memory; "
@@ -602,6 +666,7 @@ record_outcome(struct launcher *s, const char *key, const char *source, uint64_t
 		learn(s, key, est + est / 2, 1);
 	} else if (WIFEXITED(status) && WEXITSTATUS(status) == 0 && peak >= LEARN_MIN) {
 		learn(s, key, peak, 0);
+		learn(s, kind, peak, 0);
 	}
 }
 
@@ -611,7 +676,7 @@ launch_run(char *const *argv)
 	const char *dir = getenv(LAUNCH_ENV_DIR), *b = getenv(LAUNCH_ENV_BUDGET);
 	const char *slots = getenv(LAUNCH_ENV_SLOTS);
 	struct launcher s;
-	struct buf key = BUF_INIT, source = BUF_INIT, text = BUF_INIT;
+	struct buf key = BUF_INIT, source = BUF_INIT, text = BUF_INIT, kind = BUF_INIT;
 	struct sigaction sa;
 	unsigned long ticket;
 	uint64_t est, learned, peak;
@@ -624,10 +689,14 @@ launch_run(char *const *argv)
 		return exec_direct(argv);
 	}
 	launch_key(argv, getenv(LAUNCH_ENV_ROOT), &key, &source);
+	launch_kind(argv, source.s, &kind);
 	est = launch_estimate(argv, source.s);
-	if (path_exists(s.peaks.s) && read_file(&text, s.peaks.s) == 0 &&
-	    (learned = peaks_get(text.s, key.s)))
-		est = learned + learned / 10;
+	if (path_exists(s.peaks.s) && read_file(&text, s.peaks.s) == 0) {
+		if ((learned = peaks_get(text.s, key.s)))
+			est = learned + learned / 10;
+		else if ((learned = peaks_get(text.s, kind.s)) && learned + learned / 4 < est)
+			est = learned + learned / 4; /* never compiled: its kind's largest, +25 % */
+	}
 
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_stop;
@@ -641,13 +710,14 @@ launch_run(char *const *argv)
 		ret = 1;
 	} else {
 		leave(&s, ticket);
-		record_outcome(&s, key.s, source.s, est, status, peak);
+		record_outcome(&s, key.s, kind.s, source.s, est, status, peak);
 		ret = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 	}
 	launcher_close(&s);
 	buf_release(&key);
 	buf_release(&source);
 	buf_release(&text);
+	buf_release(&kind);
 	return ret;
 }
 

@@ -33,10 +33,41 @@ void launch_key(char *const *argv, const char *root, struct buf *key, struct buf
 /* The cold estimate (memmodel.h): C/C++, CUDA scaled by gencodes and --threads, heavy kernels. */
 uint64_t launch_estimate(char *const *argv, const char *source);
 
+/*
+ * The kind of a compile, for estimates of files never compiled before:
+ * "kind:cxx", "kind:cxx-heavy", "kind:cuda-g3-t1", "kind:cuda-heavy-g3-t1"
+ * (language, heavy kernels, gencode count, nvcc --threads). The largest
+ * peak seen for a kind in this work directory bounds the cold estimate of
+ * the next compile of that kind (a PyTorch tree has thousands of alike
+ * C++ files; after the first few the default 2 GiB guess is replaced).
+ */
+void launch_kind(char *const *argv, const char *source, struct buf *kind);
+
 /* Learned peaks: "key bytes" lines. */
 uint64_t peaks_get(const char *text, const char *key);
 /* Rise at once, decay slowly: new = old > peak ? (9*old + peak) / 10 : peak. */
 uint64_t peaks_learn(uint64_t old, uint64_t peak);
+
+/* One ledger line: a compile waiting ('W') or running ('R') with its reservation. */
+struct launch_entry {
+	unsigned long ticket;
+	long pid;
+	char state;
+	uint64_t bytes;
+};
+
+/*
+ * Admission, with backfilling: the oldest waiting compile (the head)
+ * starts when a slot is free and its reservation fits in the budget (or
+ * nothing runs). While the head waits for memory, a younger compile may
+ * start if it fits now, if it and the head fit in the budget together (so
+ * once the compiles older than the head finish, the head fits beside it:
+ * its start is not delayed for memory), and if a slot stays for the head
+ * (younger compiles running < slots - 1); among such, the oldest goes. The
+ * head is never passed for a slot it could take, so it cannot starve.
+ */
+int launch_may_start(const struct launch_entry *v, size_t n, unsigned long me, uint64_t budget,
+		     unsigned slots);
 
 /* Run `argv` under admission control; returns the exit status to exit with. */
 int launch_run(char *const *argv);

@@ -196,9 +196,68 @@ t_oom(void)
 	strvec_clear(&keys);
 }
 
+static void
+kind_is(const char *cmd, const char *source, const char *want)
+{
+	struct strvec argv = STRVEC_INIT;
+	struct buf kind = BUF_INIT;
+
+	argv_of(&argv, cmd);
+	launch_kind(argv.v, source, &kind);
+	CHECK_STR(kind.s, want);
+	strvec_clear(&argv);
+	buf_release(&kind);
+}
+
+/* Kinds from real command lines: what a never-seen file is estimated like. */
+static void
+t_kind(void)
+{
+	kind_is("/usr/bin/c++ -O2 -fPIC -c aten/src/ATen/native/Sort.cpp -o Sort.o",
+		"aten/src/ATen/native/Sort.cpp", "kind:cxx");
+	kind_is("/usr/local/cuda/bin/nvcc -gencode arch=compute_90,code=sm_90 -gencode "
+		"arch=compute_120,code=[sm_120,compute_120] --threads 4 -c ops.cu -o ops.o",
+		"ops.cu", "kind:cuda-g2-t2");
+	kind_is("/usr/local/cuda/bin/nvcc -gencode=arch=compute_100,code=sm_100 -c "
+		"flash_fwd_hdim128.cu", "csrc/flash/flash_fwd_hdim128.cu", "kind:cuda-heavy-g1-t1");
+}
+
+#define W(t, b) { (t), 1, 'W', (b) }
+#define R(t, b) { (t), 1, 'R', (b) }
+
+/* The admission decision: head first, backfill that cannot delay the head, no starvation. */
+static void
+t_admission(void)
+{
+	const uint64_t G = 1ULL << 30, M = 1ULL << 20;
+	/* A heavy runs; the heavy head does not fit beside it; a light one may pass. */
+	struct launch_entry a[] = { R(1, 600 * M), W(2, 600 * M), W(3, 120 * M), W(4, 120 * M) };
+	/* ... but not when a younger one already took the spare slot (2 slots). */
+	struct launch_entry b[] = { R(1, 600 * M), W(2, 600 * M), R(3, 120 * M), W(4, 120 * M) };
+	/* A younger one that would not leave room for the head once the older finish waits. */
+	struct launch_entry c[] = { R(1, 600 * M), W(2, 600 * M), W(3, 500 * M) };
+	/* Nothing running: the head starts whatever its size; others never before it. */
+	struct launch_entry d[] = { W(5, 4 * G), W(6, 10 * M) };
+
+	CHECK(!launch_may_start(a, 4, 2, G, 2));
+	CHECK(launch_may_start(a, 4, 3, G, 2));
+	CHECK(!launch_may_start(a, 4, 4, G, 2)); /* the older candidate goes first */
+	CHECK(!launch_may_start(b, 4, 4, G, 2));
+	CHECK(launch_may_start(b, 4, 4, G, 3));
+	CHECK(!launch_may_start(c, 3, 3, G, 2));
+	CHECK(launch_may_start(d, 2, 5, G, 2));
+	CHECK(!launch_may_start(d, 2, 6, G, 2));
+	/* The head fits: it goes, nobody passes it. */
+	a[0].bytes = 300 * M;
+	CHECK(launch_may_start(a, 4, 2, G, 2));
+	CHECK(!launch_may_start(a, 4, 3, G, 2));
+}
+
 void
 t_launch(void)
 {
+	t_kind();
+	t_admission();
 	t_key();
 	t_estimate();
 	t_peaks();
