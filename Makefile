@@ -5,7 +5,7 @@
 
 CC = cc
 PKG_CONFIG = pkg-config
-PKGS = libgit2 yaml-0.1 libcjson libcrypto zlib libzstd liblz4
+PKGS = libgit2 yaml-0.1 libcjson libcrypto zlib libzstd liblz4 libisal
 WARN = -Wall -Wextra -Werror -Wshadow -Wmissing-prototypes -Wstrict-prototypes \
 	-Wvla -Wwrite-strings -Wno-unused-parameter
 CFLAGS = -std=c17 -O2 -g $(WARN)

@@ -4,7 +4,7 @@
 set -eu
 
 PKGS="gcc make pkg-config git cmake ninja-build
-libgit2-dev libyaml-dev libcjson-dev libssl-dev zlib1g-dev libzstd-dev liblz4-dev
+libgit2-dev libyaml-dev libcjson-dev libssl-dev zlib1g-dev libzstd-dev liblz4-dev libisal-dev
 python3 python3-setuptools python3-wheel python3-build ccache redis-server redis-tools"
 
 missing=""

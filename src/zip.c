@@ -34,6 +34,7 @@
 #include "buf.h"
 #include "diag.h"
 #include "fault.h"
+#include "inflate.h"
 #include "span.h"
 #include "util.h"
 #include "zip.h"
@@ -416,58 +417,57 @@ read_stored(const struct zip_entry *e, const uint8_t *src, zip_sink sink, void *
 	return 0;
 }
 
-/* Inflate, never past the recorded size; the compressed input is fed in chunks. */
+/*
+ * Inflate (src/inflate.c: ISA-L), never past the recorded size; the
+ * compressed input is fed in chunks and the CRC-32 comes from the inflater.
+ */
 static int
 read_deflated(const struct zip *z, const struct zip_entry *e, zip_sink sink, void *ctx,
 	      uLong *crc, uint64_t *total, struct buf *why)
 {
-	const uint8_t *src = z->data + e->data_off;
-	unsigned char out[65536];
-	z_stream zs;
+	static const size_t out_cap = 256 << 10;
+	const uint8_t *src = z->data + e->data_off, *fed = NULL;
+	struct raw_inflate *ri = raw_inflate_new();
+	uint8_t *out = xmalloc(out_cap);
 	uint64_t left = e->csize;
-	int rc = Z_OK, ret = -1;
+	int rc = 0, ret = -1;
 
-	memset(&zs, 0, sizeof(zs));
-	if (inflateInit2(&zs, -MAX_WBITS) != Z_OK)
-		die("cannot initialise zlib");
-	while (rc != Z_STREAM_END) {
+	while (rc != 1) {
+		const char *err = "no progress";
 		size_t got;
 
-		if (!zs.avail_in && left) {
+		if (!raw_inflate_pending(ri) && left) {
 			size_t n = left > ZIP_IN_CHUNK ? ZIP_IN_CHUNK : (size_t)left;
 
-			drop_pages(z, zs.next_in ? src - ZIP_IN_CHUNK : NULL, src);
-			zs.next_in = (Bytef *)(uintptr_t)src;
-			zs.avail_in = (uInt)n;
+			drop_pages(z, fed, src);
+			fed = src;
+			raw_inflate_input(ri, src, n);
 			src += n;
 			left -= n;
 		}
-		zs.next_out = out;
-		zs.avail_out = sizeof(out);
-		rc = inflate(&zs, Z_NO_FLUSH);
-		if (rc != Z_OK && rc != Z_STREAM_END) {
-			buf_addf(why, "'%s': corrupt deflate data (%s)", e->name,
-				 zs.msg ? zs.msg : "no progress");
+		rc = raw_inflate_step(ri, out, out_cap, &got, &err);
+		if (rc < 0) {
+			buf_addf(why, "'%s': corrupt deflate data (%s)", e->name, err);
 			goto out;
 		}
-		if (rc == Z_OK && !zs.avail_in && !left && zs.avail_out) {
+		if (!rc && !raw_inflate_pending(ri) && !left && got < out_cap) {
 			buf_addf(why, "'%s': deflate data ends early", e->name);
 			goto out;
 		}
-		got = sizeof(out) - zs.avail_out;
 		*total += got;
 		if (*total > e->usize) {
 			buf_addf(why, "'%s' inflates to more than its recorded %llu bytes", e->name,
 				 (unsigned long long)e->usize);
 			goto out;
 		}
-		*crc = crc32(*crc, out, (uInt)got);
 		if (got && sink && sink(ctx, out, got) < 0)
 			goto out;
 	}
+	*crc = raw_inflate_crc(ri);
 	ret = 0;
 out:
-	inflateEnd(&zs);
+	free(out);
+	raw_inflate_free(ri);
 	return ret;
 }
 
