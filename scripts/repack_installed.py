@@ -31,7 +31,9 @@ def main(pkgdir, outdir):
     with open(os.path.join(infos[0], "RECORD")) as f:
         for line in f:
             path = line.rstrip("\n").split(",")[0]
-            if path and not path.endswith(".pyc") and os.path.isfile(os.path.join(site, path)):
+            # "../../../bin/torchrun": scripts installed outside site-packages, not the package's.
+            if (path and not path.endswith(".pyc") and not path.startswith("../") and
+                    os.path.isfile(os.path.join(site, path))):
                 rows.append(path)
     record = info + "/RECORD"
     tmp = out + ".tmp"

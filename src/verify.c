@@ -186,7 +186,7 @@ check_name(struct wheel_report *r, const struct zip_entry *e)
  * bounded (threads x this) whatever the member's size. ELF needs the whole
  * file because the section table sits at its end.
  */
-#define MAX_ELF_IN_MEMORY (32ULL << 20)
+#define MAX_ELF_IN_MEMORY (4ULL << 20)
 
 struct job {
 	const char *name;             /* the RECORD path */
@@ -240,9 +240,8 @@ spill_open(void)
 }
 
 static int
-member_sink(void *vctx, const void *data, size_t n)
+member_consume(struct member_ctx *c, const void *data, size_t n)
 {
-	struct member_ctx *c = vctx;
 
 	if (c->first) {
 		c->first = 0;
@@ -280,6 +279,134 @@ member_sink(void *vctx, const void *data, size_t n)
 		buf_add(&c->data, data, n);
 	}
 	return 0;
+}
+
+static int
+member_sink(void *vctx, const void *data, size_t n)
+{
+	return member_consume(vctx, data, n);
+}
+
+/*
+ * A large member is hashed (and spilled, when it is a library) on a
+ * second thread while its own thread inflates, so the hash does not add
+ * to the longest member's time: the inflated bytes go through a ring of
+ * PIPE_SLOTS blocks of PIPE_BLOCK bytes.
+ */
+#define PIPE_MIN (32ULL << 20)
+#define PIPE_BLOCK ((size_t)4 << 20)
+#define PIPE_SLOTS 4
+
+struct pipe {
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	pthread_t tid;
+	uint8_t *block[PIPE_SLOTS];
+	size_t len[PIPE_SLOTS];
+	size_t produced, consumed;   /* blocks handed over, blocks done */
+	size_t fill;                 /* bytes in the block being filled */
+	int done, failed;
+	struct member_ctx *mc;
+};
+
+static void *
+pipe_consumer(void *arg)
+{
+	struct pipe *p = arg;
+
+	for (;;) {
+		size_t slot;
+		int failed;
+
+		pthread_mutex_lock(&p->mu);
+		while (p->consumed == p->produced && !p->done)
+			pthread_cond_wait(&p->cv, &p->mu);
+		if (p->consumed == p->produced) {
+			pthread_mutex_unlock(&p->mu);
+			return NULL;
+		}
+		slot = p->consumed % PIPE_SLOTS;
+		failed = p->failed;
+		pthread_mutex_unlock(&p->mu);
+		if (!failed && member_consume(p->mc, p->block[slot], p->len[slot]) < 0)
+			failed = 1;
+		pthread_mutex_lock(&p->mu);
+		p->failed |= failed;
+		p->consumed++;
+		pthread_cond_broadcast(&p->cv);
+		pthread_mutex_unlock(&p->mu);
+	}
+}
+
+/* -1 once the consumer has failed. */
+static int
+pipe_hand_over(struct pipe *p)
+{
+	int failed;
+
+	pthread_mutex_lock(&p->mu);
+	p->len[p->produced % PIPE_SLOTS] = p->fill;
+	p->produced++;
+	pthread_cond_broadcast(&p->cv);
+	/* The next block to fill must be free: wait for the consumer to be done with it. */
+	while (p->produced - p->consumed >= PIPE_SLOTS)
+		pthread_cond_wait(&p->cv, &p->mu);
+	failed = p->failed;
+	pthread_mutex_unlock(&p->mu);
+	p->fill = 0;
+	return failed ? -1 : 0;
+}
+
+static int
+pipe_sink(void *vctx, const void *data, size_t n)
+{
+	struct pipe *p = vctx;
+	const uint8_t *d = data;
+
+	while (n) {
+		uint8_t *b = p->block[p->produced % PIPE_SLOTS];
+		size_t k = PIPE_BLOCK - p->fill < n ? PIPE_BLOCK - p->fill : n;
+
+		memcpy(b + p->fill, d, k);
+		p->fill += k;
+		d += k;
+		n -= k;
+		if (p->fill == PIPE_BLOCK && pipe_hand_over(p) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+static void
+pipe_start(struct pipe *p, struct member_ctx *mc)
+{
+	memset(p, 0, sizeof(*p));
+	pthread_mutex_init(&p->mu, NULL);
+	pthread_cond_init(&p->cv, NULL);
+	for (size_t i = 0; i < PIPE_SLOTS; i++)
+		p->block[i] = xmalloc(PIPE_BLOCK);
+	p->mc = mc;
+	if (pthread_create(&p->tid, NULL, pipe_consumer, p) != 0)
+		die("cannot start a thread:");
+}
+
+/* Hand over the last block and wait for the consumer; -1 if it failed. */
+static int
+pipe_finish(struct pipe *p)
+{
+	if (p->fill)
+		pipe_hand_over(p);
+	pthread_mutex_lock(&p->mu);
+	p->done = 1;
+	pthread_cond_broadcast(&p->cv);
+	pthread_mutex_unlock(&p->mu);
+	pthread_join(p->tid, NULL);
+	for (size_t i = 0; i < PIPE_SLOTS; i++)
+		free(p->block[i]);
+	pthread_mutex_destroy(&p->mu);
+	pthread_cond_destroy(&p->cv);
+	/* The consumer has ended: nothing else reads or writes `failed` now. */
+	return p->failed ? -1 : 0;
 }
 
 static void
@@ -374,6 +501,17 @@ run_job(const struct zip *z, struct job *j, int deep)
 	if (j->file) {
 		if (read_installed(j, &mc, deep) < 0) {
 			digest_abort(&mc.d);
+			goto out;
+		}
+	} else if (j->e->method == 8 && j->e->usize >= PIPE_MIN) {
+		struct pipe pp;
+		int rc;
+
+		pipe_start(&pp, &mc);
+		rc = zip_read(z, j->e, pipe_sink, &pp, &why);
+		if (pipe_finish(&pp) < 0 || rc < 0) {
+			digest_abort(&mc.d);
+			strvec_pushf(&j->errors, "%s (zip hygiene)", why.s);
 			goto out;
 		}
 	} else if (zip_read(z, j->e, member_sink, &mc, &why) < 0) {

@@ -37,3 +37,37 @@ printf 'not a zip' > "$TMP/junk.whl"
 # A file that is no zip failed the check (1); usage errors are 2.
 run 1 "$BW" verify "$TMP/junk.whl"
 contains "$TMP/err" "is not a valid zip file"
+
+# A member over 32 MiB is hashed on a second thread while it inflates (the
+# pipe in src/verify.c): a wrong hash, a damaged stream and a good one.
+python3 - "$TMP" <<'PY'
+import base64, hashlib, os, random, sys, zipfile
+top = sys.argv[1]
+rng = random.Random(7)
+big = bytes(rng.getrandbits(8) for _ in range(1 << 16)) * 600 + b"tail"
+def digest(d):
+    return "sha256=" + base64.urlsafe_b64encode(hashlib.sha256(d).digest()).rstrip(b"=").decode()
+for name, record_data in (("good", big), ("badhash", big[:-1] + b"X")):
+    w = "%s/big%s-1.0-py3-none-any.whl" % (top, name)
+    with zipfile.ZipFile(w, "w", zipfile.ZIP_DEFLATED) as z:
+        di = "big%s-1.0.dist-info" % name
+        files = {"big/data.bin": big, di + "/METADATA": b"Metadata-Version: 2.1\nName: big\nVersion: 1.0\n",
+                 di + "/WHEEL": b"Wheel-Version: 1.0\nGenerator: t\nRoot-Is-Purelib: true\nTag: py3-none-any\n"}
+        rec = []
+        for n, d in files.items():
+            z.writestr(n, d)
+            rec.append("%s,%s,%d" % (n, digest(record_data if n == "big/data.bin" else d), len(d)))
+        z.writestr(di + "/RECORD", "\n".join(rec + [di + "/RECORD,,"]) + "\n")
+# A damaged stream: flip bytes in the middle of the big member's data.
+src = "%s/biggood-1.0-py3-none-any.whl" % top
+data = bytearray(open(src, "rb").read())
+zi = zipfile.ZipFile(src).getinfo("big/data.bin")
+mid = zi.header_offset + 30 + len(zi.filename) + zi.compress_size // 2
+data[mid:mid + 64] = bytes(64)
+open("%s/bigbroken-1.0-py3-none-any.whl" % top, "wb").write(data)
+PY
+run 0 "$BW" verify "$TMP/biggood-1.0-py3-none-any.whl"
+run 1 "$BW" verify "$TMP/bigbadhash-1.0-py3-none-any.whl"
+contains "$TMP/err" "'big/data.bin' does not match its sha256 in RECORD (hashes)"
+run 1 "$BW" verify "$TMP/bigbroken-1.0-py3-none-any.whl"
+contains "$TMP/err" "big/data.bin"
