@@ -655,14 +655,13 @@ static void
 record_outcome(struct launcher *s, const char *key, const char *kind, const char *source,
 	       uint64_t est, int status, uint64_t peak)
 {
-	if (WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL) {
+	/* 137: nvcc's sh -c reports a child killed by signal 9 so. */
+	if ((WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL) ||
+	    (WIFEXITED(status) && WEXITSTATUS(status) == 137)) {
 		fprintf(stderr, "bwbuild launch: %s was killed by signal 9 (likely out of memory; "
 			"peak %llu MiB, reserved %llu MiB)\n", source,
 			(unsigned long long)(peak >> 20), (unsigned long long)(est >> 20));
 		append_line(s->oom.s, key, est);
-		learn(s, key, est + est / 2, 1);
-	} else if (WIFEXITED(status) && WEXITSTATUS(status) == 137) {
-		append_line(s->oom.s, key, est); /* nvcc's sh -c reports its killed child so */
 		learn(s, key, est + est / 2, 1);
 	} else if (WIFEXITED(status) && WEXITSTATUS(status) == 0 && peak >= LEARN_MIN) {
 		learn(s, key, peak, 0);

@@ -64,6 +64,12 @@ sh scripts/make-example-repo.sh tests/fixtures/minitorch "$TMP/example7/minitorc
 mkdir -p "$TMP/killcuda/bin"
 cat > "$TMP/killcuda/bin/nvcc" <<SH
 #!/bin/sh
+# While $TMP/slow exists the example's CUDA files take 5 s more: time to interrupt them.
+for a in "\$@"; do
+	case "\$a" in
+	*csrc/cuda/ops.cu|*csrc/flash/flash_fwd.cu) [ -e "$TMP/slow" ] && sleep 5 ;;
+	esac
+done
 for a in "\$@"; do
 	case "\$a" in
 	*flash_fwd.cu) [ -e "$TMP/killed-once" ] || { : > "$TMP/killed-once"; kill -9 \$\$; } ;;
@@ -116,17 +122,21 @@ interrupt_compile() {
 
 # SIGTERM during the compile stops the whole tree; the next run resumes and finishes.
 rm -f "$TMP/killed-once"
-: > "$TMP/killed-once"   # the fake nvcc now only delays nothing: plain compiles
+: > "$TMP/killed-once"   # the fake nvcc kills nothing now; it is only slow
+: > "$TMP/slow"
 interrupt_compile TERM
 [ "$st" = 143 ] || fail "a build stopped by SIGTERM exited $st, not 128 + 15"
 contains "$TMP/int.err" "interrupted during 'compile'; run the same command again to resume"
 sleep 0.5
 if pgrep -f "$TMP/work9/src" >/dev/null; then fail "processes of the build survived: $(pgrep -af "$TMP/work9/src")"; fi
 [ ! -s "$TMP/work9/launch/ledger" ] || fail "reservations left behind: $(cat "$TMP/work9/launch/ledger")"
+rm -f "$TMP/slow"
 run 0 "$BW" --profile "$TMP/oom.yaml" --work "$TMP/work9" --out "$TMP/out9"
 contains "$TMP/out" "manifest: $TMP/out9/"
 # Ctrl-C (SIGINT to the foreground process group) during the compile: exit 130.
 : > "$TMP/killed-once"
-touch "$TMP/work9/src/csrc/cpu/ops.cpp"
+touch "$TMP/work9/src/csrc/cuda/ops.cu"
+: > "$TMP/slow"
 interrupt_compile INT
+rm -f "$TMP/slow"
 [ "$st" = 130 ] || fail "a build stopped by SIGINT exited $st, not 130"
