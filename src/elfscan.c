@@ -1,5 +1,7 @@
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include "buf.h"
 #include "elf.h"
@@ -11,6 +13,8 @@ struct fatbin_ctx {
 	struct wheel_lib *lib;
 	int rel;
 	int deep;
+	const uint8_t *map;     /* ELFSCAN_DROP: the page-aligned mapping; NULL otherwise */
+	size_t dropped;         /* bytes of `map` already given back */
 	const uint8_t *region;
 	size_t len;
 	const char *section;
@@ -44,6 +48,17 @@ fatbin_cb(void *vctx, const struct fatbin_entry *e)
 		else
 			c->lib->deep_checked++;
 		buf_release(&why);
+	}
+	if (c->map) {
+		/* Read up to this entry's payload: give the pages behind back (RSS stays small). */
+		size_t page = (size_t)sysconf(_SC_PAGESIZE);
+		size_t upto = (size_t)(c->region - c->map) + (size_t)e->payload_off;
+
+		upto -= upto % page;
+		if (upto > c->dropped + ((size_t)4 << 20)) {
+			madvise((void *)(c->map + c->dropped), upto - c->dropped, MADV_DONTNEED);
+			c->dropped = upto;
+		}
 	}
 	return 0;
 }
@@ -114,7 +129,9 @@ elfscan(struct wheel_lib *lib, const char *path, const uint8_t *data, size_t len
 	find_kernels(lib, &elf);
 	for (i = 0; i < ARRAY_SIZE(sections); i++) {
 		const struct elf_section *s = elf_section_by_name(&elf, sections[i]);
-		struct fatbin_ctx fc = { lib, (int)i, deep, NULL, 0, sections[i], errors, BUF_INIT };
+		struct fatbin_ctx fc = { lib, (int)i, deep & ELFSCAN_DEEP,
+					 deep & ELFSCAN_DROP ? data : NULL, 0, NULL, 0, sections[i],
+					 errors, BUF_INIT };
 
 		if (!s || s->type == SHT_NOBITS_)
 			continue;

@@ -33,9 +33,14 @@ struct wheel_lib {
 
 /*
  * Read the library `path` whose bytes are `data`. Problems go into
- * `errors` with their rule in parentheses. With `deep`, every fatbin
- * entry is decompressed and each cubin's header checked against it.
+ * `errors` with their rule in parentheses. Flags in `deep`: ELFSCAN_DEEP,
+ * every fatbin entry decompressed and each cubin's header checked against
+ * it; ELFSCAN_DROP, `data` is a page-aligned file mapping whose pages the
+ * fatbin walk gives back as it passes them (a 456 MB libtorch_cuda.so
+ * would otherwise stay resident, page by faulted-around page).
  */
+#define ELFSCAN_DEEP 1
+#define ELFSCAN_DROP 2
 void elfscan(struct wheel_lib *lib, const char *path, const uint8_t *data, size_t len, int deep,
 	     struct strvec *errors);
 void wheel_lib_release(struct wheel_lib *lib);

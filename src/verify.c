@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <fcntl.h>
+#include <malloc.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <sys/mman.h>
@@ -427,7 +428,7 @@ scan_library(struct job *j, struct member_ctx *mc, int deep)
 			j->lib = NULL;
 			return;
 		}
-		elfscan(j->lib, j->name, map, (size_t)mc->size, deep, &j->errors);
+		elfscan(j->lib, j->name, map, (size_t)mc->size, deep | ELFSCAN_DROP, &j->errors);
 		munmap(map, (size_t)mc->size);
 	}
 }
@@ -472,7 +473,7 @@ read_installed(struct job *j, struct member_ctx *mc, int deep)
 	}
 	if (mc->is_elf) {
 		j->lib = xcalloc(1, sizeof(*j->lib));
-		elfscan(j->lib, j->name, map, (size_t)st.st_size, deep, &j->errors);
+		elfscan(j->lib, j->name, map, (size_t)st.st_size, deep | ELFSCAN_DROP, &j->errors);
 	} else if (mc->keep_text && map) {
 		buf_add(&mc->data, map, (size_t)st.st_size < MAX_TEXT_BYTES ? (size_t)st.st_size :
 									    MAX_TEXT_BYTES);
@@ -587,6 +588,13 @@ run_jobs(const struct zip *z, struct job *jobs, size_t n, unsigned threads, int 
 
 	if (!n)
 		return;
+	/*
+	 * Buffers of a few MiB (pipe blocks, libraries kept in memory) come and
+	 * go on every thread; with glibc's sliding mmap threshold they would
+	 * stay in per-thread arenas after free and add up. A fixed threshold
+	 * keeps them mapped, so a free gives the memory back.
+	 */
+	mallopt(M_MMAP_THRESHOLD, 1 << 20);
 	p.order = xcalloc(n, sizeof(*p.order));
 	for (i = 0; i < n; i++)
 		p.order[i] = i;
