@@ -295,8 +295,8 @@ member_sink(void *vctx, const void *data, size_t n)
  * PIPE_SLOTS blocks of PIPE_BLOCK bytes.
  */
 #define PIPE_MIN (32ULL << 20)
-#define PIPE_BLOCK ((size_t)4 << 20)
-#define PIPE_SLOTS 4
+#define PIPE_BLOCK ((size_t)2 << 20)
+#define PIPE_SLOTS 3
 
 struct pipe {
 	pthread_mutex_t mu;
