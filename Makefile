@@ -94,6 +94,13 @@ bench-sched: all
 bench-archs: all
 	@python3 scripts/bench_archs.py "$(or $(DIR),$(shell python3 -c 'import torch,os;print(os.path.dirname(torch.__file__)+"/lib")' 2>/dev/null),tests/fixtures/bin)" bin/bwbuild
 
+# The inflaters on one member (libdeflate-dev needed for this benchmark only).
+$(BIN)/bench_inflate: scripts/bench_inflate.c $(OBJ)/libbwbuild.a
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(PKG_CFLAGS) -o $@ $< $(OBJ)/libbwbuild.a $(PKG_LIBS) -ldeflate
+
+bench-inflate: $(BIN)/bench_inflate
+	@$(BIN)/bench_inflate "$(or $(WHEEL),build/bench/bench-1.0-cp311-cp311-linux_x86_64.whl)" "$(or $(MEMBER),bench/lib/libbench.so)"
+
 # On a machine with a real torch (the GPU machine): archs vs cuobjdump over
 # torch/lib, verify of the installed torch repacked into a wheel.
 bench-device: all
@@ -147,4 +154,4 @@ clean: clean-obj
 
 FORCE:
 
-.PHONY: bench-archs bench-device fuzz-campaign all deps demo test test-bins asan check-headers pkg-check clean clean-obj FORCE
+.PHONY: bench-archs bench-device bench-inflate fuzz-campaign all deps demo test test-bins asan check-headers pkg-check clean clean-obj FORCE
