@@ -397,7 +397,8 @@ archs_scan(struct archs_report *r, char *const *paths, size_t npaths, unsigned t
 		}
 	}
 	/* The biggest first, so no thread is left with the longest one at the end. */
-	qsort(js.v, js.n, sizeof(*js.v), cmp_job_size);
+	if (js.n)
+		qsort(js.v, js.n, sizeof(*js.v), cmp_job_size);
 	nt = threads ? threads : (size_t)sysconf(_SC_NPROCESSORS_ONLN);
 	if (nt > js.n)
 		nt = js.n;
@@ -425,7 +426,8 @@ archs_scan(struct archs_report *r, char *const *paths, size_t npaths, unsigned t
 		}
 		free(j->file);
 	}
-	qsort(r->libs, r->n, sizeof(*r->libs), cmp_lib_path);
+	if (r->n)
+		qsort(r->libs, r->n, sizeof(*r->libs), cmp_lib_path);
 	for (i = 0; i < js.nzips; i++)
 		zip_close(&js.zips[i]);
 	free(js.zips);

@@ -34,10 +34,12 @@ report_json(const struct archs_report *r, int all)
 
 	for (size_t i = 0; i < r->n; i++) {
 		const struct archs_lib *l = &r->libs[i];
-		struct json *j = json_object(), *rel = json_object();
+		struct json *j, *rel;
 
 		if (!l->has_cuda && !l->error && !all)
 			continue;
+		j = json_object();
+		rel = json_object();
 		json_set(j, "path", json_string(l->path));
 		json_set(j, "containers", json_number(l->containers));
 		json_set(j, "sass", counts_json(&l->sass));
