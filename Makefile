@@ -146,6 +146,20 @@ check-headers: pkg-check
 		echo "#include \"$$h\"" | $(CC) $(CPPFLAGS) $(CFLAGS) $(PKG_CFLAGS) -I. -x c -fsyntax-only - || exit 1; \
 	done
 
+# `make install PREFIX=/usr/local DESTDIR=...`: the binary finds its profiles,
+# patches and probes in ../share/bwbuild beside it (src/util.c, data_search_path).
+PREFIX = /usr/local
+install: $(BIN)/bwbuild
+	install -d "$(DESTDIR)$(PREFIX)/bin" "$(DESTDIR)$(PREFIX)/share/bwbuild" \
+		"$(DESTDIR)$(PREFIX)/share/doc/bwbuild"
+	install -m 755 $(BIN)/bwbuild "$(DESTDIR)$(PREFIX)/bin/bwbuild"
+	for d in profiles patches probes; do \
+		(cd $$d && find . -type f) | while read -r f; do \
+			install -D -m 644 "$$d/$$f" "$(DESTDIR)$(PREFIX)/share/bwbuild/$$d/$$f" || exit 1; \
+		done || exit 1; \
+	done
+	install -m 644 README.md docs/*.md "$(DESTDIR)$(PREFIX)/share/doc/bwbuild/"
+
 clean-obj:
 	rm -rf obj bin tests/bin $(ASAN) obj-fuzz
 
@@ -154,4 +168,4 @@ clean: clean-obj
 
 FORCE:
 
-.PHONY: bench-archs bench-device bench-inflate fuzz-campaign all deps demo test test-bins asan check-headers pkg-check clean clean-obj FORCE
+.PHONY: install bench-archs bench-device bench-inflate fuzz-campaign all deps demo test test-bins asan check-headers pkg-check clean clean-obj FORCE
