@@ -54,6 +54,7 @@ cmd_verify(int argc, char **argv, const struct command *cmd)
 		ex.sass = &sass;
 		ex.ptx = &ptx;
 		ex.exceptions = exc = plan_exceptions(&p, &ex.nexceptions);
+		ex.cxx11_abi = p.cxx11_abi == TRI_OFF ? 2 : 1;
 	}
 	if (wheel_verify(&r, wheel, &ex) < 0) {
 		/* A file that is there but is no readable wheel failed; a missing one is usage. */

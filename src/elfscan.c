@@ -87,6 +87,35 @@ elfscan_kernel_family(const char *feature)
 	return 0;
 }
 
+/*
+ * The std::string ABI in mangled names (.dynstr, NUL-separated): the
+ * C++11 one lives in std::__cxx11 or carries an [abi:cxx11] tag, both
+ * spelled "cxx11"; the old one is the substitution "Ss" in a nested name or
+ * behind a const reference or pointer. libstdc++'s own names are not in a wheel.
+ */
+static void
+find_cxx_abi(struct wheel_lib *lib, const char *p, size_t n)
+{
+	static const char *const old[] = { "_ZNSs", "_ZNKSs", "RKSs", "PKSs" };
+	const char *end = p + n;
+
+	while (p < end) {
+		size_t len = strnlen(p, (size_t)(end - p));
+
+		if (len > 2 && p[0] == '_' && p[1] == 'Z') {
+			if (memmem(p, len, "cxx11", 5))
+				lib->cxx_abi |= ELF_CXX11_ABI;
+			for (size_t i = 0; i < ARRAY_SIZE(old) && !(lib->cxx_abi & ELF_OLD_ABI); i++) {
+				if (memmem(p, len, old[i], strlen(old[i]))) {
+					lib->cxx_abi |= ELF_OLD_ABI;
+					lib->old_abi_symbol = xstrndup(p, len);
+				}
+			}
+		}
+		p += len + 1;
+	}
+}
+
 static void
 find_kernels(struct wheel_lib *lib, const struct elf *elf)
 {
@@ -99,6 +128,7 @@ find_kernels(struct wheel_lib *lib, const struct elf *elf)
 		if (memmem(elf->data + s->offset, (size_t)s->size, kernel_markers[i].marker,
 			   strlen(kernel_markers[i].marker)))
 			strvec_push(&lib->kernels, kernel_markers[i].feature);
+	find_cxx_abi(lib, (const char *)elf->data + s->offset, (size_t)s->size);
 }
 
 void
@@ -174,5 +204,6 @@ wheel_lib_release(struct wheel_lib *lib)
 	strvec_clear(&lib->kernels);
 	free(lib->soname);
 	free(lib->runpath);
+	free(lib->old_abi_symbol);
 	memset(lib, 0, sizeof(*lib));
 }

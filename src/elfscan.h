@@ -29,7 +29,13 @@ struct wheel_lib {
 	char *runpath;           /* DT_RUNPATH, else DT_RPATH; NULL when neither */
 	struct manylinux_need ml;
 	struct strvec kernels;   /* features whose kernels it exports: "flash_attention" */
+	unsigned cxx_abi;        /* ELF_CXX11_ABI | ELF_OLD_ABI: std::string symbols seen */
+	char *old_abi_symbol;    /* one pre-C++11 std::string symbol, to name */
 };
+
+/* What a library's dynamic symbols say of _GLIBCXX_USE_CXX11_ABI. */
+#define ELF_CXX11_ABI 1u /* std::__cxx11::basic_string, [abi:cxx11] tags */
+#define ELF_OLD_ABI 2u   /* the pre-C++11 std::string: Ss in a mangled name (_ZNSs, RKSs) */
 
 /*
  * Read the library `path` whose bytes are `data`. Problems go into

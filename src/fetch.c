@@ -251,6 +251,8 @@ fetch_run(struct build *b)
 		goto out;
 	json_set(b->source, "submodules", submodules_json(&b->tree));
 	buf_addstr(&b->commit, b->tree.commit ? b->tree.commit : "none");
+	if (b->tree.commit && repo_commit_time(b->plan.src_dir, b->tree.commit, &b->epoch) < 0)
+		b->epoch = -1;
 	fprintf(stderr, "fetch: %s at %s", b->plan.src_dir, b->commit.s);
 	if (b->tree.nsubs)
 		fprintf(stderr, " (%zu submodule%s)", b->tree.nsubs, b->tree.nsubs == 1 ? "" : "s");

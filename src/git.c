@@ -1297,6 +1297,26 @@ repo_changed_paths(const char *dir, struct strvec *paths)
 }
 
 int
+repo_commit_time(const char *dir, const char *commit, long long *out)
+{
+	git_repository *repo = NULL;
+	git_commit *c = NULL;
+	git_oid oid;
+	int ret = -1;
+
+	git_libgit2_init();
+	if (git_repository_open(&repo, dir) == 0 && git_oid_fromstr(&oid, commit) == 0 &&
+	    git_commit_lookup(&c, repo, &oid) == 0) {
+		*out = (long long)git_commit_time(c);
+		ret = 0;
+	}
+	git_commit_free(c);
+	git_repository_free(repo);
+	git_libgit2_shutdown();
+	return ret;
+}
+
+int
 repo_head_commit(const char *dir, struct buf *out)
 {
 	return repo_resolve_local(dir, "HEAD", out);

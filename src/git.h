@@ -78,6 +78,8 @@ int repo_resolve_cached(const char *cache_dir, const char *url, const char *ref,
 /* Paths that differ from HEAD in the work tree (modified, new, deleted). */
 int repo_changed_paths(const char *dir, struct strvec *paths);
 
+/* The committer time of `commit` in the repository at `dir` (seconds since 1970); -1 when unknown. */
+int repo_commit_time(const char *dir, const char *commit, long long *out);
 /* libgit2's version, "1.5.1". */
 void repo_version_string(struct buf *out);
 

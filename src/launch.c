@@ -29,6 +29,7 @@
 #include "diag.h"
 #include "launch.h"
 #include "memmodel.h"
+#include "repro.h"
 #include "strvec.h"
 #include "util.h"
 
@@ -676,6 +677,8 @@ launch_run(char *const *argv)
 	const char *slots = getenv(LAUNCH_ENV_SLOTS);
 	struct launcher s;
 	struct buf key = BUF_INIT, source = BUF_INIT, text = BUF_INIT, kind = BUF_INIT;
+	struct strvec args = STRVEC_INIT;
+	const char *object;
 	struct sigaction sa;
 	unsigned long ticket;
 	uint64_t est, learned, peak;
@@ -687,6 +690,13 @@ launch_run(char *const *argv)
 		launcher_close(&s);
 		return exec_direct(argv);
 	}
+	/* Build paths mapped away, so two work directories give the same bytes (src/repro.c). */
+	buf_addstr(&text, dir);
+	if (strrchr(text.s, '/'))
+		buf_setlen(&text, (size_t)(strrchr(text.s, '/') - text.s));
+	repro_compile_args(argv, text.s, getenv(LAUNCH_ENV_ROOT), &args);
+	buf_reset(&text);
+	argv = args.v;
 	launch_key(argv, getenv(LAUNCH_ENV_ROOT), &key, &source);
 	launch_kind(argv, source.s, &kind);
 	est = launch_estimate(argv, source.s);
@@ -711,12 +721,15 @@ launch_run(char *const *argv)
 		leave(&s, ticket);
 		record_outcome(&s, key.s, kind.s, source.s, est, status, peak);
 		ret = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+		if (!ret && (object = repro_nvcc_output(argv)) && repro_fix_object(object) < 0)
+			ret = 1;
 	}
 	launcher_close(&s);
 	buf_release(&key);
 	buf_release(&source);
 	buf_release(&text);
 	buf_release(&kind);
+	strvec_clear(&args);
 	return ret;
 }
 

@@ -294,6 +294,14 @@ plan_make(struct plan *pl, const struct profile *p, const struct host *h,
 		add_env_and_cmake(pl, "CMAKE_PROJECT_INCLUDE", b.s);
 		buf_reset(&b);
 	}
+	/*
+	 * Libraries linked with the RUNPATH they are installed with, never a
+	 * build-tree path: CMake blanks that path at install but it stays in
+	 * .dynstr and the build-id, so the work directory would reach the wheel.
+	 */
+	if (strvec_env_find(&pl->env, "CMAKE_BUILD_WITH_INSTALL_RPATH",
+			    strlen("CMAKE_BUILD_WITH_INSTALL_RPATH")) < 0)
+		add_env_and_cmake(pl, "CMAKE_BUILD_WITH_INSTALL_RPATH", "ON");
 	/* nvcc's intermediates on disk, not on a tmpfs where they are unreclaimable. */
 	buf_addf(&b, "%s/tmp", o->work_dir);
 	strvec_env_set(&pl->env, "TMPDIR", b.s);

@@ -713,6 +713,28 @@ is_local_label(const char *s)
 		       strlen(s + 1);
 }
 
+int
+profile_platform_glibc(const char *s)
+{
+	char *end;
+	unsigned long minor;
+
+	if (!strcmp(s, "auto") || !strcmp(s, "linux"))
+		return 0;
+	if (!strcmp(s, "manylinux2014"))
+		return 17;
+	if (strncmp(s, "manylinux_2_", 12))
+		return -1;
+	minor = strtoul(s + 12, &end, 10);
+	return *end || end == s + 12 || minor < 17 || minor > 99 ? -1 : (int)minor;
+}
+
+static int
+is_platform_policy(const char *s)
+{
+	return profile_platform_glibc(s) >= 0;
+}
+
 static int
 is_ptx_policy(const char *s)
 {
@@ -872,6 +894,11 @@ const struct profile_key profile_keys[] = {
 	  "must be a redis://HOST:PORT URL", "ccache's remote storage" },
 	{ "build", "env", KEY_ENV, AT(build_env), AT(nbuild_env), NULL, NULL,
 	  "allowed build variables (TORCH_NVCC_FLAGS, CC, CXX, ...)" },
+	{ "build", "cxx11_abi", KEY_SWITCH, AT(cxx11_abi), AT(cxx11_abi_loc), NULL, "is on or off",
+	  "_GLIBCXX_USE_CXX11_ABI the libraries must agree with" },
+	{ "wheel", "platform", KEY_STRING, AT(platform), 0, is_platform_policy,
+	  "must be auto, linux or a manylinux tag such as manylinux_2_28",
+	  "the platform tag: auto (what the libraries earn), linux, manylinux_2_X" },
 	{ "wheel", "version_suffix", KEY_STRING, AT(version_suffix), 0, is_local_label,
 	  "must be a PEP 440 local label such as '+cu130'", "appended to version.txt" },
 	{ "runtime", "env", KEY_MAP, AT(runtime_env), AT(nruntime_env), NULL, NULL,

@@ -106,6 +106,9 @@ struct profile {
 	struct pkv *build_env;      /* build.env: allowed variables only (build_env_refusal) */
 	size_t nbuild_env;
 	struct pvalue version_suffix;
+	struct pvalue platform;     /* wheel.platform: auto, linux, manylinux_2_X */
+	enum tri cxx11_abi;         /* build.cxx11_abi; unset = on (PyTorch since 2.6) */
+	struct loc cxx11_abi_loc;
 	struct pexception *exceptions;
 	size_t nexceptions;
 	struct pkv *runtime_env;
@@ -200,5 +203,8 @@ const char *ynode_str(const struct pnode *n);   /* NULL unless a scalar */
 int ynode_is_list(const struct pnode *n);
 const struct loc *ynode_loc(const struct pnode *n);
 const struct loc *ynode_key_loc(const struct pnode *map, size_t i);
+
+/* glibc minor a wheel.platform value demands: manylinux_2_28 -> 28; 0 for auto/linux; -1 invalid. */
+int profile_platform_glibc(const char *s);
 
 #endif

@@ -215,6 +215,15 @@ step_env(struct proc *p, const struct build *b)
 {
 	for (size_t i = 0; i < b->plan.env.n; i++)
 		strvec_push(&p->env, b->plan.env.v[i]);
+	/* Timestamps from the commit, not the clock (reproducible-builds.org); the user's own wins. */
+	if (b->epoch >= 0 && !getenv("SOURCE_DATE_EPOCH") &&
+	    strvec_env_find(&p->env, "SOURCE_DATE_EPOCH", strlen("SOURCE_DATE_EPOCH")) < 0) {
+		struct buf e = BUF_INIT;
+
+		buf_addf(&e, "%lld", b->epoch);
+		strvec_env_set(&p->env, "SOURCE_DATE_EPOCH", e.s);
+		buf_release(&e);
+	}
 	if (b->version.len) {
 		strvec_env_set(&p->env, "PYTORCH_BUILD_VERSION", b->version.s);
 		strvec_env_set(&p->env, "PYTORCH_BUILD_NUMBER", "1");
@@ -226,6 +235,7 @@ build_init(struct build *b, const struct build_opts *o)
 {
 	memset(b, 0, sizeof(*b));
 	b->opts = o;
+	b->epoch = -1;
 	b->source = json_object();
 	b->recoveries = json_array();
 	b->start = now_seconds();

@@ -28,6 +28,7 @@ struct build {
 	struct patch_set patches;     /* fetch */
 	struct buf commit;            /* fetch: "none" outside git */
 	struct buf version;           /* fetch: PYTORCH_BUILD_VERSION, empty for the tree's own */
+	long long epoch;              /* fetch: SOURCE_DATE_EPOCH (the commit's time), -1 unknown */
 	struct json *source;          /* fetch: what the manifest's "source" gains */
 	struct json *effective;       /* configure: features_effective */
 	struct toolchain toolchain;   /* configure: the compilers and tools, with versions */

@@ -22,6 +22,7 @@
 #include "manylinux.h"
 #include "plan.h"
 #include "record.h"
+#include "repack.h"
 #include "span.h"
 #include "step.h"
 #include "util.h"
@@ -765,6 +766,88 @@ check_platform(struct wheel_report *r, const char *platform)
 	}
 }
 
+int
+wheel_platform_earned(const struct wheel_report *r, unsigned require, struct buf *tag,
+		      struct buf *why)
+{
+	const char *platform = r->tags.n ? strrchr(r->tags.v[0], '-') : NULL, *arch = NULL;
+	const struct wheel_lib *worst = NULL;
+	unsigned need = 0;
+
+	if (platform)
+		manylinux_tag_glibc(platform + 1, &arch);
+	if (!arch) {
+		buf_addf(why, "the wheel's platform tag names no architecture");
+		return -1;
+	}
+	for (size_t i = 0; i < r->nlibs; i++) {
+		const struct wheel_lib *l = &r->libs[i];
+
+		if (!l->ml.min_glibc) {
+			buf_addf(why, "'%s' needs %s, which no manylinux policy allows", l->path,
+				 l->ml.blocker);
+			return -1;
+		}
+		if (l->ml.min_glibc > need) {
+			need = l->ml.min_glibc;
+			worst = l;
+		}
+	}
+	if (!need)
+		need = 17; /* no libraries: the oldest policy PyPI still takes */
+	if (require && need > require) {
+		buf_addf(why, "'%s' needs GLIBC %s%s%s%s%s (manylinux_2_%u), newer than "
+			 "manylinux_2_%u allows", worst->path, *worst->ml.glibc ? worst->ml.glibc : "-",
+			 *worst->ml.glibcxx ? ", GLIBCXX " : "", worst->ml.glibcxx,
+			 *worst->ml.cxxabi ? ", CXXABI " : "", worst->ml.cxxabi, need, require);
+		return -1;
+	}
+	buf_reset(tag);
+	buf_addf(tag, "manylinux_2_%u_%s", require ? require : need, arch);
+	if (worst) {
+		buf_addf(why, "'%s' needs GLIBC %s%s%s", worst->path,
+			 *worst->ml.glibc ? worst->ml.glibc : "-",
+			 *worst->ml.glibcxx ? ", GLIBCXX " : "", worst->ml.glibcxx);
+	}
+	return 0;
+}
+
+/*
+ * _GLIBCXX_USE_CXX11_ABI: what the libraries' std::string symbols say, what
+ * the build settings header (CXX_FLAGS) says, and what the profile asks
+ * for must agree; mixing the two ABIs fails at import with an undefined
+ * symbol, or worse, at run time.
+ */
+static void
+check_cxx_abi(struct wheel_report *r, int expect)
+{
+	const char *flag = r->macros_h ? strstr(r->macros_h, "_GLIBCXX_USE_CXX11_ABI=") : NULL;
+	int settings = flag ? flag[strlen("_GLIBCXX_USE_CXX11_ABI=")] == '0' ? 2 : 1 : 0;
+	const struct wheel_lib *newest = NULL, *oldest = NULL;
+
+	for (size_t i = 0; i < r->nlibs; i++) {
+		const struct wheel_lib *l = &r->libs[i];
+
+		if ((l->cxx_abi & ELF_OLD_ABI) && !oldest)
+			oldest = l;
+		else if (l->cxx_abi == ELF_CXX11_ABI && !newest)
+			newest = l;
+	}
+	if (!expect)
+		expect = settings ? settings : newest ? 1 : 0;
+	if (settings && settings != expect)
+		add_error(r, "the build settings (%s) say _GLIBCXX_USE_CXX11_ABI=%d, but %d is "
+			  "expected (build.cxx11_abi; cxx11 abi)", r->macros_h_path, settings == 1,
+			  expect == 1);
+	if (expect == 1 && oldest)
+		add_error(r, "'%s' uses the pre-C++11 std::string ABI (%s), but the wheel is built "
+			  "with _GLIBCXX_USE_CXX11_ABI=1; rebuild it with the same flag (cxx11 abi)",
+			  oldest->path, oldest->old_abi_symbol);
+	if (expect == 2 && newest)
+		add_error(r, "'%s' uses the C++11 std::string ABI (std::__cxx11), but the wheel is "
+			  "built with _GLIBCXX_USE_CXX11_ABI=0 (cxx11 abi)", newest->path);
+}
+
 static void
 check_libraries(struct wheel_report *r, char *const *paths, size_t npaths)
 {
@@ -1320,6 +1403,7 @@ check_members(struct wheel_report *r, const struct zip *z, const size_t *names,
 	free(seen_rows);
 	check_libraries(r, paths, z->n);
 	free(paths);
+	check_cxx_abi(r, opts->cxx11_abi);
 	check_coverage(r, opts);
 }
 
@@ -1480,6 +1564,7 @@ installed_verify(struct wheel_report *r, const char *pkgdir, const struct wheel_
 		paths[i] = rows[i].fields[0];
 	check_libraries(r, paths, nrows);
 	free(paths);
+	check_cxx_abi(r, opts.cxx11_abi);
 	check_coverage(r, &opts);
 	ret = 0;
 out:
@@ -1534,15 +1619,66 @@ wheel_lib_targets(const struct wheel_lib *l, struct buf *out)
 }
 
 /* The verify step: the wheel in <work>/dist against the profile's archs. */
-int
-verify_run(struct build *b)
+/*
+ * The wheel rewritten as it will ship (src/repack.c): the platform tag its
+ * libraries earn or the profile demands, members in order with one
+ * timestamp and fixed modes. The old file goes; -1 after reporting.
+ */
+static int
+repack_wheel(struct build *b)
+{
+	const struct pvalue *want = &b->profile.platform;
+	struct repack_opts ro = { .platform = NULL, .epoch = b->epoch };
+	struct buf tag = BUF_INIT, why = BUF_INIT, dir = BUF_INIT, out = BUF_INIT;
+	const char *env = getenv("SOURCE_DATE_EPOCH");
+	int require = want->str ? profile_platform_glibc(want->str) : 0, rc = -1;
+
+	if (env && *env)
+		ro.epoch = strtoll(env, NULL, 10);
+	if (want->str && !strcmp(want->str, "linux")) {
+		ro.platform = NULL;
+	} else if (wheel_platform_earned(&b->report, (unsigned)require, &tag, &why) < 0) {
+		if (require > 0) {
+			error_at(&want->loc, "the wheel cannot be tagged %s: %s", want->str, why.s);
+			goto out;
+		}
+		note("platform: %s stays: %s", strrchr(b->report.tags.v[0], '-') + 1, why.s);
+	} else {
+		ro.platform = tag.s;
+		fprintf(stderr, "verify: platform %s (%s)\n", tag.s, why.len ? why.s : "no libraries");
+	}
+	buf_reset(&why);
+	buf_addstr(&dir, b->wheel.s);
+	buf_setlen(&dir, (size_t)(strrchr(dir.s, '/') - dir.s));
+	if (wheel_repack(b->wheel.s, dir.s, &ro, &out, &why) < 0) {
+		error("cannot repack '%s': %s", b->wheel.s, why.s);
+		goto out;
+	}
+	if (strcmp(out.s, b->wheel.s) && unlink(b->wheel.s) < 0)
+		warning("cannot remove '%s':", b->wheel.s);
+	buf_reset(&b->wheel);
+	buf_addstr(&b->wheel, out.s);
+	rc = 0;
+out:
+	buf_release(&tag);
+	buf_release(&why);
+	buf_release(&dir);
+	buf_release(&out);
+	return rc;
+}
+
+static int
+verify_once(struct build *b)
 {
 	struct wheel_expect ex = { .sass = &b->plan.sass, .ptx = &b->plan.ptx };
-	const struct wheel_report *r = &b->report;
 	struct wheel_exception *exc = plan_exceptions(&b->profile, &ex.nexceptions);
 	int rc;
 
 	ex.exceptions = exc;
+	ex.cxx11_abi = b->profile.cxx11_abi == TRI_OFF ? 2 : 1;
+	if (b->have_report)
+		wheel_report_release(&b->report);
+	b->have_report = 0;
 	rc = wheel_verify(&b->report, b->wheel.s, &ex);
 	free(exc);
 	if (rc < 0)
@@ -1551,6 +1687,19 @@ verify_run(struct build *b)
 	if (b->effective)
 		features_crosscheck(&b->report, b->effective, &b->report.errors);
 	b->have_report = 1;
+	return 0;
+}
+
+int
+verify_run(struct build *b)
+{
+	const struct wheel_report *r = &b->report;
+
+	if (verify_once(b) < 0)
+		return -1;
+	/* A sound wheel is repacked as it ships and verified again, as a user's verify would. */
+	if (!r->errors.n && (repack_wheel(b) < 0 || verify_once(b) < 0))
+		return -1;
 	fprintf(stderr, "verify: %zu members, %zu ELF libraries\n", r->members, r->nlibs);
 	for (size_t i = 0; i < r->nlibs; i++) {
 		struct buf line = BUF_INIT;

@@ -49,6 +49,7 @@ struct wheel_expect {
 	const struct wheel_exception *exceptions;
 	size_t nexceptions;
 	int deep;                  /* decompress every fatbin entry and check its cubin */
+	int cxx11_abi;             /* 1: _GLIBCXX_USE_CXX11_ABI=1 expected, 2: =0; 0: only consistency */
 	unsigned threads;          /* members hashed in parallel; 0: every CPU */
 };
 
@@ -61,8 +62,18 @@ struct wheel_expect {
 int wheel_verify(struct wheel_report *r, const char *path, const struct wheel_expect *expect);
 void wheel_report_release(struct wheel_report *r);
 
-/* A library's targets as one line: "SASS sm_90 sm_120; PTX compute_120" ("PTX none"). */
+/*
+ * The manylinux_2_X_<arch> tag every library of `r` earns (auditwheel's
+ * policy, src/manylinux.c), or manylinux_2_<require> when `require` is not
+ * 0 and the libraries allow it, into `tag`; `why` names the library that
+ * decided it. -1 with the library and symbol version in `why` when none
+ * (or not the required one) is earned.
+ */
 struct buf;
+int wheel_platform_earned(const struct wheel_report *r, unsigned require, struct buf *tag,
+			  struct buf *why);
+
+/* A library's targets as one line: "SASS sm_90 sm_120; PTX compute_120" ("PTX none"). */
 void wheel_lib_targets(const struct wheel_lib *l, struct buf *out);
 
 /*

@@ -1,0 +1,30 @@
+#ifndef BWBUILD_REPACK_H
+#define BWBUILD_REPACK_H
+
+struct buf;
+
+/*
+ * A wheel rewritten the same way every time: members in a fixed order
+ * (the package's files by name, then .dist-info's with RECORD last), one
+ * timestamp (SOURCE_DATE_EPOCH), modes 0644 or 0755, no extra fields, no
+ * data descriptors; member data copied as compressed, never recompressed.
+ * With a platform tag, WHEEL's Tag lines, the file name and RECORD's row
+ * for WHEEL follow it.
+ */
+struct repack_opts {
+	const char *platform;  /* "manylinux_2_28_x86_64"; NULL keeps the wheel's */
+	long long epoch;       /* every member's time; before 1980 (or < 0): 1980-01-01 */
+};
+
+/*
+ * Rewrite the wheel at `in` into the directory `dir` (a temporary name,
+ * then renamed: `in` itself is replaced when the name stays the same);
+ * its path into `out`. -1 with the reason in `why`.
+ */
+int wheel_repack(const char *in, const char *dir, const struct repack_opts *o, struct buf *out,
+		 struct buf *why);
+
+/* The wheel file name `filename` with its platform tag replaced by `platform`, into `out`. */
+int wheel_name_with_platform(const char *filename, const char *platform, struct buf *out);
+
+#endif
