@@ -5,6 +5,7 @@
 #include "fault.h"
 #include "proc.h"
 #include "step.h"
+#include "uptodate.h"
 #include "util.h"
 #include "workdir.h"
 
@@ -65,6 +66,11 @@ build_run(const struct build_opts *o)
 	if (resolve_profile(&b.profile, &o->r) < 0 || resolve_plan(&b.plan, &b.profile, &o->r) < 0)
 		goto out;
 	ret = EXIT_FAIL;
+	/* Before any check: those start python and nvcc, and an up-to-date build starts nothing. */
+	if (last == STEP_PUBLISH && !o->force && !o->refresh && uptodate_check(&b) > 0) {
+		ret = EXIT_OK;
+		goto out;
+	}
 	if (check_steps(&b) < 0)
 		goto out;
 	fprintf(stderr, "bwbuild: profile '%s', archs %s, MAX_JOBS=%u, python %s\n",

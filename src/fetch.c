@@ -45,8 +45,7 @@ tree_version(const struct profile *p, const char *src)
 	return v;
 }
 
-/* The version the wheel gets: version.txt + the profile's suffix; empty when none is set. */
-static int
+int
 wheel_version(struct build *b)
 {
 	const struct profile *p = &b->profile;

@@ -4,10 +4,7 @@
 #include "cmd.h"
 #include "diag.h"
 #include "util.h"
-
-#ifndef BWBUILD_VERSION
-#define BWBUILD_VERSION "0.1.0"
-#endif
+#include "version.h"
 
 static const struct command commands[] = {
 	{ "build", cmd_build, "build a wheel from a profile, verify it, write its manifest",
@@ -22,6 +19,7 @@ static const struct command commands[] = {
 	  0 },
 	{ "doctor", cmd_doctor, "preflight checklist: toolchain, libraries, disk, memory, GPUs",
 	  0 },
+	{ "provenance", cmd_provenance, "in-toto / SLSA provenance statement for a built wheel", 0 },
 	{ "profiles", cmd_profiles, "list the profiles found, with descriptions and paths", 0 },
 	{ "launch", cmd_launch, "compiler launcher with memory admission control (set by build)",
 	  0 },

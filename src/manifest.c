@@ -9,10 +9,7 @@
 #include "profile.h"
 #include "util.h"
 #include "verify.h"
-
-#ifndef BWBUILD_VERSION
-#define BWBUILD_VERSION "0.1.0"
-#endif
+#include "version.h"
 
 struct json *
 macros_h_parse(const char *text)

@@ -10,10 +10,12 @@
 
 #include "diag.h"
 #include "fault.h"
+#include "inputs.h"
 #include "era.h"
 #include "json.h"
 #include "manifest.h"
 #include "step.h"
+#include "uptodate.h"
 #include "util.h"
 
 /*
@@ -121,10 +123,10 @@ build_json(struct build *b)
 }
 
 static char *
-manifest_text(struct build *b)
+manifest_text(struct build *b, struct buf *hash)
 {
 	struct manifest_input mi;
-	struct json *m;
+	struct json *m, *inputs;
 	char *text;
 
 	memset(&mi, 0, sizeof(mi));
@@ -137,6 +139,10 @@ manifest_text(struct build *b)
 	m = manifest_make(&mi);
 	json_set(m, "features_effective", b->effective ? b->effective : json_null());
 	json_merge_into((struct json *)json_get(m, "source"), b->source);
+	inputs = inputs_make(b);
+	inputs_hash(inputs, hash);
+	json_set(m, "inputs", inputs);
+	json_set(m, "inputs_hash", json_string(hash->s));
 	if (b->runtime)
 		json_set(m, "runtime", b->runtime);
 	b->runtime = NULL;
@@ -150,11 +156,11 @@ int
 publish_run(struct build *b)
 {
 	const char *name = strrchr(b->wheel.s, '/') + 1;
-	struct buf whl = BUF_INIT, tmp = BUF_INIT, mpath = BUF_INIT;
+	struct buf whl = BUF_INIT, tmp = BUF_INIT, mpath = BUF_INIT, hash = BUF_INIT;
 	char *text;
 	int rc;
 
-	text = manifest_text(b);
+	text = manifest_text(b, &hash);
 	if (b->report.errors.n || b->smoke_failed) {
 		/*
 		 * A wheel that failed verify is not published where CI picks wheels
@@ -169,6 +175,7 @@ publish_run(struct build *b)
 				(int)(name - 1 - b->wheel.s), b->wheel.s);
 		free(text);
 		buf_release(&mpath);
+		buf_release(&hash);
 		return rc;
 	}
 	buf_addf(&whl, "%s/%s", b->plan.out_dir, name);
@@ -187,6 +194,9 @@ publish_run(struct build *b)
 		unlink(tmp.s);
 	else
 		printf("wheel:    %s\nmanifest: %s\n", whl.s, mpath.s);
+	if (!rc && uptodate_record(b, hash.s, whl.s, mpath.s) < 0)
+		warning("the next build will not know this one is up to date");
+	buf_release(&hash);
 	free(text);
 	buf_release(&whl);
 	buf_release(&tmp);

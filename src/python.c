@@ -119,3 +119,30 @@ python_find(struct buf *out, const char *preferred, struct buf *why)
 	strvec_clear(&tried);
 	return found ? 0 : -1;
 }
+
+int
+python_guess(struct buf *out, const char *preferred)
+{
+	const char *vars[] = { "VIRTUAL_ENV", "CONDA_PREFIX" };
+	char *found;
+
+	buf_reset(out);
+	if (preferred) {
+		buf_addstr(out, preferred);
+		return 0;
+	}
+	for (size_t i = 0; i < 2; i++) {
+		const char *dir = getenv(vars[i]);
+
+		if (dir && *dir) {
+			buf_addf(out, "%s/bin/python3", dir);
+			if (access(out->s, X_OK) == 0)
+				return 0;
+			buf_reset(out);
+		}
+	}
+	found = find_program("python3");
+	buf_addstr(out, found ? found : "/usr/bin/python3");
+	free(found);
+	return 0;
+}

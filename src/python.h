@@ -16,4 +16,11 @@ int python_find(struct buf *out, const char *preferred, struct buf *why);
 /* 1 if `py -c "import MODULES"` succeeds ("setuptools, wheel"). */
 int python_imports(const char *py, const char *modules);
 
+/*
+ * The interpreter python_find would try first (build.python, the active
+ * venv or conda environment, python3 on PATH), without starting it: for
+ * the up-to-date check, which must start no process. 0.
+ */
+int python_guess(struct buf *out, const char *preferred);
+
 #endif

@@ -59,6 +59,8 @@ void build_init(struct build *b, const struct build_opts *o);
 void build_release(struct build *b);
 
 int fetch_run(struct build *b);                 /* src/fetch.c */
+/* The version the wheel gets (b->version): version.txt + the profile's suffix; empty when none is set. */
+int wheel_version(struct build *b);
 int configure_run(struct build *b);             /* src/configure.c */
 /* After a configure: read back what CMake decided, then remember its settings. */
 int configure_settle(struct build *b);

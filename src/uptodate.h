@@ -1,0 +1,26 @@
+#ifndef BWBUILD_UPTODATE_H
+#define BWBUILD_UPTODATE_H
+
+struct build;
+
+/*
+ * "Up to date means no work": <work>/last-build.json holds the inputs
+ * hash of the last build that was published, its wheel and manifest, the
+ * wheel's sha256 and the toolchain's identities (stat of each program).
+ *
+ * uptodate_check computes this build's inputs the way the build would
+ * (src/inputs.c) without starting any process: the ref resolved in the
+ * cached mirror, the work tree's HEAD and changes read by libgit2, the
+ * patch series hashed, each tool located and stat-ed (its version recalled
+ * when its file is unchanged). When the hash matches and the published
+ * wheel still verifies, it prints "up to date" with the wheel and manifest
+ * and returns 1; 0 when the build must run (the reason printed when there
+ * was a last build); never -1: a doubt means building.
+ */
+int uptodate_check(const struct build *b);
+
+/* After a publish: remember it for the next uptodate_check. -1 after reporting. */
+int uptodate_record(const struct build *b, const char *inputs_hash, const char *wheel,
+		    const char *manifest);
+
+#endif
