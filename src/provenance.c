@@ -39,7 +39,15 @@ dependencies(const struct json *in)
 	if (commit) {
 		struct buf uri = BUF_INIT;
 
-		buf_addf(&uri, "git+%s", repo ? repo : "file:local");
+		/* A URI: a repository on disk is a file:// one (SPDX/pip "git+" scheme form). */
+		if (!repo)
+			buf_addstr(&uri, "git+file:///");
+		else if (repo[0] == '/')
+			buf_addf(&uri, "git+file://%s", repo);
+		else if (strstr(repo, "://"))
+			buf_addf(&uri, "git+%s", repo);
+		else
+			buf_addf(&uri, "git+ssh://%s", repo); /* git@host:path, scp style */
 		json_push(deps, descriptor(uri.s, "source", "gitCommit", commit));
 		buf_release(&uri);
 	}

@@ -33,7 +33,30 @@ cuda_version_json(const char *path)
 	return v;
 }
 
-/* The toolkit's own word when it has no version.json: `nvcc --version`; 0 if none. */
+/*
+ * include/cuda.h's "#define CUDA_VERSION 13000" (major*1000 + minor*10):
+ * read, not run, so resolving a profile starts no process (an up-to-date
+ * build must start none). 0 if none.
+ */
+static unsigned
+cuda_version_header(const char *path)
+{
+	struct buf text = BUF_INIT;
+	const char *d;
+	unsigned v = 0;
+
+	if (is_regular(path) && read_file(&text, path) == 0 &&
+	    (d = strstr(text.s, "#define CUDA_VERSION "))) {
+		unsigned long n = strtoul(d + strlen("#define CUDA_VERSION "), NULL, 10);
+
+		if (n >= 1000 && n < 100000)
+			v = (unsigned)(n / 1000 * 100 + n % 1000 / 10);
+	}
+	buf_release(&text);
+	return v;
+}
+
+/* The toolkit's own word when it has neither: `nvcc --version`; 0 if none. */
 static unsigned
 cuda_version_nvcc(const char *nvcc)
 {
@@ -89,6 +112,11 @@ resolve_profile(struct profile *p, const struct resolve_opts *o)
 	} else {
 		buf_addf(&from, "%s/version.json", resolve_cuda_home(p));
 		kc.cuda = cuda_version_json(from.s);
+		if (!kc.cuda) {
+			buf_reset(&from);
+			buf_addf(&from, "%s/include/cuda.h", resolve_cuda_home(p));
+			kc.cuda = cuda_version_header(from.s);
+		}
 		if (!kc.cuda) {
 			buf_reset(&from);
 			buf_addf(&from, "%s/bin/nvcc", resolve_cuda_home(p));
