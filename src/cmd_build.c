@@ -21,7 +21,8 @@ cmd_build(int argc, char **argv, const struct command *cmd)
 		OPT_PROFILE_OPTIONS(&o.r, &sets),
 		OPT_OUT(&o.r.out_dir),
 		OPT_STEP(0, "until", &o.until, "STEP",
-			 "stop after fetch, configure, compile, wheel, verify or publish"),
+			 "stop after fetch, configure, compile, wheel, verify, smoke or publish; "
+			 "a build up to publish that is up to date does nothing"),
 		OPT_MEM_BUDGET(&o.r.mem_budget),
 		OPT_STRING(0, "source", &o.r.source_dir, "PATH",
 			   "build this local tree as it is: no checkout, no patches; its commit "

@@ -190,8 +190,9 @@ out:
 static int
 reaches_cmake(const char *entry)
 {
-	static const char *const compile_only[] = { "MAX_JOBS=", "CMAKE_BUILD_PARALLEL_LEVEL=",
-						    "TMPDIR=", "BWBUILD_LAUNCH_", "CCACHE_", NULL };
+	static const char *const compile_only[] = { "MAX_JOBS=", "FLASH_ATTENTION_MAX_JOBS=",
+						    "CMAKE_BUILD_PARALLEL_LEVEL=", "TMPDIR=",
+						    "BWBUILD_LAUNCH_", "CCACHE_", NULL };
 
 	for (size_t i = 0; compile_only[i]; i++)
 		if (starts_with(entry, compile_only[i]))

@@ -136,3 +136,13 @@ run 0 "$BW" verify "$TMP/abi/pkg_new-1.0-py3-none-linux_x86_64.whl"
 printf 'extends: %s\nname: old-abi\nbuild:\n  cxx11_abi: off\n' "$TMP/ship.yaml" > "$TMP/old-abi.yaml"
 run 1 "$BW" verify "$TMP/abi/pkg_new-1.0-py3-none-linux_x86_64.whl" --profile "$TMP/old-abi.yaml"
 contains "$TMP/err" "'pkg/libnew.so' uses the C++11 std::string ABI"
+
+# 6. Values derived from memory never force a configure (FLASH_ATTENTION_MAX_JOBS among them).
+run 0 "$BW" --profile "$TMP/ship.yaml" --work "$TMP/a" --out "$TMP/a-out" --until compile \
+	--mem-budget 1G
+run 0 "$BW" --profile "$TMP/ship.yaml" --work "$TMP/a" --out "$TMP/a-out" --until compile \
+	--mem-budget 200G
+if grep -q "settings changed since the last configure" "$TMP/err"; then
+	cat "$TMP/err"
+	fail "a memory budget forced a configure"
+fi
