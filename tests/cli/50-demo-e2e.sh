@@ -43,7 +43,7 @@ assert m["wheel"]["tags"] == [m["wheel"]["file"].split("-", 2)[2][:-4]], m["whee
 assert m["profile"]["name"] == "demo-e2e"
 assert set(m["build"]["timings"]) >= {"fetch", "configure", "compile", "wheel", "verify", "smoke", "publish"}
 t = m["build"]["toolchain"]
-assert set(t) == {"cc", "c++", "cudahostcxx", "nvcc", "cmake", "ninja", "python"}, t
+assert set(t) == {"cc", "c++", "cudahostcxx", "nvcc", "cmake", "ninja", "python", "setuptools"}, t
 assert "release 13.0" in t["nvcc"]["version"] and t["cmake"]["version"].startswith("cmake version"), t
 assert isinstance(m["build"]["inherited_env"], dict)
 PY

@@ -105,6 +105,7 @@ PY
 
 # interrupt_compile SIG: start a build, send SIG once it compiles; its status in $st.
 interrupt_compile() {
+	rm -f "$TMP/work9/last-build.json"   # an up-to-date build would not compile
 	"$BW" --profile "$TMP/oom.yaml" --work "$TMP/work9" --out "$TMP/out9" >"$TMP/int.out" 2>"$TMP/int.err" &
 	bw=$!
 	i=0

@@ -16,7 +16,8 @@ source:
   repo: $ex/minitorch.git
 YAML
 w="$TMP/work90" o="$TMP/out90"
-build() { run "$1" "$BW" --profile "$TMP/f90.yaml" --work "$w" --out "$o"; }
+# Every build here must do its work: an up-to-date one (src/uptodate.c) would skip the steps.
+build() { rm -f "$w/last-build.json"; run "$1" "$BW" --profile "$TMP/f90.yaml" --work "$w" --out "$o"; }
 
 consistent() {
 	python3 - "$o" <<'PY' || fail "outputs inconsistent after $1"
@@ -48,6 +49,7 @@ done
 n=0
 kill_at() {
 	n=$((n + 1))
+	rm -f "$w/last-build.json"
 	BWBUILD_FAULT="$1" run 137 "$BW" --profile "$TMP/f90.yaml" --work "$w" --out "$o" ${2:-}
 	# Nothing of the killed build may go on running beside the next one.
 	k=0
@@ -56,6 +58,7 @@ kill_at() {
 		[ "$k" -lt 150 ] || fail "processes outlived bwbuild killed at $1: $(pgrep -af "$w/src")"
 		sleep 0.1
 	done
+	rm -f "$w/last-build.json"
 	run 0 "$BW" --profile "$TMP/f90.yaml" --work "$w" --out "$o" ${2:-}
 	consistent "a kill at $1"
 }
