@@ -2,6 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "against.h"
 #include "cmd.h"
 #include "compat.h"
 #include "diag.h"
@@ -28,7 +29,9 @@ cmd_verify(int argc, char **argv, const struct command *cmd)
 	struct gpu_list gpus = GPU_LIST_INIT;
 	struct strvec sass = STRVEC_INIT, ptx = STRVEC_INIT;
 	int json = 0, ret = EXIT_USAGE;
-	const char *wheel = NULL;
+	const char *wheel = NULL, *against = NULL;
+	struct torch_ref torch;
+	int have_torch = 0;
 	const struct option options[] = {
 		OPT_ARG("wheel", &wheel, "WHEEL", "a .whl, or an installed package's directory"),
 		OPT_PROFILE(&o.profile),
@@ -36,6 +39,11 @@ cmd_verify(int argc, char **argv, const struct command *cmd)
 			"whether every CUDA library runs on that GPU (SASS of its major and a "
 			"lower or equal minor, 'a' SASS only on that GPU, PTX JIT-compiled "
 			"forward); repeatable"),
+		OPT_STRING(0, "against", &against, "TORCH",
+			   "an extension wheel checked against the torch it was built for (its "
+			   "wheel, or site-packages/torch): torch's libraries only with "
+			   "'Requires-Dist: torch==<its version>', every c10/at/torch symbol "
+			   "exported by it, the same C++ ABI and CUDA major"),
 		OPT_FLAG(0, "deep", &ex.deep, "decompress every fatbin entry, check each cubin"),
 		OPT_UNSIGNED(0, "threads", &ex.threads, "N", 1, 1024,
 			     "hash the members on N threads (default: every CPU)"),
@@ -56,9 +64,25 @@ cmd_verify(int argc, char **argv, const struct command *cmd)
 		ex.exceptions = exc = plan_exceptions(&p, &ex.nexceptions);
 		ex.cxx11_abi = p.cxx11_abi == TRI_OFF ? 2 : 1;
 	}
+	if (against) {
+		if (torch_ref_load(&torch, against) < 0) {
+			ret = is_regular(against) || is_dir(against) ? EXIT_FAIL : EXIT_USAGE;
+			goto out;
+		}
+		have_torch = 1;
+		ex.provided = &torch.sonames;
+		/* The C++ ABI to agree with is torch's, unless the profile says otherwise. */
+		if (!o.profile && torch.cxx11_abi)
+			ex.cxx11_abi = torch.cxx11_abi;
+	}
 	if (wheel_verify(&r, wheel, &ex) < 0) {
 		/* A file that is there but is no readable wheel failed; a missing one is usage. */
 		ret = is_regular(wheel) || is_dir(wheel) ? EXIT_FAIL : EXIT_USAGE;
+		goto out;
+	}
+	if (have_torch && is_regular(wheel) && against_check(&r, wheel, &torch) < 0) {
+		wheel_report_release(&r);
+		ret = EXIT_FAIL;
 		goto out;
 	}
 	if (!json)
@@ -68,6 +92,8 @@ cmd_verify(int argc, char **argv, const struct command *cmd)
 		report_wheel_json(&r, o.profile ? &p : NULL);
 	wheel_report_release(&r);
 out:
+	if (have_torch)
+		torch_ref_release(&torch);
 	free(exc);
 	gpu_list_release(&gpus);
 	strvec_clear(&sass);

@@ -29,6 +29,11 @@
  *	  u32 vna_name, u32 vna_next (0 ends the list)
  * Walks are bounded by the record counts and by the section size, so a
  * cycle of offsets cannot loop forever.
+ *
+ * SHT_DYNSYM (11, .dynsym): 24-byte Elf64_Sym records { u32 st_name,
+ * u8 st_info (binding << 4 | type), u8 st_other (visibility in the low 2
+ * bits), u16 st_shndx (0: undefined), u64 st_value, u64 st_size };
+ * sh_link is the string table. Record 0 is the null symbol.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -291,6 +296,49 @@ elf_dynamic_read(const struct elf *e, struct elf_dynamic *d, struct buf *why)
 			rc = read_verneed(e, sec, d, why);
 		if (rc < 0)
 			return -1;
+	}
+	return 0;
+}
+
+int
+elf_dynsym_read(const struct elf *e, struct strvec *defined, struct strvec *undefined,
+		struct buf *why)
+{
+	for (size_t i = 0; i < e->nsections; i++) {
+		const struct elf_section *sec = &e->sections[i];
+		struct span s;
+
+		if (sec->type != SHT_DYNSYM_)
+			continue;
+		s = (struct span){ e->data + sec->offset, sec->size };
+		for (uint64_t off = 24; off + 24 <= sec->size; off += 24) {
+			uint32_t name = 0;
+			uint8_t info = 0, other = 0;
+			uint16_t shndx = 0;
+			unsigned bind, vis;
+			const char *str;
+
+			rd_u32(s, off, &name);
+			rd_u8(s, off + 4, &info);
+			rd_u8(s, off + 5, &other);
+			rd_u16(s, off + 6, &shndx);
+			if (!name)
+				continue;
+			if (!(str = strtab_at(e, sec->link, name))) {
+				buf_addf(why, "dynamic symbol %llu names a string outside its table",
+					 (unsigned long long)(off / 24));
+				return -1;
+			}
+			bind = info >> 4;
+			vis = other & 3;
+			/* GLOBAL 1, WEAK 2, GNU_UNIQUE 10; hidden (2) and internal (1) are not exported. */
+			if (shndx && (bind == 1 || bind == 2 || bind == 10) && (vis == 0 || vis == 3)) {
+				if (defined)
+					strvec_push(defined, str);
+			} else if (!shndx && bind == 1 && undefined) {
+				strvec_push(undefined, str); /* weak undefined ones may stay missing */
+			}
+		}
 	}
 	return 0;
 }

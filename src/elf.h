@@ -33,6 +33,7 @@ struct elf {
 
 #define SHT_NOBITS_ 8
 #define SHT_DYNAMIC_ 6
+#define SHT_DYNSYM_ 11
 #define SHT_GNU_VERNEED_ 0x6ffffffe
 #define EM_X86_64_ 62
 #define EM_AARCH64_ 183
@@ -63,5 +64,14 @@ const struct elf_section *elf_section_by_name(const struct elf *e, const char *n
 /* Read the dynamic section and version needs; -1 with a reason in `why`. */
 int elf_dynamic_read(const struct elf *e, struct elf_dynamic *d, struct buf *why);
 void elf_dynamic_release(struct elf_dynamic *d);
+
+/*
+ * The dynamic symbols: those it exports (defined; global, weak or unique
+ * binding; default or protected visibility) into `defined`, those it needs
+ * from other libraries (undefined, global binding) into `undefined`; either
+ * may be NULL. Names as in .dynstr, without versions. -1 with a reason.
+ */
+int elf_dynsym_read(const struct elf *e, struct strvec *defined, struct strvec *undefined,
+		    struct buf *why);
 
 #endif

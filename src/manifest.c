@@ -167,7 +167,7 @@ features_crosscheck(const struct wheel_report *w, const struct json *effective,
 }
 
 /* Values of `name = '...'` / `name: T = '...'` lines in version.py. */
-static struct json *
+struct json *
 version_py_parse(const char *text)
 {
 	static const char *const keys[] = { "__version__", "cuda", "git_version", "hip", "rocm",

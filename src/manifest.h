@@ -27,6 +27,8 @@ struct json *manifest_make(const struct manifest_input *in);
  * {"KEY", "VALUE"}, into a JSON object KEY -> VALUE. Exposed for tests.
  */
 struct json *macros_h_parse(const char *text);
+/* version.py's assignments (__version__ as "version", cuda, git_version, ...) as a JSON object. */
+struct json *version_py_parse(const char *text);
 
 /* Render a manifest as Markdown: summary, feature table with ✅/❌/⚠️, libraries. */
 struct buf;

@@ -849,7 +849,8 @@ check_cxx_abi(struct wheel_report *r, int expect)
 }
 
 static void
-check_libraries(struct wheel_report *r, char *const *paths, size_t npaths)
+check_libraries(struct wheel_report *r, char *const *paths, size_t npaths,
+		const struct strvec *provided)
 {
 	struct strvec platforms = STRVEC_INIT;
 	char **members = xcalloc(npaths ? npaths : 1, sizeof(*members));
@@ -869,7 +870,7 @@ check_libraries(struct wheel_report *r, char *const *paths, size_t npaths)
 			const char *need = l->needed.v[j];
 
 			if (bsearch(&need, members, npaths, sizeof(*members), by_string) ||
-			    soname_origin(need) != SONAME_UNKNOWN)
+			    soname_origin(need) != SONAME_UNKNOWN || (provided && strset_has(provided, need)))
 				continue;
 			add_error(r, "'%s' needs '%s', which is neither in the wheel nor on the manylinux "
 				  "or CUDA allow-lists (needed)", l->path, need);
@@ -1401,7 +1402,7 @@ check_members(struct wheel_report *r, const struct zip *z, const size_t *names,
 		add_error(r, "'%s' is in the archive but not in RECORD (RECORD)", n);
 	}
 	free(seen_rows);
-	check_libraries(r, paths, z->n);
+	check_libraries(r, paths, z->n, opts->provided);
 	free(paths);
 	check_cxx_abi(r, opts->cxx11_abi);
 	check_coverage(r, opts);
@@ -1562,7 +1563,7 @@ installed_verify(struct wheel_report *r, const char *pkgdir, const struct wheel_
 	paths = xcalloc(nrows ? nrows : 1, sizeof(*paths));
 	for (i = 0; i < nrows; i++)
 		paths[i] = rows[i].fields[0];
-	check_libraries(r, paths, nrows);
+	check_libraries(r, paths, nrows, opts.provided);
 	free(paths);
 	check_cxx_abi(r, opts.cxx11_abi);
 	check_coverage(r, &opts);

@@ -50,6 +50,7 @@ struct wheel_expect {
 	size_t nexceptions;
 	int deep;                  /* decompress every fatbin entry and check its cubin */
 	int cxx11_abi;             /* 1: _GLIBCXX_USE_CXX11_ABI=1 expected, 2: =0; 0: only consistency */
+	const struct strvec *provided; /* sonames another package provides (torch's, --against); sorted set */
 	unsigned threads;          /* members hashed in parallel; 0: every CPU */
 };
 

@@ -24,6 +24,20 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	memset(&al, 0, sizeof(al));
 	archs_scan_bytes(&al, data, size, 0);
 	archs_lib_release(&al);
+	/* The dynamic symbol table, as verify --against reads it. */
+	{
+		struct elf e;
+		struct buf why = BUF_INIT;
+		struct strvec def = STRVEC_INIT, undef = STRVEC_INIT;
+
+		if (elf_open(&e, data, size, &why) == 0) {
+			elf_dynsym_read(&e, &def, &undef, &why);
+			elf_release(&e);
+		}
+		strvec_clear(&def);
+		strvec_clear(&undef);
+		buf_release(&why);
+	}
 	strvec_clear(&errors);
 	return 0;
 }
