@@ -159,6 +159,9 @@ install: $(BIN)/bwbuild
 		done || exit 1; \
 	done
 	install -m 644 README.md docs/*.md "$(DESTDIR)$(PREFIX)/share/doc/bwbuild/"
+	install -D -m 644 docs/bwbuild.1 "$(DESTDIR)$(PREFIX)/share/man/man1/bwbuild.1"
+	install -D -m 644 scripts/bwbuild.bash-completion \
+		"$(DESTDIR)$(PREFIX)/share/bash-completion/completions/bwbuild"
 
 clean-obj:
 	rm -rf obj bin tests/bin $(ASAN) obj-fuzz

@@ -16,3 +16,35 @@ contains "$TMP/out" "$TMP/dest/opt/bw/share/bwbuild/profiles/sm120.yaml"
 contains "$TMP/out" "profile      sm120"
 "$ib" plan --profile sm120 --set source.patches=pytorch > "$TMP/out"
 contains "$TMP/out" "0001-select-compute-arch-autodetect-12.1.patch"
+
+# The man page and bash completion are installed; the page covers every command.
+man1="$TMP/dest/opt/bw/share/man/man1/bwbuild.1"
+comp="$TMP/dest/opt/bw/share/bash-completion/completions/bwbuild"
+[ -f "$man1" ] && [ -f "$comp" ] || fail "the man page or the completion was not installed"
+"$ib" help | sed -n 's/^  \([a-z]\{1,\}\) .*/\1/p' > "$TMP/commands"
+[ -s "$TMP/commands" ] || fail "no commands listed by 'bwbuild help'"
+while read -r c; do
+	grep -q "^\.SS $c\$" "$man1" || fail "bwbuild.1 has no section for '$c'"
+	grep -q "$c" "$comp" || fail "the completion does not know '$c'"
+done < "$TMP/commands"
+bash -n "$comp" || fail "the completion is not valid bash"
+if command -v groff >/dev/null 2>&1; then
+	groff -man -ww -z "$man1" 2> "$TMP/groff" || true
+	[ ! -s "$TMP/groff" ] || { cat "$TMP/groff"; fail "groff warns about bwbuild.1"; }
+fi
+# Completion of a command name and of --profile, as bash would ask for them.
+cd "$TOP"
+bash -c '. "$1"; COMP_WORDS=(bwbuild prov); COMP_CWORD=1; COMP_LINE="bwbuild prov"; COMP_POINT=12
+	_bwbuild; echo "${COMPREPLY[*]}"' _ "$comp" > "$TMP/comp"
+contains "$TMP/comp" "provenance"
+PATH="$TMP/dest/opt/bw/bin:$PATH" bash -c '. "$1"; COMP_WORDS=(bwbuild --profile sm1); COMP_CWORD=2
+	COMP_LINE="bwbuild --profile sm1"; COMP_POINT=21; _bwbuild; echo "${COMPREPLY[*]}"' _ "$comp" > "$TMP/comp"
+contains "$TMP/comp" "sm120"
+
+# The installed binary, from another directory, builds the demo.
+sh scripts/make-example-repo.sh tests/fixtures/minitorch "$TMP/example/minitorch.git" v2.11.0
+cd "$TMP/elsewhere"
+printf 'extends: %s\nname: installed-demo\nsource:\n  repo: %s\n' "$TMP/dest/opt/bw/share/bwbuild/profiles/demo.yaml" "$TMP/example/minitorch.git" \
+	> "$TMP/elsewhere/installed-demo.yaml"
+run 0 "$ib" --profile "$TMP/elsewhere/installed-demo.yaml" --work "$TMP/iw" --out "$TMP/iout"
+contains "$TMP/out" "wheel:    $TMP/iout/minitorch-2.11.0+git"
