@@ -112,8 +112,9 @@ bench: bench-verify bench-sched bench-archs
 # found everything (obj/.deps-ok is not committed: a fresh checkout runs it).
 DEPS_OK = obj/.deps-ok
 
-$(DEPS_OK): scripts/deps.sh Makefile
+$(DEPS_OK): scripts/deps.sh scripts/install-tools.sh Makefile
 	@sh scripts/deps.sh
+	@sh scripts/install-tools.sh
 	@mkdir -p $(@D)
 	@touch $@
 

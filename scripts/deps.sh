@@ -1,33 +1,179 @@
 #!/bin/sh
-# Install the Debian packages bwbuild needs to build, test and run its demo.
+# Install the packages bwbuild needs to build, test and run its demo.
 # Idempotent: installs only what is missing. Needs root (or sudo) to install.
+#
+# Distributions (from /etc/os-release: ID, ID_LIKE, VERSION_ID):
+#   Debian 12 and 13, Ubuntu 24.04 (universe enabled): apt-get, Debian's names.
+#     Other Debian-likes get the same names, with a note that they are untested.
+#   RHEL 8 family (AlmaLinux, Rocky, RHEL, CentOS Stream, Oracle Linux 8; the
+#     manylinux_2_28 image): dnf, with EPEL and PowerTools / CodeReady Builder
+#     enabled first. EL 9 is handled the same way (CRB, EPEL 9), untested.
+#   Anything else: the list of what is needed is printed, exit 1.
 set -eu
 
+# Debian 12/13, Ubuntu 24.04.
 PKGS="gcc make pkg-config git cmake ninja-build
 libgit2-dev libyaml-dev libcjson-dev libssl-dev zlib1g-dev libzstd-dev liblz4-dev libisal-dev
-python3 python3-setuptools python3-wheel python3-build ccache redis-server redis-tools"
+python3 python3-setuptools python3-wheel python3-build ccache redis-server redis-tools
+python3-jsonschema strace"
 
-missing=""
-for p in $PKGS; do
-	if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
-		missing="$missing $p"
+# RHEL 8 family. Where each comes from on AlmaLinux/Rocky 8:
+#   BaseOS/AppStream: gcc gcc-c++ make pkgconf-pkg-config git cmake openssl-devel
+#     zlib-devel libzstd-devel lz4-devel python3 (python36) python3-setuptools
+#     python3-wheel redis (the redis module's default stream)
+#   PowerTools: ninja-build libyaml-devel
+#   EPEL 8: libgit2_1.7-devel (EPEL 8 has no libgit2-devel; this is libgit2
+#     1.7.2, the version Ubuntu 24.04 ships), cjson-devel (1.7.17),
+#     isa-l-devel (2.31), ccache (3.7: no remote storage, so no
+#     build.cache_remote: redis://... on EL8)
+#   Not in EL8 at all: python3-build (only needed for pyproject-era trees; use
+#     'python3 -m pip install build' with the Python that builds).
+# gcc-c++ is listed because the example and PyTorch compile C++ (Debian's
+# images usually have g++ already).
+RPMS_EL8="gcc gcc-c++ make pkgconf-pkg-config git cmake ninja-build
+libgit2_1.7-devel libyaml-devel cjson-devel openssl-devel zlib-devel libzstd-devel lz4-devel isa-l-devel
+python3 python3-setuptools python3-wheel ccache redis python3-jsonschema strace"
+# EL 9: EPEL 9 has libgit2-devel (1.7).
+RPMS_EL9="gcc gcc-c++ make pkgconf-pkg-config git cmake ninja-build
+libgit2-devel libyaml-devel cjson-devel openssl-devel zlib-devel libzstd-devel lz4-devel isa-l-devel
+python3 python3-setuptools python3-wheel ccache redis python3-jsonschema strace"
+
+os_field() {
+	[ -r /etc/os-release ] || return 0
+	sed -n "s/^$1=//p" /etc/os-release | head -n 1 | tr -d "\"'"
+}
+os_id=$(os_field ID)
+os_like=$(os_field ID_LIKE)
+os_version=$(os_field VERSION_ID)
+
+family=""
+case " $os_id $os_like " in
+*" debian "* | *" ubuntu "*) family=debian ;;
+*" rhel "* | *" centos "* | *" almalinux "* | *" rocky "* | *" ol "*) family=rhel ;;
+esac
+# No os-release at all, but dpkg: as before, a Debian system.
+if [ -z "$family" ] && [ ! -e /etc/os-release ] && command -v dpkg-query >/dev/null 2>&1; then
+	family=debian
+fi
+
+root_or_sudo() {
+	if [ "$(id -u)" = 0 ]; then
+		SUDO=""
+	elif command -v sudo >/dev/null 2>&1 && sudo -n true 2>/dev/null; then
+		SUDO="sudo"
+	else
+		return 1
 	fi
-done
-if [ -z "$missing" ]; then
-	exit 0
-fi
+}
 
-echo "deps: installing:$missing" >&2
-if [ "$(id -u)" = 0 ]; then
-	SUDO=""
-elif command -v sudo >/dev/null 2>&1 && sudo -n true 2>/dev/null; then
-	SUDO="sudo"
-else
-	echo "deps: not root; run this, then try again:" >&2
-	echo "  sudo apt-get update && sudo apt-get install -y$missing" >&2
+case "$family" in
+debian)
+	case "$os_id $os_version" in
+	"debian 12" | "debian 13" | "ubuntu 24.04" | " ") ;;
+	*) echo "deps: ${os_id:-this system} ${os_version:-(no VERSION_ID)} is untested; using Debian's package names" >&2 ;;
+	esac
+
+	missing=""
+	for p in $PKGS; do
+		if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+			missing="$missing $p"
+		fi
+	done
+	if [ -z "$missing" ]; then
+		exit 0
+	fi
+
+	echo "deps: installing:$missing" >&2
+	if ! root_or_sudo; then
+		echo "deps: not root; run this, then try again:" >&2
+		echo "  sudo apt-get update && sudo apt-get install -y$missing" >&2
+		exit 1
+	fi
+	export DEBIAN_FRONTEND=noninteractive
+	$SUDO apt-get update -qq
+	# shellcheck disable=SC2086
+	$SUDO apt-get install -y -qq --no-install-recommends $missing >/dev/null
+	;;
+
+rhel)
+	major=${os_version%%.*}
+	case "$major" in
+	8) RPMS=$RPMS_EL8 extra_repo=powertools ;;
+	9) RPMS=$RPMS_EL9 extra_repo=crb ;;
+	*)
+		echo "deps: $os_id $os_version: only the RHEL 8 (and 9) family is known; it needs (EPEL and CRB names):" >&2
+		echo "  $(printf '%s' "$RPMS_EL9" | tr '\n' ' ')" >&2
+		exit 1
+		;;
+	esac
+
+	# rpm -q --whatprovides: a name or what a package provides, so "python3"
+	# is found in python36 on EL8.
+	missing=""
+	for p in $RPMS; do
+		if ! rpm -q --whatprovides "$p" >/dev/null 2>&1; then
+			missing="$missing $p"
+		fi
+	done
+	if [ -z "$missing" ]; then
+		exit 0
+	fi
+
+	# The repositories: EPEL for libgit2, cJSON, ISA-L and ccache; PowerTools
+	# (EL8) or CRB (EL9) for ninja-build and libyaml-devel, and for EPEL's own
+	# dependencies. RHEL proper enables CodeReady Builder through
+	# subscription-manager and installs EPEL from Fedora's URL; Oracle Linux
+	# has its own EPEL mirror package and CodeReady Builder repository.
+	arch=$(uname -m)
+	case "$os_id" in
+	rhel)
+		epel_pkg="epel-release"
+		epel="https://dl.fedoraproject.org/pub/epel/epel-release-latest-$major.noarch.rpm"
+		enable_extra="subscription-manager repos --enable codeready-builder-for-rhel-$major-$arch-rpms"
+		;;
+	ol)
+		epel_pkg="oracle-epel-release-el$major"
+		epel=$epel_pkg
+		enable_extra="dnf config-manager --set-enabled ol${major}_codeready_builder"
+		;;
+	*)
+		epel_pkg="epel-release"
+		epel=$epel_pkg
+		enable_extra="dnf config-manager --set-enabled $extra_repo"
+		;;
+	esac
+
+	echo "deps: installing:$missing" >&2
+	if ! root_or_sudo; then
+		echo "deps: not root; run this, then try again:" >&2
+		echo "  sudo dnf install -y dnf-plugins-core $epel" >&2
+		echo "  sudo $enable_extra" >&2
+		echo "  sudo dnf install -y$missing" >&2
+		exit 1
+	fi
+	if ! rpm -q "$epel_pkg" >/dev/null 2>&1; then
+		$SUDO dnf install -y -q "$epel"
+	fi
+	rpm -q dnf-plugins-core >/dev/null 2>&1 || $SUDO dnf install -y -q dnf-plugins-core
+	# shellcheck disable=SC2086
+	$SUDO $enable_extra
+	# shellcheck disable=SC2086
+	if ! $SUDO dnf install -y -q $missing; then
+		echo "deps: dnf could not install everything. EPEL 8 names used: libgit2_1.7-devel," >&2
+		echo "  cjson-devel, isa-l-devel, ccache; PowerTools: ninja-build, libyaml-devel." >&2
+		echo "  Check 'dnf repolist' shows epel and $extra_repo (or CodeReady Builder)." >&2
+		exit 1
+	fi
+	;;
+
+*)
+	echo "deps: unknown distribution '${os_id:-?}' (ID_LIKE '${os_like}', VERSION_ID '${os_version}')." >&2
+	echo "deps: install these (Debian names; on the RHEL family see scripts/deps.sh), then try again:" >&2
+	echo "  C compiler and C++ compiler, make, pkg-config, git, cmake, ninja;" >&2
+	echo "  development files of libgit2 (1.5, 1.7 and 1.9 are tested), libyaml, cJSON, OpenSSL (libcrypto), zlib, zstd, lz4, ISA-L" >&2
+	echo "    (pkg-config: libgit2 yaml-0.1 libcjson libcrypto zlib libzstd liblz4 libisal);" >&2
+	echo "  python3 with setuptools, wheel and build; ccache; redis (server and redis-cli)." >&2
+	echo "  Debian names: $(printf '%s' "$PKGS" | tr '\n' ' ')" >&2
 	exit 1
-fi
-export DEBIAN_FRONTEND=noninteractive
-$SUDO apt-get update -qq
-# shellcheck disable=SC2086
-$SUDO apt-get install -y -qq --no-install-recommends $missing >/dev/null
+	;;
+esac

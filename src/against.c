@@ -87,6 +87,8 @@ torch_ref_load(struct torch_ref *t, const char *path)
 	memset(t, 0, sizeof(*t));
 	strvec_init(&t->sonames);
 	strvec_init(&t->symbols);
+	strvec_init(&t->sass);
+	strvec_init(&t->ptx);
 	t->path = path_absolute(path);
 	if (wheel_verify(&r, path, &ex) < 0)
 		return -1;
@@ -99,6 +101,20 @@ torch_ref_load(struct torch_ref *t, const char *path)
 		warning("'%s' itself fails verify (%s); its symbols are used as they are", path,
 			r.errors.v[0]);
 	t->name = xstrdup(r.name ? r.name : "torch");
+	{
+		struct buf sass = BUF_INIT, ptx = BUF_INIT, line = BUF_INIT;
+
+		for (size_t i = 0; i < r.sass.n; i++)
+			strvec_push(&t->sass, r.sass.v[i]);
+		for (size_t i = 0; i < r.ptx.n; i++)
+			strvec_push(&t->ptx, r.ptx.v[i]);
+		strvec_join(&r.sass, " ", &sass);
+		strvec_join(&r.ptx, " ", &ptx);
+		buf_addf(&line, "SASS %s; PTX %s", sass.len ? sass.s : "none", ptx.len ? ptx.s : "none");
+		t->targets = buf_detach(&line);
+		buf_release(&sass);
+		buf_release(&ptx);
+	}
 	t->version = xstrdup(r.version ? r.version : "");
 	memcpy(t->sha256, r.sha256, sizeof(t->sha256));
 	if (r.version_py) {
@@ -113,6 +129,12 @@ torch_ref_load(struct torch_ref *t, const char *path)
 		buf_addstr(&root, t->path);
 		if (strrchr(root.s, '/'))
 			buf_setlen(&root, (size_t)(strrchr(root.s, '/') - root.s));
+		if (r.filename) {
+			struct buf di = BUF_INIT;
+
+			buf_addf(&di, "%s/%s", root.s, r.filename);
+			t->dist_info = buf_detach(&di);
+		}
 	} else if (zip_open(&z, path) == 0) {
 		zopen = 1;
 	} else {
@@ -166,8 +188,12 @@ torch_ref_release(struct torch_ref *t)
 	free(t->version);
 	free(t->cuda);
 	free(t->commit);
+	free(t->targets);
+	free(t->dist_info);
 	strvec_clear(&t->sonames);
 	strvec_clear(&t->symbols);
+	strvec_clear(&t->sass);
+	strvec_clear(&t->ptx);
 	memset(t, 0, sizeof(*t));
 }
 
@@ -275,7 +301,8 @@ add_error(struct wheel_report *r, const char *fmt, ...)
 }
 
 int
-against_check(struct wheel_report *r, const char *wheel, const struct torch_ref *t)
+against_check(struct wheel_report *r, const char *wheel, const struct torch_ref *t,
+	      int check_pin)
 {
 	struct zip z;
 	struct buf meta = BUF_INIT, why = BUF_INIT, bytes = BUF_INIT, pin = BUF_INIT;
@@ -339,7 +366,7 @@ against_check(struct wheel_report *r, const char *wheel, const struct torch_ref 
 				  l->path, missing - 3, t->name, t->version);
 		strvec_clear(&undef);
 	}
-	if (needs_torch && !pins_torch(meta.s ? meta.s : "", t->name, t->version, &pin)) {
+	if (check_pin && needs_torch && !pins_torch(meta.s ? meta.s : "", t->name, t->version, &pin)) {
 		if (pin.len)
 			add_error(r, "METADATA requires '%s', not the exact torch its libraries "
 				  "link against; make it 'Requires-Dist: %s==%s' (against)", pin.s,

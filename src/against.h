@@ -24,6 +24,9 @@ struct torch_ref {
 	int cxx11_abi;            /* 1 new, 2 old, 0 unknown */
 	struct strvec sonames;    /* sorted set: libc10.so, libtorch.so, ... */
 	struct strvec symbols;    /* sorted set of every symbol its libraries export */
+	struct strvec sass, ptx;  /* unions over its libraries: what it runs on */
+	char *targets;            /* the same as one line: "SASS sm_90 sm_120; PTX compute_120" */
+	char *dist_info;          /* a directory's .dist-info beside it (absolute); NULL for a wheel */
 };
 
 /* -1 after reporting (not a torch wheel or directory). */
@@ -34,12 +37,13 @@ void torch_ref_release(struct torch_ref *t);
  * The rules an extension wheel (already verified into `r`, with torch's
  * sonames accepted as provided) must keep against `t`, errors into
  * r->errors: torch's sonames only with "Requires-Dist: torch==<version>"
- * in METADATA; no torch library bundled; every undefined c10/at/torch/
+ * in METADATA (unless !check_pin: a build pins it when it repacks); no torch library bundled; every undefined c10/at/torch/
  * caffe2 symbol exported by that torch; the CUDA major of torch (the C++
  * ABI is verify's own check, given torch's as the one expected). -1 when
  * the wheel cannot be read again (reported).
  */
-int against_check(struct wheel_report *r, const char *wheel, const struct torch_ref *t);
+int against_check(struct wheel_report *r, const char *wheel, const struct torch_ref *t,
+		  int check_pin);
 
 /* {version, wheel_sha256 or directory, cuda, commit} for the manifest's "torch". */
 struct json *torch_ref_json(const struct torch_ref *t);

@@ -11,7 +11,7 @@
 
 /* The pipeline, in order; each step lives in the file named after it. */
 static const struct build_step steps[STEP__COUNT] = {
-	[STEP_FETCH] = { "fetch", NULL, fetch_run },             /* src/fetch.c */
+	[STEP_FETCH] = { "fetch", extension_check, fetch_run },  /* src/fetch.c, src/extension.c */
 	[STEP_CONFIGURE] = { "configure", NULL, configure_run }, /* src/configure.c */
 	[STEP_COMPILE] = { "compile", compile_check, compile_run }, /* src/compile.c */
 	[STEP_WHEEL] = { "wheel", NULL, package_run },           /* src/package.c */

@@ -80,7 +80,7 @@ cmd_verify(int argc, char **argv, const struct command *cmd)
 		ret = is_regular(wheel) || is_dir(wheel) ? EXIT_FAIL : EXIT_USAGE;
 		goto out;
 	}
-	if (have_torch && is_regular(wheel) && against_check(&r, wheel, &torch) < 0) {
+	if (have_torch && is_regular(wheel) && against_check(&r, wheel, &torch, 1) < 0) {
 		wheel_report_release(&r);
 		ret = EXIT_FAIL;
 		goto out;

@@ -353,6 +353,11 @@ configure_run(struct build *b)
 		proc_release(&pr);
 		pr = (struct proc)PROC_INIT;
 	}
+	if (b->era == ERA_EXTENSION) {
+		fprintf(stderr, "configure: nothing to configure: the extension's setup.py builds "
+			"in the compile step\n");
+		goto out;
+	}
 	stamp_path(b, &stamp);
 	stamp_text(b, &want);
 	if (!path_exists(stamp.s) || read_file(&have, stamp.s) < 0 || strcmp(have.s, want.s) ||
@@ -377,6 +382,7 @@ configure_run(struct build *b)
 		if (!rc)
 			rc = configure_settle(b);
 	}
+out:
 	proc_release(&pr);
 	buf_release(&stamp);
 	buf_release(&want);

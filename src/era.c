@@ -80,6 +80,7 @@ era_name(enum build_era era)
 	case ERA_SETUP_HELPERS: return "setup.py (tools/setup_helpers/cmake.py)";
 	case ERA_SETUP_ENVFWD: return "setup.py (cmake/EnvVarForwarding.cmake)";
 	case ERA_SKBUILD: return "scikit-build-core (pyproject.toml, no setup.py)";
+	case ERA_EXTENSION: return "extension (setup.py on a torch: torch.utils.cpp_extension)";
 	default: return "unknown";
 	}
 }

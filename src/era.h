@@ -14,8 +14,11 @@ struct buf;
  * The first two are driven by `python3 setup.py build|bdist_wheel` (MAX_JOBS),
  * the last by `python3 -m build --wheel --no-isolation`
  * (CMAKE_BUILD_PARALLEL_LEVEL).
+ *	ERA_EXTENSION      not torch: a package built on one (kind: extension),
+ *	                   its setup.py run with that torch importable
+ *	                   (torch.utils.cpp_extension, or CMake inside setup.py)
  */
-enum build_era { ERA_UNKNOWN, ERA_SETUP_HELPERS, ERA_SETUP_ENVFWD, ERA_SKBUILD };
+enum build_era { ERA_UNKNOWN, ERA_SETUP_HELPERS, ERA_SETUP_ENVFWD, ERA_SKBUILD, ERA_EXTENSION };
 
 /* Detect; ERA_UNKNOWN with a reason (what was found, what to do) in `why`. */
 enum build_era era_detect(const char *dir, struct buf *why);

@@ -256,6 +256,13 @@ fetch_run(struct build *b)
 	if (b->tree.nsubs)
 		fprintf(stderr, " (%zu submodule%s)", b->tree.nsubs, b->tree.nsubs == 1 ? "" : "s");
 	fputc('\n', stderr);
+	if (profile_is_extension(&b->profile)) {
+		/* Not torch: its own setup.py, with the torch it builds on importable. */
+		b->era = ERA_EXTENSION;
+		fprintf(stderr, "fetch: build era: %s\n", era_name(b->era));
+		rc = extension_tree(b);
+		goto out;
+	}
 	b->era = era_detect(b->plan.src_dir, &why);
 	if (b->era == ERA_UNKNOWN) {
 		error("%s", why.s);

@@ -21,7 +21,7 @@ compile_only(const char *entry)
 					     "CMAKE_BUILD_PARALLEL_LEVEL=", "TMPDIR=", "BWBUILD_",
 					     "CCACHE_", "CMAKE_C_COMPILER_LAUNCHER=",
 					     "CMAKE_CXX_COMPILER_LAUNCHER=",
-					     "CMAKE_CUDA_COMPILER_LAUNCHER=", NULL };
+					     "CMAKE_CUDA_COMPILER_LAUNCHER=", "PYTORCH_NVCC=", NULL };
 
 	for (size_t i = 0; names[i]; i++)
 		if (starts_with(entry, names[i]))
@@ -177,6 +177,14 @@ inputs_make(const struct build *b)
 		json_push(patches, pt);
 	}
 	json_set(in, "patches", patches);
+	if (b->have_torch) {
+		struct json *t = json_object();
+
+		json_set(t, "name", json_string(b->torch.name));
+		json_set(t, "version", json_string(b->torch.version));
+		json_set(t, "wheel_sha256", *b->torch.sha256 ? json_string(b->torch.sha256) : json_null());
+		json_set(in, "torch", t);
+	}
 	json_set(in, "env", env_json_of(b));
 	json_set(in, "toolchain", toolchain_json(&b->toolchain));
 	json_set(gen, "version", json_string(BWBUILD_VERSION));

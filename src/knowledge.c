@@ -481,3 +481,53 @@ kb_gpu_peak(const char *device_name, const char *dtype)
 	}
 	return 0;
 }
+
+/*
+ * Companion packages released with each torch (pytorch/pytorch RELEASE.md,
+ * "Release Compatibility Matrix"; torchvision's README): a companion built
+ * against another torch fails at import (`operator torchvision::nms does
+ * not exist`, undefined c10 symbols). Versions as major*100 + minor.
+ */
+static const struct companion_row {
+	unsigned torch, torchvision, torchaudio;
+} companions[] = {
+	{ 207, 22, 207 }, { 208, 23, 208 }, { 209, 24, 209 }, { 210, 25, 210 }, { 211, 26, 211 },
+};
+
+int
+kb_companion(const char *project)
+{
+	return !strcmp(project, "torchvision") || !strcmp(project, "torchaudio");
+}
+
+int
+kb_companion_check(const char *project, unsigned version, unsigned torch, struct buf *why)
+{
+	int vision = !strcmp(project, "torchvision");
+	unsigned want = 0, torch_for = 0;
+
+	if (!kb_companion(project))
+		return 0;
+	for (size_t i = 0; i < ARRAY_SIZE(companions); i++) {
+		unsigned v = vision ? companions[i].torchvision : companions[i].torchaudio;
+
+		if (companions[i].torch == torch)
+			want = v;
+		if (v == version)
+			torch_for = companions[i].torch;
+	}
+	if (!want && !torch_for) {
+		buf_addf(why, "bwbuild knows the %s releases for torch 2.7 to 2.11 only; %s %u.%u with "
+			 "torch %u.%u is not checked", project, project, version / 100, version % 100,
+			 torch / 100, torch % 100);
+		return 1;
+	}
+	if (want == version)
+		return 0;
+	buf_addf(why, "%s %u.%u is released for torch %u.%u, not %u.%u", project, version / 100,
+		 version % 100, torch_for / 100, torch_for % 100, torch / 100, torch % 100);
+	if (want)
+		buf_addf(why, "; torch %u.%u goes with %s %u.%u (tag v%u.%u.0)", torch / 100,
+			 torch % 100, project, want / 100, want % 100, want / 100, want % 100);
+	return -1;
+}

@@ -55,4 +55,15 @@ double kb_gpu_peak(const char *device_name, const char *dtype);
 /* 1 if the CUDA toolkit can emit SASS for compute capability major*10+minor. */
 int kb_cuda_builds(unsigned cuda, unsigned cc);
 
+/* torchvision or torchaudio: released in lockstep with torch. */
+int kb_companion(const char *project);
+/*
+ * A companion's release (major*100+minor: torchvision 0.26 -> 26) against
+ * torch's (211): 0 when they belong together (or `project` is no
+ * companion), -1 when not, with the release that fits in `why`, 1 when
+ * the pair is outside the table (a note in `why`).
+ */
+struct buf;
+int kb_companion_check(const char *project, unsigned version, unsigned torch, struct buf *why);
+
 #endif

@@ -42,6 +42,30 @@ entry_str(const struct pnode *e, const char *key)
 	return s ? xstrdup(s) : NULL;
 }
 
+/*
+ * env: {NAME: VALUE}: switches the package's own build reads, such as
+ * causal-conv1d's CAUSAL_CONV1D_FORCE_BUILD (else it downloads a wheel).
+ */
+static void
+load_env(struct patch_set *ps, const struct pnode *root)
+{
+	const struct pnode *env = ynode_get(root, "env");
+
+	strvec_init(&ps->env);
+	for (size_t i = 0; env && i < ynode_len(env); i++) {
+		const char *k = ynode_key_at(env, i), *v = ynode_str(ynode_at(env, i));
+
+		if (!k || !v || !*k || strspn(k, "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_") != strlen(k) ||
+		    (*k >= '0' && *k <= '9'))
+			error_at(ynode_key_loc(env, i), "env entries are NAME: value with NAME in "
+				 "capitals, digits and '_'");
+		else
+			strvec_pushf(&ps->env, "%s=%s", k, v);
+	}
+	if (env && !ynode_len(env) && ynode_str(env))
+		error_at(ynode_loc(env), "'env' must be a map of NAME: value");
+}
+
 int
 patch_set_load(struct patch_set *ps, const char *project)
 {
@@ -52,6 +76,7 @@ patch_set_load(struct patch_set *ps, const char *project)
 	size_t i;
 
 	memset(ps, 0, sizeof(*ps));
+	strvec_init(&ps->env);
 	ps->project = xstrdup(project);
 	if (find_index(project, &path) < 0) {
 		buf_release(&path);
@@ -61,6 +86,7 @@ patch_set_load(struct patch_set *ps, const char *project)
 	root = ydoc_load(ps->index);
 	if (!root)
 		return -1;
+	load_env(ps, root);
 	list = ynode_get(root, "patches");
 	if (!ynode_is_list(list)) {
 		error_at(ynode_loc(list ? list : root), "'patches' must be a list of {file, sha256, "
@@ -133,6 +159,7 @@ patch_set_release(struct patch_set *ps)
 	free(ps->v);
 	free(ps->project);
 	free(ps->index);
+	strvec_clear(&ps->env);
 	memset(ps, 0, sizeof(*ps));
 }
 

@@ -36,6 +36,7 @@ struct patch {
 struct patch_set {
 	char *project;
 	char *index;         /* path of index.yaml */
+	struct strvec env;   /* index.yaml's env: NAME=VALUE the package's build needs (a *_FORCE_BUILD switch) */
 	struct patch *v;
 	size_t n;
 };

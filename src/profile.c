@@ -736,6 +736,42 @@ is_platform_policy(const char *s)
 }
 
 static int
+is_kind(const char *s)
+{
+	return !strcmp(s, "torch") || !strcmp(s, "extension");
+}
+
+void
+profile_inherit_archs(struct profile *dst, const struct profile *src)
+{
+	free(dst->archs);
+	dst->archs = xcalloc(src->narchs ? src->narchs : 1, sizeof(*dst->archs));
+	for (size_t i = 0; i < src->narchs; i++) {
+		dst->archs[i] = src->archs[i];
+		dst->archs[i].text = keep_str(dst, src->archs[i].text);
+		if (src->archs[i].loc.file)
+			dst->archs[i].loc.file = keep_str(dst, src->archs[i].loc.file);
+	}
+	dst->narchs = src->narchs;
+	dst->archs_given = src->archs_given;
+}
+
+int
+profile_torch_is_profile(const struct profile *p)
+{
+	const char *t = p->torch.str;
+
+	return t && (ends_with(t, ".yaml") || ends_with(t, ".yml") ||
+		     (!strchr(t, '/') && !ends_with(t, ".whl")));
+}
+
+int
+profile_is_extension(const struct profile *p)
+{
+	return p->kind.str && !strcmp(p->kind.str, "extension");
+}
+
+static int
 is_ptx_policy(const char *s)
 {
 	return !strcmp(s, "newest") || !strcmp(s, "none");
@@ -868,6 +904,10 @@ const struct profile_key profile_keys[] = {
 	{ NULL, "description", KEY_STRING, AT(description), 0, NULL, NULL,
 	  "one line, shown by bwbuild profiles" },
 	{ NULL, "extends", KEY_EXTENDS, 0, 0, NULL, NULL, "the parent profile" },
+	{ NULL, "kind", KEY_STRING, AT(kind), 0, is_kind, "is torch or extension",
+	  "what it builds: torch (default), or an extension on a torch" },
+	{ NULL, "torch", KEY_STRING, AT(torch), 0, NULL, NULL,
+	  "kind: extension: the torch profile, torch wheel or site-packages/torch to build on" },
 	{ "source", "repo", KEY_STRING, AT(source_repo), 0, NULL, NULL, "the git repository" },
 	{ "source", "ref", KEY_STRING, AT(source_ref), 0, NULL, NULL, "a tag, branch or commit" },
 	{ "source", "patches", KEY_STRING, AT(source_patches), 0, NULL, NULL,
@@ -1106,9 +1146,12 @@ check_required(const struct profile *p)
 		error_at(at, "the profile has no 'source.repo' (the git repository to build)");
 	if (!p->source_ref.str)
 		error_at(at, "the profile has no 'source.ref' (a tag, branch or commit)");
-	if (!p->archs_given && p->features[FEAT_CUDA] != TRI_OFF)
+	if (!p->archs_given && p->features[FEAT_CUDA] != TRI_OFF && !profile_is_extension(p))
 		error_at(at, "the profile has no 'cuda.archs'; list the GPU targets "
 			 "(e.g. archs: [\"12.0\"]) or set 'features.cuda: off'");
+	if (profile_is_extension(p) && !p->torch.str)
+		error_at(&p->kind.loc, "a 'kind: extension' profile needs 'torch:' (the torch profile "
+			 "it builds on, e.g. sm120; a torch wheel; or site-packages/torch)");
 }
 
 static void
@@ -1206,6 +1249,21 @@ profile_load_set(struct profile *p, const char *spec, const struct strvec *sets)
 			*dot = '\0';
 		p->name.str = keep_str(p, name);
 		free(name);
+	}
+	/* A torch given as a path (not a profile name): relative to the file that set it. */
+	if (p->torch.str && p->torch.str[0] != '/' &&
+	    (strchr(p->torch.str, '/') || ends_with(p->torch.str, ".yaml") ||
+	     ends_with(p->torch.str, ".yml") || ends_with(p->torch.str, ".whl"))) {
+		char *d = dir_of(p->torch.loc.file);
+		struct buf b = BUF_INIT;
+		char *abs;
+
+		buf_addf(&b, "%s/%s", d, p->torch.str);
+		abs = path_absolute(b.s);
+		p->torch.str = keep_str(p, abs);
+		free(abs);
+		free(d);
+		buf_release(&b);
 	}
 	if (p->source_repo.str && !is_url(p->source_repo.str) && p->source_repo.str[0] != '/') {
 		/* Relative to the file that set it, like an #include. */

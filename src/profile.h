@@ -81,6 +81,8 @@ struct profile {
 	const char *path;       /* the file named on the command line */
 	struct pvalue name;
 	struct pvalue description;
+	struct pvalue kind;         /* "torch" (unset) or "extension" */
+	struct pvalue torch;        /* kind: extension: a torch profile, a torch wheel or site-packages/torch */
 	struct pvalue source_repo;  /* resolved: relative paths made absolute */
 	struct pvalue source_ref;
 	struct pvalue source_patches; /* project of a patch series (patches/<project>/), or unset/"" */
@@ -206,5 +208,12 @@ const struct loc *ynode_key_loc(const struct pnode *map, size_t i);
 
 /* glibc minor a wheel.platform value demands: manylinux_2_28 -> 28; 0 for auto/linux; -1 invalid. */
 int profile_platform_glibc(const char *s);
+
+/* kind: extension (a package built on a torch). */
+int profile_is_extension(const struct profile *p);
+/* Whether `torch:` names a profile (a name, a .yaml) rather than a wheel or a directory. */
+int profile_torch_is_profile(const struct profile *p);
+/* `src`'s cuda.archs into `dst` (an extension's default: its torch profile's), each keeping its file:line:col. */
+void profile_inherit_archs(struct profile *dst, const struct profile *src);
 
 #endif

@@ -139,6 +139,8 @@ manifest_text(struct build *b, struct buf *hash)
 	m = manifest_make(&mi);
 	json_set(m, "features_effective", b->effective ? b->effective : json_null());
 	json_merge_into((struct json *)json_get(m, "source"), b->source);
+	if (b->have_torch)
+		json_set(m, "torch", torch_ref_json(&b->torch));
 	inputs = inputs_make(b);
 	inputs_hash(inputs, hash);
 	json_set(m, "inputs", inputs);

@@ -15,11 +15,13 @@
  * End: the ZIP64 EOCD record (56 bytes) and locator (20) when the entry
  * count, the directory's size or offset does not fit, then the EOCD (22).
  */
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <time.h>
 #include <unistd.h>
 #include <zlib.h>
@@ -156,6 +158,59 @@ retag_wheel_file(const char *text, const char *platform, struct buf *out)
 	strvec_clear(&seen);
 }
 
+/*
+ * METADATA with the requirement on `name` replaced by `req` (an
+ * environment marker after ';' kept), or `req` added after the last
+ * Requires-Dist (else at the end of the headers).
+ */
+static void
+pin_requirement(const char *text, const char *name, const char *req, struct buf *out)
+{
+	const char *body = strstr(text, "\n\n"), *p = text;
+	const char *end = body ? body + 1 : text + strlen(text);
+	size_t nl = strlen(name), insert_at = 0;
+	int done = 0;
+
+	while (p < end) {
+		size_t n = strcspn(p, "\n");
+		const char *v = p + 14;
+
+		if (n > 14 && !strncasecmp(p, "Requires-Dist:", 14)) {
+			v += strspn(v, " \t");
+			if (!strncasecmp(v, name, nl) && !isalnum((unsigned char)v[nl]) && v[nl] != '-' &&
+			    v[nl] != '_' && v[nl] != '.' && !done) {
+				const char *semi = memchr(v, ';', n - (size_t)(v - p));
+
+				buf_addf(out, "Requires-Dist: %s", req);
+				if (semi)
+					buf_addf(out, " %.*s", (int)(p + n - semi), semi);
+				buf_addch(out, '\n');
+				done = 1;
+			} else {
+				buf_add(out, p, n);
+				buf_addch(out, '\n');
+			}
+			insert_at = out->len;
+		} else {
+			buf_add(out, p, n);
+			buf_addch(out, '\n');
+		}
+		p += n + (p[n] == '\n');
+	}
+	if (!done) {
+		struct buf rest = BUF_INIT;
+		size_t at = insert_at ? insert_at : out->len;
+
+		buf_addstr(&rest, out->len > at ? out->s + at : "");
+		buf_setlen(out, at);
+		buf_addf(out, "Requires-Dist: %s\n", req);
+		buf_add(out, rest.s ? rest.s : "", rest.len);
+		buf_release(&rest);
+	}
+	if (body)
+		buf_addstr(out, body + 1);
+}
+
 static void
 sha256_record(const struct buf *data, struct buf *out)
 {
@@ -172,7 +227,7 @@ sha256_record(const struct buf *data, struct buf *out)
 /* RECORD with WHEEL's row following the new WHEEL; the other rows as they were. */
 static int
 rewrite_record(const char *text, size_t len, const char *wheel_name, const struct buf *wheel,
-	       struct buf *out, struct buf *why)
+	       const char *meta_name, const struct buf *meta, struct buf *out, struct buf *why)
 {
 	struct record_row *rows;
 	size_t n;
@@ -185,10 +240,12 @@ rewrite_record(const char *text, size_t len, const char *wheel_name, const struc
 		if (!r->nfields)
 			continue;
 		csv_field(out, r->fields[0]);
-		if (!strcmp(r->fields[0], wheel_name)) {
+		if (!strcmp(r->fields[0], wheel_name) || (meta_name && !strcmp(r->fields[0], meta_name))) {
+			const struct buf *d = !strcmp(r->fields[0], wheel_name) ? wheel : meta;
+
 			buf_addch(out, ',');
-			sha256_record(wheel, out);
-			buf_addf(out, ",%zu", wheel->len);
+			sha256_record(d, out);
+			buf_addf(out, ",%zu", d->len);
 		} else {
 			for (size_t f = 1; f < r->nfields && f < 3; f++) {
 				buf_addch(out, ',');
@@ -334,8 +391,8 @@ wheel_repack(const char *in, const char *dir, const struct repack_opts *o, struc
 	struct zip z;
 	struct writer w = { .fd = -1, .cd = BUF_INIT };
 	struct buf name = BUF_INIT, tmp = BUF_INIT, wheel = BUF_INIT, record = BUF_INIT;
-	struct buf text = BUF_INIT;
-	const struct zip_entry **order = NULL, *wheel_e = NULL, *record_e = NULL;
+	struct buf text = BUF_INIT, meta = BUF_INIT;
+	const struct zip_entry **order = NULL, *wheel_e = NULL, *record_e = NULL, *meta_e = NULL;
 	const char *base = strrchr(in, '/') ? strrchr(in, '/') + 1 : in;
 	int rc = -1;
 
@@ -360,6 +417,8 @@ wheel_repack(const char *in, const char *dir, const struct repack_opts *o, struc
 			record_e = e;
 		else if (member_rank(e->name) == 1 && ends_with(e->name, "/WHEEL"))
 			wheel_e = e;
+		else if (member_rank(e->name) == 1 && ends_with(e->name, "/METADATA") && o->requires)
+			meta_e = e;
 		if (e->method != 0 && e->method != 8) {
 			buf_addf(why, "'%s' uses compression method %u (only stored and deflate)",
 				 e->name, e->method);
@@ -374,9 +433,16 @@ wheel_repack(const char *in, const char *dir, const struct repack_opts *o, struc
 	if (zip_read_all(&z, wheel_e, &text, 1 << 20, why) < 0)
 		goto out;
 	retag_wheel_file(text.s, o->platform, &wheel);
+	if (meta_e) {
+		buf_reset(&text);
+		if (zip_read_all(&z, meta_e, &text, 16 << 20, why) < 0)
+			goto out;
+		pin_requirement(text.s, o->requires_name, o->requires, &meta);
+	}
 	buf_reset(&text);
 	if (zip_read_all(&z, record_e, &text, (uint64_t)1 << 30, why) < 0 ||
-	    rewrite_record(text.s, text.len, wheel_e->name, &wheel, &record, why) < 0)
+	    rewrite_record(text.s, text.len, wheel_e->name, &wheel, meta_e ? meta_e->name : NULL,
+			   &meta, &record, why) < 0)
 		goto out;
 
 	buf_addf(&tmp, "%s/%s.tmp.%ld", dir, name.s, (long)getpid());
@@ -392,8 +458,8 @@ wheel_repack(const char *in, const char *dir, const struct repack_opts *o, struc
 				(e->ext_attr >> 16) & 0111 ? 0100755 : 0100644;
 		int r;
 
-		if (e == wheel_e || e == record_e) {
-			const struct buf *d = e == wheel_e ? &wheel : &record;
+		if (e == wheel_e || e == record_e || e == meta_e) {
+			const struct buf *d = e == wheel_e ? &wheel : e == meta_e ? &meta : &record;
 
 			r = add_member(&w, e->name, 0, (uint32_t)crc32(0, (const Bytef *)d->s,
 				       (uInt)d->len), d->len, d->len, 0100644, d->s);
@@ -432,5 +498,6 @@ out:
 	buf_release(&wheel);
 	buf_release(&record);
 	buf_release(&text);
+	buf_release(&meta);
 	return rc;
 }

@@ -9,11 +9,14 @@ struct buf;
  * timestamp (SOURCE_DATE_EPOCH), modes 0644 or 0755, no extra fields, no
  * data descriptors; member data copied as compressed, never recompressed.
  * With a platform tag, WHEEL's Tag lines, the file name and RECORD's row
- * for WHEEL follow it.
+ * for WHEEL follow it; with `requires`, METADATA's requirement on that
+ * package (and RECORD's row for METADATA).
  */
 struct repack_opts {
 	const char *platform;  /* "manylinux_2_28_x86_64"; NULL keeps the wheel's */
 	long long epoch;       /* every member's time; before 1980 (or < 0): 1980-01-01 */
+	const char *requires_name; /* METADATA's Requires-Dist on this package ... */
+	const char *requires;      /* ... becomes this ("torch==2.11.0+cu130"), added if absent */
 };
 
 /*

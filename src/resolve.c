@@ -97,6 +97,32 @@ check_name(const struct profile *p)
 			"starting with a letter or digit", n ? n : "");
 }
 
+/* An extension's cuda.archs default to those of the torch profile it builds on. */
+static int
+extension_archs(struct profile *p)
+{
+	struct profile t;
+	int rc;
+
+	if (!profile_is_extension(p) || p->archs_given || !p->torch.str)
+		return 0;
+	if (!profile_torch_is_profile(p))
+		return error_at(&p->torch.loc, "'torch: %s' is a wheel or directory, so there is no "
+				"torch profile to take cuda.archs from; list them (bwbuild archs "
+				"shows what that torch carries)", p->torch.str);
+	memset(&t, 0, sizeof(t));
+	rc = profile_load_set(&t, p->torch.str, NULL);
+	if (rc < 0)
+		error_at(&p->torch.loc, "the torch profile '%s' cannot be loaded", p->torch.str);
+	else if (profile_is_extension(&t))
+		rc = error_at(&p->torch.loc, "'%s' is an extension profile, not a torch one",
+			      p->torch.str);
+	else
+		profile_inherit_archs(p, &t);
+	profile_release(&t);
+	return rc;
+}
+
 int
 resolve_profile(struct profile *p, const struct resolve_opts *o)
 {
@@ -104,7 +130,8 @@ resolve_profile(struct profile *p, const struct resolve_opts *o)
 	struct buf from = BUF_INIT;
 	int rc;
 
-	if (profile_load_set(p, o->profile, o->sets) < 0 || check_name(p) < 0)
+	if (profile_load_set(p, o->profile, o->sets) < 0 || check_name(p) < 0 ||
+	    extension_archs(p) < 0)
 		return -1;
 	if (p->cuda_version.str) {
 		kc.cuda = kb_parse_version(p->cuda_version.str);
@@ -138,7 +165,8 @@ resolve_profile(struct profile *p, const struct resolve_opts *o)
 				resolve_cuda_home(p));
 		}
 	}
-	kc.torch = kb_parse_version(p->source_ref.str);
+	/* An extension's ref is its own release, not torch's; its torch is checked at the build. */
+	kc.torch = profile_is_extension(p) ? 0 : kb_parse_version(p->source_ref.str);
 	kc.torch_from = "source.ref";
 	rc = kb_check(p, &kc, o->strict);
 	buf_release(&from);

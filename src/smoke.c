@@ -614,6 +614,11 @@ smoke_step_run(struct build *b)
 		fprintf(stderr, "smoke: skipped: the wheel failed verify\n");
 		return 0;
 	}
+	if (b->era == ERA_EXTENSION) {
+		fprintf(stderr, "smoke: skipped: an extension is checked with its torch by "
+			"'bwbuild verify --against'; its own ops are its test suite's\n");
+		return 0;
+	}
 	for (size_t i = 0; argv[i]; i++)
 		strvec_push(&p.args, argv[i]);
 	if (nvsmi && proc_run_capture(&p, &out) == 0) {

@@ -224,6 +224,32 @@ step_env(struct proc *p, const struct build *b)
 		strvec_env_set(&p->env, "SOURCE_DATE_EPOCH", e.s);
 		buf_release(&e);
 	}
+	/* The package's own switches (patches/<project>/index.yaml env:), e.g. *_FORCE_BUILD. */
+	for (size_t i = 0; i < b->patches.env.n; i++) {
+		const char *eq = strchr(b->patches.env.v[i], '=');
+		struct buf name = BUF_INIT;
+
+		buf_add(&name, b->patches.env.v[i], (size_t)(eq - b->patches.env.v[i]));
+		strvec_env_set(&p->env, name.s, eq + 1);
+		buf_release(&name);
+	}
+	if (b->torch_site.len) {
+		/* kind: extension: the torch it builds on, first on the path; nvcc through the launcher. */
+		const char *old = getenv("PYTHONPATH");
+		struct buf v = BUF_INIT;
+
+		buf_addf(&v, "%s%s%s", b->torch_site.s, old && *old ? ":" : "", old ? old : "");
+		strvec_env_set(&p->env, "PYTHONPATH", v.s);
+		buf_reset(&v);
+		if (b->plan.jobs.launcher) {
+			char *self = realpath("/proc/self/exe", NULL);
+
+			buf_addf(&v, "%s launch -- %s/bin/nvcc", self ? self : "bwbuild", b->plan.cuda_home);
+			strvec_env_set(&p->env, "PYTORCH_NVCC", v.s);
+			free(self);
+		}
+		buf_release(&v);
+	}
 	if (b->version.len) {
 		strvec_env_set(&p->env, "PYTORCH_BUILD_VERSION", b->version.s);
 		strvec_env_set(&p->env, "PYTORCH_BUILD_NUMBER", "1");
@@ -244,6 +270,9 @@ build_init(struct build *b, const struct build_opts *o)
 void
 build_release(struct build *b)
 {
+	if (b->have_torch)
+		torch_ref_release(&b->torch);
+	buf_release(&b->torch_site);
 	json_free(b->source);
 	json_free(b->effective);
 	json_free(b->runtime);

@@ -1,6 +1,7 @@
 #ifndef BWBUILD_STEP_H
 #define BWBUILD_STEP_H
 
+#include "against.h"
 #include "buf.h"
 #include "build.h"
 #include "era.h"
@@ -30,6 +31,9 @@ struct build {
 	struct buf version;           /* fetch: PYTORCH_BUILD_VERSION, empty for the tree's own */
 	long long epoch;              /* fetch: SOURCE_DATE_EPOCH (the commit's time), -1 unknown */
 	struct json *source;          /* fetch: what the manifest's "source" gains */
+	struct torch_ref torch;       /* fetch's check, kind: extension: the torch it builds on */
+	int have_torch;
+	struct buf torch_site;        /* fetch, kind: extension: that torch, importable privately */
 	struct json *effective;       /* configure: features_effective */
 	struct toolchain toolchain;   /* configure: the compilers and tools, with versions */
 	struct json *recoveries;      /* compile: OOM recoveries */
@@ -59,6 +63,10 @@ void build_init(struct build *b, const struct build_opts *o);
 void build_release(struct build *b);
 
 int fetch_run(struct build *b);                 /* src/fetch.c */
+int extension_check(struct build *b);           /* src/extension.c: kind: extension */
+int extension_tree(struct build *b);
+/* Requested vs effective archs of an extension's libraries, into the report's errors. */
+void extension_verify(struct build *b, int repacked);
 /* The version the wheel gets (b->version): version.txt + the profile's suffix; empty when none is set. */
 int wheel_version(struct build *b);
 int configure_run(struct build *b);             /* src/configure.c */

@@ -162,14 +162,17 @@ uptodate_check(const struct build *b)
 	manifest = json_str(json_get(last, "manifest"));
 	if (!want || !wheel || !manifest) {
 		buf_addstr(&why, "its record is incomplete");
+	} else if (profile_is_extension(&t.profile) && extension_check(&t) < 0) {
+		buf_addstr(&why, "its torch cannot be read");
 	} else if (recall_source(&t, &why) == 0) {
 		struct proc p = PROC_INIT;
-
 		const struct json *was = json_get(last, "python_first");
 		struct json *now = python_first_json(&t);
 		const char *py = json_str(json_get(json_get(json_get(last, "toolchain"), "python"),
 						   "path"));
 
+		if (t.have_torch)
+			buf_addf(&t.torch_site, "%s/torch-site", t.plan.work_dir);
 		if (!json_equal(was, now) || !py)
 			buf_addstr(&why, "the python on PATH changed");
 		json_free(now);
@@ -198,6 +201,9 @@ uptodate_check(const struct build *b)
 	json_free(last);
 	if (t.have_report)
 		wheel_report_release(&t.report);
+	if (t.have_torch)
+		torch_ref_release(&t.torch);
+	buf_release(&t.torch_site);
 	repo_tree_info_release(&t.tree);
 	patch_set_release(&t.patches);
 	toolchain_release(&t.toolchain);

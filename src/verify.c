@@ -1630,6 +1630,7 @@ repack_wheel(struct build *b)
 {
 	const struct pvalue *want = &b->profile.platform;
 	struct repack_opts ro = { .platform = NULL, .epoch = b->epoch };
+	struct buf pin = BUF_INIT;
 	struct buf tag = BUF_INIT, why = BUF_INIT, dir = BUF_INIT, out = BUF_INIT;
 	const char *env = getenv("SOURCE_DATE_EPOCH");
 	int require = want->str ? profile_platform_glibc(want->str) : 0, rc = -1;
@@ -1648,6 +1649,12 @@ repack_wheel(struct build *b)
 		ro.platform = tag.s;
 		fprintf(stderr, "verify: platform %s (%s)\n", tag.s, why.len ? why.s : "no libraries");
 	}
+	/* An extension requires exactly the torch it was built on (docs/extensions.md). */
+	if (b->have_torch) {
+		buf_addf(&pin, "%s==%s", b->torch.name, b->torch.version);
+		ro.requires_name = b->torch.name;
+		ro.requires = pin.s;
+	}
 	buf_reset(&why);
 	buf_addstr(&dir, b->wheel.s);
 	buf_setlen(&dir, (size_t)(strrchr(dir.s, '/') - dir.s));
@@ -1665,11 +1672,12 @@ out:
 	buf_release(&why);
 	buf_release(&dir);
 	buf_release(&out);
+	buf_release(&pin);
 	return rc;
 }
 
 static int
-verify_once(struct build *b)
+verify_once(struct build *b, int repacked)
 {
 	struct wheel_expect ex = { .sass = &b->plan.sass, .ptx = &b->plan.ptx };
 	struct wheel_exception *exc = plan_exceptions(&b->profile, &ex.nexceptions);
@@ -1677,6 +1685,12 @@ verify_once(struct build *b)
 
 	ex.exceptions = exc;
 	ex.cxx11_abi = b->profile.cxx11_abi == TRI_OFF ? 2 : 1;
+	if (b->have_torch) {
+		/* An extension: torch's libraries come from torch, its C++ ABI is torch's. */
+		ex.provided = &b->torch.sonames;
+		if (b->torch.cxx11_abi)
+			ex.cxx11_abi = b->torch.cxx11_abi;
+	}
 	if (b->have_report)
 		wheel_report_release(&b->report);
 	b->have_report = 0;
@@ -1687,6 +1701,8 @@ verify_once(struct build *b)
 	/* Requested vs effective is only true if the wheel agrees with what configure said. */
 	if (b->effective)
 		features_crosscheck(&b->report, b->effective, &b->report.errors);
+	if (b->have_torch)
+		extension_verify(b, repacked);
 	b->have_report = 1;
 	return 0;
 }
@@ -1696,10 +1712,10 @@ verify_run(struct build *b)
 {
 	const struct wheel_report *r = &b->report;
 
-	if (verify_once(b) < 0)
+	if (verify_once(b, 0) < 0)
 		return -1;
 	/* A sound wheel is repacked as it ships and verified again, as a user's verify would. */
-	if (!r->errors.n && (repack_wheel(b) < 0 || verify_once(b) < 0))
+	if (!r->errors.n && (repack_wheel(b) < 0 || verify_once(b, 1) < 0))
 		return -1;
 	fprintf(stderr, "verify: %zu members, %zu ELF libraries\n", r->members, r->nlibs);
 	for (size_t i = 0; i < r->nlibs; i++) {

@@ -1,0 +1,106 @@
+# kind: extension: the example's extension (tests/fixtures/miniext, a
+# setup.py that hard-codes its -gencode list and downloads a wheel unless
+# forced) built on the example torch through the same pipeline; its
+# patch series (patches/miniext) forces the source build and makes it
+# honour the profile's archs. Companion version locks; archs the torch
+# cannot run.
+. "$(dirname "$0")/lib.sh"
+sh scripts/make-example-repo.sh tests/fixtures/minitorch "$TMP/example/minitorch.git" v2.11.0
+cat > "$TMP/torch.yaml" <<YAML
+extends: $TOP/profiles/demo.yaml
+name: xtorch
+source:
+  repo: $TMP/example/minitorch.git
+YAML
+# The torch profile's output is where the extension finds it: work/xtorch.
+mkdir -p "$TMP/proj"
+cd "$TMP/proj"
+run 0 "$BW" --profile "$TMP/torch.yaml"
+torch=$(sed -n 's/^wheel: *//p' "$TMP/out")
+tv=$(basename "$torch" | cut -d- -f2)
+
+# The extension's repository, tagged like a release.
+mkrepo() { # mkrepo SRC DEST TAG
+	rm -rf "$2" "$2.work" && cp -r "$1" "$2.work"
+	git -C "$2.work" init -q && git -C "$2.work" add -A
+	git -C "$2.work" -c user.email=t@t -c user.name=t commit -qm "$3" --date=2026-01-01T00:00:00
+	git -C "$2.work" tag "$3" && git clone -q --bare "$2.work" "$2"
+}
+mkrepo "$TOP/tests/fixtures/miniext" "$TMP/miniext.git" v0.1.0
+cat > "$TMP/ext.yaml" <<YAML
+name: miniext
+kind: extension
+torch: torch.yaml
+source:
+  repo: $TMP/miniext.git
+  ref: v0.1.0
+  patches: miniext
+features:
+  cuda: on
+YAML
+
+# 1. Built with the torch's archs (8.0;12.0+PTX), exactly those in its library.
+run 0 "$BW" --profile "$TMP/ext.yaml"
+contains "$TMP/err" "bwbuild: builds on minitorch $tv"
+contains "$TMP/err" "fetch: build era: extension"
+ew=$(sed -n 's/^wheel: *//p' "$TMP/out")
+em=$(sed -n 's/^manifest: //p' "$TMP/out")
+python3 - "$ew" "$em" "$tv" <<'PY'
+import json, sys, zipfile
+whl, man, tv = sys.argv[1:]
+m = json.load(open(man))
+assert m["verify"]["ok"], m["verify"]
+libs = {l["path"]: l for l in m["libraries"]}
+lib = [l for p, l in libs.items() if p.startswith("miniext/_C")][0]
+assert lib["sass"] == ["sm_80", "sm_120"] and lib["ptx"] == ["compute_120"], lib
+assert "libminitorch_cpu.so" in lib["needed"], lib["needed"]
+assert m["torch"]["name"] == "minitorch" and m["torch"]["version"] == tv, m["torch"]
+assert m["inputs"]["torch"]["version"] == tv, m["inputs"]["torch"]
+z = zipfile.ZipFile(whl)
+meta = z.read([n for n in z.namelist() if n.endswith("METADATA")][0]).decode()
+assert f"Requires-Dist: minitorch=={tv}" in meta.splitlines(), meta
+PY
+run 0 "$BW" verify "$ew" --against "$torch"
+# Nothing of the user's environment changed: the torch was importable for the build only.
+python3 -c 'import minitorch' 2>/dev/null && fail "minitorch became importable outside the build"
+# The build ran nvcc through the launcher (PYTORCH_NVCC).
+contains "$TMP/proj/work/miniext/logs/compile.log" "launch -- /usr/local/cuda/bin/nvcc"
+
+# 2. Without the patch (its env only), the hard-coded list shows: requested vs effective.
+mkdir -p "$TMP/patches/miniext-env"
+sed -n '1,/^patches:/p' "$TOP/patches/miniext/index.yaml" > "$TMP/patches/miniext-env/index.yaml"
+echo "  []" >> "$TMP/patches/miniext-env/index.yaml"
+sed -i 's/^patches:$/patches:/' "$TMP/patches/miniext-env/index.yaml"
+printf 'extends: ext.yaml\nname: miniext-unpatched\nsource:\n  patches: miniext-env\n' > "$TMP/ext-env.yaml"
+BWBUILD_PATCH_PATH="$TMP/patches" run 1 "$BW" --profile "$TMP/ext-env.yaml"
+# named at the key the archs come from (the torch profile's, inherited)
+contains "$TMP/err" "error: $TOP/profiles/demo.yaml:10:11: 'miniext/_C"
+contains "$TMP/err" "carries sm_90, which cuda.archs (8.0;12.0+PTX) did not ask for"
+# ... and without the series at all, setup.py would download a wheel: the cause is shown.
+printf 'extends: ext.yaml\nname: miniext-bare\nsource:\n  patches: ""\n' > "$TMP/ext-bare.yaml"
+run 1 "$BW" --profile "$TMP/ext-bare.yaml"
+contains "$TMP/err" "would download a prebuilt wheel"
+
+# 3. An arch the torch cannot run is refused at its key, before any fetch.
+printf 'extends: ext.yaml\nname: miniext-90\ncuda:\n  archs: ["9.0"]\n' > "$TMP/ext-90.yaml"
+run 1 "$BW" --profile "$TMP/ext-90.yaml"
+contains "$TMP/err" "ext-90.yaml:4:11: error: minitorch $tv does not run on sm_90"
+[ ! -d "$TMP/proj/work/miniext-90/src" ] || fail "fetched though the archs were refused"
+
+# 4. Companion locks: a torchvision 0.25 tree against torch 2.11 is refused by release.
+cp -r "$TOP/tests/fixtures/miniext" "$TMP/vision-src"
+echo "0.25.0a0" > "$TMP/vision-src/version.txt"
+mkrepo "$TMP/vision-src" "$TMP/vision.git" v0.25.0
+printf 'name: tv\nkind: extension\ntorch: torch.yaml\nsource:\n  repo: %s\n  ref: v0.25.0\n' \
+	"$TMP/vision.git" > "$TMP/tv.yaml"
+run 1 "$BW" --profile "$TMP/tv.yaml"
+contains "$TMP/err" "torchvision 0.25 is released for torch 2.10, not 2.11; torch 2.11 goes with torchvision 0.26 (tag v0.26.0)"
+
+# 5. An extension profile without torch:, or whose torch profile was never built.
+printf 'name: lone\nkind: extension\nsource:\n  repo: %s\n  ref: v0.1.0\n' "$TMP/miniext.git" > "$TMP/lone.yaml"
+run 2 "$BW" plan --profile "$TMP/lone.yaml"
+contains "$TMP/err" "lone.yaml:2:7: error: a 'kind: extension' profile needs 'torch:'"
+printf 'name: early\nkind: extension\ntorch: sm120\nsource:\n  repo: %s\n  ref: v0.1.0\n' \
+	"$TMP/miniext.git" > "$TMP/early.yaml"
+run 1 "$BW" --profile "$TMP/early.yaml"
+contains "$TMP/err" "the torch profile 'sm120' has no published build"
