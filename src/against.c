@@ -1,9 +1,13 @@
 #include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "against.h"
 #include "buf.h"
@@ -32,13 +36,30 @@ library_bytes(const struct zip *z, const char *root, const char *path, struct bu
 		}
 		return zip_read_all(z, e, out, (uint64_t)8 << 30, why);
 	} else {
+		/* Installed libraries are big (libtorch_cpu.so: 451 MB): read whole, not through read_file's cap. */
 		struct buf full = BUF_INIT;
-		int rc;
+		struct stat st;
+		int fd, rc = -1;
 
 		buf_addf(&full, "%s/%s", root, path);
-		rc = read_file(out, full.s);
+		fd = open(full.s, O_RDONLY | O_CLOEXEC);
+		if (fd >= 0 && fstat(fd, &st) == 0) {
+			buf_grow(out, (size_t)st.st_size + 1);
+			out->len = 0;
+			while (out->len < (size_t)st.st_size) {
+				ssize_t n = read(fd, out->s + out->len, (size_t)st.st_size - out->len);
+
+				if (n <= 0)
+					break;
+				out->len += (size_t)n;
+			}
+			out->s[out->len] = '\0';
+			rc = out->len == (size_t)st.st_size ? 0 : -1;
+		}
+		if (fd >= 0)
+			close(fd);
 		if (rc < 0)
-			buf_addf(why, "cannot read '%s'", full.s);
+			buf_addf(why, "cannot read '%s': %s", full.s, strerror(errno));
 		buf_release(&full);
 		return rc;
 	}
@@ -144,10 +165,11 @@ torch_ref_load(struct torch_ref *t, const char *path)
 		const struct wheel_lib *l = &r.libs[i];
 		struct elf e;
 
-		if (l->cxx_abi & ELF_OLD_ABI)
-			t->cxx11_abi = 2;
-		else if ((l->cxx_abi & ELF_CXX11_ABI) && !t->cxx11_abi)
+		/* One ABI's names only; a library with both tells nothing (verify.c). */
+		if (l->cxx_abi == ELF_CXX11_ABI)
 			t->cxx11_abi = 1;
+		else if (l->cxx_abi == ELF_OLD_ABI && !t->cxx11_abi)
+			t->cxx11_abi = 2;
 		if (l->soname)
 			strset_add(&t->sonames, l->soname);
 		else

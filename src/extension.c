@@ -191,15 +191,25 @@ torch_site(struct build *b)
 				site.s);
 			rc = extract_wheel(t->path, site.s);
 		} else if (!rc) {
-			/* site-packages/torch and its .dist-info beside it, linked. */
-			const char *dirs[2] = { t->path, t->dist_info };
+			/*
+			 * site-packages/torch and its .dist-info beside it, linked; and
+			 * the nvidia/ its RUNPATH ($ORIGIN/../../nvidia/...) names.
+			 */
+			struct buf nv = BUF_INIT;
+			const char *dirs[3] = { t->path, t->dist_info, NULL };
 
-			for (int i = 0; i < 2 && !rc && dirs[i]; i++) {
+			buf_addf(&nv, "%.*s/nvidia", (int)(strrchr(t->path, '/') - t->path), t->path);
+			if (is_dir(nv.s))
+				dirs[2] = nv.s;
+			for (int i = 0; i < 3 && !rc; i++) {
+				if (!dirs[i])
+					continue;
 				buf_reset(&link);
 				buf_addf(&link, "%s/%s", site.s, strrchr(dirs[i], '/') + 1);
 				if (symlink(dirs[i], link.s) < 0)
 					rc = error("cannot link '%s' to '%s':", link.s, dirs[i]);
 			}
+			buf_release(&nv);
 		}
 		if (!rc)
 			rc = write_file_atomic(stamp.s, want.s, want.len);

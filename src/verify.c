@@ -825,10 +825,15 @@ check_cxx_abi(struct wheel_report *r, int expect)
 	int settings = flag ? flag[strlen("_GLIBCXX_USE_CXX11_ABI=")] == '0' ? 2 : 1 : 0;
 	const struct wheel_lib *newest = NULL, *oldest = NULL;
 
+	/*
+	 * Only a library with one ABI's names tells: torch 2.11.0+cu130's
+	 * libtorch.so, built with the C++11 ABI, also references the old
+	 * string's _ZNSs4_Rep20_S_empty_rep_storageE (measured).
+	 */
 	for (size_t i = 0; i < r->nlibs; i++) {
 		const struct wheel_lib *l = &r->libs[i];
 
-		if ((l->cxx_abi & ELF_OLD_ABI) && !oldest)
+		if (l->cxx_abi == ELF_OLD_ABI && !oldest)
 			oldest = l;
 		else if (l->cxx_abi == ELF_CXX11_ABI && !newest)
 			newest = l;
