@@ -219,6 +219,23 @@ torch_ref_release(struct torch_ref *t)
 	memset(t, 0, sizeof(*t));
 }
 
+int
+against_verify(struct wheel_report *r, const char *wheel, struct wheel_expect *ex,
+	       const struct torch_ref *t)
+{
+	ex->provided = &t->sonames;
+	if (!ex->cxx11_abi && t->cxx11_abi)
+		ex->cxx11_abi = t->cxx11_abi;
+	if (wheel_verify(r, wheel, ex) < 0)
+		return -1;
+	/* An installed directory has no METADATA of a wheel to hold the pin to. */
+	if (is_regular(wheel) && against_check(r, wheel, t, 1) < 0) {
+		wheel_report_release(r);
+		return -1;
+	}
+	return 0;
+}
+
 struct json *
 torch_ref_json(const struct torch_ref *t)
 {

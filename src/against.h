@@ -45,6 +45,14 @@ void torch_ref_release(struct torch_ref *t);
 int against_check(struct wheel_report *r, const char *wheel, const struct torch_ref *t,
 		  int check_pin);
 
+/*
+ * verify/manifest --against: `wheel` verified with `ex` plus torch's sonames
+ * provided and (when `ex` expects none) torch's C++ ABI, then against_check.
+ * -1 when the wheel cannot be read (reported).
+ */
+int against_verify(struct wheel_report *r, const char *wheel, struct wheel_expect *ex,
+		   const struct torch_ref *t);
+
 /* {version, wheel_sha256 or directory, cuda, commit} for the manifest's "torch". */
 struct json *torch_ref_json(const struct torch_ref *t);
 

@@ -19,13 +19,16 @@ static const char about[] =
 int
 cmd_manifest(int argc, char **argv, const struct command *cmd)
 {
-	const char *path = NULL, *out = NULL, *format = "json";
+	const char *path = NULL, *out = NULL, *format = "json", *against = NULL;
 	const struct option options[] = {
 		OPT_ARG("wheel", &path, "WHEEL|PKGDIR|MANIFEST.json",
 			"a wheel; an installed package such as site-packages/torch (with its "
 			".dist-info beside it); or a manifest written before, rendered again"),
 		OPT_CHOICE(0, "format", &format, "json|md",
 			   "md: a Markdown feature table (✅/❌/⚠️) instead of JSON"),
+		OPT_STRING(0, "against", &against, "TORCH",
+			   "an extension wheel: verified against the torch it was built for (its "
+			   "wheel, or site-packages/torch), which the manifest records"),
 		OPT_STRING('o', "output", &out, "FILE",
 			   "write to FILE (atomically) instead of standard output"),
 		OPT_END(),
@@ -36,7 +39,7 @@ cmd_manifest(int argc, char **argv, const struct command *cmd)
 
 	if (cmd_parse(cmd, about, options, argc, argv, &ret))
 		return ret;
-	if (!(m = report_manifest(path)))
+	if (!(m = report_manifest_against(path, against)))
 		return EXIT_USAGE;
 	if (!strcmp(format, "md")) {
 		manifest_markdown(m, &text);

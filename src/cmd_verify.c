@@ -70,19 +70,11 @@ cmd_verify(int argc, char **argv, const struct command *cmd)
 			goto out;
 		}
 		have_torch = 1;
-		ex.provided = &torch.sonames;
-		/* The C++ ABI to agree with is torch's, unless the profile says otherwise. */
-		if (!o.profile && torch.cxx11_abi)
-			ex.cxx11_abi = torch.cxx11_abi;
 	}
-	if (wheel_verify(&r, wheel, &ex) < 0) {
+	/* The C++ ABI to agree with is torch's, unless the profile says otherwise. */
+	if ((have_torch ? against_verify(&r, wheel, &ex, &torch) : wheel_verify(&r, wheel, &ex)) < 0) {
 		/* A file that is there but is no readable wheel failed; a missing one is usage. */
 		ret = is_regular(wheel) || is_dir(wheel) ? EXIT_FAIL : EXIT_USAGE;
-		goto out;
-	}
-	if (have_torch && is_regular(wheel) && against_check(&r, wheel, &torch, 1) < 0) {
-		wheel_report_release(&r);
-		ret = EXIT_FAIL;
 		goto out;
 	}
 	if (!json)

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "against.h"
 #include "buf.h"
 #include "compat.h"
 #include "diag.h"
@@ -150,18 +151,44 @@ manifest_file(const char *path)
 struct json *
 report_manifest(const char *path)
 {
-	struct wheel_report r;
+	return report_manifest_against(path, NULL);
+}
+
+/* The manifest of a verified wheel (released here); `t` the torch it was checked against. */
+static struct json *
+report_manifest_of(struct wheel_report *r, const struct torch_ref *t)
+{
 	struct manifest_input mi;
 	struct json *m;
 
+	memset(&mi, 0, sizeof(mi));
+	mi.wheel = r;
+	m = manifest_make(&mi);
+	if (t)
+		json_set(m, "torch", torch_ref_json(t));
+	wheel_report_release(r);
+	return m;
+}
+
+struct json *
+report_manifest_against(const char *path, const char *against)
+{
+	struct wheel_report r;
+	struct wheel_expect ex;
+	struct torch_ref t;
+	struct json *m;
+	int rc;
+
 	if (ends_with(path, ".json"))
 		return manifest_file(path);
-	if (wheel_verify(&r, path, NULL) < 0)
+	if (!against)
+		return wheel_verify(&r, path, NULL) < 0 ? NULL : report_manifest_of(&r, NULL);
+	if (torch_ref_load(&t, against) < 0)
 		return NULL;
-	memset(&mi, 0, sizeof(mi));
-	mi.wheel = &r;
-	m = manifest_make(&mi);
-	wheel_report_release(&r);
+	memset(&ex, 0, sizeof(ex));
+	rc = against_verify(&r, path, &ex, &t);
+	m = rc < 0 ? NULL : report_manifest_of(&r, &t);
+	torch_ref_release(&t);
 	return m;
 }
 

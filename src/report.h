@@ -43,6 +43,8 @@ size_t report_gpus(struct wheel_report *r, const struct gpu_list *gpus, FILE *ou
  * verified now. NULL after reporting.
  */
 struct json *report_manifest(const char *path);
+/* The same for an extension wheel checked against its torch (verify --against); NULL against: as above. */
+struct json *report_manifest_against(const char *path, const char *against);
 
 /*
  * `bwbuild plan`'s text: plan_format's, then the patches the profile's

@@ -859,7 +859,7 @@ check_libraries(struct wheel_report *r, char *const *paths, size_t npaths,
 {
 	struct strvec platforms = STRVEC_INIT;
 	char **members = xcalloc(npaths ? npaths : 1, sizeof(*members));
-	size_t i, j;
+	size_t i, j, unresolved = 0;
 
 	for (i = 0; i < npaths; i++) {
 		members[i] = (char *)base_name(paths[i]);
@@ -879,6 +879,7 @@ check_libraries(struct wheel_report *r, char *const *paths, size_t npaths,
 				continue;
 			add_error(r, "'%s' needs '%s', which is neither in the wheel nor on the manylinux "
 				  "or CUDA allow-lists (needed)", l->path, need);
+			unresolved++;
 		}
 		if (l->runpath) {
 			const char *p = l->runpath;
@@ -895,6 +896,10 @@ check_libraries(struct wheel_report *r, char *const *paths, size_t npaths,
 		}
 	}
 	free(members);
+	/* Which sonames a torch provides is read from that torch, so the wheel alone cannot say. */
+	if (unresolved && !provided)
+		strvec_pushf(&r->notes, "an extension built on torch takes torch's libraries from it: "
+			     "check it with --against TORCH_WHEEL|site-packages/torch");
 	for (i = 0; i < r->tags.n; i++) {
 		const char *platform = strrchr(r->tags.v[i], '-');
 

@@ -68,6 +68,21 @@ run 0 "$BW" verify "$good" --against "$torch"
 mkdir -p "$TMP/site"
 (cd "$TMP/site" && python3 -m zipfile -e "$torch" .)
 run 0 "$BW" verify "$good" --against "$TMP/site/minitorch"
+# ... and the wheel alone says how to check it.
+run 1 "$BW" verify "$good"
+contains "$TMP/err" "check it with --against TORCH_WHEEL|site-packages/torch"
+# manifest --against: the same verdict, and the torch recorded.
+run 0 "$BW" manifest "$good" --against "$torch" -o "$TMP/good.json"
+python3 - "$TMP/good.json" "$tv" <<'PY'
+import json, sys
+m = json.load(open(sys.argv[1]))
+assert m["verify"]["ok"], m["verify"]
+assert m["torch"]["name"] == "minitorch" and m["torch"]["version"] == sys.argv[2], m["torch"]
+PY
+run 0 "$BW" manifest "$good" -o "$TMP/alone.json"
+python3 -c 'import json,sys; m=json.load(open(sys.argv[1])); assert not m["verify"]["ok"] and "torch" not in m' "$TMP/alone.json"
+run 2 "$BW" manifest "$good" --against "$TMP/no-such-torch"
+contains "$TMP/err" "no-such-torch"
 
 # A loose pin, no pin: the line to add.
 loose=$(pack loose "$TMP/ext/good.so" "minitorch>=2.0")
