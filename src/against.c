@@ -122,6 +122,7 @@ torch_ref_load(struct torch_ref *t, const char *path)
 		warning("'%s' itself fails verify (%s); its symbols are used as they are", path,
 			r.errors.v[0]);
 	t->name = xstrdup(r.name ? r.name : "torch");
+	t->package = xstrndup(r.libs[0].path, strcspn(r.libs[0].path, "/"));
 	{
 		struct buf sass = BUF_INIT, ptx = BUF_INIT, line = BUF_INIT;
 
@@ -207,6 +208,7 @@ torch_ref_release(struct torch_ref *t)
 {
 	free(t->path);
 	free(t->name);
+	free(t->package);
 	free(t->version);
 	free(t->cuda);
 	free(t->commit);

@@ -17,6 +17,7 @@ struct json;
 struct torch_ref {
 	char *path;
 	char *name;               /* "torch" (a torch-shaped package of another name is taken too) */
+	char *package;            /* its import directory, where its libraries are: "torch" */
 	char *version;            /* "2.11.0+cu130" */
 	char sha256[65];          /* of the wheel; "" for a directory */
 	char *cuda;               /* version.py's cuda: "13.0"; NULL for a CPU build */

@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "against.h"
@@ -227,17 +228,76 @@ torch_site(struct build *b)
 	return rc;
 }
 
+/*
+ * <work>/launch/bin/cc and c++: the C and C++ compilers of an extension's
+ * build through the launcher. setuptools takes CC/CXX as one word when it
+ * links (it swaps the linker's first word for CXX's), so CC/CXX name these
+ * scripts, and the real compilers reach them in LAUNCHED_CC/_CXX:
+ * expanded with globbing off, never evaluated as shell text.
+ */
+static int
+compiler_wrappers(const struct build *b)
+{
+	static const char *const names[][2] = { { "cc", "LAUNCHED_CC" },
+						{ "c++", "LAUNCHED_CXX" } };
+	struct buf path = BUF_INIT, text = BUF_INIT;
+	int rc = 0;
+
+	for (size_t i = 0; i < 2 && !rc; i++) {
+		buf_reset(&path);
+		buf_reset(&text);
+		buf_addf(&path, "%s/launch/bin/%s", b->plan.work_dir, names[i][0]);
+		buf_addf(&text, "#!/bin/sh\n# bwbuild: %s through 'bwbuild launch' (memory admission)\n"
+			 "set -f\nexec \"$BWBUILD_LAUNCH_SELF\" launch -- ${%s:-%s} \"$@\"\n",
+			 names[i][0], names[i][1], names[i][0]);
+		rc = mkdir_p_parent(path.s);
+		if (!rc)
+			rc = write_file_atomic(path.s, text.s, text.len);
+		if (!rc && chmod(path.s, 0755) < 0)
+			rc = error("cannot make '%s' executable:", path.s);
+	}
+	buf_release(&path);
+	buf_release(&text);
+	return rc;
+}
+
+/* Which of the two build styles the tree is, said once; a tree with no setup.py is refused. */
+static int
+build_style(const struct build *b)
+{
+	struct buf f = BUF_INIT;
+	int rc = 0;
+
+	buf_addf(&f, "%s/setup.py", b->plan.src_dir);
+	if (!is_regular(f.s)) {
+		rc = error("'%s' has no setup.py: kind: extension builds setup.py packages (torch."
+			   "utils.cpp_extension, or a setup.py that runs CMake); build a "
+			   "pyproject-only package with its own tools", b->plan.src_dir);
+	} else {
+		buf_reset(&f);
+		buf_addf(&f, "%s/CMakeLists.txt", b->plan.src_dir);
+		if (is_regular(f.s))
+			fprintf(stderr, "fetch: CMake-built: find_package finds %s through "
+				"CMAKE_PREFIX_PATH, compiles go through CMAKE_<LANG>_COMPILER_LAUNCHER, "
+				"CMAKE_BUILD_PARALLEL_LEVEL=%u\n", b->torch.name, b->plan.jobs.jobs);
+	}
+	buf_release(&f);
+	return rc;
+}
+
 int
 extension_tree(struct build *b)
 {
 	struct buf project = BUF_INIT, why = BUF_INIT;
 	unsigned version = tree_release(b), torch = kb_parse_version(b->torch.version);
-	int rc = 0, lock;
+	int rc = build_style(b), lock;
 
 	project_name(&b->profile, &project);
 	lock = kb_companion(project.s) && version && torch ?
 		kb_companion_check(project.s, version, torch, &why) : 0;
-	if (lock < 0)
+	if (rc)
+		; /* no tree to judge */
+	else if (lock < 0)
 		rc = error_at(&b->profile.source_ref.loc, "%s; a companion built against another "
 			      "torch fails at import", why.s);
 	else if (lock > 0)
@@ -247,6 +307,8 @@ extension_tree(struct build *b)
 			version % 100, b->torch.name, b->torch.version);
 	if (!rc)
 		rc = torch_site(b);
+	if (!rc && b->plan.jobs.launcher)
+		rc = compiler_wrappers(b);
 	buf_release(&project);
 	buf_release(&why);
 	return rc;

@@ -684,12 +684,18 @@ launch_run(char *const *argv)
 	uint64_t est, learned, peak;
 	int status, ret;
 
-	if (!dir || !*dir || !b || !slots)
+	/*
+	 * A compiler already admitted (CMake's launcher in front of an
+	 * extension's CXX, which is the launcher's c++ wrapper) runs as it is:
+	 * a second admission would wait for the slot its own parent holds.
+	 */
+	if (!dir || !*dir || !b || !slots || getenv(LAUNCH_ENV_INSIDE))
 		return exec_direct(argv);
 	if (launcher_open(&s, dir, b, slots) < 0) {
 		launcher_close(&s);
 		return exec_direct(argv);
 	}
+	setenv(LAUNCH_ENV_INSIDE, "1", 1);
 	/* Build paths mapped away, so two work directories give the same bytes (src/repro.c). */
 	buf_addstr(&text, dir);
 	if (strrchr(text.s, '/'))

@@ -240,12 +240,37 @@ step_env(struct proc *p, const struct build *b)
 
 		buf_addf(&v, "%s%s%s", b->torch_site.s, old && *old ? ":" : "", old ? old : "");
 		strvec_env_set(&p->env, "PYTHONPATH", v.s);
+		/* CMake-built extensions: find_package(Torch) finds this torch, ninja runs MAX_JOBS. */
+		buf_reset(&v);
+		old = getenv("CMAKE_PREFIX_PATH");
+		buf_addf(&v, "%s/%s/share/cmake%s%s", b->torch_site.s, b->torch.package,
+			 old && *old ? ":" : "", old ? old : "");
+		strvec_env_set(&p->env, "CMAKE_PREFIX_PATH", v.s);
+		buf_reset(&v);
+		buf_addf(&v, "%u", b->plan.jobs.jobs);
+		strvec_env_set(&p->env, "CMAKE_BUILD_PARALLEL_LEVEL", v.s);
 		buf_reset(&v);
 		if (b->plan.jobs.launcher) {
 			char *self = realpath("/proc/self/exe", NULL);
 
 			buf_addf(&v, "%s launch -- %s/bin/nvcc", self ? self : "bwbuild", b->plan.cuda_home);
 			strvec_env_set(&p->env, "PYTORCH_NVCC", v.s);
+			/* C and C++ through <work>/launch/bin (extension.c); the profile's CC/CXX inside. */
+			strvec_env_set(&p->env, "BWBUILD_LAUNCH_SELF", self ? self : "bwbuild");
+			for (int i = 0; i < 2; i++) {
+				const char *name = i ? "CXX" : "CC";
+				long at = strvec_env_find(&p->env, name, strlen(name));
+
+				buf_reset(&v);
+				buf_addf(&v, "LAUNCHED_%s", name);
+				if (at >= 0)
+					strvec_env_set(&p->env, v.s, p->env.v[at] + strlen(name) + 1);
+				else if (getenv(name) && *getenv(name))
+					strvec_env_set(&p->env, v.s, getenv(name));
+				buf_reset(&v);
+				buf_addf(&v, "%s/launch/bin/%s", b->plan.work_dir, i ? "c++" : "cc");
+				strvec_env_set(&p->env, name, v.s);
+			}
 			free(self);
 		}
 		buf_release(&v);

@@ -104,3 +104,60 @@ printf 'name: early\nkind: extension\ntorch: sm120\nsource:\n  repo: %s\n  ref: 
 	"$TMP/miniext.git" > "$TMP/early.yaml"
 run 1 "$BW" --profile "$TMP/early.yaml"
 contains "$TMP/err" "the torch profile 'sm120' has no published build"
+
+# 6. C and C++ compiles of an extension go through the launcher too (CXX
+# is <work>/launch/bin/c++, which runs the profile's CXX under 'bwbuild
+# launch'): a recording compiler sees the launcher as its parent, once.
+cat > "$TMP/rec-cxx" <<SH
+#!/bin/sh
+tr '\\0' ' ' < /proc/\$PPID/cmdline >> "$TMP/cxx-parents"; echo >> "$TMP/cxx-parents"
+exec c++ "\$@"
+SH
+chmod +x "$TMP/rec-cxx"
+printf 'extends: ext.yaml\nname: miniext-rec\nbuild:\n  env:\n    CXX: %s\n' "$TMP/rec-cxx" > "$TMP/ext-rec.yaml"
+rm -f "$TMP/cxx-parents"
+run 0 "$BW" --profile "$TMP/ext-rec.yaml"
+contains "$TMP/cxx-parents" "launch -- $TMP/rec-cxx -c"
+grep -q 'launch/bin/c++' "$TMP/cxx-parents" && fail "the wrapper ran the recording compiler directly"
+
+# 7. The CMake style (torchaudio's): setup.py runs CMake, which finds this
+# torch by find_package through CMAKE_PREFIX_PATH and takes the arch flags
+# from TORCH_CUDA_ARCH_LIST there; compiles go through the launcher by
+# CMAKE_<LANG>_COMPILER_LAUNCHER, in parallel by CMAKE_BUILD_PARALLEL_LEVEL.
+mkrepo "$TOP/tests/fixtures/miniext-cmake" "$TMP/miniext-cmake.git" v0.1.0
+cat > "$TMP/extc.yaml" <<YAML
+name: miniext-cmake
+kind: extension
+torch: torch.yaml
+source:
+  repo: $TMP/miniext-cmake.git
+  ref: v0.1.0
+features:
+  cuda: on
+YAML
+run 0 "$BW" --profile "$TMP/extc.yaml"
+contains "$TMP/err" "fetch: CMake-built: find_package finds minitorch through CMAKE_PREFIX_PATH"
+cw=$(sed -n 's/^wheel: *//p' "$TMP/out")
+cm=$(sed -n 's/^manifest: //p' "$TMP/out")
+python3 - "$cm" "$tv" <<'PY'
+import json, sys
+m = json.load(open(sys.argv[1]))
+assert m["verify"]["ok"], m["verify"]
+lib = [l for l in m["libraries"] if l["path"].startswith("miniext_cmake/_C")][0]
+assert lib["sass"] == ["sm_80", "sm_120"] and lib["ptx"] == ["compute_120"], lib
+assert "libminitorch_cpu.so" in lib["needed"], lib["needed"]
+assert m["torch"]["version"] == sys.argv[2], m["torch"]
+PY
+run 0 "$BW" verify "$cw" --against "$torch"
+grep -q '^csrc/scale.cu#' "$TMP/proj/work/miniext-cmake/launch/peaks" || fail "scale.cu did not go through the launcher"
+# CMake's launcher in front of the c++ wrapper: admitted once, no second wait.
+printf 'extends: extc.yaml\nname: miniext-cmake-rec\nbuild:\n  env:\n    CXX: %s\n' "$TMP/rec-cxx" > "$TMP/extc-rec.yaml"
+rm -f "$TMP/cxx-parents"
+run 0 "$BW" --profile "$TMP/extc-rec.yaml"
+contains "$TMP/cxx-parents" "launch -- "
+# A tree with no setup.py is named, not run.
+mkdir -p "$TMP/nosetup" && cp -r "$TOP/tests/fixtures/miniext-cmake/." "$TMP/nosetup/" && rm "$TMP/nosetup/setup.py"
+mkrepo "$TMP/nosetup" "$TMP/nosetup.git" v0.1.0
+printf 'extends: extc.yaml\nname: nosetup\nsource:\n  repo: %s\n' "$TMP/nosetup.git" > "$TMP/nosetup.yaml"
+run 1 "$BW" --profile "$TMP/nosetup.yaml"
+contains "$TMP/err" "has no setup.py: kind: extension builds setup.py packages"
