@@ -68,6 +68,9 @@ cmd_smoke(int argc, char **argv, const struct command *cmd)
 		OPT_LIST(0, "gpu", &gpu_set, "N", "the GPU to use (CUDA_VISIBLE_DEVICES=N)"),
 		OPT_UNSIGNED(0, "timeout", &timeout, "SECONDS", 1, 86400,
 			     "a check silent this long is killed and failed (default 300)"),
+		OPT_STRING(0, "against", &rq.against, "TORCH",
+			   "an extension: run it with this torch (its wheel, installed privately, "
+			   "or site-packages/torch) instead of the interpreter's"),
 		OPT_STRING(0, "python", &rq.python, "PATH",
 			   "the interpreter (default python3; its environment supplies the "
 			   "nvidia-* libraries)"),

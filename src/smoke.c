@@ -451,10 +451,11 @@ smoke_target(const struct smoke_request *rq, struct smoke_result *sr, struct jso
 {
 	struct smoke_opts so = { .gpu = rq->gpu, .timeout = rq->timeout, .quick = rq->quick };
 	struct strvec env = STRVEC_INIT, sass = STRVEC_INIT, ptx = STRVEC_INIT;
-	struct buf dir = BUF_INIT, features = BUF_INIT, archs = BUF_INIT;
+	struct buf dir = BUF_INIT, features = BUF_INIT, archs = BUF_INIT, torchdir = BUF_INIT;
+	struct buf path = BUF_INIT;
 	const struct smoke_check *cuda;
 	struct wheel_report w;
-	char *probe = NULL, *tmp = NULL;
+	char *probe = NULL, *tmp = NULL, *tmp_torch = NULL;
 	struct json *m = NULL;
 	size_t failed = 0;
 	int ret = -1;
@@ -468,9 +469,9 @@ smoke_target(const struct smoke_request *rq, struct smoke_result *sr, struct jso
 	}
 	probe = find_probe(w.name);
 	if (!probe) {
-		error("no probe for '%s': bwbuild ships probes/smoke-torch.py and "
-		      "probes/smoke-minitorch.py; put smoke-%s.py on BWBUILD_PROBE_PATH", w.name,
-		      w.name);
+		error("no probe for '%s': bwbuild ships probes/smoke-<package>.py for torch, the "
+		      "example and the extensions it knows; put smoke-%s.py on BWBUILD_PROBE_PATH",
+		      w.name, w.name);
 		goto out;
 	}
 	if (is_dir(rq->target)) {
@@ -491,6 +492,27 @@ smoke_target(const struct smoke_request *rq, struct smoke_result *sr, struct jso
 		if (install_wheel(rq->target, dir.s) < 0)
 			goto out;
 	}
+	if (rq->against && is_dir(rq->against)) {
+		char *abs = path_absolute(rq->against);
+
+		/* site-packages/torch: importable from its parent, after the extension */
+		buf_addf(&torchdir, "%.*s", (int)(strrchr(abs, '/') - abs), abs);
+		free(abs);
+	} else if (rq->against) {
+		const char *t = getenv("TMPDIR");
+		struct buf td = BUF_INIT;
+
+		buf_addf(&td, "%s/bwbuild-smoke-torch-XXXXXX", t && *t ? t : "/tmp");
+		if (!mkdtemp(td.s)) {
+			error("cannot make a temporary directory '%s':", td.s);
+			buf_release(&td);
+			goto out;
+		}
+		tmp_torch = buf_detach(&td);
+		if (install_wheel(rq->against, tmp_torch) < 0)
+			goto out;
+		buf_addstr(&torchdir, tmp_torch);
+	}
 	m = manifest_make(&(struct manifest_input){ .wheel = &w });
 	join_true_features(json_get(m, "features"), &features);
 	if (rq->profile) {
@@ -507,7 +529,9 @@ smoke_target(const struct smoke_request *rq, struct smoke_result *sr, struct jso
 	}
 	so.python = rq->python;
 	so.probe = probe;
-	so.pythonpath = dir.s;
+	/* The extension first, then the torch it was built on. */
+	buf_addf(&path, "%s%s%s", dir.s, torchdir.len ? ":" : "", torchdir.len ? torchdir.s : "");
+	so.pythonpath = path.s;
 	so.features = features.s;
 	so.archs = archs.len ? archs.s : NULL;
 	so.env = &env;
@@ -550,6 +574,10 @@ out:
 		remove_tree(tmp);
 		free(tmp);
 	}
+	if (tmp_torch) {
+		remove_tree(tmp_torch);
+		free(tmp_torch);
+	}
 	wheel_report_release(&w);
 	json_free(m);
 	free(probe);
@@ -557,6 +585,8 @@ out:
 	strvec_clear(&sass);
 	strvec_clear(&ptx);
 	buf_release(&dir);
+	buf_release(&torchdir);
+	buf_release(&path);
 	buf_release(&features);
 	buf_release(&archs);
 	return ret;

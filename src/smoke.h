@@ -82,6 +82,7 @@ struct smoke_request {
 	const char *target;             /* a wheel (installed privately) or a package directory */
 	const struct profile *profile;  /* its targets and runtime.env; NULL: read from the wheel */
 	const char *python;             /* NULL: python3 */
+	const char *against;            /* an extension's torch (wheel or site-packages/torch); NULL: the interpreter's */
 	double timeout;                 /* seconds per check */
 	int quick;
 	int gpu;                        /* -1: any */

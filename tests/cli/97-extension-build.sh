@@ -61,6 +61,12 @@ meta = z.read([n for n in z.namelist() if n.endswith("METADATA")][0]).decode()
 assert f"Requires-Dist: minitorch=={tv}" in meta.splitlines(), meta
 PY
 run 0 "$BW" verify "$ew" --against "$torch"
+# smoke: the extension run with its torch (installed privately), its op
+# called (a CPU op: no GPU needed); without that torch its import fails.
+run 0 "$BW" smoke "$ew" --against "$torch"
+contains "$TMP/out" "miniext_numel([2, 3, 4]) = 24 through minitorch's c10::numel"
+run 1 "$BW" smoke "$ew"
+contains "$TMP/out" "No module named 'minitorch'"
 # Nothing of the user's environment changed: the torch was importable for the build only.
 python3 -c 'import minitorch' 2>/dev/null && fail "minitorch became importable outside the build"
 # The build ran nvcc through the launcher (PYTORCH_NVCC).
