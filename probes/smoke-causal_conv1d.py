@@ -6,7 +6,7 @@ import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import extprobe  # noqa: E402
+import probe_protocol  # noqa: E402
 
 
 def c_import():
@@ -31,4 +31,4 @@ def c_kernel():
 
 
 if __name__ == "__main__":
-    sys.exit(extprobe.run([("import", c_import), ("cuda", extprobe.torch_cuda), ("kernel", c_kernel)]))
+    sys.exit(probe_protocol.run([("import", c_import), ("cuda", probe_protocol.torch_cuda), ("kernel", c_kernel)]))

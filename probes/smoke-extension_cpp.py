@@ -5,7 +5,7 @@ import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import extprobe  # noqa: E402
+import probe_protocol  # noqa: E402
 
 
 def c_import():
@@ -27,5 +27,5 @@ def muladd(device):
 
 
 if __name__ == "__main__":
-    sys.exit(extprobe.run([("import", c_import), ("op_cpu", lambda: muladd("cpu")),
-                           ("cuda", extprobe.torch_cuda), ("kernel", lambda: muladd("cuda"))]))
+    sys.exit(probe_protocol.run([("import", c_import), ("op_cpu", lambda: muladd("cpu")),
+                           ("cuda", probe_protocol.torch_cuda), ("kernel", lambda: muladd("cuda"))]))

@@ -7,7 +7,7 @@ import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import extprobe  # noqa: E402
+import probe_protocol  # noqa: E402
 
 
 def c_import():
@@ -29,4 +29,4 @@ def c_op():
 
 
 if __name__ == "__main__":
-    sys.exit(extprobe.run([("import", c_import), ("op", c_op)]))
+    sys.exit(probe_protocol.run([("import", c_import), ("op", c_op)]))

@@ -5,21 +5,18 @@ and check the result, then the same under CUDA_FORCE_PTX_JIT=1.
 The protocol is torch.py's (one JSON object per line after "@bwbuild ").
 usage: minitorch.py [--skip A,B] [--quick] [--features F] [--archs A]
 """
-import argparse
 import ctypes
 import glob
-import json
 import os
 import subprocess
 import sys
-import time
 
 CHECKSUM = 536346624.0   # sum over i < 2^20 of (i % 1024) * 2 * 0.5
 
 
-def emit(**kw):
-    sys.stdout.write("@bwbuild " + json.dumps(kw) + "\n")
-    sys.stdout.flush()
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import probe_protocol  # noqa: E402
+from probe_protocol import emit  # noqa: E402
 
 
 def preload_cudart():
@@ -103,28 +100,5 @@ def c_forward():
 CHECKS = [("import", c_import), ("cuda", c_cuda), ("kernel", c_kernel), ("forward_compat", c_forward)]
 
 
-def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--skip", default="")
-    ap.add_argument("--quick", action="store_true")
-    ap.add_argument("--features", default=None)
-    ap.add_argument("--archs", default=None)
-    args = ap.parse_args()
-    skip = set(s for s in args.skip.split(",") if s)
-    for name, fn in CHECKS:
-        if name in skip:
-            continue
-        emit(start=name)
-        t = time.monotonic()
-        try:
-            status, reason = "ok", fn()
-        except Exception as e:
-            status, reason = "fail", ("%s: %s" % (type(e).__name__, e)).splitlines()[0][:400]
-        emit(check=name, status=status, reason=reason, seconds=round(time.monotonic() - t, 3))
-        if name in ("import", "cuda") and status == "fail":
-            return 0
-    return 0
-
-
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(probe_protocol.run(CHECKS))

@@ -1,4 +1,4 @@
-"""The probe protocol for extensions (torch.py's: one JSON object per line
+"""The probe protocol (torch.py's: one JSON object per line
 after "@bwbuild "), shared by probes/smoke-<extension>.py: each names its
 checks; 'import' and 'cuda' failing end the run, 'kernel' is the GPU op
 that verify's --target-gpu answer is compared with.
