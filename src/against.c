@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -21,48 +22,70 @@
 #include "util.h"
 #include "zip.h"
 
-/* One library's bytes, from the wheel `z` (when not NULL) or from `root`/path on disk. */
+/* One library's bytes: inflated from a wheel into `buf`, or an installed file mapped. */
+struct lib_bytes {
+	const uint8_t *p;
+	size_t n;
+	void *map;
+	struct buf buf;
+};
+
+static void
+lib_bytes_release(struct lib_bytes *b)
+{
+	if (b->map)
+		munmap(b->map, b->n);
+	b->map = NULL;
+	b->p = NULL;
+	b->n = 0;
+}
+
+/*
+ * From the wheel `z` (when not NULL) or from `root`/path on disk. Installed
+ * libraries are big (libtorch_cpu.so: 451 MB) and only their dynamic
+ * symbol tables are read: mapped, not copied, so the resident set stays
+ * what the tables take.
+ */
 static int
-library_bytes(const struct zip *z, const char *root, const char *path, struct buf *out,
+library_bytes(const struct zip *z, const char *root, const char *path, struct lib_bytes *out,
 	      struct buf *why)
 {
 	const struct zip_entry *e;
+	struct buf full = BUF_INIT;
+	struct stat st;
+	int fd, rc = -1;
 
-	buf_reset(out);
+	lib_bytes_release(out);
 	if (z) {
 		if (!(e = zip_find(z, path))) {
 			buf_addf(why, "'%s' is not in the wheel", path);
 			return -1;
 		}
-		return zip_read_all(z, e, out, (uint64_t)8 << 30, why);
-	} else {
-		/* Installed libraries are big (libtorch_cpu.so: 451 MB): read whole, not through read_file's cap. */
-		struct buf full = BUF_INIT;
-		struct stat st;
-		int fd, rc = -1;
-
-		buf_addf(&full, "%s/%s", root, path);
-		fd = open(full.s, O_RDONLY | O_CLOEXEC);
-		if (fd >= 0 && fstat(fd, &st) == 0) {
-			buf_grow(out, (size_t)st.st_size + 1);
-			out->len = 0;
-			while (out->len < (size_t)st.st_size) {
-				ssize_t n = read(fd, out->s + out->len, (size_t)st.st_size - out->len);
-
-				if (n <= 0)
-					break;
-				out->len += (size_t)n;
-			}
-			out->s[out->len] = '\0';
-			rc = out->len == (size_t)st.st_size ? 0 : -1;
-		}
-		if (fd >= 0)
-			close(fd);
-		if (rc < 0)
-			buf_addf(why, "cannot read '%s': %s", full.s, strerror(errno));
-		buf_release(&full);
+		buf_reset(&out->buf);
+		rc = zip_read_all(z, e, &out->buf, (uint64_t)8 << 30, why);
+		out->p = (const uint8_t *)out->buf.s;
+		out->n = out->buf.len;
 		return rc;
 	}
+	buf_addf(&full, "%s/%s", root, path);
+	errno = 0;
+	fd = open(full.s, O_RDONLY | O_CLOEXEC);
+	if (fd >= 0 && fstat(fd, &st) == 0 && st.st_size > 0) {
+		void *map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+
+		if (map != MAP_FAILED) {
+			out->map = map;
+			out->p = map;
+			out->n = (size_t)st.st_size;
+			rc = 0;
+		}
+	}
+	if (rc < 0)
+		buf_addf(why, "cannot read '%s': %s", full.s, errno ? strerror(errno) : "empty");
+	if (fd >= 0)
+		close(fd);
+	buf_release(&full);
+	return rc;
 }
 
 static int
@@ -101,7 +124,8 @@ torch_ref_load(struct torch_ref *t, const char *path)
 	struct wheel_report r;
 	struct wheel_expect ex = { .sass = NULL };
 	struct zip z;
-	struct buf bytes = BUF_INIT, why = BUF_INIT, root = BUF_INIT;
+	struct buf why = BUF_INIT, root = BUF_INIT;
+	struct lib_bytes bytes = { .buf = BUF_INIT };
 	struct json *vp = NULL;
 	int dir = is_dir(path), zopen = 0, rc = -1;
 
@@ -177,7 +201,7 @@ torch_ref_load(struct torch_ref *t, const char *path)
 			strset_add(&t->sonames, strrchr(l->path, '/') ? strrchr(l->path, '/') + 1 : l->path);
 		buf_reset(&why);
 		if (library_bytes(zopen ? &z : NULL, root.s, l->path, &bytes, &why) < 0 ||
-		    elf_open(&e, (const uint8_t *)bytes.s, bytes.len, &why) < 0) {
+		    elf_open(&e, bytes.p, bytes.n, &why) < 0) {
 			error("cannot read '%s' of '%s': %s", l->path, path, why.s);
 			goto out;
 		}
@@ -195,7 +219,8 @@ out:
 		zip_close(&z);
 	json_free(vp);
 	wheel_report_release(&r);
-	buf_release(&bytes);
+	lib_bytes_release(&bytes);
+	buf_release(&bytes.buf);
 	buf_release(&why);
 	buf_release(&root);
 	if (rc < 0)
@@ -346,7 +371,8 @@ against_check(struct wheel_report *r, const char *wheel, const struct torch_ref 
 	      int check_pin)
 {
 	struct zip z;
-	struct buf meta = BUF_INIT, why = BUF_INIT, bytes = BUF_INIT, pin = BUF_INIT;
+	struct buf meta = BUF_INIT, why = BUF_INIT, pin = BUF_INIT;
+	struct lib_bytes bytes = { .buf = BUF_INIT };
 	const struct zip_entry *me;
 	unsigned torch_cuda = t->cuda ? (unsigned)strtoul(t->cuda, NULL, 10) : 0;
 	int needs_torch = 0;
@@ -388,7 +414,7 @@ against_check(struct wheel_report *r, const char *wheel, const struct torch_ref 
 		}
 		buf_reset(&why);
 		if (library_bytes(&z, NULL, l->path, &bytes, &why) < 0 ||
-		    elf_open(&e, (const uint8_t *)bytes.s, bytes.len, &why) < 0) {
+		    elf_open(&e, bytes.p, bytes.n, &why) < 0) {
 			add_error(r, "'%s': %s (against)", l->path, why.s);
 			continue;
 		}
@@ -420,7 +446,8 @@ against_check(struct wheel_report *r, const char *wheel, const struct torch_ref 
 	zip_close(&z);
 	buf_release(&meta);
 	buf_release(&why);
-	buf_release(&bytes);
+	lib_bytes_release(&bytes);
+	buf_release(&bytes.buf);
 	buf_release(&pin);
 	return 0;
 }
