@@ -135,8 +135,10 @@ torch_ref_load(struct torch_ref *t, const char *path)
 	strvec_init(&t->sass);
 	strvec_init(&t->ptx);
 	t->path = path_absolute(path);
-	if (wheel_verify(&r, path, &ex) < 0)
+	if (wheel_verify(&r, path, &ex) < 0) {
+		torch_ref_release(t);
 		return -1;
+	}
 	if (!r.nlibs) {
 		error("'%s' has no libraries; --against takes the torch wheel or site-packages/torch "
 		      "the extension was built for", path);
