@@ -134,7 +134,10 @@ torch_ref_load(struct torch_ref *t, const char *path)
 	strvec_init(&t->symbols);
 	strvec_init(&t->sass);
 	strvec_init(&t->ptx);
-	t->path = path_absolute(path);
+	/* Resolved: "site-packages/torch/" and links name the same directory. */
+	t->path = realpath(path, NULL);
+	if (!t->path)
+		t->path = path_absolute(path);
 	if (wheel_verify(&r, path, &ex) < 0) {
 		torch_ref_release(t);
 		return -1;
@@ -148,7 +151,15 @@ torch_ref_load(struct torch_ref *t, const char *path)
 		warning("'%s' itself fails verify (%s); its symbols are used as they are", path,
 			r.errors.v[0]);
 	t->name = xstrdup(r.name ? r.name : "torch");
-	t->package = xstrndup(r.libs[0].path, strcspn(r.libs[0].path, "/"));
+	/* Its import directory holds lib/ (an auditwheel torch.libs/ may sort first). */
+	for (size_t i = 0; i < r.nlibs && !t->package; i++) {
+		const char *l = r.libs[i].path, *slash = strchr(l, '/');
+
+		if (slash && !strncmp(slash, "/lib/", 5))
+			t->package = xstrndup(l, (size_t)(slash - l));
+	}
+	if (!t->package)
+		t->package = xstrndup(r.libs[0].path, strcspn(r.libs[0].path, "/"));
 	{
 		struct buf sass = BUF_INIT, ptx = BUF_INIT, line = BUF_INIT;
 
@@ -252,13 +263,15 @@ int
 against_verify(struct wheel_report *r, const char *wheel, struct wheel_expect *ex,
 	       const struct torch_ref *t)
 {
+	if (is_dir(wheel))
+		return error("--against checks an extension's wheel (its METADATA pin, its "
+			     "libraries' symbols); '%s' is a directory: pass the .whl", wheel);
 	ex->provided = &t->sonames;
 	if (!ex->cxx11_abi && t->cxx11_abi)
 		ex->cxx11_abi = t->cxx11_abi;
 	if (wheel_verify(r, wheel, ex) < 0)
 		return -1;
-	/* An installed directory has no METADATA of a wheel to hold the pin to. */
-	if (is_regular(wheel) && against_check(r, wheel, t, 1) < 0) {
+	if (against_check(r, wheel, t, 1) < 0) {
 		wheel_report_release(r);
 		return -1;
 	}

@@ -182,6 +182,12 @@ torch_site(struct build *b)
 	buf_addf(&site, "%s/torch-site", b->plan.work_dir);
 	buf_addf(&stamp, "%s/torch-site.stamp", b->plan.work_dir);
 	buf_addf(&want, "%s %s\n", t->path, *t->sha256 ? t->sha256 : "directory");
+	if (!*t->sha256) {
+		/* An nvidia/ installed beside it later must be linked too. */
+		buf_addf(&link, "%.*s/nvidia", (int)(strrchr(t->path, '/') - t->path), t->path);
+		buf_addf(&want, "nvidia/ %s\n", is_dir(link.s) ? "present" : "absent");
+		buf_reset(&link);
+	}
 	if (!(is_regular(stamp.s) && read_file(&have, stamp.s) == 0 && !strcmp(have.s, want.s))) {
 		unlink(stamp.s);
 		rc = remove_tree(site.s);
@@ -248,8 +254,9 @@ compiler_wrappers(const struct build *b)
 		buf_reset(&text);
 		buf_addf(&path, "%s/launch/bin/%s", b->plan.work_dir, names[i][0]);
 		buf_addf(&text, "#!/bin/sh\n# bwbuild: %s through 'bwbuild launch' (memory admission)\n"
-			 "set -f\nexec \"$BWBUILD_LAUNCH_SELF\" launch -- ${%s:-%s} \"$@\"\n",
-			 names[i][0], names[i][1], names[i][0]);
+			 "set -f\n[ -n \"$BWBUILD_LAUNCH_SELF\" ] || exec ${%s:-%s} \"$@\"\n"
+			 "exec \"$BWBUILD_LAUNCH_SELF\" launch -- ${%s:-%s} \"$@\"\n",
+			 names[i][0], names[i][1], names[i][0], names[i][1], names[i][0]);
 		rc = mkdir_p_parent(path.s);
 		if (!rc)
 			rc = write_file_atomic(path.s, text.s, text.len);

@@ -674,7 +674,7 @@ int
 launch_run(char *const *argv)
 {
 	const char *dir = getenv(LAUNCH_ENV_DIR), *b = getenv(LAUNCH_ENV_BUDGET);
-	const char *slots = getenv(LAUNCH_ENV_SLOTS);
+	const char *slots = getenv(LAUNCH_ENV_SLOTS), *inside;
 	struct launcher s;
 	struct buf key = BUF_INIT, source = BUF_INIT, text = BUF_INIT, kind = BUF_INIT;
 	struct strvec args = STRVEC_INIT;
@@ -689,13 +689,15 @@ launch_run(char *const *argv)
 	 * extension's CXX, which is the launcher's c++ wrapper) runs as it is:
 	 * a second admission would wait for the slot its own parent holds.
 	 */
-	if (!dir || !*dir || !b || !slots || getenv(LAUNCH_ENV_INSIDE))
+	inside = getenv(LAUNCH_ENV_INSIDE);
+	if (!dir || !*dir || !b || !slots || (inside && !strcmp(inside, dir)))
 		return exec_direct(argv);
 	if (launcher_open(&s, dir, b, slots) < 0) {
 		launcher_close(&s);
 		return exec_direct(argv);
 	}
-	setenv(LAUNCH_ENV_INSIDE, "1", 1);
+	/* The ledger's directory: one left in an environment from another build means nothing. */
+	setenv(LAUNCH_ENV_INSIDE, dir, 1);
 	/* Build paths mapped away, so two work directories give the same bytes (src/repro.c). */
 	buf_addstr(&text, dir);
 	if (strrchr(text.s, '/'))

@@ -22,7 +22,7 @@ struct strvec;
 #define LAUNCH_ENV_BUDGET "BWBUILD_LAUNCH_BUDGET"
 #define LAUNCH_ENV_SLOTS "BWBUILD_LAUNCH_SLOTS"
 #define LAUNCH_ENV_ROOT "BWBUILD_SRC_ROOT"
-#define LAUNCH_ENV_INSIDE "BWBUILD_LAUNCH_INSIDE" /* set for the compiler a launch runs */
+#define LAUNCH_ENV_INSIDE "BWBUILD_LAUNCH_INSIDE" /* the ledger directory, for the compiler a launch runs */
 
 /*
  * The key of a compile: its source relative to `root` plus a hash of the

@@ -493,7 +493,10 @@ smoke_target(const struct smoke_request *rq, struct smoke_result *sr, struct jso
 			goto out;
 	}
 	if (rq->against && is_dir(rq->against)) {
-		char *abs = path_absolute(rq->against);
+		char *abs = realpath(rq->against, NULL);
+
+		if (!abs)
+			abs = path_absolute(rq->against);
 
 		/* site-packages/torch: importable from its parent, after the extension */
 		buf_addf(&torchdir, "%.*s", (int)(strrchr(abs, '/') - abs), abs);

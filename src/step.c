@@ -263,10 +263,13 @@ step_env(struct proc *p, const struct build *b)
 
 				buf_reset(&v);
 				buf_addf(&v, "LAUNCHED_%s", name);
+				/* Always set: a LAUNCHED_* left in the caller's environment means nothing. */
 				if (at >= 0)
 					strvec_env_set(&p->env, v.s, p->env.v[at] + strlen(name) + 1);
-				else if (getenv(name) && *getenv(name))
+				else if (getenv(name) && *getenv(name) && !strstr(getenv(name), "/launch/bin/"))
 					strvec_env_set(&p->env, v.s, getenv(name));
+				else
+					strvec_env_set(&p->env, v.s, i ? "c++" : "cc");
 				buf_reset(&v);
 				buf_addf(&v, "%s/launch/bin/%s", b->plan.work_dir, i ? "c++" : "cc");
 				strvec_env_set(&p->env, name, v.s);

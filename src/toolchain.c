@@ -1,3 +1,4 @@
+#include <stdio.h>
 #include <stdlib.h>
 #include <sys/stat.h>
 #include <string.h>
@@ -10,11 +11,21 @@
 #include "toolchain.h"
 #include "util.h"
 
-/* The program NAME's value in the build's environment, else bwbuild's own, else `dflt`. */
+/*
+ * The program NAME's value in the build's environment, else bwbuild's own,
+ * else `dflt`. An extension's CC/CXX are launcher wrappers (step.c): the
+ * tool is the compiler they run, LAUNCHED_CC/LAUNCHED_CXX.
+ */
 static const char *
 env_program(const struct strvec *env, const char *name, const char *dflt)
 {
-	const char *v = env ? strvec_env_get(env, name) : NULL;
+	char launched[32];
+	const char *v;
+
+	snprintf(launched, sizeof(launched), "LAUNCHED_%s", name);
+	v = env ? strvec_env_get(env, launched) : NULL;
+	if (!v)
+		v = env ? strvec_env_get(env, name) : NULL;
 
 	if (!v)
 		v = getenv(name);

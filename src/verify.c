@@ -898,8 +898,8 @@ check_libraries(struct wheel_report *r, char *const *paths, size_t npaths,
 	free(members);
 	/* Which sonames a torch provides is read from that torch, so the wheel alone cannot say. */
 	if (unresolved && !provided)
-		strvec_pushf(&r->notes, "an extension built on torch takes torch's libraries from it: "
-			     "check it with --against TORCH_WHEEL|site-packages/torch");
+		strvec_pushf(&r->notes, "if this is an extension built on torch, it takes torch's "
+			     "libraries from it: check it with --against TORCH_WHEEL|site-packages/torch");
 	for (i = 0; i < r->tags.n; i++) {
 		const char *platform = strrchr(r->tags.v[i], '-');
 

@@ -68,6 +68,14 @@ run 0 "$BW" verify "$good" --against "$torch"
 mkdir -p "$TMP/site"
 (cd "$TMP/site" && python3 -m zipfile -e "$torch" .)
 run 0 "$BW" verify "$good" --against "$TMP/site/minitorch"
+# ... named with a trailing slash, or through a link: the same torch.
+ln -sfn "$TMP/site/minitorch" "$TMP/torch-link"
+run 0 "$BW" verify "$good" --against "$TMP/site/minitorch/"
+run 0 "$BW" verify "$good" --against "$TMP/torch-link"
+# An installed extension directory has no wheel METADATA to hold the pin: refused.
+mkdir -p "$TMP/ext-installed" && (cd "$TMP/ext-installed" && python3 -m zipfile -e "$good" .)
+run 1 "$BW" verify "$TMP/ext-installed/ext_good" --against "$torch"
+contains "$TMP/err" "is a directory: pass the .whl"
 # ... and the wheel alone says how to check it.
 run 1 "$BW" verify "$good"
 contains "$TMP/err" "check it with --against TORCH_WHEEL|site-packages/torch"

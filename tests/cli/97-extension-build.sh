@@ -56,6 +56,9 @@ assert lib["sass"] == ["sm_80", "sm_120"] and lib["ptx"] == ["compute_120"], lib
 assert "libminitorch_cpu.so" in lib["needed"], lib["needed"]
 assert m["torch"]["name"] == "minitorch" and m["torch"]["version"] == tv, m["torch"]
 assert m["inputs"]["torch"]["version"] == tv, m["inputs"]["torch"]
+# CC/CXX are the launcher's wrappers; the toolchain is the compilers they run.
+tools = json.dumps(m["inputs"]["toolchain"])
+assert "launch/bin" not in tools and '"version": ""' not in tools, tools
 z = zipfile.ZipFile(whl)
 meta = z.read([n for n in z.namelist() if n.endswith("METADATA")][0]).decode()
 assert f"Requires-Dist: minitorch=={tv}" in meta.splitlines(), meta
