@@ -648,9 +648,17 @@ smoke_step_run(struct build *b)
 		return 0;
 	}
 	if (b->era == ERA_EXTENSION) {
-		fprintf(stderr, "smoke: skipped: an extension is checked with its torch by "
-			"'bwbuild verify --against'; its own ops are its test suite's\n");
-		return 0;
+		/* A package's probe is optional: without one its own test suite checks its ops. */
+		char *probe = b->report.name ? find_probe(b->report.name) : NULL;
+
+		if (!probe) {
+			fprintf(stderr, "smoke: skipped: no probe for '%s' (probes/smoke-%s.py); its "
+				"own test suite checks its ops\n", b->report.name ? b->report.name : "?",
+				b->report.name ? b->report.name : "<package>");
+			return 0;
+		}
+		free(probe);
+		rq.against = b->torch.path;
 	}
 	for (size_t i = 0; argv[i]; i++)
 		strvec_push(&p.args, argv[i]);

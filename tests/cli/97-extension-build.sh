@@ -70,6 +70,18 @@ run 0 "$BW" smoke "$ew" --against "$torch"
 contains "$TMP/out" "miniext_numel([2, 3, 4]) = 24 through minitorch's c10::numel"
 run 1 "$BW" smoke "$ew"
 contains "$TMP/out" "No module named 'minitorch'"
+# ... and the build's smoke step does the same where a GPU the wheel covers
+# is (a fake nvidia-smi saying 12.0): the result is the manifest's runtime.
+mkdir -p "$TMP/gpu"
+printf '#!/bin/sh\necho 12.0\n' > "$TMP/gpu/nvidia-smi" && chmod +x "$TMP/gpu/nvidia-smi"
+printf 'extends: ext.yaml\nname: miniext-gpu\n' > "$TMP/ext-gpu.yaml"
+PATH="$TMP/gpu:$PATH" run 0 "$BW" --profile "$TMP/ext-gpu.yaml"
+contains "$TMP/err" "miniext_numel([2, 3, 4]) = 24"
+python3 - "$(sed -n 's/^manifest: //p' "$TMP/out")" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))["runtime"]
+assert r["status"] == "ok" and [c["name"] for c in r["checks"]] == ["import", "op"], r
+PY
 # Nothing of the user's environment changed: the torch was importable for the build only.
 python3 -c 'import minitorch' 2>/dev/null && fail "minitorch became importable outside the build"
 # The build ran nvcc through the launcher (PYTORCH_NVCC).
@@ -146,6 +158,7 @@ features:
 YAML
 run 0 "$BW" --profile "$TMP/extc.yaml"
 contains "$TMP/err" "fetch: CMake-built: find_package finds minitorch through CMAKE_PREFIX_PATH"
+contains "$TMP/err" "smoke: skipped: no probe for 'miniext_cmake' (probes/smoke-miniext_cmake.py)"
 cw=$(sed -n 's/^wheel: *//p' "$TMP/out")
 cm=$(sed -n 's/^manifest: //p' "$TMP/out")
 python3 - "$cm" "$tv" <<'PY'
