@@ -118,6 +118,45 @@ sorted_unique(struct strvec *v)
 		v->v[v->n] = NULL;
 }
 
+/* What verify's report of the torch says: its names, targets, version, CUDA and commit. */
+static void
+torch_ref_describe(struct torch_ref *t, const struct wheel_report *r)
+{
+	struct buf sass = BUF_INIT, ptx = BUF_INIT, line = BUF_INIT;
+	struct json *vp;
+
+	t->name = xstrdup(r->name ? r->name : "torch");
+	/* Its import directory holds lib/ (an auditwheel torch.libs/ may sort first). */
+	for (size_t i = 0; i < r->nlibs && !t->package; i++) {
+		const char *l = r->libs[i].path, *slash = strchr(l, '/');
+
+		if (slash && !strncmp(slash, "/lib/", 5))
+			t->package = xstrndup(l, (size_t)(slash - l));
+	}
+	if (!t->package)
+		t->package = xstrndup(r->libs[0].path, strcspn(r->libs[0].path, "/"));
+	for (size_t i = 0; i < r->sass.n; i++)
+		strvec_push(&t->sass, r->sass.v[i]);
+	for (size_t i = 0; i < r->ptx.n; i++)
+		strvec_push(&t->ptx, r->ptx.v[i]);
+	strvec_join(&r->sass, " ", &sass);
+	strvec_join(&r->ptx, " ", &ptx);
+	buf_addf(&line, "SASS %s; PTX %s", sass.len ? sass.s : "none", ptx.len ? ptx.s : "none");
+	t->targets = buf_detach(&line);
+	buf_release(&sass);
+	buf_release(&ptx);
+	t->version = xstrdup(r->version ? r->version : "");
+	memcpy(t->sha256, r->sha256, sizeof(t->sha256));
+	if (r->version_py) {
+		vp = version_py_parse(r->version_py);
+		if (json_str(json_get(vp, "cuda")))
+			t->cuda = xstrdup(json_str(json_get(vp, "cuda")));
+		if (json_str(json_get(vp, "git_version")))
+			t->commit = xstrdup(json_str(json_get(vp, "git_version")));
+		json_free(vp);
+	}
+}
+
 int
 torch_ref_load(struct torch_ref *t, const char *path)
 {
@@ -126,7 +165,6 @@ torch_ref_load(struct torch_ref *t, const char *path)
 	struct zip z;
 	struct buf why = BUF_INIT, root = BUF_INIT;
 	struct lib_bytes bytes = { .buf = BUF_INIT };
-	struct json *vp = NULL;
 	int dir = is_dir(path), zopen = 0, rc = -1;
 
 	memset(t, 0, sizeof(*t));
@@ -150,39 +188,7 @@ torch_ref_load(struct torch_ref *t, const char *path)
 	if (r.errors.n)
 		warning("'%s' itself fails verify (%s); its symbols are used as they are", path,
 			r.errors.v[0]);
-	t->name = xstrdup(r.name ? r.name : "torch");
-	/* Its import directory holds lib/ (an auditwheel torch.libs/ may sort first). */
-	for (size_t i = 0; i < r.nlibs && !t->package; i++) {
-		const char *l = r.libs[i].path, *slash = strchr(l, '/');
-
-		if (slash && !strncmp(slash, "/lib/", 5))
-			t->package = xstrndup(l, (size_t)(slash - l));
-	}
-	if (!t->package)
-		t->package = xstrndup(r.libs[0].path, strcspn(r.libs[0].path, "/"));
-	{
-		struct buf sass = BUF_INIT, ptx = BUF_INIT, line = BUF_INIT;
-
-		for (size_t i = 0; i < r.sass.n; i++)
-			strvec_push(&t->sass, r.sass.v[i]);
-		for (size_t i = 0; i < r.ptx.n; i++)
-			strvec_push(&t->ptx, r.ptx.v[i]);
-		strvec_join(&r.sass, " ", &sass);
-		strvec_join(&r.ptx, " ", &ptx);
-		buf_addf(&line, "SASS %s; PTX %s", sass.len ? sass.s : "none", ptx.len ? ptx.s : "none");
-		t->targets = buf_detach(&line);
-		buf_release(&sass);
-		buf_release(&ptx);
-	}
-	t->version = xstrdup(r.version ? r.version : "");
-	memcpy(t->sha256, r.sha256, sizeof(t->sha256));
-	if (r.version_py) {
-		vp = version_py_parse(r.version_py);
-		if (json_str(json_get(vp, "cuda")))
-			t->cuda = xstrdup(json_str(json_get(vp, "cuda")));
-		if (json_str(json_get(vp, "git_version")))
-			t->commit = xstrdup(json_str(json_get(vp, "git_version")));
-	}
+	torch_ref_describe(t, &r);
 	if (dir) {
 		/* Library paths are relative to site-packages, the directory above torch/. */
 		buf_addstr(&root, t->path);
@@ -230,7 +236,6 @@ torch_ref_load(struct torch_ref *t, const char *path)
 out:
 	if (zopen)
 		zip_close(&z);
-	json_free(vp);
 	wheel_report_release(&r);
 	lib_bytes_release(&bytes);
 	buf_release(&bytes.buf);

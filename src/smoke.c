@@ -201,14 +201,8 @@ smoke_run(struct smoke_result *r, const struct smoke_opts *o)
 			strvec_pushf(&p.args, "--archs=%s", o->archs);
 		for (size_t i = 0; o->env && i < o->env->n; i++)
 			strvec_push(&p.env, o->env->v[i]);
-		if (o->pythonpath) {
-			const char *old = getenv("PYTHONPATH");
-			struct buf pp = BUF_INIT;
-
-			buf_addf(&pp, "%s%s%s", o->pythonpath, old && *old ? ":" : "", old ? old : "");
-			strvec_env_set(&p.env, "PYTHONPATH", pp.s);
-			buf_release(&pp);
-		}
+		if (o->pythonpath)
+			strvec_env_prepend_path(&p.env, "PYTHONPATH", o->pythonpath);
 		strvec_env_set(&p.env, "PYTHONDONTWRITEBYTECODE", "1");
 		strvec_env_set(&p.env, "PYTHONUNBUFFERED", "1");
 		if (o->gpu >= 0)
@@ -446,6 +440,33 @@ static_vs_runtime(struct smoke_result *sr, const struct wheel_report *w)
 }
 
 
+/*
+ * Where `target` is imported from: an installed package's directory's
+ * parent (site-packages), or a wheel installed into a new directory under
+ * $TMPDIR whose path goes into *tmp for the caller to remove. -1 after
+ * reporting.
+ */
+static int
+importable_dir(const char *target, struct buf *dir, char **tmp)
+{
+	const char *t = getenv("TMPDIR");
+
+	if (is_dir(target)) {
+		char *abs = realpath(target, NULL);
+
+		if (!abs)
+			abs = path_absolute(target);
+		buf_add(dir, abs, (size_t)(strrchr(abs, '/') - abs));
+		free(abs);
+		return 0;
+	}
+	buf_addf(dir, "%s/bwbuild-smoke-XXXXXX", t && *t ? t : "/tmp");
+	if (!mkdtemp(dir->s))
+		return error("cannot make a temporary directory '%s':", dir->s);
+	*tmp = xstrdup(dir->s);
+	return install_wheel(target, dir->s);
+}
+
 int
 smoke_target(const struct smoke_request *rq, struct smoke_result *sr, struct json **result)
 {
@@ -474,48 +495,10 @@ smoke_target(const struct smoke_request *rq, struct smoke_result *sr, struct jso
 		      w.name, w.name);
 		goto out;
 	}
-	if (is_dir(rq->target)) {
-		char *abs = path_absolute(rq->target);
-
-		/* site-packages/torch: the package is importable from its parent */
-		buf_add(&dir, abs, (size_t)(strrchr(abs, '/') - abs));
-		free(abs);
-	} else {
-		const char *t = getenv("TMPDIR");
-
-		buf_addf(&dir, "%s/bwbuild-smoke-XXXXXX", t && *t ? t : "/tmp");
-		if (!mkdtemp(dir.s)) {
-			error("cannot make a temporary directory '%s':", dir.s);
-			goto out;
-		}
-		tmp = xstrdup(dir.s);
-		if (install_wheel(rq->target, dir.s) < 0)
-			goto out;
-	}
-	if (rq->against && is_dir(rq->against)) {
-		char *abs = realpath(rq->against, NULL);
-
-		if (!abs)
-			abs = path_absolute(rq->against);
-
-		/* site-packages/torch: importable from its parent, after the extension */
-		buf_addf(&torchdir, "%.*s", (int)(strrchr(abs, '/') - abs), abs);
-		free(abs);
-	} else if (rq->against) {
-		const char *t = getenv("TMPDIR");
-		struct buf td = BUF_INIT;
-
-		buf_addf(&td, "%s/bwbuild-smoke-torch-XXXXXX", t && *t ? t : "/tmp");
-		if (!mkdtemp(td.s)) {
-			error("cannot make a temporary directory '%s':", td.s);
-			buf_release(&td);
-			goto out;
-		}
-		tmp_torch = buf_detach(&td);
-		if (install_wheel(rq->against, tmp_torch) < 0)
-			goto out;
-		buf_addstr(&torchdir, tmp_torch);
-	}
+	/* The package first, then (an extension's) the torch it was built on. */
+	if (importable_dir(rq->target, &dir, &tmp) < 0 ||
+	    (rq->against && importable_dir(rq->against, &torchdir, &tmp_torch) < 0))
+		goto out;
 	m = manifest_make(&(struct manifest_input){ .wheel = &w });
 	join_true_features(json_get(m, "features"), &features);
 	if (rq->profile) {

@@ -235,17 +235,12 @@ step_env(struct proc *p, const struct build *b)
 	}
 	if (b->torch_site.len) {
 		/* kind: extension: the torch it builds on, first on the path; nvcc through the launcher. */
-		const char *old = getenv("PYTHONPATH");
 		struct buf v = BUF_INIT;
 
-		buf_addf(&v, "%s%s%s", b->torch_site.s, old && *old ? ":" : "", old ? old : "");
-		strvec_env_set(&p->env, "PYTHONPATH", v.s);
+		strvec_env_prepend_path(&p->env, "PYTHONPATH", b->torch_site.s);
 		/* CMake-built extensions: find_package(Torch) finds this torch, ninja runs MAX_JOBS. */
-		buf_reset(&v);
-		old = getenv("CMAKE_PREFIX_PATH");
-		buf_addf(&v, "%s/%s/share/cmake%s%s", b->torch_site.s, b->torch.package,
-			 old && *old ? ":" : "", old ? old : "");
-		strvec_env_set(&p->env, "CMAKE_PREFIX_PATH", v.s);
+		buf_addf(&v, "%s/%s/share/cmake", b->torch_site.s, b->torch.package);
+		strvec_env_prepend_path(&p->env, "CMAKE_PREFIX_PATH", v.s);
 		buf_reset(&v);
 		buf_addf(&v, "%u", b->plan.jobs.jobs);
 		strvec_env_set(&p->env, "CMAKE_BUILD_PARALLEL_LEVEL", v.s);

@@ -97,6 +97,17 @@ strvec_env_set(struct strvec *sv, const char *name, const char *value)
 	sv->v[i] = buf_detach(&b);
 }
 
+void
+strvec_env_prepend_path(struct strvec *sv, const char *name, const char *dir)
+{
+	const char *old = getenv(name);
+	struct buf v = BUF_INIT;
+
+	buf_addf(&v, "%s%s%s", dir, old && *old ? ":" : "", old && *old ? old : "");
+	strvec_env_set(sv, name, v.s);
+	buf_release(&v);
+}
+
 const char *
 strvec_env_get(const struct strvec *sv, const char *name)
 {

@@ -34,6 +34,8 @@ void strvec_join(const struct strvec *sv, const char *sep, struct buf *out);
 long strvec_env_find(const struct strvec *sv, const char *name, size_t namelen);
 /* Set NAME=VALUE in an environment vector, replacing an earlier one. */
 void strvec_env_set(struct strvec *sv, const char *name, const char *value);
+/* Set NAME=DIR:<NAME of this process's environment>, DIR alone when that is unset or empty. */
+void strvec_env_prepend_path(struct strvec *sv, const char *name, const char *dir);
 /* Value of NAME in an environment vector, or NULL. */
 const char *strvec_env_get(const struct strvec *sv, const char *name);
 

@@ -1,6 +1,8 @@
 #include <stdint.h>
+#include <stdlib.h>
 
 #include "../../src/buf.h"
+#include "../../src/strvec.h"
 #include "../../src/util.h"
 #include "t.h"
 
@@ -84,6 +86,26 @@ t_format_size(void)
 	buf_release(&b);
 }
 
+/* An extension's PYTHONPATH and CMAKE_PREFIX_PATH: its torch first, the caller's after. */
+static void
+t_env_prepend_path(void)
+{
+	struct strvec env = STRVEC_INIT;
+
+	unsetenv("BWBUILD_T_PATH");
+	strvec_env_prepend_path(&env, "BWBUILD_T_PATH", "/site");
+	CHECK_STR(strvec_env_get(&env, "BWBUILD_T_PATH"), "/site");
+	setenv("BWBUILD_T_PATH", "", 1);
+	strvec_env_prepend_path(&env, "BWBUILD_T_PATH", "/site");
+	CHECK_STR(strvec_env_get(&env, "BWBUILD_T_PATH"), "/site");
+	setenv("BWBUILD_T_PATH", "/a:/b", 1);
+	strvec_env_prepend_path(&env, "BWBUILD_T_PATH", "/site");
+	CHECK_STR(strvec_env_get(&env, "BWBUILD_T_PATH"), "/site:/a:/b");
+	CHECK(env.n == 1);
+	unsetenv("BWBUILD_T_PATH");
+	strvec_clear(&env);
+}
+
 void
 t_util(void)
 {
@@ -96,4 +118,5 @@ t_util(void)
 
 	t_parse_size();
 	t_format_size();
+	t_env_prepend_path();
 }
