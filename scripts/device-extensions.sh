@@ -47,54 +47,33 @@ nvcc --version | tail -2 >>"$res/steps.txt"
 
 work=/tmp/bwx
 rm -rf "$work" && mkdir -p "$work" && cd "$work"
-cat >ext.yaml <<YAML
-extends: $top/profiles/extension-cpp.yaml
-name: extension-cpp
-torch: $torch
-source:
-  repo: $src/extension-cpp.git
-cuda:
-  archs: "9.0;12.0+PTX"
-YAML
-cat >cc.yaml <<YAML
-extends: $top/profiles/causal-conv1d.yaml
-name: causal-conv1d
-torch: $torch
-source:
-  repo: $src/causal-conv1d.git
-cuda:
-  archs: ["9.0"]
-  ptx: none
-YAML
+# proof NAME ARCHS PTX: profiles/NAME.yaml on this torch for ARCHS, built and
+# measured, then verified against the torch, listed by bwbuild and cuobjdump,
+# and its op run (smoke --against); results are NAME.* in $res.
+proof() {
+	printf 'extends: %s/profiles/%s.yaml\nname: %s\ntorch: %s\nsource:\n  repo: %s/%s.git\ncuda:\n  archs: "%s"\n  ptx: %s\n' \
+		"$top" "$1" "$1" "$torch" "$src" "$1" "$2" "$3" >"$1.yaml"
+	$M "$1-bwbuild-$2" "$res/measure.jsonl" -- "$BW" --profile "$1.yaml" >"$res/$1.out" 2>"$res/$1.err"
+	echo "rc=$?" >>"$res/steps.txt"
+	cp "$work/work/$1/logs/compile.log" "$res/$1.compile.log" 2>/dev/null
+	w=$(sed -n 's/^wheel: *//p' "$res/$1.out")
+	[ -n "$w" ] || return 0
+	cp "$w" "$res/"
+	cp "$(sed -n 's/^manifest: *//p' "$res/$1.out")" "$res/$1.manifest.json"
+	"$BW" verify "$w" --against "$torch" >"$res/$1.verify" 2>&1; echo "verify --against rc=$?" >>"$res/steps.txt"
+	"$BW" archs "$w" >"$res/$1.archs" 2>&1
+	"$BW" manifest "$w" --against "$torch" --format md >"$res/$1.md" 2>&1
+	rm -rf /tmp/unpacked && python3 -m zipfile -e "$w" /tmp/unpacked
+	for so in $(find /tmp/unpacked -name '*.so'); do
+		echo "$so" && cuobjdump --list-elf --list-ptx "$so"
+	done >"$res/$1.cuobjdump" 2>&1
+	"$BW" smoke "$w" --against "$torch" >"$res/$1.smoke" 2>&1; echo "smoke rc=$?" >>"$res/steps.txt"
+}
 
 log "1. extension-cpp for 9.0;12.0+PTX"
-$M extension-cpp-bwbuild "$res/measure.jsonl" -- "$BW" --profile ext.yaml >"$res/ext.out" 2>"$res/ext.err"
-echo "rc=$?" >>"$res/steps.txt"
-ew=$(sed -n 's/^wheel: *//p' "$res/ext.out")
-if [ -n "$ew" ]; then
-	cp "$ew" "$res/"
-	cp "$(sed -n 's/^manifest: *//p' "$res/ext.out")" "$res/ext.manifest.json"
-	"$BW" verify "$ew" --against "$torch" >"$res/ext.verify" 2>&1; echo "verify --against rc=$?" >>"$res/steps.txt"
-	"$BW" archs "$ew" >"$res/ext.archs" 2>&1
-	rm -rf /tmp/xc && mkdir /tmp/xc && python3 -m zipfile -e "$ew" /tmp/xc
-	"$BW" manifest "$ew" --against "$torch" --format md >"$res/ext.md" 2>&1
-	for so in $(find /tmp/xc -name '*.so'); do
-		echo "$so" && cuobjdump --list-elf --list-ptx "$so"
-	done >"$res/ext.cuobjdump" 2>&1
-	"$BW" smoke "$ew" --against "$torch" >"$res/ext.smoke" 2>&1; echo "smoke rc=$?" >>"$res/steps.txt"
-fi
-
+proof extension-cpp "9.0;12.0+PTX" newest
 log "2a. causal-conv1d for 9.0 through patches/causal-conv1d (bwbuild, MAX_JOBS from the budget)"
-$M causal-conv1d-bwbuild-9.0 "$res/measure.jsonl" -- "$BW" --profile cc.yaml >"$res/cc.out" 2>"$res/cc.err"
-echo "rc=$?" >>"$res/steps.txt"
-cw=$(sed -n 's/^wheel: *//p' "$res/cc.out")
-cp "$work/work/causal-conv1d/logs/compile.log" "$res/cc.compile.log" 2>/dev/null
-if [ -n "$cw" ]; then
-	cp "$(sed -n 's/^manifest: *//p' "$res/cc.out")" "$res/cc.manifest.json"
-	"$BW" verify "$cw" --against "$torch" >"$res/cc.verify" 2>&1; echo "verify --against rc=$?" >>"$res/steps.txt"
-	"$BW" archs "$cw" >"$res/cc.archs" 2>&1
-	"$BW" smoke "$cw" --against "$torch" >"$res/cc.smoke" 2>&1; echo "smoke rc=$?" >>"$res/steps.txt"
-fi
+proof causal-conv1d "9.0" none
 
 log "2b. causal-conv1d as its README says: CAUSAL_CONV1D_FORCE_BUILD=TRUE MAX_JOBS=$ncpu pip wheel ."
 # It ran past 532 s on 16 cores (2026-11-24, H100 machine, killed there):

@@ -145,7 +145,9 @@ grep -q 'launch/bin/c++' "$TMP/cxx-parents" && fail "the wrapper ran the recordi
 # torch by find_package through CMAKE_PREFIX_PATH and takes the arch flags
 # from TORCH_CUDA_ARCH_LIST there; compiles go through the launcher by
 # CMAKE_<LANG>_COMPILER_LAUNCHER, in parallel by CMAKE_BUILD_PARALLEL_LEVEL.
-mkrepo "$TOP/tests/fixtures/miniext-cmake" "$TMP/miniext-cmake.git" v0.1.0
+rm -rf "$TMP/cmake-src" && cp -r "$TOP/tests/fixtures/miniext-cmake" "$TMP/cmake-src"
+cp -r "$TOP/tests/fixtures/miniext/csrc" "$TMP/cmake-src/"
+mkrepo "$TMP/cmake-src" "$TMP/miniext-cmake.git" v0.1.0
 cat > "$TMP/extc.yaml" <<YAML
 name: miniext-cmake
 kind: extension
@@ -178,7 +180,7 @@ rm -f "$TMP/cxx-parents"
 run 0 "$BW" --profile "$TMP/extc-rec.yaml"
 contains "$TMP/cxx-parents" "launch -- "
 # A tree with no setup.py is named, not run.
-mkdir -p "$TMP/nosetup" && cp -r "$TOP/tests/fixtures/miniext-cmake/." "$TMP/nosetup/" && rm "$TMP/nosetup/setup.py"
+mkdir -p "$TMP/nosetup" && cp -r "$TMP/cmake-src/." "$TMP/nosetup/" && rm "$TMP/nosetup/setup.py"
 mkrepo "$TMP/nosetup" "$TMP/nosetup.git" v0.1.0
 printf 'extends: extc.yaml\nname: nosetup\nsource:\n  repo: %s\n' "$TMP/nosetup.git" > "$TMP/nosetup.yaml"
 run 1 "$BW" --profile "$TMP/nosetup.yaml"
