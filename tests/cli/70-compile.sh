@@ -50,6 +50,14 @@ echo "1 $dead R 999999999999 ghost#0" > "$L/ledger"
 "$BW" launch -- "$TMP/hog" 10 10 "$TMP/ghost.log" -c "$TMP/unit1.cc"
 [ "$(wc -l < "$TMP/ghost.log")" = 1 ] || fail "blocked by a dead reservation"
 
+# A compile this ledger already admitted (CMake's launcher in front of an
+# extension's c++ wrapper) runs as it is; one naming another build's ledger
+# (inherited from a caller) is still admitted, and learned.
+BWBUILD_LAUNCH_INSIDE="$L" "$BW" launch -- "$TMP/hog" 100 10 "$TMP/inside.log" -c "$TMP/inside1.cc"
+grep -q '^inside1.cc#' "$L/peaks" && fail "a compile already admitted was admitted again"
+BWBUILD_LAUNCH_INSIDE="$TMP/other-build/launch" "$BW" launch -- "$TMP/hog" 100 10 "$TMP/inside.log" -c "$TMP/inside2.cc"
+grep -q '^inside2.cc#' "$L/peaks" || fail "an inherited BWBUILD_LAUNCH_INSIDE turned admission off"
+
 # Without the environment the launcher is transparent; the exit status passes through.
 unset BWBUILD_LAUNCH_DIR
 run 3 "$BW" launch -- sh -c 'exit 3'
