@@ -441,6 +441,12 @@ check_link_target(const char *link, const char *target, size_t tlen, struct buf 
 	return 0;
 }
 
+/*
+ * libgit2 inflates a binary block whole into memory, and zlib data may
+ * inflate ~1000 times its size: a source patch never needs more than this.
+ */
+#define PATCH_BINARY_MAX (64 << 20)
+
 static const char b85_alphabet[] = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ"
 				   "abcdefghijklmnopqrstuvwxyz!#$%&()*+-;<=>?@^_`{|}~";
 
@@ -580,6 +586,13 @@ check_binary(struct pcursor *c, struct buf *why)
 		if (errno || end != l + n || !(*num >= '0' && *num <= '9') ||
 		    (size_t)(end - num) > 19) {
 			buf_addf(why, "'%.*s' is not 'literal N' or 'delta N'", (int)(n > 40 ? 40 : n), l);
+			bad = head;
+			break;
+		}
+		if (size > PATCH_BINARY_MAX) {
+			buf_addf(why, "a binary block of %llu bytes; bwbuild takes binary patches of up to "
+				 "%d MiB (libgit2 holds them whole): commit a file that large upstream",
+				 size, PATCH_BINARY_MAX >> 20);
 			bad = head;
 			break;
 		}

@@ -99,6 +99,8 @@ t_patch_check(void)
 	CHECK(check_at("diff --git a/b b/b\nGIT binary patch\nliteral 99999999999999999999\n", 3,
 		       "is not 'literal N'"));
 	CHECK(check_at("diff --git a/b b/b\nGIT binary patch\nfoo 5\n", 3, "must be followed by"));
+	CHECK(check_at("diff --git a/b b/b\nGIT binary patch\nliteral 67108865\n", 3,
+		       "a binary block of 67108865 bytes; bwbuild takes binary patches of up to 64 MiB"));
 
 	/* a binary patch reversed: the blocks change places; twice gives it back */
 	patch_reverse(bin_ok, strlen(bin_ok), &rev);
