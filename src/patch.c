@@ -1014,6 +1014,100 @@ split_lines(const char *text, size_t len, const char ***lines, size_t **lens)
 	return n;
 }
 
+static uint64_t
+line_hash(const char *s, size_t n)
+{
+	uint64_t h = 0xcbf29ce484222325ULL; /* FNV-1a */
+
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ (unsigned char)s[i]) * 0x100000001b3ULL;
+	return h;
+}
+
+/*
+ * The 0-based file line nearest the stated `a` (1-based; on a tie the
+ * earlier) where the hunk at `h` has all its `b` old lines (' ' and '-'),
+ * or (size_t)-1. KMP over line hashes finds every place in one pass, each
+ * candidate checked byte for byte nearest first: time linear in the file
+ * and the hunk (a file of one repeated line is no worse), not their product.
+ */
+static size_t
+nearest_match(const char *h, const char *end, size_t b, unsigned long a, const char **flines,
+	      const size_t *flens, const uint64_t *fhash, size_t nf)
+{
+	const char **pl;
+	size_t *plen, *fail, m = 0, q = 0, *cand = NULL, ncand = 0, candcap = 0, best = (size_t)-1;
+	uint64_t *ph;
+
+	/* a hunk cannot hold more lines than the text, nor match more than the file has */
+	if (b > nf || b > (size_t)(end - h))
+		return best;
+	if (a > nf + 1)
+		a = nf + 1; /* the same order of distances, no overflow */
+	pl = xcalloc(b, sizeof(*pl));
+	plen = xcalloc(b, sizeof(*plen));
+	fail = xcalloc(b, sizeof(*fail));
+	ph = xcalloc(b, sizeof(*ph));
+	while (h < end && m < b) {
+		const char *hnl = memchr(h, '\n', (size_t)(end - h));
+		size_t hn = hnl ? (size_t)(hnl - h) : (size_t)(end - h);
+
+		if (hn && (*h == ' ' || *h == '-')) {
+			pl[m] = h + 1;
+			plen[m] = hn - 1;
+			ph[m] = line_hash(h + 1, hn - 1);
+			m++;
+		} else if (!hn || (*h != '+' && *h != '\\')) {
+			break;
+		}
+		h += hn + 1;
+	}
+	if (m == b) {
+		for (size_t i = 1, k = 0; i < m; i++) {
+			while (k && ph[i] != ph[k])
+				k = fail[k - 1];
+			if (ph[i] == ph[k])
+				k++;
+			fail[i] = k;
+		}
+		for (size_t i = 0; i < nf; i++) {
+			while (q && fhash[i] != ph[q])
+				q = fail[q - 1];
+			if (fhash[i] == ph[q])
+				q++;
+			if (q == m) {
+				ALLOC_GROW(cand, ncand + 1, candcap);
+				cand[ncand++] = i + 1 - m;
+				q = fail[q - 1];
+			}
+		}
+	}
+	while (best == (size_t)-1 && ncand) {
+		size_t pick = 0, k;
+		int same = 1;
+
+		for (size_t c = 1; c < ncand; c++) {
+			long dc = labs((long)cand[c] + 1 - (long)a), dp = labs((long)cand[pick] + 1 - (long)a);
+
+			if (dc < dp || (dc == dp && cand[c] < cand[pick]))
+				pick = c;
+		}
+		k = cand[pick];
+		for (size_t l = 0; l < m && same; l++)
+			same = flens[k + l] == plen[l] && !memcmp(flines[k + l], pl[l], plen[l]);
+		if (same)
+			best = k;
+		else
+			cand[pick] = cand[--ncand]; /* a hash collision: the next nearest */
+	}
+	free(pl);
+	free(plen);
+	free(fail);
+	free(ph);
+	free(cand);
+	return best;
+}
+
 /*
  * Rewrite each hunk header so its old side starts where its context and
  * removed lines really are in the file under `src` (the match nearest the
@@ -1028,6 +1122,7 @@ patch_relocate(const char *text_in, size_t len, const char *src, struct buf *out
 	struct buf file = BUF_INIT, content = BUF_INIT;
 	const char **flines = NULL;
 	size_t *flens = NULL, nf = 0;
+	uint64_t *fhash = NULL;
 	long delta = 0;
 
 	while (p < end) {
@@ -1040,17 +1135,22 @@ patch_relocate(const char *text_in, size_t len, const char *src, struct buf *out
 			buf_reset(&content);
 			free(flines);
 			free(flens);
+			free(fhash);
 			flines = NULL;
 			flens = NULL;
+			fhash = NULL;
 			nf = 0;
 			delta = 0;
-			if (path_exists(file.s) && !is_dir(file.s) && read_file(&content, file.s) == 0)
+			if (path_exists(file.s) && !is_dir(file.s) && read_file(&content, file.s) == 0) {
 				nf = split_lines(content.s, content.len, &flines, &flens);
+				fhash = xcalloc(nf ? nf : 1, sizeof(*fhash));
+				for (size_t k = 0; k < nf; k++)
+					fhash[k] = line_hash(flines[k], flens[k]);
+			}
 		} else if (n > 4 && !strncmp(p, "@@ -", 4) && nf) {
 			unsigned long a, b = 1, c, d = 1;
-			const char *q = p + 4, *tail, *h;
-			size_t want = 0, k, best = (size_t)-1;
-			long bestdist = 0;
+			const char *q = p + 4, *tail, *h = nl ? nl + 1 : end;
+			size_t want = 0, best = (size_t)-1;
 
 			a = strtoul(q, (char **)&q, 10);
 			if (*q == ',')
@@ -1063,38 +1163,9 @@ patch_relocate(const char *text_in, size_t len, const char *src, struct buf *out
 				c = a;
 			}
 			tail = q < p + n ? memmem(q, (size_t)(p + n - q), "@@", 2) : NULL;
-			/* the hunk's old lines: ' ' and '-' lines that follow */
-			h = nl ? nl + 1 : end;
-			for (k = 0; k <= nf && b; k++) {
-				const char *hp = h;
-				size_t line = k, matched = 0;
-
-				while (hp < end && matched < b) {
-					const char *hnl = memchr(hp, '\n', (size_t)(end - hp));
-					size_t hn = hnl ? (size_t)(hnl - hp) : (size_t)(end - hp);
-
-					if (hn && (*hp == ' ' || *hp == '-')) {
-						if (line >= nf || flens[line] != hn - 1 ||
-						    memcmp(flines[line], hp + 1, hn - 1))
-							break;
-						line++;
-						matched++;
-					} else if (!hn || (*hp != '+' && *hp != '\\')) {
-						break;
-					}
-					hp += hn + 1;
-				}
-				if (matched == b) {
-					long dist = (long)k + 1 - (long)a;
-
-					if (dist < 0)
-						dist = -dist;
-					if (best == (size_t)-1 || dist < bestdist) {
-						best = k;
-						bestdist = dist;
-					}
-				}
-			}
+			/* numbers past any file are left for git apply to refuse */
+			if (b && a < (1UL << 40) && c < (1UL << 40) && d <= len)
+				best = nearest_match(h, end, b, a, flines, flens, fhash, nf);
 			if (best != (size_t)-1) {
 				delta = (long)best + 1 - (long)a;
 				want = 1;
@@ -1115,6 +1186,7 @@ patch_relocate(const char *text_in, size_t len, const char *src, struct buf *out
 	}
 	free(flines);
 	free(flens);
+	free(fhash);
 	free(copy);
 	buf_release(&file);
 	buf_release(&content);
@@ -1248,6 +1320,12 @@ patches_apply(const struct patch_set *ps, unsigned version, const char *src, con
 	return ret;
 }
 
+static int
+cmp_path(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
 int
 patches_before_checkout(const struct patch_set *ps, unsigned version, const char *src,
 			const char *record, const char *commit)
@@ -1268,8 +1346,10 @@ patches_before_checkout(const struct patch_set *ps, unsigned version, const char
 	    !strcmp(have.s, want.s) && repo_changed_paths(src, &changed) == 0) {
 		int clean = 1;
 
+		strvec_sort(&touched);
 		for (i = 0; i < changed.n && clean; i++)
-			clean = strset_has(&touched, changed.v[i]);
+			clean = bsearch(&changed.v[i], touched.v, touched.n, sizeof(*touched.v),
+					cmp_path) != NULL;
 		for (i = 0; i < ps->n && clean; i++)
 			if (patch_selected(&ps->v[i], version))
 				clean = is_applied(&ps->v[i], src);

@@ -140,6 +140,27 @@ t_patch_tree(void)
 	buf_release(&why);
 }
 
+/* Hunks move to the nearest place their old lines are (on a tie the earlier), or stay. */
+static void
+t_patch_relocate(void)
+{
+	static const char p[] = "diff --git a/f.txt b/f.txt\n--- a/f.txt\n+++ b/f.txt\n"
+				"@@ -3,2 +3,2 @@ ctx\n b\n-c\n+C\n"
+				"@@ -9,1 +9,1 @@\n-d\n+D\n"
+				"@@ -1,1 +1,1 @@\n-nowhere\n+x\n"
+				"@@ -99999999999999999999,1 +1 @@\n-d\n+D\n";
+	struct buf out = BUF_INIT;
+
+	CHECK(system("mkdir -p tests/tmp/unit/rel && printf 'a\\nb\\nc\\nb\\nc\\nd\\n' > "
+		     "tests/tmp/unit/rel/f.txt") == 0);
+	patch_relocate(p, strlen(p), "tests/tmp/unit/rel", &out);
+	CHECK(strstr(out.s, "@@ -2,2 +2,2 @@ ctx\n b\n-c\n") != NULL);  /* lines 2 and 4 tie: 2 */
+	CHECK(strstr(out.s, "@@ -6,1 +6,1 @@\n-d\n") != NULL);
+	CHECK(strstr(out.s, "@@ -1,1 +1,1 @@\n-nowhere\n") != NULL);  /* nowhere: left as it was */
+	CHECK(strstr(out.s, "@@ -99999999999999999999,1 +1 @@\n") != NULL);
+	buf_release(&out);
+}
+
 void
 t_patch(void)
 {
@@ -200,4 +221,5 @@ t_patch(void)
 	strvec_clear(&paths);
 	t_patch_check();
 	t_patch_tree();
+	t_patch_relocate();
 }
