@@ -284,6 +284,7 @@ struct psection {
 	char *old_path, *new_path; /* NULL: none (/dev/null) */
 	unsigned old_mode, new_mode;
 	int is_new, is_deleted, binary;
+	int body;                 /* a hunk or binary patch seen: headers are over */
 	struct buf content;       /* a symlink's new target: its ' ' and '+' lines */
 	size_t content_lines;
 	int content_line;         /* the line of its first '+' */
@@ -566,9 +567,10 @@ check_binary(struct pcursor *c, struct buf *why)
 	int k, bad = 0;
 
 	for (k = 0; k < 2 && !bad; k++) {
-		unsigned long long size;
+		unsigned long long size = 0;
 		const char *num;
-		char *end;
+		char digits[24], *end = NULL;
+		size_t nd;
 		int last = 0, head;
 
 		if (!next_line(c, &l, &n) ||
@@ -581,10 +583,14 @@ check_binary(struct pcursor *c, struct buf *why)
 		}
 		head = c->line;
 		num = l + (*l == 'l' ? 8 : 6);
+		nd = (size_t)(l + n - num);
 		errno = 0;
-		size = strtoull(num, &end, 10);
-		if (errno || end != l + n || !(*num >= '0' && *num <= '9') ||
-		    (size_t)(end - num) > 19) {
+		if (nd < sizeof(digits)) {
+			memcpy(digits, num, nd); /* the text need not end in a NUL */
+			digits[nd] = '\0';
+			size = strtoull(digits, &end, 10);
+		}
+		if (nd > 19 || errno || *end || !(*num >= '0' && *num <= '9')) {
 			buf_addf(why, "'%.*s' is not 'literal N' or 'delta N'", (int)(n > 40 ? 40 : n), l);
 			bad = head;
 			break;
@@ -612,6 +618,31 @@ check_binary(struct pcursor *c, struct buf *why)
 	}
 	buf_release(&data);
 	return bad;
+}
+
+/* "@@ -a[,b] +c[,d] @@": the old and new line counts that follow. */
+static int
+hunk_header(const char *l, size_t n, size_t len, unsigned long *old_left, unsigned long *new_left,
+	    struct buf *why)
+{
+	char *line = xstrndup(l, n), *e;
+	int ok;
+
+	errno = 0;
+	strtoul(line + 4, &e, 10);
+	*old_left = *e == ',' ? strtoul(e + 1, &e, 10) : 1;
+	*new_left = 0;
+	if (!strncmp(e, " +", 2)) {
+		strtoul(e + 2, &e, 10);
+		*new_left = *e == ',' ? strtoul(e + 1, &e, 10) : 1;
+	}
+	ok = !errno && !strncmp(e, " @@", 3) && *old_left <= len && *new_left <= len;
+	free(line);
+	if (ok)
+		return 0;
+	buf_addstr(why, "not a hunk header '@@ -a,b +c,d @@'");
+	*old_left = *new_left = 0;
+	return -1;
 }
 
 void
@@ -727,6 +758,14 @@ patch_check(const char *text, size_t len, struct patch_target **targets, size_t 
 				bad = here;
 		} else if (!s.line) {
 			continue; /* the mail header and message before the first diff */
+		} else if (n >= 4 && !strncmp(l, "@@ -", 4)) {
+			bad = hunk_header(l, n, len, &old_left, &new_left, why) < 0 ? here : 0;
+			s.body = 1;
+		} else if (n == 16 && !strncmp(l, "GIT binary patch", 16)) {
+			s.binary = s.body = 1;
+			bad = check_binary(&c, why);
+		} else if (s.body) {
+			continue; /* after the hunks, as libgit2 does, until the next "diff --git" */
 		} else if (n >= 4 && !strncmp(l, "--- ", 4)) {
 			bad = header_path(l + 4, n - 4, 'a', &s.old_path, why) < 0 ? here : 0;
 		} else if (n >= 4 && !strncmp(l, "+++ ", 4)) {
@@ -766,24 +805,6 @@ patch_check(const char *text, size_t len, struct patch_target **targets, size_t 
 				bad = mode_of(sp + 1, (size_t)(l + n - sp - 1), &s.old_mode) < 0 ? here : 0;
 				s.new_mode = s.old_mode;
 			}
-		} else if (n >= 4 && !strncmp(l, "@@ -", 4)) {
-			const char *q = l + 4;
-			char *e;
-
-			errno = 0;
-			strtoul(q, &e, 10);
-			old_left = *e == ',' ? strtoul(e + 1, &e, 10) : 1;
-			if (!strncmp(e, " +", 2)) {
-				strtoul(e + 2, &e, 10);
-				new_left = *e == ',' ? strtoul(e + 1, &e, 10) : 1;
-			}
-			if (errno || strncmp(e, " @@", 3) || old_left > len || new_left > len) {
-				buf_addstr(why, "not a hunk header '@@ -a,b +c,d @@'");
-				bad = here;
-			}
-		} else if (n == 16 && !strncmp(l, "GIT binary patch", 16)) {
-			s.binary = 1;
-			bad = check_binary(&c, why);
 		}
 		if (bad && !why->len)
 			buf_addf(why, "'%.*s' is not a mode such as 100644", (int)(n > 80 ? 80 : n), l);
