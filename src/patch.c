@@ -307,6 +307,9 @@ mode_of(const char *p, size_t n, unsigned *out)
 	return 0;
 }
 
+/* At most this much of a path in a message: a patch may name a 10 MB one. */
+#define SHOWN(n) ((int)((n) > 120 ? 120 : (n)))
+
 /* A path as a patch names it: relative, plain, inside the tree. */
 static int
 check_rel_path(const char *p, size_t n, struct buf *why)
@@ -317,18 +320,18 @@ check_rel_path(const char *p, size_t n, struct buf *why)
 		return buf_addstr(why, "an empty path"), -1;
 	if (p[0] == '"') {
 		buf_addf(why, "the quoted path %.*s: bwbuild takes only plain names (no "
-			 "control characters, quotes or backslashes)", (int)(n > 80 ? 80 : n), p);
+			 "control characters, quotes or backslashes)", SHOWN(n), p);
 		return -1;
 	}
 	for (i = 0; i < n; i++) {
 		if ((unsigned char)p[i] < 0x20 || p[i] == 0x7f) {
-			buf_addf(why, "the path '%.*s' has a control character", (int)i, p);
+			buf_addf(why, "the path '%.*s' has a control character", SHOWN(i), p);
 			return -1;
 		}
 	}
 	if (p[0] == '/') {
 		buf_addf(why, "'%.*s' is an absolute path; a patch changes paths inside the tree",
-			 (int)n, p);
+			 SHOWN(n), p);
 		return -1;
 	}
 	for (i = 0; i < n;) {
@@ -337,17 +340,17 @@ check_rel_path(const char *p, size_t n, struct buf *why)
 
 		if (!c || (c == 1 && p[i] == '.') || (c == 2 && !memcmp(p + i, "..", 2))) {
 			buf_addf(why, "'%.*s' is not a plain path inside the tree (an empty, '.' or "
-				 "'..' component)", (int)n, p);
+				 "'..' component)", SHOWN(n), p);
 			return -1;
 		}
 		if (c == 4 && !strncasecmp(p + i, ".git", 4)) {
 			buf_addf(why, "'%.*s' is inside .git; a patch changes the work tree only",
-				 (int)n, p);
+				 SHOWN(n), p);
 			return -1;
 		}
 		i += c + (slash ? 1 : 0);
 		if (slash && i == n) {
-			buf_addf(why, "'%.*s' ends in '/'", (int)n, p);
+			buf_addf(why, "'%.*s' ends in '/'", SHOWN(n), p);
 			return -1;
 		}
 	}
@@ -368,7 +371,7 @@ header_path(const char *p, size_t n, char prefix, char **out, struct buf *why)
 	if (n && p[0] == '"')
 		return check_rel_path(p, n, why);
 	if (n < 2 || p[0] != prefix || p[1] != '/') {
-		buf_addf(why, "'%.*s' is not %c/PATH or /dev/null", (int)(n > 80 ? 80 : n), p, prefix);
+		buf_addf(why, "'%.*s' is not %c/PATH or /dev/null", SHOWN(n), p, prefix);
 		return -1;
 	}
 	if (check_rel_path(p + 2, n - 2, why) < 0)
@@ -416,7 +419,7 @@ check_link_target(const char *link, const char *target, size_t tlen, struct buf 
 	}
 	if (target[0] == '/') {
 		buf_addf(why, "'%s' would be a symlink to '%.*s', outside the source tree; a patch may "
-			 "only make symlinks to relative paths inside it", link, (int)tlen, target);
+			 "only make symlinks to relative paths inside it", link, SHOWN(tlen), target);
 		return -1;
 	}
 	for (i = 0; i < tlen;) {
@@ -427,11 +430,11 @@ check_link_target(const char *link, const char *target, size_t tlen, struct buf 
 			if (--depth < 0) {
 				buf_addf(why, "'%s' would be a symlink to '%.*s', outside the source "
 					 "tree; a patch may only make symlinks to paths inside it", link,
-					 (int)tlen, target);
+					 SHOWN(tlen), target);
 				return -1;
 			}
 		} else if (c == 4 && !strncasecmp(target + i, ".git", 4)) {
-			buf_addf(why, "'%s' would be a symlink into .git ('%.*s')", link, (int)tlen,
+			buf_addf(why, "'%s' would be a symlink into .git ('%.*s')", link, SHOWN(tlen),
 				 target);
 			return -1;
 		} else if (c && !(c == 1 && target[i] == '.')) {
