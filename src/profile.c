@@ -205,13 +205,14 @@ convert(yaml_document_t *doc, yaml_node_t *yn, const char *file, int depth, stru
 
 	if (!yn || depth > YAML_MAX_DEPTH)
 		return NULL;
-	if (!budget->left--) {
+	if (!budget->left) {
 		struct loc l = mark_loc(file, yn->start_mark);
 
 		error_at(&l, "more than %zu values once aliases are expanded; a profile needs no "
 			 "more (is this an alias bomb?)", budget->max);
 		return NULL;
 	}
+	budget->left--;
 	n = xcalloc(1, sizeof(*n));
 	n->loc = mark_loc(file, yn->start_mark);
 	switch (yn->type) {
@@ -282,11 +283,8 @@ convert(yaml_document_t *doc, yaml_node_t *yn, const char *file, int depth, stru
 		}
 		free(k);
 		if (dup) {
-			struct buf e = BUF_INIT;
-
 			error_at(&n->keylocs[dup], "duplicate key '%s'", shown(n->keys[dup]));
 			note_at(&n->keylocs[first], "first set here");
-			buf_release(&e);
 			goto fail;
 		}
 		break;
