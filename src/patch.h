@@ -22,14 +22,23 @@ struct json;
  * The series is found like profiles: patches/ here, bwbuild's own
  * patches/, then $BWBUILD_PATCH_PATH.
  */
+/* A path a patch changes, as its headers name it (see patch_check). */
+struct patch_target {
+	char *path;     /* relative to the tree, checked: no '..', '.git' or leading '/' */
+	int line;       /* its section's "diff --git" line in the patch file */
+};
+
 struct patch {
 	char *file;
+	char *path;          /* the patch file itself */
 	char *sha256;
 	char *when;          /* NULL: every release */
 	char *description;
 	char *text;
 	size_t len;
 	struct strvec touches; /* the paths it changes */
+	struct patch_target *targets; /* the same, with how it changes them */
+	size_t ntargets;
 	struct loc loc;        /* its entry in the index */
 };
 
@@ -61,6 +70,28 @@ void patch_reverse(const char *text, size_t len, struct buf *out);
 int patch_relocate(const char *text, size_t len, const char *src, struct buf *out);
 /* The paths a patch changes (its "diff --git" / "+++" headers). */
 void patch_paths(const char *text, size_t len, struct strvec *out);
+
+/*
+ * Check a git-format patch before libgit2 reads it (docs/design/patches.md):
+ * every path it names is plain and inside the tree (no '..', '.git',
+ * leading '/', empty or quoted component), it changes no symlink (mode
+ * 120000: libgit2 reads through them), and each binary hunk is
+ * well-formed: base85 lines of the stated length, zlib data that inflates
+ * to exactly the size it declares, both the forward and the reverse hunk.
+ * Returns 0, or the 1-based line of the first problem with the reason in
+ * `why`. The paths go to `targets` (may be NULL; free with
+ * patch_targets_free). Time linear in the text, memory at most its size.
+ */
+int patch_check(const char *text, size_t len, struct patch_target **targets, size_t *ntargets,
+		struct buf *why);
+void patch_targets_free(struct patch_target *t, size_t n);
+/*
+ * Check the tree at `src` before a patch is applied to it: no path the
+ * patch changes is or goes through a symlink there (one the upstream tree
+ * has, or any other), so nothing is written or read outside the tree.
+ * 0, or the line of the offending path's section with the reason in `why`.
+ */
+int patch_check_tree(const struct patch *pt, const char *src, struct buf *why);
 
 /*
  * Bring the checkout at `src` to "commit + the patches selected for

@@ -67,7 +67,12 @@ struct pnode {
 	struct loc *keylocs;
 };
 
-#define MAX_EXTENDS_DEPTH 32
+/*
+ * A bound, not a design limit: real chains are 2-4 deep (base, family,
+ * machine); 64 covers any hand-made one and stops a generated one (each
+ * file extending the next) before it reads thousands of files.
+ */
+#define MAX_EXTENDS_DEPTH 64
 
 static void
 pnode_free(struct pnode *n)
@@ -96,34 +101,125 @@ mark_loc(const char *file, yaml_mark_t m)
 	return l;
 }
 
+const char *
+profile_echo(struct buf *b, const char *s)
+{
+	size_t len = strlen(s), n = len;
+
+	buf_reset(b);
+	if (len <= PROFILE_ECHO_MAX) {
+		buf_add(b, s, len);
+		return b->s;
+	}
+	n = PROFILE_ECHO_MAX;
+	while (n && ((unsigned char)s[n] & 0xc0) == 0x80)
+		n--; /* not inside a UTF-8 character */
+	buf_add(b, s, n);
+	buf_addf(b, "\u2026(%zu bytes)", len);
+	return b->s;
+}
+
+/* profile_echo into one of a few static buffers: for the arguments of one message. */
+static const char *
+shown(const char *s)
+{
+	static struct buf ring[4] = { BUF_INIT, BUF_INIT, BUF_INIT, BUF_INIT };
+	static unsigned next;
+
+	return profile_echo(&ring[next++ % ARRAY_SIZE(ring)], s);
+}
+
 /*
- * Bounds on what a small file may become: aliases are expanded into a
- * tree here, so a 563-byte "billion laughs" file would grow to billions
- * of nodes; a real profile has a few hundred.
+ * Bounds on what a file may become: aliases are expanded into a tree
+ * here, so a 563-byte "billion laughs" file would grow to billions of
+ * nodes. The tree may hold twice the values the file really has (libyaml
+ * counts them: memory proportional to its size, so a 200,000-key
+ * runtime.env is no bomb), or YAML_MIN_VALUES if that is more; a real
+ * profile has a few hundred and expands few aliases if any.
  */
 #define YAML_MAX_DEPTH 64
-#define YAML_MAX_NODES 10000
+#define YAML_MIN_VALUES 10000
+
+struct ybudget {
+	size_t left;   /* values the tree may still take */
+	size_t max;    /* ...of this many */
+};
+
+/* A scalar as libyaml gives it (with its length): -1 after reporting one holding a NUL. */
+static int
+scalar_nul(const yaml_node_t *yn, const char *file)
+{
+	struct loc l;
+
+	if (!memchr(yn->data.scalar.value, '\0', yn->data.scalar.length))
+		return 0;
+	l = mark_loc(file, yn->start_mark);
+	return error_at(&l, "a NUL character ('\\0') in '%.*s...'; bwbuild would read only the "
+			"part before it, so remove it", (int)strnlen((const char *)yn->data.scalar.value,
+								     PROFILE_ECHO_MAX),
+			(const char *)yn->data.scalar.value);
+}
+
+struct keyidx {
+	const char *key;
+	size_t i;
+};
+
+static int
+keyidx_cmp(const void *a, const void *b)
+{
+	const struct keyidx *x = a, *y = b;
+	int c = strcmp(x->key, y->key);
+
+	return c ? c : (x->i > y->i) - (x->i < y->i);
+}
+
+static int
+keyidx_find(const void *key, const void *e)
+{
+	return strcmp(key, ((const struct keyidx *)e)->key);
+}
+
+/*
+ * A map's keys sorted (by key, then place), so duplicates sit side by side
+ * and lookups take log n: a 200,000-key map is checked and merged in
+ * well under a second, not compared pair by pair.
+ */
+static struct keyidx *
+keyidx_make(char *const *keys, size_t n)
+{
+	struct keyidx *k = xcalloc(n ? n : 1, sizeof(*k));
+
+	for (size_t i = 0; i < n; i++) {
+		k[i].key = keys[i];
+		k[i].i = i;
+	}
+	qsort(k, n, sizeof(*k), keyidx_cmp);
+	return k;
+}
 
 static struct pnode *
-convert(yaml_document_t *doc, yaml_node_t *yn, const char *file, int depth, size_t *budget)
+convert(yaml_document_t *doc, yaml_node_t *yn, const char *file, int depth, struct ybudget *budget)
 {
 	struct pnode *n;
 
 	if (!yn || depth > YAML_MAX_DEPTH)
 		return NULL;
-	if (!*budget) {
+	if (!budget->left) {
 		struct loc l = mark_loc(file, yn->start_mark);
 
-		error_at(&l, "more than %d values once aliases are expanded; a profile needs no "
-			 "more (is this an alias bomb?)", YAML_MAX_NODES);
+		error_at(&l, "more than %zu values once aliases are expanded; a profile needs no "
+			 "more (is this an alias bomb?)", budget->max);
 		return NULL;
 	}
-	--*budget;
+	budget->left--;
 	n = xcalloc(1, sizeof(*n));
 	n->loc = mark_loc(file, yn->start_mark);
 	switch (yn->type) {
 	case YAML_SCALAR_NODE:
 		n->kind = PN_SCALAR;
+		if (scalar_nul(yn, file) < 0)
+			goto fail;
 		n->str = xstrndup((const char *)yn->data.scalar.value, yn->data.scalar.length);
 		break;
 	case YAML_SEQUENCE_NODE: {
@@ -143,29 +239,24 @@ convert(yaml_document_t *doc, yaml_node_t *yn, const char *file, int depth, size
 	}
 	case YAML_MAPPING_NODE: {
 		yaml_node_pair_t *pr;
-		size_t cap = 0;
+		size_t cap = 0, dup = 0, first = 0;
+		struct keyidx *k;
 
 		n->kind = PN_MAP;
 		for (pr = yn->data.mapping.pairs.start; pr < yn->data.mapping.pairs.top; pr++) {
-			yaml_node_t *k = yaml_document_get_node(doc, pr->key);
+			yaml_node_t *kn = yaml_document_get_node(doc, pr->key);
 			struct pnode *v;
 			struct loc kl;
-			size_t i;
 
-			if (!k)
+			if (!kn)
 				goto fail;
-			kl = mark_loc(file, k->start_mark);
-			if (k->type != YAML_SCALAR_NODE) {
+			kl = mark_loc(file, kn->start_mark);
+			if (kn->type != YAML_SCALAR_NODE) {
 				error_at(&kl, "a mapping key must be a plain name");
 				goto fail;
 			}
-			for (i = 0; i < n->n; i++) {
-				if (!strcmp(n->keys[i], (const char *)k->data.scalar.value)) {
-					error_at(&kl, "duplicate key '%s'", n->keys[i]);
-					note_at(&n->keylocs[i], "first set here");
-					goto fail;
-				}
-			}
+			if (scalar_nul(kn, file) < 0)
+				goto fail;
 			v = convert(doc, yaml_document_get_node(doc, pr->value), file, depth + 1, budget);
 			if (!v)
 				goto fail;
@@ -175,12 +266,27 @@ convert(yaml_document_t *doc, yaml_node_t *yn, const char *file, int depth, size
 				n->keys = xreallocarray(n->keys, cap, sizeof(*n->keys));
 				n->keylocs = xreallocarray(n->keylocs, cap, sizeof(*n->keylocs));
 			}
-			n->keys[n->n] = xstrndup((const char *)k->data.scalar.value,
-						 k->data.scalar.length);
+			n->keys[n->n] = xstrndup((const char *)kn->data.scalar.value,
+						 kn->data.scalar.length);
 			n->keylocs[n->n] = kl;
 			n->items[n->n++] = v;
+			n->cap = cap;
 		}
-		n->cap = cap;
+		/* The first key, in file order, that repeats an earlier one. */
+		k = keyidx_make(n->keys, n->n);
+		for (size_t i = 1; i < n->n; i++) {
+			if (!strcmp(k[i].key, k[i - 1].key) && k[i - 1].i < k[i].i &&
+			    (!dup || k[i].i < dup) && (i < 2 || strcmp(k[i - 2].key, k[i].key))) {
+				dup = k[i].i;
+				first = k[i - 1].i;
+			}
+		}
+		free(k);
+		if (dup) {
+			error_at(&n->keylocs[dup], "duplicate key '%s'", shown(n->keys[dup]));
+			note_at(&n->keylocs[first], "first set here");
+			goto fail;
+		}
 		break;
 	}
 	default:
@@ -193,23 +299,31 @@ fail:
 }
 
 /*
- * Nesting checked on the event stream before the document is loaded:
- * libyaml slows down with every open level (a 100,000-deep file took 39 s
- * to load), and the walk stops at the first level too deep. Syntax
- * errors are left to the load, which reports them.
+ * Nesting and the number of documents checked on the event stream before
+ * the document is loaded: libyaml slows down with every open level (a
+ * 100,000-deep file took 39 s to load), and the walk stops at the first
+ * level too deep or the start of a second document. Syntax errors are
+ * left to the load, which reports them.
  */
 static int
 check_depth(const char *file, const char *data, size_t len)
 {
 	yaml_parser_t parser;
 	yaml_event_t ev;
-	int depth = 0, rc = 0, done = 0;
+	int depth = 0, rc = 0, done = 0, docs = 0;
 
 	if (!yaml_parser_initialize(&parser))
 		die("cannot initialise the YAML parser");
 	yaml_parser_set_input_string(&parser, (const unsigned char *)data, len);
 	while (!done && yaml_parser_parse(&parser, &ev)) {
-		if (ev.type == YAML_SEQUENCE_START_EVENT || ev.type == YAML_MAPPING_START_EVENT) {
+		if (ev.type == YAML_DOCUMENT_START_EVENT && ++docs > 1) {
+			struct loc l = mark_loc(file, ev.start_mark);
+
+			/* yaml_parser_load reads only the first: the rest would be ignored */
+			rc = error_at(&l, "a second YAML document ('---'); a profile is one document, "
+				      "so merge the two or use 'extends:'");
+			done = 1;
+		} else if (ev.type == YAML_SEQUENCE_START_EVENT || ev.type == YAML_MAPPING_START_EVENT) {
 			if (++depth > YAML_MAX_DEPTH) {
 				struct loc l = mark_loc(file, ev.start_mark);
 
@@ -235,7 +349,7 @@ parse_yaml(const char *file, const char *data, size_t len)
 	yaml_document_t doc;
 	yaml_node_t *root;
 	struct pnode *n = NULL;
-	size_t budget = YAML_MAX_NODES;
+	struct ybudget budget;
 
 	if (check_depth(file, data, len) < 0)
 		return NULL;
@@ -261,6 +375,10 @@ parse_yaml(const char *file, const char *data, size_t len)
 		n->loc.line = 1;
 		n->loc.col = 1;
 	} else {
+		budget.max = 2 * (size_t)(doc.nodes.top - doc.nodes.start);
+		if (budget.max < YAML_MIN_VALUES)
+			budget.max = YAML_MIN_VALUES;
+		budget.left = budget.max;
 		n = convert(&doc, root, file, 0, &budget);
 		if (n && n->kind != PN_MAP) {
 			error_at(&n->loc, "a profile must be a mapping of keys (name:, cuda:, features:, ...)");
@@ -318,23 +436,28 @@ map_remove(struct pnode *m, size_t i)
 static void
 merge(struct pnode *base, struct pnode *child)
 {
-	size_t i, j;
+	/* base's own keys (child's are appended after them, each once) */
+	size_t nbase = base->n;
+	struct keyidx *idx = keyidx_make(base->keys, nbase);
 
-	for (i = 0; i < child->n; i++) {
+	for (size_t i = 0; i < child->n; i++) {
 		struct pnode *cv = child->items[i];
-		const struct pnode *bv = map_get(base, child->keys[i], &j);
+		const struct keyidx *hit = bsearch(child->keys[i], idx, nbase, sizeof(*idx),
+						   keyidx_find);
+		size_t j = hit ? hit->i : 0;
+		struct pnode *bv = hit ? base->items[j] : NULL;
 
 		if (bv && bv->kind == PN_MAP && cv->kind == PN_MAP) {
-			merge(base->items[j], cv);
+			merge(bv, cv);
 			free(child->keys[i]);
 			continue;
 		}
 		if (bv) {
-			pnode_free(base->items[j]);
+			/* base's key string stays: the index points at it */
+			pnode_free(bv);
 			base->items[j] = cv;
-			free(base->keys[j]);
-			base->keys[j] = child->keys[i];
 			base->keylocs[j] = child->keylocs[i];
+			free(child->keys[i]);
 			continue;
 		}
 		if (base->n + 1 > base->cap) {
@@ -347,6 +470,7 @@ merge(struct pnode *base, struct pnode *child)
 		base->keys[base->n] = child->keys[i];
 		base->keylocs[base->n++] = child->keylocs[i];
 	}
+	free(idx);
 	free(child->items);
 	free(child->keys);
 	free(child->keylocs);
@@ -400,13 +524,14 @@ profile_find(char **out, const char *spec)
 		return error("empty profile name");
 	if (is_path_spec(spec)) {
 		if (access(spec, R_OK) < 0)
-			return error("cannot read profile '%s':", spec);
+			return error("cannot read profile '%s':", shown(spec));
 		*out = xstrdup(spec);
 		return 0;
 	}
 	for (const char *c = spec; *c; c++)
 		if (!isalnum((unsigned char)*c) && !strchr("-_.", *c))
-			return error("'%s' is not a profile name (letters, digits, '-', '_' and '.')", spec);
+			return error("'%s' is not a profile name (letters, digits, '-', '_' and '.')",
+				     shown(spec));
 
 	{
 		struct strvec dirs = STRVEC_INIT;
@@ -422,7 +547,7 @@ profile_find(char **out, const char *spec)
 	env = getenv("BWBUILD_PROFILE_PATH");
 	if (!found) {
 		error("no profile named '%s' (looked in %s%s); "
-		      "pass a name from there or a path to a .yaml file", spec, tried.s,
+		      "pass a name from there or a path to a .yaml file", shown(spec), tried.s,
 		      env && *env ? "" : " and $BWBUILD_PROFILE_PATH, which is unset");
 		buf_release(&tried);
 		return -1;
@@ -460,9 +585,22 @@ chain_check(char **chain, const char **names, int depth, const char *real, const
 			return -1;
 		}
 	}
-	if (depth >= MAX_EXTENDS_DEPTH)
-		return error_at(from, "'extends' chain is deeper than %d profiles",
-				MAX_EXTENDS_DEPTH);
+	if (depth >= MAX_EXTENDS_DEPTH) {
+		struct buf c = BUF_INIT;
+
+		for (int i = 0; i < depth; i++) {
+			if (i == 3 && depth > 6) {
+				buf_addf(&c, "(%d more) -> ", depth - 6);
+				i = depth - 3;
+			}
+			buf_addf(&c, "%s -> ", names[i]);
+		}
+		buf_addstr(&c, path);
+		error_at(from, "'extends' chain is deeper than %d profiles: %s; flatten it (real "
+			 "chains are 2-4 deep)", MAX_EXTENDS_DEPTH, c.s);
+		buf_release(&c);
+		return -1;
+	}
 	return 0;
 }
 
@@ -520,7 +658,7 @@ load_chain(struct profile *p, const char *path, char **chain, const char **names
 	real = realpath(path, NULL);
 	if (!real) {
 		if (from)
-			error_at(from, "cannot read profile '%s': %s", path, strerror(errno));
+			error_at(from, "cannot read profile '%s': %s", shown(path), strerror(errno));
 		else
 			error("cannot read profile '%s':", path);
 		return NULL;
@@ -608,6 +746,11 @@ add_arch(struct profile *p, size_t *cap, const char *text, const struct loc *loc
 	struct arch a;
 	size_t i;
 
+	if (strlen(text) > PROFILE_ECHO_MAX) {
+		error_at(loc, "'%s' is not a TORCH_CUDA_ARCH_LIST entry (expected X.Y, such as "
+			 "'12.0')", shown(text));
+		return;
+	}
 	if (arch_parse(&a, text, &why) < 0) {
 		error_at(loc, "%s", why.s);
 		buf_release(&why);
@@ -862,7 +1005,7 @@ validate_exceptions(struct profile *p, const struct pnode *v)
 				missing = m->items[j];
 			else if (strcmp(k, "library") && strcmp(k, "reason"))
 				error_at(&m->keylocs[j], "unknown key '%s' in verify.exceptions (known "
-					 "keys: library, missing, reason)", k);
+					 "keys: library, missing, reason)", shown(k));
 		}
 		if (!e->library || !*e->library || !missing || !e->reason || !*e->reason) {
 			error_at(&m->loc, "a verify.exceptions entry needs 'library' (e.g. "
@@ -875,7 +1018,7 @@ validate_exceptions(struct profile *p, const struct pnode *v)
 				e->missing[e->nmissing++] = missing->str;
 			else
 				error_at(&missing->loc, "'%s' is not a target such as sm_75 or "
-					 "compute_120", missing->str);
+					 "compute_120", shown(missing->str));
 		} else if (missing->kind == PN_SEQ && missing->n) {
 			e->missing = xcalloc(missing->n, sizeof(*e->missing));
 			for (j = 0; j < missing->n; j++) {
@@ -887,7 +1030,7 @@ validate_exceptions(struct profile *p, const struct pnode *v)
 					e->missing[e->nmissing++] = t->str;
 				else
 					error_at(&t->loc, "'%s' is not a target such as sm_75 or "
-						 "compute_120", t->str);
+						 "compute_120", shown(t->str));
 			}
 		} else {
 			error_at(&missing->loc, "'missing' must list targets, e.g. [sm_75]");
@@ -994,10 +1137,11 @@ unknown_key(const struct pnode *m, size_t i, const char *section)
 		last = name;
 	}
 	if (section)
-		error_at(&m->keylocs[i], "unknown key '%s' in '%s' (known keys: %s)", m->keys[i],
+		error_at(&m->keylocs[i], "unknown key '%s' in '%s' (known keys: %s)", shown(m->keys[i]),
 			 section, known.s);
 	else
-		error_at(&m->keylocs[i], "unknown key '%s' (known keys: %s)", m->keys[i], known.s);
+		error_at(&m->keylocs[i], "unknown key '%s' (known keys: %s)", shown(m->keys[i]),
+			 known.s);
 	buf_release(&known);
 }
 
@@ -1035,10 +1179,38 @@ validate_feature(struct profile *p, enum feature f, const char *key, const struc
 	if (want_scalar(v, key) < 0)
 		return;
 	if (parse_bool(v->str, &p->features[f]) < 0) {
-		error_at(&v->loc, "'%s' for '%s' is not on or off", v->str, key);
+		error_at(&v->loc, "'%s' for '%s' is not on or off", shown(v->str), key);
 		return;
 	}
 	p->feature_loc[f] = v->loc;
+}
+
+/*
+ * Flags and compilers reach the command lines that CMake writes into
+ * build.ninja, which ninja runs through /bin/sh: a backtick or '$(' there
+ * runs as shell, ';' '|' '&' '<' '>' end or redirect the compile. Values
+ * from profiles never reach a shell, so these are refused (quotes and
+ * blanks are left: CMake splits flags at blanks as a shell would).
+ */
+#define SHELL_CHARS "`$;|&<>\n\r"
+
+static void
+check_shell_chars(const struct pkv *kv, const char *section)
+{
+	size_t at = strcspn(kv->val, SHELL_CHARS);
+	char c = kv->val[at], what[16];
+
+	if (!c)
+		return;
+	if (c == '\n' || c == '\r')
+		snprintf(what, sizeof(what), "a newline");
+	else
+		snprintf(what, sizeof(what), "'%c'", c);
+	error_at(&kv->loc, "'%s.%s' has %s at byte %zu: flags and compilers go into the command "
+		 "lines ninja runs through /bin/sh, where the shell would act on it, so bwbuild refuses "
+		 "`$;|&<> and newlines there; pass the value without it (a define's value through "
+		 "a header, a path without shell characters)", section, shown(kv->key), what,
+		 at + 1);
 }
 
 static void
@@ -1056,7 +1228,7 @@ validate_key(struct profile *p, const struct profile_key *k, const struct pnode 
 	case KEY_STRING:
 		set_value(pv, v, name.s);
 		if (pv->str && k->valid && !k->valid(pv->str))
-			error_at(&v->loc, "'%s' %s, not '%s'", name.s, k->expect, pv->str);
+			error_at(&v->loc, "'%s' %s, not '%s'", name.s, k->expect, shown(pv->str));
 		break;
 	case KEY_ARCHS:
 		validate_archs(p, v);
@@ -1072,8 +1244,10 @@ validate_key(struct profile *p, const struct profile_key *k, const struct pnode 
 			const char *why = build_env_refusal(kv->key);
 
 			if (why)
-				error_at(&kv->loc, "'%s' cannot be set under %s: %s", kv->key,
+				error_at(&kv->loc, "'%s' cannot be set under %s: %s", shown(kv->key),
 					 name.s, why);
+			else
+				check_shell_chars(kv, name.s);
 		}
 		break;
 	case KEY_EXCEPTIONS:
@@ -1086,7 +1260,7 @@ validate_key(struct profile *p, const struct profile_key *k, const struct pnode 
 			break;
 		*(struct loc *)aux = v->loc;
 		if (parse_scalar(k, field, v->str) < 0)
-			error_at(&v->loc, "'%s' %s, not '%s'", name.s, k->expect, v->str);
+			error_at(&v->loc, "'%s' %s, not '%s'", name.s, k->expect, shown(v->str));
 		break;
 	case KEY_EXTENDS:
 		break;
@@ -1124,16 +1298,19 @@ check_cmake_names(const struct profile *p)
 		const char *k = p->cmake[i].key;
 
 		if (!strcmp(k, "CMAKE_INSTALL_PREFIX") || !strcmp(k, "TORCH_CUDA_ARCH_LIST"))
-			error_at(&p->cmake[i].loc, "'cmake.%s' is set by bwbuild itself%s", k,
+			error_at(&p->cmake[i].loc, "'cmake.%s' is set by bwbuild itself%s", shown(k),
 				 !strcmp(k, "TORCH_CUDA_ARCH_LIST") ? "; use 'cuda.archs'" : "");
 		for (size_t f = 0; f < FEAT__COUNT; f++)
 			if (!strcmp(k, feature_table[f].option))
 				error_at(&p->cmake[i].loc, "'cmake.%s' duplicates a feature; use "
 					 "'features.%s: on|off'", k, feature_table[f].key);
+		if (strstr(k, "FLAGS") || strstr(k, "COMPILER") || strstr(k, "LAUNCHER") ||
+		    strstr(k, "LINKER"))
+			check_shell_chars(&p->cmake[i], "cmake");
 		if (!cmake_name_forwarded(k))
 			error_at(&p->cmake[i].loc, "'cmake.%s' would not reach CMake: PyTorch forwards "
 				 "only USE_*, BUILD_*, CMAKE_* and a fixed list of names from the "
-				 "environment", k);
+				 "environment", shown(k));
 	}
 }
 
@@ -1180,7 +1357,9 @@ apply_set(struct profile *p, const char *spec)
 	loc.line = 1;
 	loc.col = 1;
 	buf_release(&b);
-	if (!eq || eq == spec || eq[-1] == '.' || spec[0] == '.' || strstr(spec, "..")) {
+	/* Only the key is checked: the value is anything (-I../inc, a=b). */
+	if (!eq || eq == spec || eq[-1] == '.' || spec[0] == '.' ||
+	    memmem(spec, (size_t)(eq - spec), "..", 2)) {
 		error("--set '%s' is not KEY=VALUE with a dotted key (e.g. "
 		      "--set features.flash_attention=off)", spec);
 		return -1;

@@ -181,6 +181,14 @@ struct strvec;
 int profile_load_set(struct profile *out, const char *spec, const struct strvec *sets);
 void profile_release(struct profile *p);
 
+/*
+ * `s` as a message shows a value from a profile: whole up to
+ * PROFILE_ECHO_MAX bytes, else its first ones and "...(N bytes)" (a 10 MB
+ * name is not printed whole). Returns b->s.
+ */
+#define PROFILE_ECHO_MAX 80
+const char *profile_echo(struct buf *b, const char *s);
+
 /* "TORCH_CUDA_ARCH_LIST" value of the profile, e.g. "8.0;12.0+PTX". */
 void profile_arch_list(const struct profile *p, struct buf *out);
 

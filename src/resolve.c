@@ -88,13 +88,16 @@ check_name(const struct profile *p)
 {
 	const char *n = p->name.str;
 	size_t len = n ? strlen(n) : 0;
+	struct buf shown = BUF_INIT;
 
 	if (len && len <= 64 && isalnum((unsigned char)n[0]) &&
 	    strspn(n, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._-") == len)
 		return 0;
-	return error_at(&p->name.loc, "name '%s' is not a profile name: it names the directories "
-			"work/<name> and out/<name>, so use 1 to 64 letters, digits, '.', '_' or '-', "
-			"starting with a letter or digit", n ? n : "");
+	error_at(&p->name.loc, "name '%s' is not a profile name: it names the directories "
+		 "work/<name> and out/<name>, so use 1 to 64 letters, digits, '.', '_' or '-', "
+		 "starting with a letter or digit", n ? profile_echo(&shown, n) : "");
+	buf_release(&shown);
+	return -1;
 }
 
 /* An extension's cuda.archs default to those of the torch profile it builds on. */

@@ -8,16 +8,21 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-/* Patch files and `when` ranges are outside bytes: read, reverse, reverse again, relocate. */
+/* Patch files and `when` ranges are outside bytes: check, read, reverse, reverse again, relocate. */
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct buf rev = BUF_INIT, back = BUF_INIT, moved = BUF_INIT, why = BUF_INIT;
 	struct strvec paths = STRVEC_INIT;
+	struct patch_target *targets = NULL;
+	size_t ntargets = 0;
 	char *s = malloc(size + 1);
 
 	memcpy(s, data, size);
 	s[size] = '\0';
+	patch_check((const char *)data, size, &targets, &ntargets, &why);
+	patch_targets_free(targets, ntargets);
+	buf_reset(&why);
 	patch_paths((const char *)data, size, &paths);
 	patch_reverse((const char *)data, size, &rev);
 	patch_reverse(rev.s, rev.len, &back);

@@ -4,6 +4,7 @@
 #include "../../src/buf.h"
 #include "../../src/diag.h"
 #include "../../src/profile.h"
+#include "../../src/strvec.h"
 #include "../../src/util.h"
 #include "t.h"
 
@@ -82,6 +83,112 @@ t_bad(void)
 	CHECK(profile_parse_buffer("x", "a: 1\n", 5) == 0);
 }
 
+/* Issue 27 M3, M4, M7 and the lows: input the trial found mishandled. */
+static void
+t_input(void)
+{
+	static const char base[] = "source: {repo: https://example.invalid/x.git, ref: v2.11.0}\n"
+				   "cuda: {archs: [\"12.0\"]}\n";
+	struct profile p;
+	struct strvec sets = STRVEC_INIT;
+	struct buf b = BUF_INIT, big = BUF_INIT;
+	char name[32], text[64];
+	int before;
+
+	/* a NUL in a value or a key, as libyaml gives its length: refused, not cut */
+	CHECK(profile_parse_buffer("x", "a: \"8.0\\0;9.0\"\n", 15) < 0);
+	CHECK(profile_parse_buffer("x", "\"k\\0ey\": 1\n", 11) < 0);
+	CHECK(profile_parse_buffer("x", "a: \"8.0;9.0\"\n", 13) == 0);
+	/* a second document refused; an explicit end of the first is fine */
+	CHECK(profile_parse_buffer("x", "a: 1\n---\nb: 2\n", 14) < 0);
+	CHECK(profile_parse_buffer("x", "---\na: 1\n...\n", 13) == 0);
+
+	/* 30,000 keys are a large map, not an alias bomb; a duplicate among them is found */
+	buf_addstr(&big, "m:\n");
+	for (int i = 0; i < 30000; i++)
+		buf_addf(&big, "  k%d: v\n", i);
+	CHECK(profile_parse_buffer("x", big.s, big.len) == 0);
+	buf_addstr(&big, "  k17: again\n");
+	before = diag_errors;
+	CHECK(profile_parse_buffer("x", big.s, big.len) < 0 && diag_errors == before + 1);
+	/* ...while 9 aliases of 9 of 9 are still a bomb */
+	CHECK(profile_parse_buffer("x", "a: &a [1,1,1,1,1,1,1,1,1]\nb: &b [*a,*a,*a,*a,*a,*a,*a,*a,*a]\n"
+				   "c: &c [*b,*b,*b,*b,*b,*b,*b,*b,*b]\nd: &d [*c,*c,*c,*c,*c,*c,*c,*c,*c]\n"
+				   "e: [*d,*d,*d,*d,*d,*d,*d,*d,*d]\n", 164) < 0);
+
+	/* merged key by key through the sorted index: 4,000 parent keys, half overridden */
+	buf_reset(&big);
+	buf_addf(&big, "%sruntime:\n  env:\n", base);
+	for (int i = 0; i < 4000; i++)
+		buf_addf(&big, "    K%d: parent\n", i);
+	t_write("bigparent.yaml", big.s);
+	buf_reset(&big);
+	buf_addstr(&big, "extends: bigparent.yaml\nruntime:\n  env:\n");
+	for (int i = 2000; i < 6000; i++)
+		buf_addf(&big, "    K%d: child\n", i);
+	t_write("bigchild.yaml", big.s);
+	CHECK(profile_load(&p, "tests/tmp/unit/bigchild.yaml") == 0);
+	CHECK(p.nruntime_env == 6000);
+	CHECK(p.nruntime_env == 6000 && !strcmp(p.runtime_env[0].key, "K0") &&
+	      !strcmp(p.runtime_env[0].val, "parent") && !strcmp(p.runtime_env[2000].key, "K2000") &&
+	      !strcmp(p.runtime_env[2000].val, "child") && p.runtime_env[2000].loc.line == 4 &&
+	      !strcmp(p.runtime_env[5999].val, "child"));
+	profile_release(&p);
+
+	/* --set: only the key is checked */
+	t_write("plain.yaml", base);
+	strvec_push(&sets, "build.env.CXXFLAGS=-I../inc");
+	strvec_push(&sets, "build.env.CFLAGS=-DA=b");
+	CHECK(profile_load_set(&p, "tests/tmp/unit/plain.yaml", &sets) == 0);
+	CHECK(p.nbuild_env == 2 && !strcmp(p.build_env[0].val, "-I../inc") &&
+	      !strcmp(p.build_env[1].val, "-DA=b"));
+	profile_release(&p);
+	strvec_clear(&sets);
+	strvec_push(&sets, "build..env=x");
+	CHECK(profile_load_set(&p, "tests/tmp/unit/plain.yaml", &sets) < 0);
+	profile_release(&p);
+	strvec_clear(&sets);
+
+	/* shell characters in flags and compilers, not in other values */
+	t_write("flags.yaml", "extends: plain.yaml\nbuild: {env: {CXXFLAGS: \"-O2 `id`\", CC: \"gcc;id\"}}\n"
+		"cmake: {CMAKE_CXX_FLAGS: \"$(id)\"}\n");
+	before = diag_errors;
+	CHECK(profile_load(&p, "tests/tmp/unit/flags.yaml") < 0 && diag_errors == before + 3);
+	profile_release(&p);
+	t_write("flags-ok.yaml", "extends: plain.yaml\nbuild: {env: {CXXFLAGS: \"-O2 -DN='a b'\"}}\n"
+		"cmake: {CMAKE_PREFIX_PATH: \"/a;/b\"}\n");
+	CHECK(profile_load(&p, "tests/tmp/unit/flags-ok.yaml") == 0);
+	profile_release(&p);
+
+	/* extends: 64 profiles load, 65 are refused once */
+	for (int i = 1; i <= 65; i++) {
+		snprintf(name, sizeof(name), "chain%d.yaml", i);
+		if (i == 64)
+			t_write(name, base);
+		else
+			snprintf(text, sizeof(text), "extends: chain%d.yaml\n", i + 1), t_write(name, text);
+	}
+	CHECK(profile_load(&p, "tests/tmp/unit/chain1.yaml") == 0);
+	profile_release(&p);
+	snprintf(text, sizeof(text), "extends: chain65.yaml\n");
+	t_write("chain64.yaml", text);
+	t_write("chain65.yaml", base);
+	before = diag_errors;
+	CHECK(profile_load(&p, "tests/tmp/unit/chain1.yaml") < 0 && diag_errors == before + 1);
+	profile_release(&p);
+
+	/* quoted values: whole up to 80 bytes, else cut (not inside a UTF-8 character) */
+	CHECK_STR(profile_echo(&b, "short"), "short");
+	buf_reset(&big);
+	for (int i = 0; i < 79; i++)
+		buf_addch(&big, 'x');
+	buf_addstr(&big, "\xc3\xa9tail");
+	CHECK(!strncmp(profile_echo(&b, big.s), big.s, 79) && strstr(b.s, "\xe2\x80\xa6(85 bytes)") &&
+	      b.s[79] != '\xc3');
+	buf_release(&b);
+	buf_release(&big);
+}
+
 /* Every row of the key table is named in docs/profile-format.md. */
 static void
 t_keys_documented(void)
@@ -121,5 +228,6 @@ t_profile(void)
 	fprintf(stderr, "-- profile tests (the errors below are expected)\n");
 	t_valid();
 	t_bad();
+	t_input();
 	t_keys_documented();
 }
