@@ -126,7 +126,7 @@ extension_archs(struct profile *p)
 int
 resolve_profile(struct profile *p, const struct resolve_opts *o)
 {
-	struct kb_context kc = { 0, NULL, 0, NULL };
+	struct kb_context kc = { 0, NULL, 0, NULL, NULL };
 	struct buf from = BUF_INIT;
 	int rc;
 
@@ -168,6 +168,7 @@ resolve_profile(struct profile *p, const struct resolve_opts *o)
 	/* An extension's ref is its own release, not torch's; its torch is checked at the build. */
 	kc.torch = profile_is_extension(p) ? 0 : kb_parse_version(p->source_ref.str);
 	kc.torch_from = "source.ref";
+	kc.src_dir = o->source_dir;
 	rc = kb_check(p, &kc, o->strict);
 	buf_release(&from);
 	return rc;
@@ -194,6 +195,7 @@ resolve_plan(struct plan *pl, const struct profile *p, const struct resolve_opts
 	struct plan_opts po;
 	struct host h;
 	char *work, *out, *self, *ccache = NULL, *src = NULL;
+	struct buf arch_source = BUF_INIT;
 	int ret = -1;
 
 	memset(pl, 0, sizeof(*pl));
@@ -219,7 +221,11 @@ resolve_plan(struct plan *pl, const struct profile *p, const struct resolve_opts
 	po.self_exe = self;
 	po.ccache = ccache;
 	po.env = environ;
+	kb_arch_source(src, profile_is_extension(p) ? 0 : kb_parse_version(p->source_ref.str),
+		       "source.ref", &arch_source);
+	po.arch_source = arch_source.s;
 	ret = plan_make(pl, p, &h, &po);
+	buf_release(&arch_source);
 	free(src);
 	free(self);
 	free(ccache);
