@@ -518,20 +518,20 @@ kb_check_source(const struct profile *p, const char *src, const char *cuda_home,
 		if (is_regular(a.s) && !tree_finds_cccl(p, src)) {
 			const struct loc *l = p->source_patches.loc.file ? &p->source_patches.loc :
 					      p->source_ref.loc.file ? &p->source_ref.loc : NULL;
-			const char *fix = p->source_patches.str && *p->source_patches.str ?
-						  "" : "set 'source.patches: pytorch' (patches/pytorch/"
-						       "0002-find-cub-in-cuda13-cccl.patch), or ";
+			struct buf msg = BUF_INIT;
 
+			buf_addf(&msg, "%s looks for cub/cub.cuh only in the toolkit's include/, and "
+				 "%s/include has it only under cccl/ (CUDA 13): configure would stop "
+				 "with 'Cannot find CUB.'; patches/pytorch/0002-find-cub-in-cuda13-"
+				 "cccl.patch fixes it ('source.patches: pytorch'; a --source tree is "
+				 "built as it is: git apply it there), or set "
+				 "cmake.CMAKE_INCLUDE_PATH to %s/include/cccl", a.s, cuda_home,
+				 cuda_home);
 			if (l)
-				error_at(l, "%s looks for cub/cub.cuh only in the toolkit's include/, and "
-					 "%s/include has it only under cccl/ (CUDA 13): configure would "
-					 "stop with 'Cannot find CUB.'; %sset cmake.CMAKE_INCLUDE_PATH to "
-					 "%s/include/cccl", a.s, cuda_home, fix, cuda_home);
+				error_at(l, "%s", msg.s);
 			else
-				error("%s looks for cub/cub.cuh only in the toolkit's include/, and "
-				      "%s/include has it only under cccl/ (CUDA 13): configure would stop "
-				      "with 'Cannot find CUB.'; %sset cmake.CMAKE_INCLUDE_PATH to "
-				      "%s/include/cccl", a.s, cuda_home, fix, cuda_home);
+				error("%s", msg.s);
+			buf_release(&msg);
 		}
 	}
 	buf_release(&a);
