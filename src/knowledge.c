@@ -436,6 +436,10 @@ check_torch_cuda(const struct profile *p, const struct kb_context *ctx, int stri
 			continue;
 		if (p->source_patches.str && !strcmp(p->source_patches.str, r->series))
 			continue;
+		/* the workaround that needs no patch: CMake looks in include/cccl itself */
+		for (size_t k = 0; k < p->ncmake; k++)
+			if (!strcmp(p->cmake[k].key, "CMAKE_INCLUDE_PATH") && strstr(p->cmake[k].val, "cccl"))
+				goto next;
 		buf_addf(&msg, "torch %u.%u (%s) with CUDA %u.%u (%s): %s; set 'source.patches: %s' "
 			 "(patches/%s/%s fixes it)", ctx->torch / 100, ctx->torch % 100,
 			 ctx->torch_from, ctx->cuda / 100, ctx->cuda % 100, ctx->cuda_from, r->symptom,
@@ -459,6 +463,7 @@ check_torch_cuda(const struct profile *p, const struct kb_context *ctx, int stri
 				warning("%s", msg.s);
 		}
 		buf_release(&msg);
+next:;
 	}
 }
 

@@ -128,6 +128,9 @@ contains "$TMP/out" "  0002-find-cub-in-cuda13-cccl.patch  (when >=2.0,<2.9)"
 run 2 "$BW" plan --profile "$TMP/p26.yaml" --set source.patches=
 contains "$TMP/err" "error: torch 2.6 (source.ref) with CUDA 13.0 (cuda.version): configure stops with 'Cannot find CUB.'"
 contains "$TMP/err" "set 'source.patches: pytorch' (patches/pytorch/0002-find-cub-in-cuda13-cccl.patch fixes it)"
+run 0 "$BW" plan --profile "$TMP/p26.yaml" --set source.patches= \
+	--set cmake.CMAKE_INCLUDE_PATH=/usr/local/cuda/include/cccl
+grep -q "CUB" "$TMP/err" && fail "CMAKE_INCLUDE_PATH to include/cccl is not taken as the fix"
 run 0 "$BW" plan --profile "$TMP/p26.yaml" --set source.patches= --set source.ref=v2.8.0
 contains "$TMP/err" "warning: torch 2.8 (source.ref) with CUDA 13.0"
 contains "$TMP/err" "(known for torch <= 2.6; torch 2.8 is not verified)"
@@ -182,6 +185,32 @@ grep -q "❌ tree" "$TMP/out" && fail "the patched tree is said not to configure
 run 1 "$BW" doctor --profile "$TMP/p26.yaml" --source "$t26" --set "cuda.home=$TMP/cuda13" \
 	--set "cmake.CMAKE_INCLUDE_PATH=$TMP/cuda13/include/cccl"
 grep -q "❌ tree" "$TMP/out" && fail "CMAKE_INCLUDE_PATH to include/cccl is not taken as the fix"
+
+# At the fetch: a fetched tree's own files decide. Here cuda.version says 12.8
+# (no version rule fires) while cuda.home is a CUDA 13 layout, and no patches.
+cp -r "$t26" "$TMP/t26src"
+git -C "$TMP/t26src" init -q
+git -C "$TMP/t26src" add -A
+git -C "$TMP/t26src" -c user.name=t -c user.email=t@example.com commit -qm "v2.6.0 shape"
+git -C "$TMP/t26src" tag v2.6.0
+cat > "$TMP/pf.yaml" <<YAML
+extends: $TMP/p26.yaml
+name: pf
+source:
+  repo: $TMP/t26src
+  patches: ""
+cuda:
+  version: "12.8"
+  home: $TMP/cuda13
+features: {cudnn: off, nccl: off}
+YAML
+run 1 "$BW" build --profile "$TMP/pf.yaml" --work "$TMP/wf" --out "$TMP/of" --until fetch
+contains "$TMP/err" "fetch: archs checked against the tree's select_compute_arch.cmake ($TMP/wf/src/cmake/Modules_CUDA_fix/upstream/FindCUDA/select_compute_arch.cmake:12)"
+contains "$TMP/err" "$TMP/wf/src/cmake/Modules/FindCUB.cmake looks for cub/cub.cuh only in the toolkit's include/"
+# With the workaround, the fetch passes.
+run 0 "$BW" build --profile "$TMP/pf.yaml" --work "$TMP/wf" --out "$TMP/of" --until fetch \
+	--set "cmake.CMAKE_INCLUDE_PATH=$TMP/cuda13/include/cccl"
+contains "$TMP/err" "fetch: archs checked against the tree's select_compute_arch.cmake"
 
 # 5. doctor: what the tree's build imports, with the interpreter the build uses.
 # A fake interpreter: /usr/bin/python3 that cannot find typing_extensions.
