@@ -305,8 +305,43 @@ out:
 	return ret;
 }
 
+/* "; for CUDA 13.0 its All list is ... and Blackwell means 10.0 (line 83: ...)" */
+static void
+describe_lists(const struct selarch *sa, unsigned cuda, struct buf *out)
+{
+	struct strvec all = STRVEC_INIT;
+	struct buf b = BUF_INIT;
+	size_t unc = 0;
+	const struct selarch_name *bw = NULL;
+	const struct selarch_op *op;
+
+	selarch_lists(sa, cuda, SELARCH_ALL, &all, &unc);
+	strvec_join(&all, " ", &b);
+	buf_addf(out, "; for CUDA %u.%u its All list is %s", cuda / 100, cuda % 100,
+		 b.len ? b.s : "empty");
+	for (size_t i = 0; i < sa->nnames; i++)
+		if (!strcmp(sa->names[i].name, "Blackwell"))
+			bw = &sa->names[i];
+	if (bw) {
+		buf_reset(&b);
+		strvec_join(&bw->bin, " ", &b);
+		op = selarch_added_by(sa, cuda, SELARCH_KNOWN, "Blackwell");
+		buf_addf(out, " and Blackwell means %s", b.len ? b.s : "nothing");
+		if (op)
+			buf_addf(out, " (line %u%s%s)", op->line, op->cond[0] ? ": " : "", op->cond);
+		else
+			buf_addstr(out, " (not among its known names for this CUDA)");
+	}
+	if (unc)
+		buf_addf(out, "; %zu list change%s under conditions bwbuild does not evaluate", unc,
+			 unc == 1 ? "" : "s");
+	strvec_clear(&all);
+	buf_release(&b);
+}
+
 int
-kb_arch_source(const char *src, unsigned torch, const char *torch_from, struct buf *out)
+kb_arch_source(const char *src, unsigned torch, const char *torch_from, unsigned cuda,
+	       struct buf *out)
 {
 	struct selarch sa;
 	struct buf path = BUF_INIT, why = BUF_INIT;
@@ -314,6 +349,8 @@ kb_arch_source(const char *src, unsigned torch, const char *torch_from, struct b
 
 	if (tree) {
 		buf_addf(out, "the tree's select_compute_arch.cmake (%s:%u)", path.s, sa.numeric_line);
+		if (cuda)
+			describe_lists(&sa, cuda, out);
 		selarch_release(&sa);
 	} else {
 		if (torch)

@@ -23,8 +23,11 @@ struct kb_context {
  * `src` when it can be read (1; "the tree's select_compute_arch.cmake
  * (PATH:LINE)" into out), else bwbuild's table for `torch` (0; "bwbuild's
  * table for torch 2.6 (source.ref); ..." with why). `src` NULL: no tree yet.
+ * With `cuda` (major*100+minor, 0 unknown) the tree's lists for that CUDA
+ * are said too ("its All list is ... and Blackwell means 10.0 (line 83: ...)").
  */
-int kb_arch_source(const char *src, unsigned torch, const char *torch_from, struct buf *out);
+int kb_arch_source(const char *src, unsigned torch, const char *torch_from, unsigned cuda,
+		   struct buf *out);
 
 /*
  * After the fetch, with the tree in place and its patches applied: the

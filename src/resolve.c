@@ -74,6 +74,26 @@ cuda_version_nvcc(const char *nvcc)
 	return v;
 }
 
+/* The CUDA a profile builds with, without starting anything: cuda.version, else the toolkit's files. */
+static unsigned
+profile_cuda_version(const struct profile *p)
+{
+	struct buf f = BUF_INIT;
+	unsigned v = kb_parse_version(p->cuda_version.str);
+
+	if (!v) {
+		buf_addf(&f, "%s/version.json", resolve_cuda_home(p));
+		v = cuda_version_json(f.s);
+	}
+	if (!v) {
+		buf_reset(&f);
+		buf_addf(&f, "%s/include/cuda.h", resolve_cuda_home(p));
+		v = cuda_version_header(f.s);
+	}
+	buf_release(&f);
+	return v;
+}
+
 const char *
 resolve_cuda_home(const struct profile *p)
 {
@@ -222,7 +242,7 @@ resolve_plan(struct plan *pl, const struct profile *p, const struct resolve_opts
 	po.ccache = ccache;
 	po.env = environ;
 	kb_arch_source(src, profile_is_extension(p) ? 0 : kb_parse_version(p->source_ref.str),
-		       "source.ref", &arch_source);
+		       "source.ref", profile_cuda_version(p), &arch_source);
 	po.arch_source = arch_source.s;
 	ret = plan_make(pl, p, &h, &po);
 	buf_release(&arch_source);

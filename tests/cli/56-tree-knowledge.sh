@@ -93,7 +93,9 @@ YAML
 
 # 1. torch 2.6 with 12.0+PTX: the tree's file accepts it (the table used to refuse it).
 run 0 "$BW" plan --profile "$TMP/p26.yaml" --source "$t26"
-contains "$TMP/out" "  archs checked against the tree's select_compute_arch.cmake ($sel26:12)"
+contains "$TMP/out" "  archs checked against the tree's select_compute_arch.cmake ($sel26:12); for CUDA 13.0 its All list is 3.5 5.0 10.0 and Blackwell means 10.0 (line 4: CUDA_VERSION VERSION_GREATER 12.6)"
+run 0 "$BW" plan --profile "$TMP/p26.yaml" --source "$t26" --set cuda.version=12.6 --set 'cuda.archs=9.0+PTX'
+contains "$TMP/out" "for CUDA 12.6 its All list is 3.5 5.0 and Blackwell means 10.0 (not among its known names for this CUDA)"
 grep -q "does not know" "$TMP/err" "$TMP/out" && fail "the old table rule still refuses 12.0 for torch 2.6"
 run 0 "$BW" plan --profile "$TMP/p26.yaml"
 contains "$TMP/out" "  archs checked against bwbuild's table for torch 2.6 (source.ref); the tree's own select_compute_arch.cmake is read after the fetch"
