@@ -448,10 +448,10 @@ check_python_imports(struct doctor *d, const struct profile *p, const char *py, 
 		    "apt-get install %s, or pip install them into that interpreter", py, list.s,
 		    scanned ? "" : " (bwbuild's list for PyTorch: no tree here yet; --source DIR "
 				   "reads the tree's own)", hint.s);
-	else if (scanned)
+	else if (scanned && mods.n)
 		add(d, CHECK_OK, "python imports", "%s has the %zu modules the tree's build imports "
 		    "(from %s; %zu files read)", py, mods.n, entries.s, n.files);
-	else
+	else if (!scanned)
 		add(d, CHECK_OK, "python imports", "%s has yaml and typing_extensions (bwbuild's "
 		    "list for PyTorch; --source DIR reads the tree's own)", py);
 	if (scanned && n.declared.n && python_missing(py, &n.declared, &dmiss) == 0 && dmiss.n) {
@@ -460,9 +460,16 @@ check_python_imports(struct doctor *d, const struct profile *p, const char *py, 
 		strvec_join(&dmiss, ", ", &list);
 		for (size_t i = 0; i < dmiss.n; i++)
 			module_hint(dmiss.v[i], &hint);
-		add(d, CHECK_WARN, "python reqs", "%s lacks %s, which pyproject.toml's "
-		    "[build-system] requires (the build runs without isolation, so they come from "
-		    "this interpreter); apt-get install %s", py, list.s, hint.s);
+		/* without setup.py the build backend is among them: nothing builds without it */
+		int needed = 1;
+
+		for (size_t i = 0; i < n.entries.n; i++)
+			if (!strcmp(n.entries.v[i], "setup.py"))
+				needed = 0;
+
+		add(d, needed ? CHECK_FAIL : CHECK_WARN, "python reqs", "%s lacks %s, which "
+		    "pyproject.toml's [build-system] requires (the build runs without isolation, so "
+		    "they come from this interpreter); apt-get install %s", py, list.s, hint.s);
 	}
 out:
 	if (scanned)

@@ -610,7 +610,7 @@ py_needs_scan(struct py_needs *out, const char *src)
 	buf_release(&mod);
 	buf_release(&f);
 	buf_release(&where);
-	return out->entries.n ? 0 : -1;
+	return out->entries.n || out->declared.n ? 0 : -1;
 }
 
 void

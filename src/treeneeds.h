@@ -60,7 +60,7 @@ struct py_needs {
  * in-tree modules (never `torch`, which is what is being built) and
  * collecting every other top-level module, standard library included
  * (the interpreter tells those apart). Bounded: at most 400 files.
- * -1 when the tree has no entry point.
+ * -1 when the tree has no entry point and its pyproject.toml requires nothing.
  */
 int py_needs_scan(struct py_needs *out, const char *src);
 void py_needs_release(struct py_needs *n);

@@ -244,6 +244,18 @@ assert c and c[0]["status"] == "fail" and "bwbuild's list for PyTorch" in c[0]["
 assert d["ok"] is False
 PY
 
+# A tree with only pyproject.toml: its build requirements are all needed (the backend is one).
+mkdir -p "$TMP/tc"
+printf '[build-system]\nrequires = ["scikit-build-core>=1.0", "bwbuild-no-such-module"]\nbuild-backend = "scikit_build_core.build"\n' \
+	> "$TMP/tc/pyproject.toml"
+run 1 "$BW" doctor --profile "$TMP/p26.yaml" --source "$TMP/tc" --set build.python=/usr/bin/python3
+contains "$TMP/out" "❌ python reqs    /usr/bin/python3 lacks"
+contains "$TMP/out" "bwbuild_no_such_module"
+# With setup.py, a requirement nothing imports is a warning.
+printf 'import setuptools\n' > "$TMP/tc/setup.py"
+run 0 "$BW" doctor --profile "$TMP/p26.yaml" --source "$TMP/tc" --set build.python=/usr/bin/python3
+contains "$TMP/out" "⚠️  python reqs    /usr/bin/python3 lacks"
+
 # 6. CMake against the tree's cmake_minimum_required, in doctor and before a build fetches.
 tbig="$TMP/tbig"
 cp -r tests/fixtures/minitorch "$tbig"
