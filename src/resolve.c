@@ -241,9 +241,12 @@ resolve_plan(struct plan *pl, const struct profile *p, const struct resolve_opts
 	po.self_exe = self;
 	po.ccache = ccache;
 	po.env = environ;
-	kb_arch_source(src, profile_is_extension(p) ? 0 : kb_parse_version(p->source_ref.str),
-		       "source.ref", profile_cuda_version(p), &arch_source);
-	po.arch_source = arch_source.s;
+	/* What judges the archs of a torch tree (an extension's are its torch's) */
+	if (!profile_is_extension(p) && p->features[FEAT_CUDA] != TRI_OFF && p->narchs) {
+		kb_arch_source(src, kb_parse_version(p->source_ref.str), "source.ref",
+			       profile_cuda_version(p), &arch_source);
+		po.arch_source = arch_source.s;
+	}
 	ret = plan_make(pl, p, &h, &po);
 	buf_release(&arch_source);
 	free(src);
