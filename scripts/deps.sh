@@ -9,13 +9,21 @@
 #     manylinux_2_28 image): dnf, with EPEL and PowerTools / CodeReady Builder
 #     enabled first. EL 9 is handled the same way (CRB, EPEL 9), untested.
 #   Anything else: the list of what is needed is printed, exit 1.
+# CMake: real PyTorch trees need >= 3.27 and Debian 12 ships 3.25, so on
+# Debian 12 a cmake older than 3.27 (or none) is installed from Debian's
+# bookworm-backports suite (3.31), whose source line is added to
+# /etc/apt/sources.list.d/bwbuild-backports.list when no apt source names it.
+# BWBUILD_DEPS_ETC replaces /etc (tests run this with fakes).
 set -eu
+ETC=${BWBUILD_DEPS_ETC:-/etc}
+CMAKE_MIN=3.27
+BACKPORTS_LINE="deb http://deb.debian.org/debian bookworm-backports main"
 
 # Debian 12/13, Ubuntu 24.04.
 PKGS="gcc make pkg-config git cmake ninja-build
 libgit2-dev libyaml-dev libcjson-dev libssl-dev zlib1g-dev libzstd-dev liblz4-dev libisal-dev
 python3 python3-setuptools python3-wheel python3-build ccache redis-server redis-tools
-python3-jsonschema strace"
+python3-jsonschema strace python3-yaml python3-typing-extensions"
 
 # RHEL 8 family. Where each comes from on AlmaLinux/Rocky 8:
 #   BaseOS/AppStream: gcc gcc-c++ make pkgconf-pkg-config git cmake openssl-devel
@@ -39,8 +47,25 @@ libgit2-devel libyaml-devel cjson-devel openssl-devel zlib-devel libzstd-devel l
 python3 python3-setuptools python3-wheel ccache redis python3-jsonschema strace"
 
 os_field() {
-	[ -r /etc/os-release ] || return 0
-	sed -n "s/^$1=//p" /etc/os-release | head -n 1 | tr -d "\"'"
+	[ -r "$ETC/os-release" ] || return 0
+	sed -n "s/^$1=//p" "$ETC/os-release" | head -n 1 | tr -d "\"'"
+}
+
+# "3.25" from the cmake on PATH; empty when there is none.
+cmake_version() {
+	cmake --version 2>/dev/null | sed -n '1s/^cmake version \([0-9]*\.[0-9]*\).*/\1/p'
+}
+
+# version_ge 3.31 3.27: true when the first major.minor is at least the second.
+version_ge() {
+	[ -n "$1" ] || return 1
+	a_major=${1%%.*} a_minor=${1#*.} b_major=${2%%.*} b_minor=${2#*.}
+	[ "$a_major" -gt "$b_major" ] || { [ "$a_major" -eq "$b_major" ] && [ "$a_minor" -ge "$b_minor" ]; }
+}
+
+# Whether an apt source already names bookworm-backports (one-line or deb822 format).
+have_backports() {
+	grep -qs '^[^#]*bookworm-backports' "$ETC/apt/sources.list" "$ETC"/apt/sources.list.d/* 2>/dev/null
 }
 os_id=$(os_field ID)
 os_like=$(os_field ID_LIKE)
@@ -52,7 +77,7 @@ case " $os_id $os_like " in
 *" rhel "* | *" centos "* | *" almalinux "* | *" rocky "* | *" ol "*) family=rhel ;;
 esac
 # No os-release at all, but dpkg: as before, a Debian system.
-if [ -z "$family" ] && [ ! -e /etc/os-release ] && command -v dpkg-query >/dev/null 2>&1; then
+if [ -z "$family" ] && [ ! -e "$ETC/os-release" ] && command -v dpkg-query >/dev/null 2>&1; then
 	family=debian
 fi
 
@@ -73,26 +98,57 @@ debian)
 	*) echo "deps: ${os_id:-this system} ${os_version:-(no VERSION_ID)} is untested; using Debian's package names" >&2 ;;
 	esac
 
+	# Debian 12's own cmake (3.25) is too old for real PyTorch: backports has 3.31.
+	backports_cmake=""
+	if [ "$os_id $os_version" = "debian 12" ] && ! version_ge "$(cmake_version)" "$CMAKE_MIN"; then
+		backports_cmake=1
+	fi
+
 	missing=""
 	for p in $PKGS; do
+		[ "$p" = cmake ] && [ -n "$backports_cmake" ] && continue
 		if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
 			missing="$missing $p"
 		fi
 	done
-	if [ -z "$missing" ]; then
+	if [ -z "$missing" ] && [ -z "$backports_cmake" ]; then
 		exit 0
 	fi
 
-	echo "deps: installing:$missing" >&2
+	[ -z "$missing" ] || echo "deps: installing:$missing" >&2
+	if [ -n "$backports_cmake" ]; then
+		found=$(cmake_version)
+		echo "deps: cmake ${found:-(none)} is older than $CMAKE_MIN, which real PyTorch trees need;" \
+			"installing cmake from bookworm-backports (Debian 12's own is 3.25)" >&2
+	fi
 	if ! root_or_sudo; then
 		echo "deps: not root; run this, then try again:" >&2
-		echo "  sudo apt-get update && sudo apt-get install -y$missing" >&2
+		if [ -n "$backports_cmake" ] && ! have_backports; then
+			echo "  echo '$BACKPORTS_LINE' | sudo tee $ETC/apt/sources.list.d/bwbuild-backports.list" >&2
+		fi
+		echo "  sudo apt-get update" >&2
+		[ -z "$missing" ] || echo "  sudo apt-get install -y$missing" >&2
+		[ -z "$backports_cmake" ] || echo "  sudo apt-get install -y -t bookworm-backports cmake" >&2
 		exit 1
 	fi
 	export DEBIAN_FRONTEND=noninteractive
+	if [ -n "$backports_cmake" ] && ! have_backports; then
+		echo "deps: no apt source names bookworm-backports; adding" \
+			"$ETC/apt/sources.list.d/bwbuild-backports.list: $BACKPORTS_LINE" >&2
+		$SUDO mkdir -p "$ETC/apt/sources.list.d"
+		echo "$BACKPORTS_LINE" | $SUDO tee "$ETC/apt/sources.list.d/bwbuild-backports.list.tmp" >/dev/null
+		$SUDO mv "$ETC/apt/sources.list.d/bwbuild-backports.list.tmp" \
+			"$ETC/apt/sources.list.d/bwbuild-backports.list"
+	fi
 	$SUDO apt-get update -qq
-	# shellcheck disable=SC2086
-	$SUDO apt-get install -y -qq --no-install-recommends $missing >/dev/null
+	if [ -n "$missing" ]; then
+		# shellcheck disable=SC2086
+		$SUDO apt-get install -y -qq --no-install-recommends $missing >/dev/null
+	fi
+	if [ -n "$backports_cmake" ]; then
+		$SUDO apt-get install -y -qq --no-install-recommends -t bookworm-backports cmake >/dev/null
+		echo "deps: cmake $(cmake_version) installed from bookworm-backports" >&2
+	fi
 	;;
 
 rhel)

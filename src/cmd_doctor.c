@@ -28,6 +28,9 @@ cmd_doctor(int argc, char **argv, const struct command *cmd)
 	int json = 0, ret = EXIT_USAGE;
 	const struct option options[] = {
 		OPT_PROFILE_OPTIONS(&o, &sets),
+		OPT_STRING(0, "source", &o.source_dir, "PATH",
+			   "check against this local tree (its imports, its CMake minimum); "
+			   "default: the work tree's checkout when there is one"),
 		OPT_FLAG(0, "json", &json, "print the checklist as JSON"),
 		OPT_END(),
 	};

@@ -27,6 +27,8 @@ cmd_plan(int argc, char **argv, const struct command *cmd)
 		OPT_PROFILE_OPTIONS(&o, &sets),
 		OPT_OUT(&o.out_dir),
 		OPT_MEM_BUDGET(&o.mem_budget),
+		OPT_STRING(0, "source", &o.source_dir, "PATH",
+			   "plan a build of this local tree (its own CMake judges the archs)"),
 		OPT_FLAG(0, "json", &json, "print the plan as JSON"),
 		OPT_END(),
 	};

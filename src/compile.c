@@ -48,6 +48,9 @@ compile_check(struct build *b)
 	/* Found here, before the fetch, not as a traceback after configure. */
 	if (nvcc_archs_check(b->plan.cuda_home, p) < 0)
 		rc = -1;
+	/* CMake against the tree's cmake_minimum_required (when it is here) and the era's need. */
+	if (!profile_is_extension(p) && cmake_version_check(p, b->plan.src_dir) < 0)
+		rc = -1;
 	return rc;
 }
 

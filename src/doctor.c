@@ -14,6 +14,7 @@
 #include "proc.h"
 #include "profile.h"
 #include "python.h"
+#include "treeneeds.h"
 #include "util.h"
 
 /* Real PyTorch trees need CMake >= 3.27 (the example accepts 3.25). */
@@ -234,30 +235,119 @@ check_host_compiler(struct doctor *d, unsigned cuda)
 	buf_release(&out);
 }
 
-static void
-check_build_tools(struct doctor *d, const struct profile *p)
+/* A real PyTorch tree: the profile's repository, or a tree with torchgen. */
+static int
+real_tree(const struct profile *p, const char *src)
 {
-	const char *argv[] = { "cmake", "--version", NULL }, *nargv[] = { "ninja", "--version", NULL };
-	struct buf out = BUF_INIT;
-	char *cmake = find_program("cmake"), *ninja = find_program("ninja");
-	unsigned v;
+	struct buf f = BUF_INIT;
+	int r = is_real_tree(p);
 
-	if (!cmake) {
-		add(d, CHECK_FAIL, "cmake", "no cmake on PATH (apt-get install cmake)");
-	} else {
-		capture(&out, argv);
-		v = kb_parse_version(out.s && strstr(out.s, "version ") ? strstr(out.s, "version ") + 8 :
-									    NULL);
-		if (v < REAL_TREE_CMAKE)
-			add(d, is_real_tree(p) ? CHECK_FAIL : CHECK_WARN, "cmake",
-			    "cmake %u.%u; real PyTorch trees need >= 3.27 (the bundled example accepts "
-			    "it); install a newer cmake (Debian backports, or Kitware's)", v / 100, v % 100);
-		else
-			add(d, CHECK_OK, "cmake", "cmake %u.%u", v / 100, v % 100);
+	if (!r && src) {
+		buf_addf(&f, "%s/torchgen/gen.py", src);
+		r = is_regular(f.s);
 	}
-	buf_reset(&out);
+	buf_release(&f);
+	return r;
+}
+
+/* The tree under src when it is there (a --source tree, or the work tree's checkout); else NULL. */
+static const char *
+tree_here(const char *src)
+{
+	struct buf f = BUF_INIT;
+	int here;
+
+	if (!src || !is_dir(src))
+		return NULL;
+	buf_addf(&f, "%s/setup.py", src);
+	here = is_regular(f.s);
+	buf_reset(&f);
+	buf_addf(&f, "%s/pyproject.toml", src);
+	here = here || is_regular(f.s);
+	buf_release(&f);
+	return here ? src : NULL;
+}
+
+unsigned
+cmake_needed(const struct profile *p, const char *src, struct buf *from)
+{
+	unsigned need = src ? tree_cmake_needed(src, from) : 0;
+
+	if (real_tree(p, src) && need < REAL_TREE_CMAKE) {
+		need = REAL_TREE_CMAKE;
+		buf_reset(from);
+		buf_addstr(from, "real PyTorch trees: requirements-build.txt's cmake>=3.27");
+	}
+	return need;
+}
+
+/* `cmake --version` of the cmake on PATH: major*100+minor, 0 when it printed none; -1 no cmake. */
+static long
+cmake_version(char **path)
+{
+	const char *argv[] = { NULL, "--version", NULL };
+	struct buf out = BUF_INIT;
+	long v;
+
+	*path = find_program("cmake");
+	if (!*path)
+		return -1;
+	argv[0] = *path;
+	capture(&out, argv);
+	v = kb_parse_version(out.s && strstr(out.s, "version ") ? strstr(out.s, "version ") + 8 : NULL);
+	buf_release(&out);
+	return v;
+}
+
+static const char cmake_hint[] =
+	"on Debian 12, scripts/deps.sh installs cmake 3.31 from bookworm-backports "
+	"(apt-get install -t bookworm-backports cmake); elsewhere Kitware's packages or "
+	"'pip install cmake'";
+
+int
+cmake_version_check(const struct profile *p, const char *src)
+{
+	struct buf from = BUF_INIT;
+	char *cmake = NULL;
+	unsigned need = cmake_needed(p, tree_here(src), &from);
+	long v = cmake_version(&cmake);
+	int rc = 0;
+
+	if (v < 0)
+		rc = error("no cmake on PATH; %s", cmake_hint);
+	else if (need && (unsigned)v < need)
+		rc = error("%s is cmake %ld.%ld; this build needs >= %u.%u (%s); %s", cmake, v / 100,
+			   v % 100, need / 100, need % 100, from.s, cmake_hint);
+	free(cmake);
+	buf_release(&from);
+	return rc;
+}
+
+static void
+check_build_tools(struct doctor *d, const struct profile *p, const char *src)
+{
+	const char *nargv[] = { "ninja", "--version", NULL };
+	struct buf out = BUF_INIT, from = BUF_INIT;
+	char *cmake = NULL, *ninja = find_program("ninja");
+	long v = cmake_version(&cmake);
+	unsigned need = cmake_needed(p, src, &from);
+
+	if (v < 0)
+		add(d, CHECK_FAIL, "cmake", "no cmake on PATH; %s", cmake_hint);
+	else if (need && (unsigned)v < need)
+		add(d, CHECK_FAIL, "cmake", "%s is cmake %ld.%ld; this build needs >= %u.%u (%s); %s",
+		    cmake, v / 100, v % 100, need / 100, need % 100, from.s, cmake_hint);
+	else if (v < REAL_TREE_CMAKE)
+		add(d, CHECK_WARN, "cmake", "cmake %ld.%ld; real PyTorch trees need >= 3.27 (this "
+		    "build accepts it%s%s); %s", v / 100, v % 100, need ? ": " : "",
+		    need ? from.s : "", cmake_hint);
+	else if (need)
+		add(d, CHECK_OK, "cmake", "cmake %ld.%ld (>= %u.%u: %s)", v / 100, v % 100, need / 100,
+		    need % 100, from.s);
+	else
+		add(d, CHECK_OK, "cmake", "cmake %ld.%ld", v / 100, v % 100);
 	if (!ninja) {
-		add(d, is_real_tree(p) ? CHECK_FAIL : CHECK_WARN, "ninja",
+		add(d, real_tree(p, src) ? CHECK_FAIL : CHECK_WARN, "ninja",
 		    "no ninja on PATH (apt-get install ninja-build); without it PyTorch falls back to make");
 	} else {
 		capture(&out, nargv);
@@ -267,6 +357,129 @@ check_build_tools(struct doctor *d, const struct profile *p)
 	free(cmake);
 	free(ninja);
 	buf_release(&out);
+	buf_release(&from);
+}
+
+/* Which of `modules` `py` cannot find (importlib.util.find_spec: nothing is run), one per line. */
+static const char find_spec_probe[] =
+	"import importlib.util, sys\n"
+	"for m in sys.argv[1:]:\n"
+	"    try:\n"
+	"        ok = importlib.util.find_spec(m) is not None\n"
+	"    except Exception:\n"
+	"        ok = False\n"
+	"    if not ok:\n"
+	"        print(m)\n";
+
+int
+python_missing(const char *py, const struct strvec *modules, struct strvec *missing)
+{
+	struct proc pr = PROC_INIT;
+	struct buf out = BUF_INIT;
+	int rc;
+
+	strvec_pushl(&pr.args, py, "-c", find_spec_probe, NULL);
+	for (size_t i = 0; i < modules->n; i++)
+		strvec_push(&pr.args, modules->v[i]);
+	rc = proc_run_capture(&pr, &out);
+	for (const char *l = out.s ? out.s : ""; rc == 0 && *l;) {
+		size_t n = strcspn(l, "\n");
+
+		if (n)
+			strvec_pushf(missing, "%.*s", (int)n, l);
+		l += n + (l[n] == '\n');
+	}
+	proc_release(&pr);
+	buf_release(&out);
+	return rc == 0 ? 0 : -1;
+}
+
+/* A module's "apt-get install python3-x (pip: x)" hint. */
+static void
+module_hint(const char *module, struct buf *out)
+{
+	struct buf pip = BUF_INIT, deb = BUF_INIT;
+
+	py_module_packages(module, &pip, &deb);
+	buf_addf(out, "%s%s", out->len ? " " : "", deb.s);
+	buf_release(&pip);
+	buf_release(&deb);
+}
+
+/*
+ * What the tree's build imports, with the interpreter that will run it:
+ * walked from the tree when it is here, else bwbuild's list for PyTorch
+ * (torchgen: yaml and typing_extensions, at configure time).
+ */
+static void
+check_python_imports(struct doctor *d, const struct profile *p, const char *py, const char *src)
+{
+	struct py_needs n;
+	struct strvec mods = STRVEC_INIT, missing = STRVEC_INIT, dmiss = STRVEC_INIT;
+	struct buf list = BUF_INIT, hint = BUF_INIT, entries = BUF_INIT;
+	int scanned = src && py_needs_scan(&n, src) == 0;
+
+	if (!scanned) {
+		if (src)
+			py_needs_release(&n);
+		if (!real_tree(p, src))
+			return;
+		strvec_pushl(&mods, "yaml", "typing_extensions", NULL);
+	} else {
+		for (size_t i = 0; i < n.n; i++)
+			strvec_push(&mods, n.v[i].module);
+		strvec_join(&n.entries, ", ", &entries);
+	}
+	if (python_missing(py, &mods, &missing) < 0) {
+		add(d, CHECK_WARN, "python imports", "%s could not be asked which modules it has", py);
+		goto out;
+	}
+	for (size_t i = 0; i < missing.n; i++) {
+		const char *where = "torchgen, which the build runs at configure time";
+
+		for (size_t k = 0; scanned && k < n.n; k++)
+			if (!strcmp(n.v[k].module, missing.v[i]))
+				where = n.v[k].where;
+		buf_addf(&list, "%s'%s' (%s)", list.len ? ", " : "", missing.v[i], where);
+		module_hint(missing.v[i], &hint);
+	}
+	if (missing.n)
+		add(d, CHECK_FAIL, "python imports", "%s cannot import %s, which the build imports%s; "
+		    "apt-get install %s, or pip install them into that interpreter", py, list.s,
+		    scanned ? "" : " (bwbuild's list for PyTorch: no tree here yet; --source DIR "
+				   "reads the tree's own)", hint.s);
+	else if (scanned && mods.n)
+		add(d, CHECK_OK, "python imports", "%s has the %zu modules the tree's build imports "
+		    "(from %s; %zu files read)", py, mods.n, entries.s, n.files);
+	else if (!scanned)
+		add(d, CHECK_OK, "python imports", "%s has yaml and typing_extensions (bwbuild's "
+		    "list for PyTorch; --source DIR reads the tree's own)", py);
+	if (scanned && n.declared.n && python_missing(py, &n.declared, &dmiss) == 0 && dmiss.n) {
+		buf_reset(&list);
+		buf_reset(&hint);
+		strvec_join(&dmiss, ", ", &list);
+		for (size_t i = 0; i < dmiss.n; i++)
+			module_hint(dmiss.v[i], &hint);
+		/* without setup.py the build backend is among them: nothing builds without it */
+		int needed = 1;
+
+		for (size_t i = 0; i < n.entries.n; i++)
+			if (!strcmp(n.entries.v[i], "setup.py"))
+				needed = 0;
+
+		add(d, needed ? CHECK_FAIL : CHECK_WARN, "python reqs", "%s lacks %s, which "
+		    "pyproject.toml's [build-system] requires (the build runs without isolation, so "
+		    "they come from this interpreter); apt-get install %s", py, list.s, hint.s);
+	}
+out:
+	if (scanned)
+		py_needs_release(&n);
+	strvec_clear(&mods);
+	strvec_clear(&missing);
+	strvec_clear(&dmiss);
+	buf_release(&list);
+	buf_release(&hint);
+	buf_release(&entries);
 }
 
 /* python_find's "  path (from): reason" lines as one "; "-separated line. */
@@ -286,7 +499,7 @@ one_line(const struct buf *lines, struct buf *out)
 }
 
 static void
-check_python(struct doctor *d, const struct profile *p)
+check_python(struct doctor *d, const struct profile *p, const char *src)
 {
 	struct buf py = BUF_INIT, why = BUF_INIT, skipped = BUF_INIT;
 
@@ -304,6 +517,7 @@ check_python(struct doctor *d, const struct profile *p)
 			    py.s);
 		else
 			add(d, CHECK_OK, "python build", "'python3 -m build' available (pyproject trees)");
+		check_python_imports(d, p, py.s, src);
 	}
 	buf_release(&py);
 	buf_release(&why);
@@ -464,12 +678,23 @@ doctor_run(struct doctor *d, const struct profile *p, const struct plan *pl, con
 	   const char *work_dir)
 {
 	unsigned cuda;
+	const char *src;
 
 	memset(d, 0, sizeof(*d));
 	cuda = check_nvcc(d, p, cuda_home);
 	check_host_compiler(d, cuda);
-	check_build_tools(d, p);
-	check_python(d, p);
+	src = tree_here(pl ? pl->src_dir : NULL);
+	check_build_tools(d, p, src);
+	check_python(d, p, src);
+	/* What the tree's CMake needs from this toolkit (CUB under CUDA 13's include/cccl). */
+	if (src && p && !profile_is_extension(p)) {
+		struct buf said = BUF_INIT;
+
+		if (kb_check_source(p, src, cuda_home, 0, &said) < 0)
+			add(d, CHECK_FAIL, "tree", "%s cannot configure with the toolkit at %s (the "
+			    "error above says why)", src, cuda_home);
+		buf_release(&said);
+	}
 	check_library(d, p, FEAT_CUDNN, cuda_home, "cudnn_version.h", "libcudnn.so", "cuDNN");
 	check_library(d, p, FEAT_NCCL, cuda_home, "nccl.h", "libnccl.so", "NCCL (libnccl-dev)");
 	check_disk(d, p, work_dir);

@@ -50,4 +50,17 @@ int gpu_code_listed(const char *list, unsigned cc);
 int nvcc_archs_check(const char *cuda_home, const struct profile *p);
 int smi_line_parse(const char *line, unsigned *cc, unsigned *driver, struct buf *name);
 
+/*
+ * The CMake a build needs: the tree's own ask under `src` (NULL: no tree
+ * yet; treeneeds.h), raised to 3.27 for real PyTorch trees; where that
+ * comes from into `from`. 0 when nothing is known.
+ */
+unsigned cmake_needed(const struct profile *p, const char *src, struct buf *from);
+/* Before a build (its step checks): the cmake on PATH is at least cmake_needed(); -1 after reporting. */
+int cmake_version_check(const struct profile *p, const char *src);
+
+/* Which of `modules` the interpreter `py` cannot find (no module is run); -1 if it cannot be asked. */
+struct strvec;
+int python_missing(const char *py, const struct strvec *modules, struct strvec *missing);
+
 #endif

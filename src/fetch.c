@@ -88,6 +88,12 @@ check_tree_options(const struct build *b)
 	if (!opts.n)
 		warning("no option() in '%s'; the profile's features cannot be checked against it",
 			pl->src_dir);
+	/* The archs and the toolkit against the tree's own CMake (a --source tree's archs: at resolve). */
+	buf_reset(&ver);
+	if (kb_check_source(&b->profile, pl->src_dir, pl->cuda_home, !pl->local_source, &ver) < 0)
+		rc = -1;
+	if (ver.len)
+		fprintf(stderr, "fetch: %s\n", ver.s);
 	cmakeopts_release(&opts);
 	buf_release(&label);
 	buf_release(&ver);

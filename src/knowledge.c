@@ -13,6 +13,7 @@
 #include "cmakeopts.h"
 #include "knowledge.h"
 #include "profile.h"
+#include "selarch.h"
 #include "util.h"
 
 /*
@@ -39,14 +40,53 @@ static const struct cuda_row {
 };
 
 /*
- * torch release -> the first that knows an arch in select_compute_arch.cmake
- * and its CUDA gating: 10.0/12.0 (Blackwell) arrive in 2.7 ("sm_120 needs
- * torch >= 2.7", pytorch-build.md §7). 10.3, 11.0 and 12.1 came with the
- * CUDA 12.9/13.0 builds; their first release is taken as 2.9 (unverified:
- * the first release with cu129/cu130 CI), and 12.1 is mangled anyway below.
+ * When the tree's own select_compute_arch.cmake cannot be read (no tree
+ * yet, or a shape selarch.c does not know): what a release's numeric form
+ * accepts, as far as it was read. PyTorch v2.6.0's file
+ * (cmake/Modules_CUDA_fix/upstream/FindCUDA/select_compute_arch.cmake,
+ * line 196) takes "^([0-9]+\.[0-9]a?(\([0-9]+\.[0-9]\))?)$": any X.Y with a
+ * multi-digit major (so 10.0, 12.0, 12.1) and an 'a' suffix, no 'f'. The
+ * 'f' family suffix came with PR #157999 (July 2025), taken as torch 2.9
+ * (unverified); older copies of the file (pre-Hopper) took a one-digit
+ * major only and 9.0a failed in some (#113948), in releases not
+ * identified, so below 2.6 those are warnings, not errors.
+ *	kind:      'f' / 'a' suffix, or 'M' a two-digit major (cc >= 100)
+ *	rejected:  the newest release known to reject it (its file read); 0 none
+ *	accepted:  the first release known or taken to accept it
  */
-static const struct { unsigned cc, torch; } torch_rows[] = {
-	{ 100, 207 }, { 101, 207 }, { 120, 207 }, { 103, 209 }, { 110, 209 }, { 121, 209 },
+static const struct {
+	char kind;
+	unsigned rejected, accepted;
+	const char *evidence;
+} arch_forms[] = {
+	{ 'f', 206, 209, "v2.6.0's numeric form takes an 'a' suffix only; 'f' came with "
+			 "PyTorch PR #157999 (July 2025), taken as torch 2.9" },
+	{ 'a', 0, 206, "v2.6.0's numeric form takes 'X.Ya'; older releases rejected 9.0a "
+		       "(PyTorch issue #113948)" },
+	{ 'M', 0, 206, "v2.6.0's numeric form takes a multi-digit major; older copies of the "
+		       "file took one digit" },
+};
+
+/*
+ * torch x CUDA: a toolkit layout the tree's CMake does not know. CUDA 13
+ * moved CUB (with Thrust and libcu++) to include/cccl; v2.6.0's
+ * cmake/Modules/FindCUB.cmake looks for cub/cub.cuh only under
+ * CUDA_TOOLKIT_INCLUDE, so cmake/Dependencies.cmake stops with "Cannot find
+ * CUB." (measured on the real v2.6.0 tree with CUDA 13.0,
+ * ../shared/real-tree/README.md). The newest release known to need the
+ * fix is 2.6 (read); the first taken to have it is 2.9, the first release
+ * with CUDA 13 builds (unverified: 2.7 and 2.8 are warned, not refused).
+ * The fix: patches/pytorch (when "<2.9") or cmake.CMAKE_INCLUDE_PATH.
+ */
+static const struct torch_cuda_rule {
+	unsigned cuda_from, torch_upto, torch_fixed;
+	const char *symptom;
+	const char *series, *patch;
+} torch_cuda_rules[] = {
+	{ 1300, 206, 209,
+	  "configure stops with 'Cannot find CUB.': CUDA 13 moved CUB under include/cccl and "
+	  "the tree's cmake/Modules/FindCUB.cmake looks only in include/",
+	  "pytorch", "0002-find-cub-in-cuda13-cccl.patch" },
 };
 
 /*
@@ -213,12 +253,332 @@ check_arch(const struct parch *pa, const struct kb_context *ctx)
 		error_at(&pa->loc, "'%s' is a family ('f') target, which needs CUDA >= 12.9 "
 			 "(this is CUDA %u.%u from %s)", name.s, ctx->cuda / 100,
 			 ctx->cuda % 100, ctx->cuda_from);
-	for (size_t k = 0; ctx->torch && k < ARRAY_SIZE(torch_rows); k++)
-		if (torch_rows[k].cc == cc && ctx->torch < torch_rows[k].torch)
-			error_at(&pa->loc, "torch %u.%u (%s) does not know '%s'; it needs torch "
-				 ">= %u.%u", ctx->torch / 100, ctx->torch % 100, ctx->torch_from,
-				 name.s, torch_rows[k].torch / 100, torch_rows[k].torch % 100);
 	buf_release(&name);
+}
+
+/* "12.0a" (what reaches the tree once "+PTX" is stripped) and "120a" (what -gencode keeps). */
+static void
+arch_entry(const struct arch *a, struct buf *entry, struct buf *digits)
+{
+	struct arch plain = *a;
+
+	plain.ptx = 0;
+	arch_format(&plain, entry);
+	buf_addf(digits, "%d%d", a->major, a->minor);
+	if (a->variant)
+		buf_addch(digits, a->variant);
+}
+
+/*
+ * The tree's select_compute_arch.cmake under src: 1 read (sa filled, path
+ * the file), 0 not (why says what was found). Never reports.
+ */
+static int
+tree_rules_load(const char *src, struct selarch *sa, struct buf *path, struct buf *why)
+{
+	struct buf text = BUF_INIT;
+	int ret = 0;
+
+	memset(sa, 0, sizeof(*sa));
+	for (size_t i = 0; selarch_paths[i]; i++) {
+		buf_reset(path);
+		buf_addf(path, "%s/%s", src, selarch_paths[i]);
+		if (!is_regular(path->s))
+			continue;
+		if (read_file(&text, path->s) < 0) {
+			buf_addf(why, "'%s' cannot be read", path->s);
+			goto out;
+		}
+		if (selarch_parse(sa, text.s, text.len) == 0) {
+			ret = 1;
+			goto out;
+		}
+		selarch_release(sa);
+		buf_addf(why, "'%s' has no numeric form bwbuild reads (an `if(arch_name MATCHES "
+			 "\"^...\")` in CUDA_SELECT_NVCC_ARCH_FLAGS)", path->s);
+		goto out;
+	}
+	buf_addf(why, "'%s' has no %s", src, selarch_paths[0]);
+	buf_reset(path);
+out:
+	buf_release(&text);
+	return ret;
+}
+
+/* "; for CUDA 13.0 its All list is ... and Blackwell means 10.0 (line 83: ...)" */
+static void
+describe_lists(const struct selarch *sa, unsigned cuda, struct buf *out)
+{
+	struct strvec all = STRVEC_INIT;
+	struct buf b = BUF_INIT;
+	size_t unc = 0;
+	const struct selarch_name *bw = NULL;
+	const struct selarch_op *op;
+
+	selarch_lists(sa, cuda, SELARCH_ALL, &all, &unc);
+	strvec_join(&all, " ", &b);
+	buf_addf(out, "; for CUDA %u.%u its All list is %s", cuda / 100, cuda % 100,
+		 b.len ? b.s : "empty");
+	for (size_t i = 0; i < sa->nnames; i++)
+		if (!strcmp(sa->names[i].name, "Blackwell"))
+			bw = &sa->names[i];
+	if (bw) {
+		buf_reset(&b);
+		strvec_join(&bw->bin, " ", &b);
+		op = selarch_added_by(sa, cuda, SELARCH_KNOWN, "Blackwell");
+		buf_addf(out, " and Blackwell means %s", b.len ? b.s : "nothing");
+		if (op)
+			buf_addf(out, " (line %u%s%s)", op->line, op->cond[0] ? ": " : "", op->cond);
+		else
+			buf_addstr(out, " (not among its known names for this CUDA)");
+	}
+	if (unc)
+		buf_addf(out, "; %zu list change%s under conditions bwbuild does not evaluate", unc,
+			 unc == 1 ? "" : "s");
+	strvec_clear(&all);
+	buf_release(&b);
+}
+
+int
+kb_arch_source(const char *src, unsigned torch, const char *torch_from, unsigned cuda,
+	       struct buf *out)
+{
+	struct selarch sa;
+	struct buf path = BUF_INIT, why = BUF_INIT;
+	int tree = src && tree_rules_load(src, &sa, &path, &why) == 1;
+
+	if (tree) {
+		buf_addf(out, "the tree's select_compute_arch.cmake (%s:%u)", path.s, sa.numeric_line);
+		if (cuda)
+			describe_lists(&sa, cuda, out);
+		selarch_release(&sa);
+	} else {
+		if (torch)
+			buf_addf(out, "bwbuild's table for torch %u.%u (%s)", torch / 100, torch % 100,
+				 torch_from ? torch_from : "source.ref");
+		else
+			buf_addstr(out, "bwbuild's table (the torch release is not known: only its "
+				   "CUDA rules apply)");
+		if (src)
+			buf_addf(out, "; %s", why.s);
+		else
+			buf_addstr(out, "; the tree's own select_compute_arch.cmake is read after the "
+				   "fetch");
+	}
+	buf_release(&path);
+	buf_release(&why);
+	return tree;
+}
+
+/* One arch against the tree's own file; 0 when the file could not judge it (the table then does). */
+static int
+check_arch_tree(const struct parch *pa, const struct selarch *sa, const char *path)
+{
+	struct buf entry = BUF_INIT, digits = BUF_INIT, why = BUF_INIT;
+	int acc, judged = 1;
+
+	arch_entry(&pa->arch, &entry, &digits);
+	acc = selarch_accepts(sa, entry.s, &why);
+	if (acc < 0) {
+		judged = 0;
+	} else if (!acc) {
+		struct buf plain = BUF_INIT, hint = BUF_INIT;
+
+		buf_addf(&plain, "%d.%d", pa->arch.major, pa->arch.minor);
+		if (pa->arch.variant && selarch_accepts(sa, plain.s, NULL) == 1)
+			buf_addf(&hint, "; it takes '%s'%s", plain.s,
+				 pa->arch.variant == 'f' ? " ('f' entries need a tree with PyTorch PR "
+							   "#157999)" : "");
+		error_at(&pa->loc, "the tree's select_compute_arch.cmake (%s) does not accept '%s': "
+			 "%s; CMake would stop with \"Found Unknown CUDA Architecture Name\"%s",
+			 path, entry.s, why.s, hint.s ? hint.s : "");
+		buf_release(&plain);
+		buf_release(&hint);
+	} else if (pa->arch.variant && selarch_keeps(sa, digits.s) == 0) {
+		error_at(&pa->loc, "the tree's select_compute_arch.cmake (%s) accepts '%s' but keeps "
+			 "only '%s' of each entry (line %u): the '%c' would be dropped and sm_%d%d "
+			 "built instead", path, entry.s, sa->bin_re, sa->bin_line, pa->arch.variant,
+			 pa->arch.major, pa->arch.minor);
+	}
+	buf_release(&entry);
+	buf_release(&digits);
+	buf_release(&why);
+	return judged;
+}
+
+/* One arch against bwbuild's table of what releases' files accept (arch_forms). */
+static void
+check_arch_table(const struct parch *pa, const struct kb_context *ctx, int strict)
+{
+	unsigned t = ctx->torch;
+	struct buf entry = BUF_INIT, digits = BUF_INIT, msg = BUF_INIT;
+
+	if (!t)
+		return;
+	arch_entry(&pa->arch, &entry, &digits);
+	for (size_t i = 0; i < ARRAY_SIZE(arch_forms); i++) {
+		char k = arch_forms[i].kind;
+
+		if (!(k == 'M' ? pa->arch.major >= 10 : pa->arch.variant == k))
+			continue;
+		if (t <= arch_forms[i].rejected) {
+			error_at(&pa->loc, "torch %u.%u (%s) does not accept '%s' in TORCH_CUDA_ARCH_LIST "
+				 "(bwbuild's table: %s); use a torch >= %u.%u or drop the '%c'", t / 100,
+				 t % 100, ctx->torch_from, entry.s, arch_forms[i].evidence,
+				 arch_forms[i].accepted / 100, arch_forms[i].accepted % 100, k);
+			break;
+		}
+		if (t < arch_forms[i].accepted) {
+			buf_addf(&msg, "bwbuild's table cannot say whether torch %u.%u (%s) accepts "
+				 "'%s' (%s); the tree's own select_compute_arch.cmake decides when it is "
+				 "read", t / 100, t % 100, ctx->torch_from, entry.s,
+				 arch_forms[i].evidence);
+			say(strict, &pa->loc, msg.s);
+			break;
+		}
+	}
+	buf_release(&entry);
+	buf_release(&digits);
+	buf_release(&msg);
+}
+
+/* The profile's archs against the tree (ctx->src_dir) where it can be read, else the table. */
+static void
+check_arch_forms(const struct profile *p, const struct kb_context *ctx, int strict)
+{
+	struct selarch sa;
+	struct buf path = BUF_INIT, why = BUF_INIT;
+	int tree = ctx->src_dir && tree_rules_load(ctx->src_dir, &sa, &path, &why) == 1;
+
+	for (size_t i = 0; i < p->narchs; i++)
+		if (!tree || !check_arch_tree(&p->archs[i], &sa, path.s))
+			check_arch_table(&p->archs[i], ctx, strict);
+	if (tree)
+		selarch_release(&sa);
+	buf_release(&path);
+	buf_release(&why);
+}
+
+/* torch x CUDA rules by version, for a tree not here yet (the patches named will fix it). */
+static void
+check_torch_cuda(const struct profile *p, const struct kb_context *ctx, int strict)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(torch_cuda_rules); i++) {
+		const struct torch_cuda_rule *r = &torch_cuda_rules[i];
+		const struct loc *l = p->source_ref.loc.file ? &p->source_ref.loc : NULL;
+		struct buf msg = BUF_INIT;
+
+		if (!ctx->torch || !ctx->cuda || ctx->cuda < r->cuda_from ||
+		    ctx->torch >= r->torch_fixed || p->features[FEAT_CUDA] == TRI_OFF)
+			continue;
+		if (p->source_patches.str && !strcmp(p->source_patches.str, r->series))
+			continue;
+		/* the workaround that needs no patch: CMake looks in include/cccl itself */
+		for (size_t k = 0; k < p->ncmake; k++)
+			if (!strcmp(p->cmake[k].key, "CMAKE_INCLUDE_PATH") && strstr(p->cmake[k].val, "cccl"))
+				goto next;
+		buf_addf(&msg, "torch %u.%u (%s) with CUDA %u.%u (%s): %s; set 'source.patches: %s' "
+			 "(patches/%s/%s fixes it)", ctx->torch / 100, ctx->torch % 100,
+			 ctx->torch_from, ctx->cuda / 100, ctx->cuda % 100, ctx->cuda_from, r->symptom,
+			 r->series, r->series, r->patch);
+		if (ctx->torch <= r->torch_upto) {
+			if (l)
+				error_at(l, "%s", msg.s);
+			else
+				error("%s", msg.s);
+		} else {
+			buf_addf(&msg, " (known for torch <= %u.%u; torch %u.%u is not verified)",
+				 r->torch_upto / 100, r->torch_upto % 100, ctx->torch / 100,
+				 ctx->torch % 100);
+			if (strict && l)
+				error_at(l, "%s (an error with --strict)", msg.s);
+			else if (strict)
+				error("%s (an error with --strict)", msg.s);
+			else if (l)
+				warning_at(l, "%s", msg.s);
+			else
+				warning("%s", msg.s);
+		}
+		buf_release(&msg);
+next:;
+	}
+}
+
+/* Whether any of the tree's CUB lookups (or the profile's CMAKE_INCLUDE_PATH) names include/cccl. */
+static int
+tree_finds_cccl(const struct profile *p, const char *src)
+{
+	static const char *const files[] = { "cmake/Modules/FindCUB.cmake", "cmake/Dependencies.cmake",
+					     "cmake/public/cuda.cmake", NULL };
+	struct buf path = BUF_INIT, text = BUF_INIT;
+	int found = 0;
+
+	for (size_t i = 0; i < p->ncmake; i++)
+		if (!strcmp(p->cmake[i].key, "CMAKE_INCLUDE_PATH") && strstr(p->cmake[i].val, "cccl"))
+			return 1;
+	for (size_t i = 0; files[i] && !found; i++) {
+		buf_reset(&path);
+		buf_reset(&text);
+		buf_addf(&path, "%s/%s", src, files[i]);
+		found = is_regular(path.s) && read_file(&text, path.s) == 0 && text.s &&
+			strstr(text.s, "cccl");
+	}
+	buf_release(&path);
+	buf_release(&text);
+	return found;
+}
+
+int
+kb_check_source(const struct profile *p, const char *src, const char *cuda_home, int check_archs,
+		struct buf *said)
+{
+	int before = diag_errors;
+	struct buf a = BUF_INIT, b = BUF_INIT;
+
+	if (check_archs && p->features[FEAT_CUDA] != TRI_OFF && p->narchs) {
+		struct selarch sa;
+		struct buf path = BUF_INIT, why = BUF_INIT;
+
+		if (tree_rules_load(src, &sa, &path, &why) == 1) {
+			for (size_t i = 0; i < p->narchs; i++)
+				check_arch_tree(&p->archs[i], &sa, path.s);
+			buf_addf(said, "archs checked against the tree's select_compute_arch.cmake "
+				 "(%s:%u)", path.s, sa.numeric_line);
+			selarch_release(&sa);
+		} else {
+			buf_addf(said, "archs checked against bwbuild's table only: %s", why.s);
+		}
+		buf_release(&path);
+		buf_release(&why);
+	}
+	/* CUDA 13's layout: CUB only under include/cccl. */
+	buf_addf(&a, "%s/include/cub/cub.cuh", cuda_home);
+	buf_addf(&b, "%s/include/cccl/cub/cub.cuh", cuda_home);
+	if (p->features[FEAT_CUDA] != TRI_OFF && !path_exists(a.s) && path_exists(b.s)) {
+		buf_reset(&a);
+		buf_addf(&a, "%s/cmake/Modules/FindCUB.cmake", src);
+		if (is_regular(a.s) && !tree_finds_cccl(p, src)) {
+			const struct loc *l = p->source_patches.loc.file ? &p->source_patches.loc :
+					      p->source_ref.loc.file ? &p->source_ref.loc : NULL;
+			struct buf msg = BUF_INIT;
+
+			buf_addf(&msg, "%s looks for cub/cub.cuh only in the toolkit's include/, and "
+				 "%s/include has it only under cccl/ (CUDA 13): configure would stop "
+				 "with 'Cannot find CUB.'; patches/pytorch/0002-find-cub-in-cuda13-"
+				 "cccl.patch fixes it ('source.patches: pytorch'; a --source tree is "
+				 "built as it is: git apply it there), or set "
+				 "cmake.CMAKE_INCLUDE_PATH to %s/include/cccl", a.s, cuda_home,
+				 cuda_home);
+			if (l)
+				error_at(l, "%s", msg.s);
+			else
+				error("%s", msg.s);
+			buf_release(&msg);
+		}
+	}
+	buf_release(&a);
+	buf_release(&b);
+	return diag_errors > before ? -1 : 0;
 }
 
 /* Without +PTX on the newest arch, no newer GPU can run the wheel. */
@@ -355,6 +715,10 @@ kb_check(const struct profile *p, const struct kb_context *ctx, int strict)
 
 	for (size_t i = 0; i < p->narchs; i++)
 		check_arch(&p->archs[i], ctx);
+	check_arch_forms(p, ctx, strict);
+	/* A tree already here is judged by its own files at the fetch (kb_check_source). */
+	if (!ctx->src_dir)
+		check_torch_cuda(p, ctx, strict);
 	check_ptx(p, strict);
 	check_attention(p);
 	check_feature_spans(p, ctx);

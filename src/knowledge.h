@@ -2,6 +2,7 @@
 #define BWBUILD_KNOWLEDGE_H
 
 struct profile;
+struct buf;
 
 /*
  * What bwbuild knows about CUDA toolkits, torch releases and features, as
@@ -14,7 +15,29 @@ struct kb_context {
 	const char *cuda_from; /* where that came from: "cuda.version", "/usr/local/cuda/version.json" */
 	unsigned torch;       /* the source tree's release */
 	const char *torch_from;
+	const char *src_dir;  /* a tree already here (--source): its own CMake decides; NULL: the table */
 };
+
+/*
+ * Which rules judge the archs: the tree's select_compute_arch.cmake under
+ * `src` when it can be read (1; "the tree's select_compute_arch.cmake
+ * (PATH:LINE)" into out), else bwbuild's table for `torch` (0; "bwbuild's
+ * table for torch 2.6 (source.ref); ..." with why). `src` NULL: no tree yet.
+ * With `cuda` (major*100+minor, 0 unknown) the tree's lists for that CUDA
+ * are said too ("its All list is ... and Blackwell means 10.0 (line 83: ...)").
+ */
+int kb_arch_source(const char *src, unsigned torch, const char *torch_from, unsigned cuda,
+		   struct buf *out);
+
+/*
+ * After the fetch, with the tree in place and its patches applied: the
+ * archs against the tree's own select_compute_arch.cmake (with
+ * `check_archs`; what was used into `said`), and what the tree's CMake
+ * needs from the toolkit at `cuda_home` (CUB: a CUDA 13 toolkit has it
+ * only under include/cccl). -1 after reporting at the profile's keys.
+ */
+int kb_check_source(const struct profile *p, const char *src, const char *cuda_home, int check_archs,
+		    struct buf *said);
 
 /*
  * Check the profile's archs and features against the knowledge base:
@@ -63,7 +86,6 @@ int kb_companion(const char *project);
  * companion), -1 when not, with the release that fits in `why`, 1 when
  * the pair is outside the table (a note in `why`).
  */
-struct buf;
 int kb_companion_check(const char *project, unsigned version, unsigned torch, struct buf *why);
 
 #endif

@@ -284,6 +284,7 @@ plan_make(struct plan *pl, const struct profile *p, const struct host *h,
 	pl->out_dir = xstrdup(o->out_dir);
 	pl->ccache = o->ccache ? xstrdup(o->ccache) : NULL;
 	pl->cuda_home = xstrdup(o->cuda_home ? o->cuda_home : "/usr/local/cuda");
+	pl->arch_source = o->arch_source ? xstrdup(o->arch_source) : NULL;
 
 	profile_arch_list(p, &b);
 	pl->arch_list = buf_detach(&b);
@@ -328,6 +329,7 @@ plan_release(struct plan *pl)
 	free(pl->out_dir);
 	free(pl->ccache);
 	free(pl->cuda_home);
+	free(pl->arch_source);
 	memset(pl, 0, sizeof(*pl));
 }
 
@@ -371,6 +373,8 @@ format_source(const struct plan *pl, struct buf *out)
 		buf_addstr(out, "\n");
 		buf_release(&a);
 	}
+	if (pl->arch_source)
+		buf_addf(out, "  archs checked against %s\n", pl->arch_source);
 	buf_addstr(out, "expected     SASS");
 	for (i = 0; i < pl->sass.n; i++)
 		buf_addf(out, " %s", pl->sass.v[i]);
@@ -617,6 +621,7 @@ plan_json(const struct plan *pl)
 
 	json_set(o, "profile", profile_json(pl->profile));
 	json_set(o, "torch_cuda_arch_list", json_string(pl->arch_list));
+	json_set(o, "arch_source", pl->arch_source ? json_string(pl->arch_source) : json_null());
 	json_set(exp, "sass", json_string_array(pl->sass.v, pl->sass.n));
 	json_set(exp, "ptx", json_string_array(pl->ptx.v, pl->ptx.n));
 	json_set(o, "expected", exp);

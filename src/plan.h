@@ -65,6 +65,7 @@ struct plan {
 	char *out_dir;
 	char *ccache;               /* the ccache program when build.cache is ccache, else NULL */
 	char *cuda_home;
+	char *arch_source;          /* what judged the archs: the tree's select_compute_arch.cmake or bwbuild's table */
 };
 
 struct plan_opts {
@@ -76,6 +77,7 @@ struct plan_opts {
 	const char *self_exe;   /* bwbuild itself, for the compiler launcher; NULL: no launcher */
 	const char *ccache;     /* the ccache program when build.cache is ccache */
 	char *const *env;       /* bwbuild's environment, for plan.inherited; NULL: none */
+	const char *arch_source; /* kb_arch_source()'s words; NULL: not said */
 };
 
 /* NAME=VALUE entries as a JSON object. */

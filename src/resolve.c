@@ -74,6 +74,26 @@ cuda_version_nvcc(const char *nvcc)
 	return v;
 }
 
+/* The CUDA a profile builds with, without starting anything: cuda.version, else the toolkit's files. */
+static unsigned
+profile_cuda_version(const struct profile *p)
+{
+	struct buf f = BUF_INIT;
+	unsigned v = kb_parse_version(p->cuda_version.str);
+
+	if (!v) {
+		buf_addf(&f, "%s/version.json", resolve_cuda_home(p));
+		v = cuda_version_json(f.s);
+	}
+	if (!v) {
+		buf_reset(&f);
+		buf_addf(&f, "%s/include/cuda.h", resolve_cuda_home(p));
+		v = cuda_version_header(f.s);
+	}
+	buf_release(&f);
+	return v;
+}
+
 const char *
 resolve_cuda_home(const struct profile *p)
 {
@@ -129,7 +149,7 @@ extension_archs(struct profile *p)
 int
 resolve_profile(struct profile *p, const struct resolve_opts *o)
 {
-	struct kb_context kc = { 0, NULL, 0, NULL };
+	struct kb_context kc = { 0, NULL, 0, NULL, NULL };
 	struct buf from = BUF_INIT;
 	int rc;
 
@@ -171,6 +191,7 @@ resolve_profile(struct profile *p, const struct resolve_opts *o)
 	/* An extension's ref is its own release, not torch's; its torch is checked at the build. */
 	kc.torch = profile_is_extension(p) ? 0 : kb_parse_version(p->source_ref.str);
 	kc.torch_from = "source.ref";
+	kc.src_dir = o->source_dir;
 	rc = kb_check(p, &kc, o->strict);
 	buf_release(&from);
 	return rc;
@@ -197,6 +218,7 @@ resolve_plan(struct plan *pl, const struct profile *p, const struct resolve_opts
 	struct plan_opts po;
 	struct host h;
 	char *work, *out, *self, *ccache = NULL, *src = NULL;
+	struct buf arch_source = BUF_INIT;
 	int ret = -1;
 
 	memset(pl, 0, sizeof(*pl));
@@ -222,7 +244,14 @@ resolve_plan(struct plan *pl, const struct profile *p, const struct resolve_opts
 	po.self_exe = self;
 	po.ccache = ccache;
 	po.env = environ;
+	/* What judges the archs of a torch tree (an extension's are its torch's) */
+	if (!profile_is_extension(p) && p->features[FEAT_CUDA] != TRI_OFF && p->narchs) {
+		kb_arch_source(src, kb_parse_version(p->source_ref.str), "source.ref",
+			       profile_cuda_version(p), &arch_source);
+		po.arch_source = arch_source.s;
+	}
 	ret = plan_make(pl, p, &h, &po);
+	buf_release(&arch_source);
 	free(src);
 	free(self);
 	free(ccache);

@@ -45,7 +45,7 @@ contains "$TMP/out" "✅ nvcc           CUDA 12.6 at $TMP/fakecuda/bin/nvcc"
 run 1 "$BW" doctor --profile demo --set "cuda.home=$TMP/fakecuda" --set cuda.version=13.0
 contains "$TMP/out" "❌ nvcc version   the profile says cuda.version 13.0 (--set cuda.version=13.0:1) but $TMP/fakecuda/bin/nvcc is CUDA 12.6"
 run 2 "$BW" doctor --profile tests/fixtures/profiles/bad/kb-torch.yaml
-contains "$TMP/err" "torch 2.5 (source.ref) does not know '12.0'; it needs torch >= 2.7"
+contains "$TMP/err" "torch 2.5 (source.ref) does not accept '12.0f' in TORCH_CUDA_ARCH_LIST"
 
 # profiles: names, descriptions and where each lives; shadowed names marked.
 run 0 "$BW" profiles

@@ -2,7 +2,59 @@
 
 #include "../../src/buf.h"
 #include "../../src/doctor.h"
+#include "../../src/strvec.h"
+#include "../../src/treeneeds.h"
 #include "t.h"
+
+static void
+t_treeneeds(void)
+{
+	static const char py[] =
+		"import os, sys as s\n"
+		"from __future__ import annotations\n"
+		"from . import (a,\n"
+		"    b as c)\n"
+		"from ..x.y import z\n"
+		"\"\"\"\n"
+		"import in_docstring\n"
+		"\"\"\"\n"
+		"    import indented\n"
+		"from typing_extensions import Self\n"
+		"import yaml\n";
+	static const char toml[] =
+		"[build-system]\nrequires = [\n  \"setuptools>=70.1\", 'PyYAML',  # c\n"
+		"  \"typing-extensions>=4.10.0\", \"cmake\",\n]\n[tool.x]\nrequires = [\"no\"]\n";
+	struct strvec v = STRVEC_INIT;
+	struct buf b = BUF_INIT, pip = BUF_INIT, deb = BUF_INIT;
+	unsigned line = 0;
+
+	CHECK(cmake_minimum_text("cmake_minimum_required(VERSION 3.18 FATAL_ERROR)\n", 49, &line) == 318 &&
+	      line == 1);
+	CHECK(cmake_minimum_text("# cmake_minimum_required(VERSION 9.9)\nCMAKE_MINIMUM_REQUIRED (\n"
+				 "  VERSION \"3.27...3.31\")\n", 88, &line) == 327 && line == 2);
+	CHECK(cmake_minimum_text("project(x)\n", 11, &line) == 0);
+	CHECK(cmake_minimum_text("my_cmake_minimum_required(VERSION 3.1)", 38, &line) == 0);
+
+	py_imports_text(py, strlen(py), &v);
+	strvec_join(&v, "|", &b);
+	CHECK_STR(b.s, "os\t1|sys\t1|__future__\t2|.\t3|.a\t3|.b\t3|..x.y\t5|..x.y.z\t5|"
+		       "typing_extensions\t10|typing_extensions.Self\t10|yaml\t11");
+	strvec_clear(&v);
+	buf_reset(&b);
+	pyproject_requires_text(toml, strlen(toml), &v);
+	strvec_join(&v, " ", &b);
+	CHECK_STR(b.s, "setuptools pyyaml typing-extensions cmake");
+	strvec_clear(&v);
+	py_module_packages("yaml", &pip, &deb);
+	CHECK(!strcmp(pip.s, "pyyaml") && !strcmp(deb.s, "python3-yaml"));
+	buf_reset(&pip);
+	buf_reset(&deb);
+	py_module_packages("Jinja2", &pip, &deb);
+	CHECK(!strcmp(deb.s, "python3-jinja2"));
+	buf_release(&b);
+	buf_release(&pip);
+	buf_release(&deb);
+}
 
 void
 t_doctor(void)
@@ -22,4 +74,5 @@ t_doctor(void)
 	CHECK(smi_line_parse("no commas here", &cc, &drv, &name) < 0);
 	CHECK(smi_line_parse("x, [N/A], 570", &cc, &drv, &name) < 0);
 	buf_release(&name);
+	t_treeneeds();
 }

@@ -1,0 +1,21 @@
+#include <stdint.h>
+
+#include "../../src/strvec.h"
+#include "../../src/treeneeds.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+/* The same bytes as a CMakeLists.txt, a Python file and a pyproject.toml. */
+int
+LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	struct strvec out = STRVEC_INIT;
+	unsigned line = 0;
+
+	cmake_minimum_text((const char *)data, size, &line);
+	py_imports_text((const char *)data, size, &out);
+	strvec_clear(&out);
+	pyproject_requires_text((const char *)data, size, &out);
+	strvec_clear(&out);
+	return 0;
+}
