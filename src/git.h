@@ -28,6 +28,14 @@ struct repo_checkout_opts {
 	const char *cache_dir; /* holds git/ mirrors (repo_cache_dir) */
 	int force;
 	int refresh;           /* fetch even when the ref is already in the mirror */
+	/*
+	 * Directories of bare repositories searched before the cache
+	 * (repo_mirror_candidates says how they are named); one that has the
+	 * commit is used as it is, read only. NULL: none.
+	 */
+	const struct strvec *mirror_dirs;
+	/* Submodule paths (nested ones from the top) left out with what they hold. NULL: none. */
+	const struct strvec *exclude;
 };
 
 struct repo_submodule_info {
@@ -40,6 +48,9 @@ struct repo_tree_info {
 	char *commit;
 	struct repo_submodule_info *subs;
 	size_t nsubs, alloc;
+	/* files not checked out because the mirrors lack their blobs (from the top of the tree) */
+	char **absent;
+	size_t nabsent;
 };
 
 int repo_checkout(const struct repo_checkout_opts *o, struct repo_tree_info *out);
@@ -53,6 +64,30 @@ void repo_cache_dir(struct buf *out);
 int repo_cache_dir_check(const char *dir);
 /* <cache>/git/<last URL component>-<12 hex of sha256(URL)>.git */
 void repo_mirror_path(const char *cache_dir, const char *url, struct buf *out);
+/*
+ * URLs of one repository: a remote URL without its trailing "/" and ".git"
+ * (GitHub answers both spellings); a local path as it is.
+ */
+void repo_url_key(const char *url, struct buf *out);
+/*
+ * `url` after the url.<base>.insteadOf rules (pairs base, prefix in
+ * `rules`): the longest matching prefix is replaced by its base, as git does.
+ */
+void repo_url_rewrite(const struct strvec *rules, const char *url, struct buf *out);
+/* The rules of the user's git config (global, XDG, system). -1 when unreadable. */
+int repo_url_rules_load(struct strvec *rules);
+/* $BWBUILD_MIRRORS: mirror directories separated by ':'. */
+void repo_mirror_dirs_env(struct strvec *dirs);
+/*
+ * Where a mirror directory `dir` may hold `url`'s repository, in the order
+ * tried: <owner>+<name>, <owner>+<name>.git, <owner>/<name>.git,
+ * <owner>/<name>, <name>.git, <name>, each first with a /repo suffix
+ * (<owner> and <name> are the URL's last two components, ".git" dropped;
+ * on disk a name also matches in another case).
+ */
+void repo_mirror_candidates(const char *dir, const char *url, struct strvec *out);
+/* The relative path from directory `from` to `to` (both absolute), as a gitlink names it. */
+void repo_relative_path(const char *from, const char *to, struct buf *out);
 /* A .gitmodules URL ("../cutlass.git") joined to its superproject's URL, as git does. */
 void repo_url_join(const char *base, const char *rel, struct buf *out);
 
