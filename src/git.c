@@ -412,6 +412,20 @@ resolve_nocase(const char *path, struct buf *out)
 	return ret;
 }
 
+/* A mirror directory's repository, or its objects/, that everyone may write. */
+static int
+world_writable(const char *repo)
+{
+	struct buf objects = BUF_INIT;
+	struct stat st;
+	int ww = stat(repo, &st) == 0 && (st.st_mode & S_IWOTH);
+
+	buf_addf(&objects, "%s/objects", repo);
+	ww = ww || (stat(objects.s, &st) == 0 && (st.st_mode & S_IWOTH));
+	buf_release(&objects);
+	return ww;
+}
+
 /* A bare repository there: its HEAD, objects/ and refs/. */
 static int
 looks_bare(const char *path)
@@ -456,7 +470,11 @@ mirror_dir_find(const struct strvec *dirs, const char *url, const char *ref, con
 				continue;
 			}
 			strset_add(&seen, real.s);
-			if (git_repository_open_bare(&m, real.s) < 0) {
+			if (world_writable(real.s)) {
+				if (tried)
+					strvec_pushf(tried, "%s (refused: writable by all, so anyone could "
+						     "change what it serves)", real.s);
+			} else if (git_repository_open_bare(&m, real.s) < 0) {
 				if (tried)
 					strvec_pushf(tried, "%s (not a repository git can open)", real.s);
 			} else if (ref ? resolve(m, ref, &id) == 0 : odb_has(m, want)) {
