@@ -1226,6 +1226,8 @@ mark_absent(git_repository *repo, git_tree *tree, const struct strvec *paths)
 	git_index *idx = NULL;
 	int rc = git_repository_index(&idx, repo);
 
+	/* libgit2 refuses an entry whose blob it cannot read, unless told to trust the id */
+	git_libgit2_opts(GIT_OPT_ENABLE_STRICT_OBJECT_CREATION, 0);
 	for (size_t i = 0; rc == 0 && i < paths->n; i++) {
 		git_tree_entry *te = NULL;
 		git_index_entry ie;
@@ -1240,6 +1242,7 @@ mark_absent(git_repository *repo, git_tree *tree, const struct strvec *paths)
 		rc = git_index_add(idx, &ie);
 		git_tree_entry_free(te);
 	}
+	git_libgit2_opts(GIT_OPT_ENABLE_STRICT_OBJECT_CREATION, 1);
 	if (rc == 0)
 		rc = git_index_write(idx);
 	git_index_free(idx);
@@ -1269,7 +1272,10 @@ checkout_commit(struct checkout_ctx *c, git_repository *repo, const git_oid *oid
 		note("commit %s is missing from the objects in '%s'", git_oid_tostr_s(oid), objects);
 		goto out;
 	}
-	if (git_commit_tree(&tree, (git_commit *)target) < 0 || find_absent(repo, tree, &absent, &why) < 0) {
+	if (git_commit_tree(&tree, (git_commit *)target) < 0)
+		buf_addf(&why, "its tree %s is missing",
+			 git_oid_tostr_s(git_commit_tree_id((git_commit *)target)));
+	if (!tree || find_absent(repo, tree, &absent, &why) < 0) {
 		error("cannot check out '%s' at %s: %s", what, git_oid_tostr_s(oid),
 		      why.len ? why.s : "its tree is missing");
 		note("the objects come from '%s', which is incomplete; fetch it again or use a "
