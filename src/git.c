@@ -1796,13 +1796,14 @@ checkout_report(struct checkout_ctx *c)
 			seen = !strcmp(c->left_out.v[j], ex->v[i]) ||
 			       (starts_with(ex->v[i], c->left_out.v[j]) &&
 				ex->v[i][strlen(c->left_out.v[j])] == '/');
+		/* a shared profile names paths of several releases: a note, not a warning */
 		if (!seen)
-			warning("source.submodules.exclude names '%s', which is no submodule of this "
-				"tree", ex->v[i]);
+			note("source.submodules.exclude: '%s' is no submodule of this tree; nothing "
+			     "left out for it", ex->v[i]);
 	}
 	if (c->absent.n) {
-		warning("%zu file%s missing from the mirrors %s not checked out (files such a "
-			"snapshot leaves out; a build never needs them):", c->absent.n,
+		warning("%zu file%s missing from the mirrors %s not checked out (large files a "
+			"snapshot leaves out; a build never needs them)", c->absent.n,
 			c->absent.n == 1 ? " is" : "s are", c->absent.n == 1 ? "and was" : "and were");
 		note_lines(c->absent.v, c->absent.n, 50);
 	}
