@@ -464,8 +464,15 @@ mirror_dir_find(const struct strvec *dirs, const char *url, const char *ref, con
 			git_repository *m = NULL;
 			git_oid id;
 
-			if (resolve_nocase(cands.v[i], &real) < 0 || !looks_bare(real.s) ||
-			    strset_has(&seen, real.s)) {
+			if (resolve_nocase(cands.v[i], &real) < 0) {
+				buf_reset(&real);
+			} else if (!looks_bare(real.s)) {
+				/* a clone with a work tree: its .git */
+				buf_addstr(&real, "/.git");
+				if (!looks_bare(real.s))
+					buf_reset(&real);
+			}
+			if (!real.len || strset_has(&seen, real.s)) {
 				buf_release(&real);
 				continue;
 			}
