@@ -166,7 +166,7 @@ patches_already_applied(struct build *b, struct json *patches)
  * so the checkout finds a clean tree (0); -1 after reporting.
  */
 static int
-tree_is_current(struct build *b, const char *cache, const char *record)
+tree_is_current(struct build *b, const char *cache, const struct strvec *dirs, const char *record)
 {
 	const struct profile *p = &b->profile;
 	const char *src = b->plan.src_dir;
@@ -178,7 +178,8 @@ tree_is_current(struct build *b, const char *cache, const char *record)
 			return -1;
 		if (path_exists(src)) {
 			if (!b->opts->refresh)
-				repo_resolve_cached(cache, p->source_repo.str, p->source_ref.str, &target);
+				repo_resolve_source(cache, dirs, p->source_repo.str, p->source_ref.str,
+						    &target);
 			skip = patches_before_checkout(&b->patches, tree_version(p, src), src, record,
 						       target.len ? target.s : NULL);
 		}
@@ -213,9 +214,13 @@ checkout_source(struct build *b)
 	json_set(b->source, "patches", patches);
 	repo_cache_dir(&cache);
 	buf_addf(&record, "%s/patches.applied", b->plan.work_dir);
+	/* $BWBUILD_MIRRORS (this machine's) first, then the profile's source.mirrors */
+	repo_mirror_dirs_env(&dirs);
+	if (p->source_mirrors.str && *p->source_mirrors.str)
+		strvec_push(&dirs, p->source_mirrors.str);
 	rc = repo_cache_dir_check(cache.s);
 	if (!rc)
-		rc = tree_is_current(b, cache.s, record.s);
+		rc = tree_is_current(b, cache.s, &dirs, record.s);
 	if (rc > 0) {
 		rc = repo_describe(b->plan.src_dir, &b->tree, NULL);
 		if (rc < 0)
@@ -230,10 +235,6 @@ checkout_source(struct build *b)
 		co.cache_dir = cache.s;
 		co.force = b->opts->force;
 		co.refresh = b->opts->refresh;
-		/* $BWBUILD_MIRRORS (this machine's) first, then the profile's source.mirrors */
-		repo_mirror_dirs_env(&dirs);
-		if (p->source_mirrors.str && *p->source_mirrors.str)
-			strvec_push(&dirs, p->source_mirrors.str);
 		for (size_t i = 0; i < p->nsubmodules_exclude; i++)
 			strvec_push(&exclude, p->submodules_exclude[i]);
 		co.mirror_dirs = &dirs;

@@ -1550,6 +1550,8 @@ sub_repo_open(struct checkout_ctx *c, const char *shown, const char *workdir, co
 		goto done;
 	*fresh = 1;
 	ret = ensure_alternate(*out, objects);
+	if (!ret)
+		fault_point("checkout-submodule-ready");
 done:
 	buf_release(&dotgit);
 	return ret;
@@ -2172,19 +2174,29 @@ repo_resolve_local(const char *dir, const char *ref, struct buf *out)
 int
 repo_resolve_cached(const char *cache_dir, const char *url, const char *ref, struct buf *out)
 {
-	struct buf mpath = BUF_INIT, canon = BUF_INIT;
+	struct strvec dirs = STRVEC_INIT;
 	int ret;
 
-	struct strvec rules = STRVEC_INIT, dirs = STRVEC_INIT;
-	struct buf real = BUF_INIT, found = BUF_INIT;
-	git_oid oid;
-
-	/* as the fetch step finds it: insteadOf, $BWBUILD_MIRRORS, then the cache */
-	repo_url_rules_load(&rules);
 	repo_mirror_dirs_env(&dirs);
+	ret = repo_resolve_source(cache_dir, &dirs, url, ref, out);
+	strvec_clear(&dirs);
+	return ret;
+}
+
+int
+repo_resolve_source(const char *cache_dir, const struct strvec *mirror_dirs, const char *url,
+		    const char *ref, struct buf *out)
+{
+	struct buf mpath = BUF_INIT, canon = BUF_INIT, real = BUF_INIT, found = BUF_INIT;
+	struct strvec rules = STRVEC_INIT;
+	git_oid oid;
+	int ret;
+
+	/* as the fetch step finds it: insteadOf, the mirror directories, then the cache */
+	repo_url_rules_load(&rules);
 	repo_url_rewrite(&rules, url, &real);
 	git_libgit2_init();
-	ret = mirror_dir_find(&dirs, real.s, ref, NULL, &oid, &found, NULL);
+	ret = mirror_dir_find(mirror_dirs, real.s, ref, NULL, &oid, &found, NULL);
 	if (ret == 0)
 		buf_addstr(out, git_oid_tostr_s(&oid));
 	git_libgit2_shutdown();
@@ -2198,7 +2210,6 @@ repo_resolve_cached(const char *cache_dir, const char *url, const char *ref, str
 	buf_release(&real);
 	buf_release(&found);
 	strvec_clear(&rules);
-	strvec_clear(&dirs);
 	return ret;
 }
 

@@ -108,8 +108,14 @@ int repo_apply_text(const char *dir, const char *text, size_t len, int check_onl
 /* HEAD's commit id; the id a ref resolves to without fetching. -1 when unknown. */
 int repo_head_commit(const char *dir, struct buf *out);
 int repo_resolve_local(const char *dir, const char *ref, struct buf *out);
-/* The id `ref` has in the cached mirror of `url`, without fetching; -1 when not there. */
+/*
+ * The id `ref` has where the fetch step would take `url` from (insteadOf,
+ * the mirror directories, the cache), without fetching; -1 when not there.
+ * repo_resolve_cached searches the mirror directories of $BWBUILD_MIRRORS.
+ */
 int repo_resolve_cached(const char *cache_dir, const char *url, const char *ref, struct buf *out);
+int repo_resolve_source(const char *cache_dir, const struct strvec *mirror_dirs, const char *url,
+			const char *ref, struct buf *out);
 /* Paths that differ from HEAD in the work tree (modified, new, deleted). */
 int repo_changed_paths(const char *dir, struct strvec *paths);
 

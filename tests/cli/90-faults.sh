@@ -102,7 +102,7 @@ checkout_whole() {
 		fail "the checkout is not whole after a kill at $1"
 }
 h3=0
-for p in create init config renamed workdir linked; do
+for p in create init config renamed workdir linked ready; do
 	rm -rf "$w"
 	BWBUILD_FAULT="checkout-submodule-$p:2" run 137 fetch_only
 	run 0 fetch_only
@@ -125,7 +125,7 @@ if command -v strace >/dev/null 2>&1; then
 	on && name ~ /^(openat|open|creat|mkdir|mkdirat|write|pwrite64|rename|renameat|renameat2|link|linkat|symlink|symlinkat|unlink|unlinkat|rmdir|fsync|fdatasync|ftruncate|chmod|fchmod|fchmodat)$/ &&
 		!(name ~ /^open/ && $0 !~ /O_WRONLY|O_RDWR|O_CREAT|O_TRUNC/) &&
 		!(name == "write" && $0 ~ /^write\(2,/) { print name, count[name] }
-	/fault point: checkout-submodule-linked/ && on { exit }' "$TMP/trace90" > "$TMP/kills90"
+	/fault point: checkout-submodule-ready/ && on { exit }' "$TMP/trace90" > "$TMP/kills90"
 	[ "$(wc -l < "$TMP/kills90")" -ge 20 ] || fail "too few system calls in the window: $(cat "$TMP/kills90")"
 	while read -r sc k; do
 		rm -rf "$w"
