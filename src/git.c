@@ -531,17 +531,34 @@ submodule_upstream(git_submodule *sm, const char *parent, struct buf *out)
  */
 struct progress {
 	const char *what;
-	double start, last;
-	unsigned next_pct;
+	struct repo_progress due;
 	int tty, shown;
 };
+
+void
+repo_progress_start(struct repo_progress *p, double now)
+{
+	p->start = p->last = now;
+	p->next_pct = 10;
+}
+
+int
+repo_progress_due(struct repo_progress *p, size_t done, size_t total, double now)
+{
+	unsigned pct = total ? (unsigned)(100.0 * (double)done / (double)total) : 0;
+
+	if (now - p->start < 5.0 || pct < p->next_pct || now - p->last < 5.0)
+		return 0;
+	p->next_pct = pct / 10 * 10 + 10;
+	p->last = now;
+	return 1;
+}
 
 static void
 progress_init(struct progress *p, const char *what)
 {
 	p->what = what;
-	p->start = p->last = now_seconds();
-	p->next_pct = 10;
+	repo_progress_start(&p->due, now_seconds());
 	p->tty = isatty(STDERR_FILENO);
 	p->shown = 0;
 }
@@ -553,18 +570,16 @@ progress_update(struct progress *p, size_t done, size_t total, const char *detai
 	unsigned pct = total ? (unsigned)(100.0 * (double)done / (double)total) : 0;
 
 	if (p->tty) {
-		if (t - p->last < 0.25 && done != total)
+		if (t - p->due.last < 0.25 && done != total)
 			return;
 		fprintf(stderr, "\r%s: %u%% (%zu/%zu)%s\033[K", p->what, pct, done, total, detail);
-		p->last = t;
+		p->due.last = t;
 		p->shown = 1;
 		return;
 	}
-	if (t - p->start < 5.0 || pct < p->next_pct || t - p->last < 5.0)
+	if (!repo_progress_due(&p->due, done, total, t))
 		return;
 	fprintf(stderr, "%s: %u%% (%zu/%zu)%s\n", p->what, pct, done, total, detail);
-	p->next_pct = pct / 10 * 10 + 10;
-	p->last = t;
 	p->shown = 1;
 }
 
@@ -606,7 +621,7 @@ mirror_fetch(git_repository *m, const char *url, const char *mpath, const char *
 {
 	git_remote *remote = NULL;
 	git_fetch_options fo = GIT_FETCH_OPTIONS_INIT;
-	struct fetch_progress fp = { { NULL, 0, 0, 0, 0, 0 }, 0, 0 };
+	struct fetch_progress fp = { { NULL, { 0, 0, 0 }, 0, 0 }, 0, 0 };
 	struct buf label = BUF_INIT;
 	int rc;
 
@@ -626,7 +641,7 @@ mirror_fetch(git_repository *m, const char *url, const char *mpath, const char *
 	progress_end(&fp.p);
 	if (rc == 0 && fp.objects)
 		fprintf(stderr, "fetch: %s: %u objects, %.1f MiB in %.1f s\n", url, fp.objects,
-			(double)fp.bytes / (1024.0 * 1024.0), now_seconds() - fp.p.start);
+			(double)fp.bytes / (1024.0 * 1024.0), now_seconds() - fp.p.due.start);
 	buf_release(&label);
 	if (rc < 0) {
 		const git_error *e = git_error_last();

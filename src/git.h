@@ -121,6 +121,19 @@ int repo_changed_paths(const char *dir, struct strvec *paths);
 
 /* The committer time of `commit` in the repository at `dir` (seconds since 1970); -1 when unknown. */
 int repo_commit_time(const char *dir, const char *commit, long long *out);
+/*
+ * Progress into a log (not a terminal): nothing for the first 5 seconds,
+ * then at most one line per 10% and per 5 seconds, however often libgit2
+ * reports (a fetch reports on every object, and again while it resolves
+ * deltas). repo_progress_due says whether a line is due `now` (seconds).
+ */
+struct repo_progress {
+	double start, last;
+	unsigned next_pct;
+};
+void repo_progress_start(struct repo_progress *p, double now);
+int repo_progress_due(struct repo_progress *p, size_t done, size_t total, double now);
+
 /* libgit2's version, "1.5.1". */
 void repo_version_string(struct buf *out);
 

@@ -136,6 +136,33 @@ git_sources(void)
 	relpath("/w/src/a/", "/w/src/.git/modules/a/", "../.git/modules/a");
 	relpath("/w/ab", "/w/a/b", "../a/b");
 	relpath("/w/a", "/w/a", ".");
+
+	/*
+	 * Progress into a log is bounded: 60 s of a fetch reporting every
+	 * millisecond, the last 40 s of it at 100% (resolving deltas) -- the
+	 * pattern that printed 1,175 identical lines -- gives at most 10.
+	 */
+	{
+		struct repo_progress pr;
+		unsigned lines = 0, lines_at_end = 0;
+
+		repo_progress_start(&pr, 100.0);
+		for (unsigned ms = 0; ms < 60000; ms++) {
+			size_t done = ms < 20000 ? ms / 2 : 10000;
+			int due = repo_progress_due(&pr, done, 10000, 100.0 + ms / 1000.0);
+
+			lines += due;
+			lines_at_end += due && done == 10000;
+		}
+		CHECK(lines >= 2 && lines <= 10);
+		CHECK(lines_at_end <= 1);
+		/* a quick operation prints none */
+		repo_progress_start(&pr, 0);
+		lines = 0;
+		for (unsigned ms = 0; ms < 4000; ms++)
+			lines += repo_progress_due(&pr, ms, 4000, ms / 1000.0);
+		CHECK(lines == 0);
+	}
 	buf_release(&a);
 	buf_release(&b);
 }
