@@ -185,3 +185,15 @@ fetch 1
 contains "$TMP/err" "note: tried $M/acme+lib/repo (refused: writable by all"
 chmod 755 "$M/acme+lib/repo"
 fetch 0
+
+# 6. A bad source.submodules is refused at its line.
+cat > "$d/bad86.yaml" <<YAML
+extends: $d/p86.yaml
+source:
+  submodules:
+    exclude: [../outside]
+    include: [x]
+YAML
+run 2 "$BW" plan --profile "$d/bad86.yaml"
+contains "$TMP/err" "bad86.yaml:4:15: error: '../outside' is not a submodule path inside the tree"
+contains "$TMP/err" "bad86.yaml:5:5: error: unknown key 'include' in source.submodules (known keys: exclude)"
