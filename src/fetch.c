@@ -4,6 +4,7 @@
 #include "cmakeopts.h"
 #include "diag.h"
 #include "json.h"
+#include "strvec.h"
 #include "knowledge.h"
 #include "python.h"
 #include "step.h"
@@ -171,7 +172,7 @@ patches_already_applied(struct build *b, struct json *patches)
  * so the checkout finds a clean tree (0); -1 after reporting.
  */
 static int
-tree_is_current(struct build *b, const char *cache, const char *record)
+tree_is_current(struct build *b, const char *cache, const struct strvec *dirs, const char *record)
 {
 	const struct profile *p = &b->profile;
 	const char *src = b->plan.src_dir;
@@ -183,7 +184,8 @@ tree_is_current(struct build *b, const char *cache, const char *record)
 			return -1;
 		if (path_exists(src)) {
 			if (!b->opts->refresh)
-				repo_resolve_cached(cache, p->source_repo.str, p->source_ref.str, &target);
+				repo_resolve_source(cache, dirs, p->source_repo.str, p->source_ref.str,
+						    &target);
 			skip = patches_before_checkout(&b->patches, tree_version(p, src), src, record,
 						       target.len ? target.s : NULL);
 		}
@@ -212,14 +214,19 @@ checkout_source(struct build *b)
 	struct buf record = BUF_INIT, cache = BUF_INIT;
 	struct repo_checkout_opts co;
 	struct json *patches = json_array();
+	struct strvec dirs = STRVEC_INIT, exclude = STRVEC_INIT;
 	int rc;
 
 	json_set(b->source, "patches", patches);
 	repo_cache_dir(&cache);
 	buf_addf(&record, "%s/patches.applied", b->plan.work_dir);
+	/* $BWBUILD_MIRRORS (this machine's) first, then the profile's source.mirrors */
+	repo_mirror_dirs_env(&dirs);
+	if (p->source_mirrors.str && *p->source_mirrors.str)
+		strvec_push(&dirs, p->source_mirrors.str);
 	rc = repo_cache_dir_check(cache.s);
 	if (!rc)
-		rc = tree_is_current(b, cache.s, record.s);
+		rc = tree_is_current(b, cache.s, &dirs, record.s);
 	if (rc > 0) {
 		rc = repo_describe(b->plan.src_dir, &b->tree, NULL);
 		if (rc < 0)
@@ -234,6 +241,14 @@ checkout_source(struct build *b)
 		co.cache_dir = cache.s;
 		co.force = b->opts->force;
 		co.refresh = b->opts->refresh;
+		for (size_t i = 0; i < p->nsubmodules_exclude; i++)
+			strvec_push(&exclude, p->submodules_exclude[i]);
+		co.mirror_dirs = &dirs;
+		co.exclude = &exclude;
+		for (size_t i = 0; i < dirs.n; i++)
+			if (!is_dir(dirs.v[i]))
+				warning("the mirror directory '%s' does not exist; fetching without it",
+					dirs.v[i]);
 		rc = repo_checkout(&co, &b->tree);
 		if (!rc && b->patches.project)
 			rc = patches_apply(&b->patches, tree_version(p, b->plan.src_dir),
@@ -241,6 +256,8 @@ checkout_source(struct build *b)
 	}
 	buf_release(&record);
 	buf_release(&cache);
+	strvec_clear(&dirs);
+	strvec_clear(&exclude);
 	return rc;
 }
 
@@ -255,6 +272,12 @@ fetch_run(struct build *b)
 	if ((b->plan.local_source ? use_local_source(b) : checkout_source(b)) < 0)
 		goto out;
 	json_set(b->source, "submodules", submodules_json(&b->tree));
+	/* files the mirrors lacked, not checked out (large files a snapshot leaves out) */
+	if (b->tree.nabsent)
+		json_set(b->source, "absent_files", json_string_array(b->tree.absent, b->tree.nabsent));
+	if (p->nsubmodules_exclude)
+		json_set(b->source, "submodules_excluded",
+			 json_string_array((char *const *)p->submodules_exclude, p->nsubmodules_exclude));
 	buf_addstr(&b->commit, b->tree.commit ? b->tree.commit : "none");
 	if (b->tree.commit && repo_commit_time(b->plan.src_dir, b->tree.commit, &b->epoch) < 0)
 		b->epoch = -1;

@@ -28,6 +28,14 @@ struct repo_checkout_opts {
 	const char *cache_dir; /* holds git/ mirrors (repo_cache_dir) */
 	int force;
 	int refresh;           /* fetch even when the ref is already in the mirror */
+	/*
+	 * Directories of bare repositories searched before the cache
+	 * (repo_mirror_candidates says how they are named); one that has the
+	 * commit is used as it is, read only. NULL: none.
+	 */
+	const struct strvec *mirror_dirs;
+	/* Submodule paths (nested ones from the top) left out with what they hold. NULL: none. */
+	const struct strvec *exclude;
 };
 
 struct repo_submodule_info {
@@ -40,6 +48,9 @@ struct repo_tree_info {
 	char *commit;
 	struct repo_submodule_info *subs;
 	size_t nsubs, alloc;
+	/* files not checked out because the mirrors lack their blobs (from the top of the tree) */
+	char **absent;
+	size_t nabsent;
 };
 
 int repo_checkout(const struct repo_checkout_opts *o, struct repo_tree_info *out);
@@ -53,6 +64,30 @@ void repo_cache_dir(struct buf *out);
 int repo_cache_dir_check(const char *dir);
 /* <cache>/git/<last URL component>-<12 hex of sha256(URL)>.git */
 void repo_mirror_path(const char *cache_dir, const char *url, struct buf *out);
+/*
+ * URLs of one repository: a remote URL without its trailing "/" and ".git"
+ * (GitHub answers both spellings); a local path as it is.
+ */
+void repo_url_key(const char *url, struct buf *out);
+/*
+ * `url` after the url.<base>.insteadOf rules (pairs base, prefix in
+ * `rules`): the longest matching prefix is replaced by its base, as git does.
+ */
+void repo_url_rewrite(const struct strvec *rules, const char *url, struct buf *out);
+/* The rules of the user's git config (global, XDG, system). -1 when unreadable. */
+int repo_url_rules_load(struct strvec *rules);
+/* $BWBUILD_MIRRORS: mirror directories separated by ':'. */
+void repo_mirror_dirs_env(struct strvec *dirs);
+/*
+ * Where a mirror directory `dir` may hold `url`'s repository, in the order
+ * tried: <owner>+<name>, <owner>+<name>.git, <owner>/<name>.git,
+ * <owner>/<name>, <name>.git, <name>, each first with a /repo suffix
+ * (<owner> and <name> are the URL's last two components, ".git" dropped;
+ * on disk a name also matches in another case).
+ */
+void repo_mirror_candidates(const char *dir, const char *url, struct strvec *out);
+/* The relative path from directory `from` to `to` (both absolute), as a gitlink names it. */
+void repo_relative_path(const char *from, const char *to, struct buf *out);
 /* A .gitmodules URL ("../cutlass.git") joined to its superproject's URL, as git does. */
 void repo_url_join(const char *base, const char *rel, struct buf *out);
 
@@ -73,13 +108,32 @@ int repo_apply_text(const char *dir, const char *text, size_t len, int check_onl
 /* HEAD's commit id; the id a ref resolves to without fetching. -1 when unknown. */
 int repo_head_commit(const char *dir, struct buf *out);
 int repo_resolve_local(const char *dir, const char *ref, struct buf *out);
-/* The id `ref` has in the cached mirror of `url`, without fetching; -1 when not there. */
+/*
+ * The id `ref` has where the fetch step would take `url` from (insteadOf,
+ * the mirror directories, the cache), without fetching; -1 when not there.
+ * repo_resolve_cached searches the mirror directories of $BWBUILD_MIRRORS.
+ */
 int repo_resolve_cached(const char *cache_dir, const char *url, const char *ref, struct buf *out);
+int repo_resolve_source(const char *cache_dir, const struct strvec *mirror_dirs, const char *url,
+			const char *ref, struct buf *out);
 /* Paths that differ from HEAD in the work tree (modified, new, deleted). */
 int repo_changed_paths(const char *dir, struct strvec *paths);
 
 /* The committer time of `commit` in the repository at `dir` (seconds since 1970); -1 when unknown. */
 int repo_commit_time(const char *dir, const char *commit, long long *out);
+/*
+ * Progress into a log (not a terminal): nothing for the first 5 seconds,
+ * then at most one line per 10% and per 5 seconds, however often libgit2
+ * reports (a fetch reports on every object, and again while it resolves
+ * deltas). repo_progress_due says whether a line is due `now` (seconds).
+ */
+struct repo_progress {
+	double start, last;
+	unsigned next_pct;
+};
+void repo_progress_start(struct repo_progress *p, double now);
+int repo_progress_due(struct repo_progress *p, size_t done, size_t total, double now);
+
 /* libgit2's version, "1.5.1". */
 void repo_version_string(struct buf *out);
 

@@ -976,6 +976,41 @@ is_target_name(const char *s)
 	return n >= 2 && n <= 3 && (!d[n] || ((d[n] == 'a' || d[n] == 'f') && !d[n + 1]));
 }
 
+/* source.submodules: {exclude: [paths]}; each a path inside the tree, nested ones from the top. */
+static void
+validate_submodules(struct profile *p, const struct pnode *v)
+{
+	if (want_map(v, "source.submodules") < 0)
+		return;
+	for (size_t i = 0; i < v->n; i++) {
+		const struct pnode *x = v->items[i];
+		size_t n = x->kind == PN_SEQ ? x->n : 1;
+
+		if (strcmp(v->keys[i], "exclude")) {
+			error_at(&v->keylocs[i], "unknown key '%s' in source.submodules (known keys: "
+				 "exclude)", v->keys[i]);
+			continue;
+		}
+		free(p->submodules_exclude);
+		p->submodules_exclude = xcalloc(n ? n : 1, sizeof(*p->submodules_exclude));
+		p->nsubmodules_exclude = 0;
+		for (size_t j = 0; j < n; j++) {
+			const struct pnode *e = x->kind == PN_SEQ ? x->items[j] : x;
+			const char *s;
+
+			if (want_scalar(e, "source.submodules.exclude entry") < 0)
+				continue;
+			s = e->str;
+			if (!*s || *s == '/' || !strcmp(s, "..") || starts_with(s, "../") ||
+			    strstr(s, "/../") || ends_with(s, "/.."))
+				error_at(&e->loc, "'%s' is not a submodule path inside the tree, such as "
+					 "third_party/fbgemm/third_party/hipify_torch", s);
+			else
+				p->submodules_exclude[p->nsubmodules_exclude++] = s;
+		}
+	}
+}
+
 static void
 validate_exceptions(struct profile *p, const struct pnode *v)
 {
@@ -1055,6 +1090,10 @@ const struct profile_key profile_keys[] = {
 	{ "source", "ref", KEY_STRING, AT(source_ref), 0, NULL, NULL, "a tag, branch or commit" },
 	{ "source", "patches", KEY_STRING, AT(source_patches), 0, NULL, NULL,
 	  "the patch series patches/<project>/" },
+	{ "source", "mirrors", KEY_STRING, AT(source_mirrors), 0, NULL, NULL,
+	  "a directory of bare mirrors searched before the cache" },
+	{ "source", "submodules", KEY_SUBMODULES, 0, 0, NULL, NULL,
+	  "submodules left out (exclude: [paths])" },
 	{ "cuda", "archs", KEY_ARCHS, 0, 0, NULL, NULL, "TORCH_CUDA_ARCH_LIST entries" },
 	{ "cuda", "home", KEY_STRING, AT(cuda_home), 0, NULL, NULL, "the toolkit to build with" },
 	{ "cuda", "version", KEY_STRING, AT(cuda_version), 0, NULL, NULL,
@@ -1252,6 +1291,9 @@ validate_key(struct profile *p, const struct profile_key *k, const struct pnode 
 		break;
 	case KEY_EXCEPTIONS:
 		validate_exceptions(p, v);
+		break;
+	case KEY_SUBMODULES:
+		validate_submodules(p, v);
 		break;
 	case KEY_SWITCH:
 	case KEY_JOBS:
@@ -1461,6 +1503,19 @@ profile_load_set(struct profile *p, const char *spec, const struct strvec *sets)
 			free(abs);
 		p->source_repo.str = p->repo_abs;
 	}
+	if (p->source_mirrors.str && *p->source_mirrors.str && p->source_mirrors.str[0] != '/') {
+		/* relative to the file that set it, like source.repo */
+		char *d = dir_of(p->source_mirrors.loc.file);
+		struct buf b = BUF_INIT;
+		char *abs;
+
+		buf_addf(&b, "%s/%s", d, p->source_mirrors.str);
+		abs = path_absolute(b.s);
+		p->source_mirrors.str = keep_str(p, abs);
+		free(abs);
+		free(d);
+		buf_release(&b);
+	}
 	return diag_errors > before ? -1 : 0;
 }
 
@@ -1480,6 +1535,7 @@ profile_release(struct profile *p)
 	for (i = 0; i < p->nexceptions; i++)
 		free(p->exceptions[i].missing);
 	free(p->exceptions);
+	free(p->submodules_exclude);
 	free(p->repo_abs);
 	memset(p, 0, sizeof(*p));
 }

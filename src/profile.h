@@ -86,6 +86,9 @@ struct profile {
 	struct pvalue source_repo;  /* resolved: relative paths made absolute */
 	struct pvalue source_ref;
 	struct pvalue source_patches; /* project of a patch series (patches/<project>/), or unset/"" */
+	struct pvalue source_mirrors; /* a directory of bare mirrors; resolved like source_repo */
+	const char **submodules_exclude; /* source.submodules.exclude: paths from the top */
+	size_t nsubmodules_exclude;
 	struct parch *archs;        /* normalized: sorted, deduplicated */
 	size_t narchs;
 	int archs_given;            /* cuda.archs was set (maybe with bad entries) */
@@ -139,6 +142,7 @@ enum profile_key_kind {
 	KEY_MAP,     /* NAME: value pairs: a struct pkv * at off, their count (size_t) at aux */
 	KEY_ENV,     /* build.env: a KEY_MAP whose names build_env_refusal allows */
 	KEY_EXCEPTIONS, /* verify.exceptions: a list of {library, missing, reason} */
+	KEY_SUBMODULES, /* source.submodules: {exclude: [paths]} */
 	KEY_EXTENDS, /* the parent profile, taken out by the loader before validation */
 };
 
