@@ -284,15 +284,16 @@ run_job(struct job *j)
 	struct buf why = BUF_INIT;
 
 	if (j->member) {
-		struct buf data = BUF_INIT;
+		struct zip_spill sp;
 
-		if (zip_read_all(j->zip, j->member, &data, j->member->usize, &why) < 0)
+		/* Inflated to a temporary file, not memory: a member can claim gigabytes. */
+		if (zip_spill(j->zip, j->member, &sp, &why) < 0)
 			j->lib.error = buf_detach(&why);
-		else if (!elf_is_elf((const uint8_t *)data.s, data.len))
+		else if (!elf_is_elf(sp.p, sp.n))
 			j->skip = 1;
 		else
-			archs_scan_bytes(&j->lib, (const uint8_t *)data.s, data.len, 0);
-		buf_release(&data);
+			archs_scan_bytes(&j->lib, sp.p, sp.n, 1);
+		zip_spill_release(&sp);
 	} else {
 		int fd = open(j->file, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 		struct stat st;

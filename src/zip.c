@@ -674,6 +674,85 @@ zip_read(const struct zip *z, const struct zip_entry *e,
 	return -1;
 }
 
+struct spill_sink {
+	int fd;
+	const char *dir;
+	struct buf *why;
+};
+
+static int
+spill_write(void *vctx, const void *data, size_t n)
+{
+	struct spill_sink *c = vctx;
+	const char *p = data;
+
+	while (n) {
+		ssize_t w = write(c->fd, p, n);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0) {
+			buf_addf(c->why, "cannot write a temporary copy in '%s': %s", c->dir,
+				 w < 0 ? strerror(errno) : "no progress");
+			return -1;
+		}
+		p += w;
+		n -= (size_t)w;
+	}
+	return 0;
+}
+
+int
+zip_spill(const struct zip *z, const struct zip_entry *e, struct zip_spill *out,
+	  struct buf *why)
+{
+	const char *dir = getenv("TMPDIR") && *getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
+	struct spill_sink c = { -1, dir, why };
+	struct stat st;
+	void *map;
+
+	memset(out, 0, sizeof(*out));
+	c.fd = open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+	if (c.fd < 0) {
+		struct buf tmpl = BUF_INIT;
+
+		buf_addf(&tmpl, "%s/bwbuild-member.XXXXXX", dir);
+		c.fd = mkostemp(tmpl.s, O_CLOEXEC);
+		if (c.fd >= 0)
+			unlink(tmpl.s);
+		buf_release(&tmpl);
+	}
+	if (c.fd < 0) {
+		buf_addf(why, "cannot make a temporary file in '%s': %s", dir, strerror(errno));
+		return -1;
+	}
+	if (zip_read(z, e, spill_write, &c, why) < 0 || fstat(c.fd, &st) < 0) {
+		close(c.fd);
+		return -1;
+	}
+	if (st.st_size > 0) {
+		map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, c.fd, 0);
+		if (map == MAP_FAILED) {
+			buf_addf(why, "cannot map the temporary copy of '%s': %s", e->name,
+				 strerror(errno));
+			close(c.fd);
+			return -1;
+		}
+		out->p = map;
+		out->n = (size_t)st.st_size;
+	}
+	close(c.fd);
+	return 0;
+}
+
+void
+zip_spill_release(struct zip_spill *s)
+{
+	if (s->p)
+		munmap((void *)s->p, s->n);
+	memset(s, 0, sizeof(*s));
+}
+
 const struct zip_entry *
 zip_find(const struct zip *z, const char *name)
 {

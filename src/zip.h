@@ -69,6 +69,22 @@ int zip_read(const struct zip *z, const struct zip_entry *e,
 int zip_read_all(const struct zip *z, const struct zip_entry *e, struct buf *out, uint64_t max,
 		 struct buf *why);
 /*
+ * A member inflated into an unlinked temporary file (in $TMPDIR) and
+ * mapped read-only: for readers that need random access to a library
+ * (ELF section tables, dynamic symbols) without holding it in memory.
+ * The resident set is what the reader touches; a full disk is an error
+ * that says so.
+ */
+struct zip_spill {
+	const uint8_t *p;
+	size_t n;
+};
+
+int zip_spill(const struct zip *z, const struct zip_entry *e, struct zip_spill *out,
+	      struct buf *why);
+void zip_spill_release(struct zip_spill *s);
+
+/*
  * 1 if the file zip_open mapped is no longer the one it opened (size,
  * inode, modification or change time differ); its reason in `why`.
  */
