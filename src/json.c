@@ -197,6 +197,33 @@ json_at(const struct json *arr, size_t i)
 	return J(cJSON_GetArrayItem(CC(arr), (int)i));
 }
 
+size_t
+json_items(const struct json *j, const struct json ***out)
+{
+	const cJSON *c;
+	size_t n = 0, cap = 0;
+
+	*out = NULL;
+	if (!cJSON_IsArray(CC(j)) && !cJSON_IsObject(CC(j)))
+		return 0;
+	for (c = CC(j)->child; c; c = c->next) {
+		if (n == cap) {
+			cap = cap ? cap * 2 : 16;
+			*out = realloc(*out, cap * sizeof(**out));
+			if (!*out)
+				die("out of memory");
+		}
+		(*out)[n++] = J(c);
+	}
+	return n;
+}
+
+const char *
+json_member_key(const struct json *member)
+{
+	return member ? CC(member)->string : NULL;
+}
+
 const char *
 json_key_at(const struct json *obj, size_t i)
 {
