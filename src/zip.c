@@ -664,6 +664,8 @@ zip_read(const struct zip *z, const struct zip_entry *e,
 	size_t at = why->len;
 	struct buf changed = BUF_INIT;
 
+	if (z->path)
+		fault_truncate("zip-member", z->path);
 	if (read_entry(z, e, guarded_sink, &g, why) == 0)
 		return 0;
 	if (!g.failed && zip_changed(z, &changed)) {
