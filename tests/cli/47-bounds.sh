@@ -112,6 +112,9 @@ contains "$TMP/err" "'lie/liblie.so' claims 1099511627776 bytes from 68 compress
 m archs-320M-member 0 "$BW" archs "$b/bigmember/big-1.0-py3-none-any.whl"
 contains "$TMP/out" "0 of 1 ELF files carry CUDA code"
 [ -z "$(ls "$TMP/bounds-tmpdir")" ] || fail "archs left a temporary file"
+# fatbin: 200,000 entries, each another target (sorted-set insertion was O(n^2)).
+m fatbin-200k-targets 1 "$BW" archs "$b/fatbin/targets.fatbin"
+contains "$TMP/err" "targets.fatbin': more than 256 distinct targets (a crafted fatbin?)"
 # verify --against: the extension's 320 MiB library is not held either.
 m against-320M 0 "$BW" verify "$b/against/ext-1.0-py3-none-any.whl" \
 	--against "$b/against/mtorch-1.0-py3-none-any.whl"
