@@ -35,6 +35,14 @@
 /* An installed package's (torch has some 15,000). */
 #define RECORD_INSTALLED_ROWS 1000000
 
+static uint64_t
+record_most(size_t members)
+{
+	uint64_t most = ((uint64_t)members + RECORD_SPARE_ROWS) * 4096;
+
+	return most < (256ULL << 20) ? most : 256ULL << 20;
+}
+
 static void
 add_error(struct wheel_report *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
@@ -1516,7 +1524,8 @@ wheel_verify(struct wheel_report *r, const char *path, const struct wheel_expect
 
 	buf_reset(&member);
 	buf_addf(&member, "%s/RECORD", dist_info.s);
-	if (read_member(r, &z, member.s, 256ULL << 20, "RECORD", &text) < 0)
+	/* A row takes some 100 bytes: 4 KiB for each member (and spare row) is far beyond a real one. */
+	if (read_member(r, &z, member.s, record_most(z.n), "RECORD", &text) < 0)
 		goto done;
 	/* Rows beyond the members (and some to spare, to be named) can only be errors. */
 	if (record_parse_max(text.s, text.len, z.n + RECORD_SPARE_ROWS, &rows, &nrows, &why) < 0) {

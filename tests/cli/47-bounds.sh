@@ -98,10 +98,14 @@ short_err verneed
 m dynamic-2000 1 "$BW" verify "$b/dynamic/tiny-1.0-py3-none-any.whl"
 contains "$TMP/err" "error: 'tiny/libd.so': more than one SHT_DYNAMIC section (sections 2 and 4) (elf)"
 short_err dynamic-2000
-# RECORD: ",\n" x 8 M.
+# RECORD: ",\n" x 8 M (16 MiB), over the 4 KiB a member RECORD may take.
 m record-8M 1 "$BW" verify "$b/record/tiny-1.0-py3-none-any.whl"
-contains "$TMP/err" "error: tiny-1.0.dist-info/RECORD: line 1028: more than 1027 rows"
+contains "$TMP/err" "error: 'tiny-1.0.dist-info/RECORD' is larger than 4206592 bytes"
 short_err record-8M
+# RECORD: ",\n" x 1.5 M (3 MiB): rows past the members (and 1,024 spare) are refused.
+m record-1.5M-rows 1 "$BW" verify "$b/record-rows/tiny-1.0-py3-none-any.whl"
+contains "$TMP/err" "error: tiny-1.0.dist-info/RECORD: line 1028: more than 1027 rows"
+short_err record-1.5M-rows
 # zip: 64 directory entries on one 256 MiB member.
 m overlap-64x256M 1 "$BW" verify "$b/overlap/bomb-1.0-py3-none-any.whl"
 contains "$TMP/err" "members 'bomb/z00.bin' and 'bomb/z01.bin' share bytes (overlapping entries, as zip bombs have)"
