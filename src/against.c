@@ -76,8 +76,8 @@ library_bytes(const struct zip *z, const char *root, const char *path, struct li
 	}
 	buf_addf(&full, "%s/%s", root, path);
 	errno = 0;
-	fd = open(full.s, O_RDONLY | O_CLOEXEC);
-	if (fd >= 0 && fstat(fd, &st) == 0 && st.st_size > 0) {
+	fd = open(full.s, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	if (fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0) {
 		void *map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
 
 		if (map != MAP_FAILED) {
