@@ -459,6 +459,34 @@ scan_library(struct job *j, struct member_ctx *mc, int deep)
 	}
 }
 
+/*
+ * Whether the installed file j->file (root/name) resolves outside root, as
+ * a planted symbolic link would; pip never installs links, other tools may
+ * (inside the tree they are followed).
+ */
+static int
+leaves_root(const struct job *j)
+{
+	size_t rootlen = strlen(j->file) - strlen(j->name);
+	char *real = realpath(j->file, NULL), *rroot;
+	struct buf root = BUF_INIT;
+	int out = 0;
+
+	if (!real)
+		return 0; /* missing: the open says why */
+	buf_add(&root, j->file, rootlen ? rootlen - 1 : 0);
+	rroot = realpath(root.len ? root.s : "/", NULL);
+	if (rroot && strcmp(rroot, "/")) {
+		size_t n = strlen(rroot);
+
+		out = strncmp(real, rroot, n) || (real[n] != '/' && real[n]);
+	}
+	free(real);
+	free(rroot);
+	buf_release(&root);
+	return out;
+}
+
 /* An installed file: mapped, hashed whole, and scanned in place when it is ELF. */
 static int
 read_installed(struct job *j, struct member_ctx *mc, int deep)
@@ -466,11 +494,17 @@ read_installed(struct job *j, struct member_ctx *mc, int deep)
 	struct stat st;
 	void *map = NULL;
 	/* A FIFO or device listed in RECORD must not block or stream forever: refused unread. */
-	int fd = open(j->file, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOFOLLOW);
+	int fd;
 
+	if (leaves_root(j)) {
+		strvec_pushf(&j->errors, "'%s' is a symbolic link out of site-packages; it is not "
+			     "read (RECORD)", j->name);
+		return -1;
+	}
+	fd = open(j->file, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	if (fd < 0 || fstat(fd, &st) < 0) {
 		strvec_pushf(&j->errors, "'%s' is listed in RECORD but cannot be read: %s (RECORD)",
-			     j->name, errno == ELOOP ? "it is a symbolic link" : strerror(errno));
+			     j->name, strerror(errno));
 		if (fd >= 0)
 			close(fd);
 		return -1;

@@ -144,10 +144,12 @@ contains "$TMP/out" "archs (all libraries): -sm_120 -compute_120"
 contains "$TMP/out" "builds differ"
 m diff-archs-lost-json 1 "$BW" diff "$b/diff/archs-a.json" "$b/diff/archs-b.json" --json
 contains "$TMP/out" '"equal":	false'
-# An installed package whose RECORD lists a FIFO and a row climbing out of it.
+# An installed package whose RECORD lists a FIFO, a row climbing out of it and a
+# symbolic link out of site-packages.
 m installed-fifo-dotdot 1 "$BW" verify "$b/site/tiny"
 contains "$TMP/err" "error: 'tiny/pipe' is listed in RECORD but is not a regular file"
 contains "$TMP/err" "error: RECORD line 3: 'tiny/../../secret' leads out of the package through '..'; it is not read (RECORD)"
+contains "$TMP/err" "error: 'tiny/link' is a symbolic link out of site-packages; it is not read (RECORD)"
 m manifest-fifo-dotdot 0 "$BW" manifest "$b/site/tiny"
 # M6: a wheel rewritten while it is read says so, not "corrupt deflate data".
 w="$b/changing/tiny-1.0-py3-none-any.whl"
