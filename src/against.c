@@ -22,7 +22,11 @@
 #include "util.h"
 #include "zip.h"
 
-/* One library's bytes: inflated from a wheel into `buf`, or an installed file mapped. */
+/*
+ * One library's bytes: inflated from a wheel into an unlinked temporary
+ * file and mapped (zip_spill: a member may claim gigabytes, and only its
+ * section and symbol tables are read), or an installed file mapped.
+ */
 struct lib_bytes {
 	const uint8_t *p;
 	size_t n;
@@ -61,16 +65,19 @@ library_bytes(const struct zip *z, const char *root, const char *path, struct li
 			buf_addf(why, "'%s' is not in the wheel", path);
 			return -1;
 		}
-		buf_reset(&out->buf);
-		rc = zip_read_all(z, e, &out->buf, (uint64_t)8 << 30, why);
-		out->p = (const uint8_t *)out->buf.s;
-		out->n = out->buf.len;
-		return rc;
+		struct zip_spill sp;
+
+		if (zip_spill(z, e, &sp, why) < 0)
+			return -1;
+		out->map = (void *)sp.p;
+		out->p = sp.p;
+		out->n = sp.n;
+		return 0;
 	}
 	buf_addf(&full, "%s/%s", root, path);
 	errno = 0;
-	fd = open(full.s, O_RDONLY | O_CLOEXEC);
-	if (fd >= 0 && fstat(fd, &st) == 0 && st.st_size > 0) {
+	fd = open(full.s, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	if (fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0) {
 		void *map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
 
 		if (map != MAP_FAILED) {

@@ -20,7 +20,8 @@
 /* Mapped pages the walk has passed are given back once this much has piled up. */
 #define DROP_CHUNK (4u << 20)
 
-static void
+/* 0, or -1 when `name` would be one distinct target more than FATBIN_MAX_TARGETS. */
+static int
 counts_add(struct target_counts *c, const char *name)
 {
 	size_t pos;
@@ -30,16 +31,19 @@ counts_add(struct target_counts *c, const char *name)
 
 		if (!d) {
 			c->v[pos].n++;
-			return;
+			return 0;
 		}
 		if (d > 0)
 			break;
 	}
+	if (c->n >= FATBIN_MAX_TARGETS)
+		return -1;
 	ALLOC_GROW(c->v, c->n + 1, c->cap);
 	memmove(c->v + pos + 1, c->v + pos, (c->n - pos) * sizeof(*c->v));
 	c->v[pos].name = xstrdup(name);
 	c->v[pos].n = 1;
 	c->n++;
+	return 0;
 }
 
 static void
@@ -75,14 +79,24 @@ walk_cb(void *vctx, const struct fatbin_entry *e)
 	struct walk *w = vctx;
 	struct archs_lib *l = w->lib;
 
+	int full = 0;
+
 	buf_reset(&w->name);
 	fatbin_entry_name(e, &w->name);
 	if (e->kind == FATBIN_PTX)
-		counts_add(w->rel ? &l->rel_ptx : &l->ptx, w->name.s);
+		full = counts_add(w->rel ? &l->rel_ptx : &l->ptx, w->name.s);
 	else if (e->kind == FATBIN_ELF)
-		counts_add(w->rel ? &l->rel_sass : &l->sass, w->name.s);
+		full = counts_add(w->rel ? &l->rel_sass : &l->sass, w->name.s);
 	else
 		l->other++;
+	if (full) {
+		struct buf msg = BUF_INIT;
+
+		buf_addf(&msg, "more than %d distinct targets (a crafted fatbin?)", FATBIN_MAX_TARGETS);
+		free(l->error);
+		l->error = buf_detach(&msg);
+		return 1;
+	}
 	if (w->rel)
 		l->rel_containers = e->container + 1 > l->rel_containers ? e->container + 1
 									 : l->rel_containers;
@@ -284,15 +298,16 @@ run_job(struct job *j)
 	struct buf why = BUF_INIT;
 
 	if (j->member) {
-		struct buf data = BUF_INIT;
+		struct zip_spill sp;
 
-		if (zip_read_all(j->zip, j->member, &data, j->member->usize, &why) < 0)
+		/* Inflated to a temporary file, not memory: a member can claim gigabytes. */
+		if (zip_spill(j->zip, j->member, &sp, &why) < 0)
 			j->lib.error = buf_detach(&why);
-		else if (!elf_is_elf((const uint8_t *)data.s, data.len))
+		else if (!elf_is_elf(sp.p, sp.n))
 			j->skip = 1;
 		else
-			archs_scan_bytes(&j->lib, (const uint8_t *)data.s, data.len, 0);
-		buf_release(&data);
+			archs_scan_bytes(&j->lib, sp.p, sp.n, 1);
+		zip_spill_release(&sp);
 	} else {
 		int fd = open(j->file, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 		struct stat st;

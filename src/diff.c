@@ -1,10 +1,96 @@
+/*
+ * Bounds (docs/design/bounds.md): manifests come from outside, so every
+ * comparison here is sort + binary search, O(n log n) in the members of
+ * the lists it compares (10,000 libraries, a 100,000-key feature map);
+ * walking one list for each member of the other was O(n^2) and took
+ * minutes.
+ */
+#include <stdlib.h>
 #include <string.h>
 
 #include "buf.h"
 #include "diff.h"
 #include "json.h"
 #include "strvec.h"
+#include "util.h"
 #include "verify.h"
+
+/* A list's members by a string key (a set member, a path, a name), sorted for lookups. */
+struct keyed {
+	const char *key;
+	const struct json *v;
+	size_t at;               /* position in the list: the first of equal keys wins */
+};
+
+struct index {
+	struct keyed *v;
+	size_t n;
+};
+
+static int
+by_key(const void *a, const void *b)
+{
+	const struct keyed *x = a, *y = b;
+	int c = strcmp(x->key, y->key);
+
+	return c ? c : x->at < y->at ? -1 : x->at > y->at;
+}
+
+/*
+ * Index of `list`'s members: by the member itself when `field` is NULL
+ * (strings of an array), by the key of an object's member when `field`
+ * is "", else by the string `field` of each member. Members without one
+ * are left out.
+ */
+static void
+index_build(struct index *ix, const struct json *list, const char *field)
+{
+	const struct json **items;
+	size_t n = json_items(list, &items);
+
+	ix->v = xcalloc(n ? n : 1, sizeof(*ix->v));
+	ix->n = 0;
+	for (size_t i = 0; i < n; i++) {
+		const char *k = !field ? json_str(items[i]) :
+				!*field ? json_member_key(items[i]) :
+					  json_str(json_get(items[i], field));
+
+		if (!k)
+			continue;
+		ix->v[ix->n].key = k;
+		ix->v[ix->n].v = items[i];
+		ix->v[ix->n].at = i;
+		ix->n++;
+	}
+	free(items);
+	if (ix->n)
+		qsort(ix->v, ix->n, sizeof(*ix->v), by_key);
+}
+
+/* The first member with `key`, or NULL. */
+static const struct keyed *
+index_find(const struct index *ix, const char *key)
+{
+	size_t lo = 0, hi = ix->n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (strcmp(ix->v[mid].key, key) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < ix->n && !strcmp(ix->v[lo].key, key) ? &ix->v[lo] : NULL;
+}
+
+static void
+index_release(struct index *ix)
+{
+	free(ix->v);
+	ix->v = NULL;
+	ix->n = 0;
+}
 
 static const struct json *
 path_get(const struct json *j, const char *a, const char *b, const char *c)
@@ -17,57 +103,42 @@ path_get(const struct json *j, const char *a, const char *b, const char *c)
 	return j;
 }
 
-static void
-strings_of(const struct json *arr, struct strvec *out)
-{
-	size_t i;
-
-	for (i = 0; i < json_len(arr); i++)
-		if (json_str(json_at(arr, i)))
-			strvec_push(out, json_str(json_at(arr, i)));
-}
-
-/* gained = in b not a; lost = in a not b. Returns the count of both. */
+/* gained = in b not a; lost = in a not b, each in its list's order. Returns the count of both. */
 static size_t
 set_diff(const struct json *ja, const struct json *jb, struct json *gained, struct json *lost,
 	 struct buf *line)
 {
-	struct strvec a = STRVEC_INIT, b = STRVEC_INIT;
-	size_t i, n = 0;
+	struct index a, b;
+	const struct json **items;
+	size_t i, n = 0, m;
 
-	strings_of(ja, &a);
-	strings_of(jb, &b);
-	for (i = 0; i < b.n; i++) {
-		if (!strset_has(&a, b.v[i])) {
-			json_push(gained, json_string(b.v[i]));
-			buf_addf(line, " +%s", b.v[i]);
+	index_build(&a, ja, NULL);
+	index_build(&b, jb, NULL);
+	m = json_items(jb, &items);
+	for (i = 0; i < m; i++) {
+		const char *k = json_str(items[i]);
+
+		if (k && !index_find(&a, k)) {
+			json_push(gained, json_string(k));
+			buf_addf(line, " +%s", k);
 			n++;
 		}
 	}
-	for (i = 0; i < a.n; i++) {
-		if (!strset_has(&b, a.v[i])) {
-			json_push(lost, json_string(a.v[i]));
-			buf_addf(line, " -%s", a.v[i]);
+	free(items);
+	m = json_items(ja, &items);
+	for (i = 0; i < m; i++) {
+		const char *k = json_str(items[i]);
+
+		if (k && !index_find(&b, k)) {
+			json_push(lost, json_string(k));
+			buf_addf(line, " -%s", k);
 			n++;
 		}
 	}
-	strvec_clear(&a);
-	strvec_clear(&b);
+	free(items);
+	index_release(&a);
+	index_release(&b);
 	return n;
-}
-
-static const struct json *
-find_lib(const struct json *libs, const char *path)
-{
-	size_t i;
-
-	for (i = 0; i < json_len(libs); i++) {
-		const char *p = json_str(json_get(json_at(libs, i), "path"));
-
-		if (p && !strcmp(p, path))
-			return json_at(libs, i);
-	}
-	return NULL;
 }
 
 static const char *
@@ -81,14 +152,27 @@ static struct json *
 diff_features(const struct json *fa, const struct json *fb, struct buf *text, size_t *n)
 {
 	struct json *feat = json_object(), *fg = json_array(), *fl = json_array();
-	size_t i;
+	const struct json **ia, **ib;
+	size_t na = json_items(fa, &ia), nb = json_items(fb, &ib), i;
+	struct index xa, xb;
 
-	for (i = 0; i < json_len(fa) + json_len(fb); i++) {
-		const char *k = i < json_len(fa) ? json_key_at(fa, i) : json_key_at(fb, i - json_len(fa));
-		const struct json *va = json_get(fa, k), *vb = json_get(fb, k);
+	index_build(&xa, fa, "");
+	index_build(&xb, fb, "");
+	for (i = 0; i < na + nb; i++) {
+		const char *k = json_member_key(i < na ? ia[i] : ib[i - na]);
+		const struct keyed *ka, *kb;
+		const struct json *va, *vb;
 
-		if (i >= json_len(fa) && va)
+		if (!k)
+			continue;
+		ka = index_find(&xa, k);
+		kb = index_find(&xb, k);
+		va = ka ? ka->v : NULL;
+		vb = kb ? kb->v : NULL;
+		if (i >= na && va)
 			continue; /* already seen from a's side */
+		if ((i < na && ka->at != i) || (i >= na && kb->at != i - na))
+			continue; /* a key repeated: its first value counts, once */
 		if (json_is_true(va) == json_is_true(vb) && !va == !vb)
 			continue;
 		if (json_is_true(vb) && !json_is_true(va))
@@ -100,6 +184,10 @@ diff_features(const struct json *fa, const struct json *fb, struct buf *text, si
 		buf_addf(text, "feature %s: %s -> %s\n", k, bool_word(va), bool_word(vb));
 		(*n)++;
 	}
+	free(ia);
+	free(ib);
+	index_release(&xa);
+	index_release(&xb);
 	json_set(feat, "gained", fg);
 	json_set(feat, "lost", fl);
 	return feat;
@@ -135,11 +223,15 @@ diff_libraries(const struct json *la, const struct json *lb, struct buf *text, s
 	struct json *libs = json_object(), *added = json_array(), *removed = json_array();
 	struct json *changed = json_array();
 	struct buf line = BUF_INIT;
-	size_t i;
+	const struct json **ia, **ib;
+	size_t na = json_items(la, &ia), nb = json_items(lb, &ib), i;
+	struct index xa, xb;
 
-	for (i = 0; i < json_len(la); i++) {
-		const char *p = json_str(json_get(json_at(la, i), "path"));
-		const struct json *other = p ? find_lib(lb, p) : NULL;
+	index_build(&xa, la, "path");
+	index_build(&xb, lb, "path");
+	for (i = 0; i < na; i++) {
+		const char *p = json_str(json_get(ia[i], "path"));
+		const struct keyed *other = p ? index_find(&xb, p) : NULL;
 		struct json *c;
 		size_t k;
 
@@ -154,7 +246,7 @@ diff_libraries(const struct json *la, const struct json *lb, struct buf *text, s
 		c = json_object();
 		json_set(c, "path", json_string(p));
 		buf_reset(&line);
-		k = diff_targets(json_at(la, i), other, c, &line, " sass", "; ptx");
+		k = diff_targets(ia[i], other->v, c, &line, " sass", "; ptx");
 		if (!k) {
 			json_free(c);
 			continue;
@@ -163,15 +255,19 @@ diff_libraries(const struct json *la, const struct json *lb, struct buf *text, s
 		buf_addf(text, "library %s:%s\n", p, line.s);
 		*n += k;
 	}
-	for (i = 0; i < json_len(lb); i++) {
-		const char *p = json_str(json_get(json_at(lb, i), "path"));
+	for (i = 0; i < nb; i++) {
+		const char *p = json_str(json_get(ib[i], "path"));
 
-		if (p && !find_lib(la, p)) {
+		if (p && !index_find(&xa, p)) {
 			json_push(added, json_string(p));
 			buf_addf(text, "library added: %s\n", p);
 			(*n)++;
 		}
 	}
+	free(ia);
+	free(ib);
+	index_release(&xa);
+	index_release(&xb);
 	buf_release(&line);
 	json_set(libs, "added", added);
 	json_set(libs, "removed", removed);
@@ -215,18 +311,6 @@ diff_versions(const struct json *a, const struct json *b, struct buf *text, size
 	return vers;
 }
 
-static const struct json *
-find_named(const struct json *arr, const char *name)
-{
-	for (size_t i = 0; i < json_len(arr); i++) {
-		const char *n = json_str(json_get(json_at(arr, i), "name"));
-
-		if (n && !strcmp(n, name))
-			return json_at(arr, i);
-	}
-	return NULL;
-}
-
 /*
  * bwbuild smoke's results (the manifests' "runtime"): every check whose
  * status changed, and benchmarks that moved by more than `tolerance`
@@ -240,11 +324,18 @@ diff_runtime(const struct json *a, const struct json *b, double tolerance, struc
 	const struct json *ca = json_get(a, "checks"), *cb = json_get(b, "checks");
 	const struct json *ba = json_get(a, "benchmarks"), *bb = json_get(b, "benchmarks");
 	struct json *o = json_object(), *checks = json_array(), *benches = json_array();
+	const struct json **ic, **ibn;
+	size_t nc = json_items(cb, &ic), nbn = json_items(bb, &ibn);
+	struct index xc, xbn;
 
-	for (size_t i = 0; i < json_len(cb); i++) {
-		const char *name = json_str(json_get(json_at(cb, i), "name"));
-		const char *sb = json_str(json_get(json_at(cb, i), "status"));
-		const char *sa = name ? json_str(json_get(find_named(ca, name), "status")) : NULL;
+	index_build(&xc, ca, "name");
+	index_build(&xbn, ba, "name");
+
+	for (size_t i = 0; i < nc; i++) {
+		const char *name = json_str(json_get(ic[i], "name"));
+		const char *sb = json_str(json_get(ic[i], "status"));
+		const struct keyed *ka = name ? index_find(&xc, name) : NULL;
+		const char *sa = ka ? json_str(json_get(ka->v, "status")) : NULL;
 		struct json *c;
 
 		if (!name || !sb || (sa && !strcmp(sa, sb)) || !a)
@@ -257,10 +348,11 @@ diff_runtime(const struct json *a, const struct json *b, double tolerance, struc
 		buf_addf(text, "runtime check %s: %s -> %s\n", name, sa ? sa : "(not run)", sb);
 		(*n)++;
 	}
-	for (size_t i = 0; i < json_len(bb); i++) {
-		const struct json *jb = json_at(bb, i);
+	for (size_t i = 0; i < nbn; i++) {
+		const struct json *jb = ibn[i];
 		const char *name = json_str(json_get(jb, "name"));
-		const struct json *ja = name ? find_named(ba, name) : NULL;
+		const struct keyed *kb = name ? index_find(&xbn, name) : NULL;
+		const struct json *ja = kb ? kb->v : NULL;
 		double va = json_number_value(json_get(ja, "value"));
 		double vb = json_number_value(json_get(jb, "value")), change;
 		struct json *c;
@@ -283,6 +375,10 @@ diff_runtime(const struct json *a, const struct json *b, double tolerance, struc
 		if (change < 0)
 			(*n)++;
 	}
+	free(ic);
+	free(ibn);
+	index_release(&xc);
+	index_release(&xbn);
 	json_set(o, "checks", checks);
 	json_set(o, "benchmarks", benches);
 	return o;
@@ -294,16 +390,23 @@ manifest_diff(const struct json *a, const struct json *b, double tolerance, stru
 {
 	struct json *o = json_object(), *archs = json_object();
 	struct buf line = BUF_INIT;
-	size_t n = 0;
+	size_t n = 0, k, targets = 0;
 
 	json_set(o, "features",
 		 diff_features(json_get(a, "features"), json_get(b, "features"), text, &n));
 	json_set(o, "libraries", diff_libraries(json_get(a, "libraries"), json_get(b, "libraries"),
-						text, &n));
-	/* Already counted per library: the overall archs are a summary. */
-	diff_targets(json_get(a, "archs"), json_get(b, "archs"), archs, &line, "", "");
+						text, &targets));
+	n += targets;
+	/*
+	 * Counted per library already when a library's targets changed; when
+	 * none did, a target gained or lost overall is a difference of its own
+	 * (libraries the manifest does not list): never "builds agree" after it.
+	 */
+	k = diff_targets(json_get(a, "archs"), json_get(b, "archs"), archs, &line, "", "");
 	if (line.len)
 		buf_addf(text, "archs (all libraries):%s\n", line.s);
+	if (k && !targets)
+		n += k;
 	json_set(o, "archs", archs);
 	json_set(o, "versions", diff_versions(a, b, text, &n));
 	if (json_is_object(json_get(b, "runtime")))

@@ -28,7 +28,17 @@
  *	Vernaux (16 bytes): u32 vna_hash, u16 vna_flags, u16 vna_other,
  *	  u32 vna_name, u32 vna_next (0 ends the list)
  * Walks are bounded by the record counts and by the section size, so a
- * cycle of offsets cannot loop forever.
+ * cycle of offsets cannot loop forever; and since every record is 16
+ * bytes of its own, more Verneed + Vernaux visits than size / 16 means
+ * records repeat (offsets pointing back into each other), which is refused.
+ *
+ * Bounds (docs/design/bounds.md): the loader reads one dynamic section
+ * and one version-needs section, so a second SHT_DYNAMIC, SHT_GNU_verneed
+ * or SHT_DYNSYM is refused (2,000 headers on one .dynamic would read it
+ * 2,000 times); the strings copied out of a file never total more than
+ * the file's size (STRING_BUDGET), and a section name is looked for in
+ * the first SECTION_NAME_MAX bytes only, so the time and memory of every
+ * walk here is linear in the file.
  *
  * SHT_DYNSYM (11, .dynsym): 24-byte Elf64_Sym records { u32 st_name,
  * u8 st_info (binding << 4 | type), u8 st_other (visibility in the low 2
@@ -42,6 +52,8 @@
 #include "elf.h"
 #include "span.h"
 #include "util.h"
+
+#define SECTION_NAME_MAX 4096
 
 int
 elf_is_elf(const uint8_t *data, size_t len)
@@ -136,13 +148,20 @@ elf_open(struct elf *e, const uint8_t *data, size_t len, struct buf *why)
 	for (i = 0; i < shnum; i++) {
 		uint64_t name = (uint64_t)(uintptr_t)e->sections[i].name;
 
+		uint64_t room;
+
 		e->sections[i].name = "";
 		if (!strtab || strtab->type == SHT_NOBITS_ || name >= strtab->size)
 			continue;
-		if (!memchr(data + strtab->offset + name, '\0', strtab->size - name)) {
-			buf_addf(why, "name of section %zu is not terminated", i);
-			elf_release(e);
-			return -1;
+		room = strtab->size - name;
+		if (!memchr(data + strtab->offset + name, '\0',
+			    room < SECTION_NAME_MAX ? (size_t)room : SECTION_NAME_MAX)) {
+			if (room < SECTION_NAME_MAX) {
+				buf_addf(why, "name of section %zu is not terminated", i);
+				elf_release(e);
+				return -1;
+			}
+			continue; /* longer than any name looked for: nameless */
 		}
 		e->sections[i].name = (const char *)data + strtab->offset + name;
 	}
@@ -184,9 +203,32 @@ strtab_at(const struct elf *e, uint32_t link, uint64_t off)
 	return (const char *)e->data + t->offset + off;
 }
 
+/*
+ * The bytes of strings copied out of one file: at most its size, which a
+ * real library never comes near (each string is copied a few times at
+ * most) and repeated offsets into one long string would pass by far.
+ */
+struct budget {
+	uint64_t left;
+};
+
+static int
+charge(struct budget *b, const char *str, struct buf *why)
+{
+	size_t n = strlen(str) + 1;
+
+	if (n > b->left) {
+		buf_addstr(why, "its string references repeat beyond the file's size (crafted: "
+			   "entries point at the same strings over and over)");
+		return -1;
+	}
+	b->left -= n;
+	return 0;
+}
+
 static int
 read_dynamic(const struct elf *e, const struct elf_section *sec, struct elf_dynamic *d,
-	     struct buf *why)
+	     struct budget *bud, struct buf *why)
 {
 	struct span s = { e->data + sec->offset, sec->size };
 	uint64_t off;
@@ -208,6 +250,8 @@ read_dynamic(const struct elf *e, const struct elf_section *sec, struct elf_dyna
 				 (unsigned long long)(off / 16));
 			return -1;
 		}
+		if (charge(bud, str, why) < 0)
+			return -1;
 		if (tag == 1) {
 			strvec_push(&d->needed, str);
 			continue;
@@ -221,10 +265,10 @@ read_dynamic(const struct elf *e, const struct elf_section *sec, struct elf_dyna
 
 static int
 read_verneed(const struct elf *e, const struct elf_section *sec, struct elf_dynamic *d,
-	     struct buf *why)
+	     struct budget *bud, struct buf *why)
 {
 	struct span s = { e->data + sec->offset, sec->size };
-	uint64_t vn = 0;
+	uint64_t vn = 0, visits = 0, most = sec->size / 16;
 	uint32_t i;
 
 	for (i = 0; i < sec->info; i++) {
@@ -243,6 +287,8 @@ read_verneed(const struct elf *e, const struct elf_section *sec, struct elf_dyna
 			buf_addf(why, ".gnu.version_r record %u has version %u (expected 1)", i, ver);
 			return -1;
 		}
+		if (++visits > most)
+			goto repeats;
 		fname = strtab_at(e, sec->link, file);
 		if (!fname) {
 			buf_addf(why, ".gnu.version_r record %u names a file outside its string table", i);
@@ -258,12 +304,16 @@ read_verneed(const struct elf *e, const struct elf_section *sec, struct elf_dyna
 					 j, fname);
 				return -1;
 			}
+			if (++visits > most)
+				goto repeats;
 			vname = strtab_at(e, sec->link, name);
 			if (!vname) {
 				buf_addf(why, ".gnu.version_r entry %u of '%s' names a string outside "
 					 "its table", j, fname);
 				return -1;
 			}
+			if (charge(bud, fname, why) < 0 || charge(bud, vname, why) < 0)
+				return -1;
 			strvec_push(&d->vfile, fname);
 			strvec_push(&d->vname, vname);
 			if (!anext)
@@ -275,28 +325,48 @@ read_verneed(const struct elf *e, const struct elf_section *sec, struct elf_dyna
 		vn += next;
 	}
 	return 0;
+repeats:
+	buf_addf(why, ".gnu.version_r has more records than its %llu bytes hold (records "
+		 "overlap or repeat)", (unsigned long long)sec->size);
+	return -1;
+}
+
+/* The one section of `type`; -1 with a reason when there are more. */
+static int
+only_section(const struct elf *e, uint32_t type, const char *what,
+	     const struct elf_section **out, struct buf *why)
+{
+	*out = NULL;
+	for (size_t i = 0; i < e->nsections; i++) {
+		if (e->sections[i].type != type)
+			continue;
+		if (*out) {
+			buf_addf(why, "more than one %s section (sections %zu and %zu)", what,
+				 (size_t)(*out - e->sections), i);
+			return -1;
+		}
+		*out = &e->sections[i];
+	}
+	return 0;
 }
 
 int
 elf_dynamic_read(const struct elf *e, struct elf_dynamic *d, struct buf *why)
 {
-	size_t i;
-
 	memset(d, 0, sizeof(*d));
 	strvec_init(&d->needed);
 	strvec_init(&d->vfile);
 	strvec_init(&d->vname);
-	for (i = 0; i < e->nsections; i++) {
-		const struct elf_section *sec = &e->sections[i];
-		int rc = 0;
+	const struct elf_section *dyn, *ver;
+	struct budget bud = { e->len };
 
-		if (sec->type == SHT_DYNAMIC_)
-			rc = read_dynamic(e, sec, d, why);
-		else if (sec->type == SHT_GNU_VERNEED_)
-			rc = read_verneed(e, sec, d, why);
-		if (rc < 0)
-			return -1;
-	}
+	if (only_section(e, SHT_DYNAMIC_, "SHT_DYNAMIC", &dyn, why) < 0 ||
+	    only_section(e, SHT_GNU_VERNEED_, "SHT_GNU_verneed", &ver, why) < 0)
+		return -1;
+	if (dyn && read_dynamic(e, dyn, d, &bud, why) < 0)
+		return -1;
+	if (ver && read_verneed(e, ver, d, &bud, why) < 0)
+		return -1;
 	return 0;
 }
 
@@ -304,13 +374,14 @@ int
 elf_dynsym_read(const struct elf *e, struct strvec *defined, struct strvec *undefined,
 		struct buf *why)
 {
-	for (size_t i = 0; i < e->nsections; i++) {
-		const struct elf_section *sec = &e->sections[i];
-		struct span s;
+	const struct elf_section *sec;
+	struct budget bud = { e->len };
 
-		if (sec->type != SHT_DYNSYM_)
-			continue;
-		s = (struct span){ e->data + sec->offset, sec->size };
+	if (only_section(e, SHT_DYNSYM_, "SHT_DYNSYM", &sec, why) < 0)
+		return -1;
+	if (sec) {
+		struct span s = { e->data + sec->offset, sec->size };
+
 		for (uint64_t off = 24; off + 24 <= sec->size; off += 24) {
 			uint32_t name = 0;
 			uint8_t info = 0, other = 0;
@@ -329,6 +400,8 @@ elf_dynsym_read(const struct elf *e, struct strvec *defined, struct strvec *unde
 					 (unsigned long long)(off / 24));
 				return -1;
 			}
+			if (charge(&bud, str, why) < 0)
+				return -1;
 			bind = info >> 4;
 			vis = other & 3;
 			/* GLOBAL 1, WEAK 2, GNU_UNIQUE 10; hidden (2) and internal (1) are not exported. */

@@ -20,6 +20,7 @@ struct fatbin_ctx {
 	const char *section;
 	struct strvec *errors;
 	struct buf name;
+	unsigned deep_failed;   /* entries failing the deep check: the first few are named */
 };
 
 static int
@@ -34,6 +35,11 @@ fatbin_cb(void *vctx, const struct fatbin_entry *e)
 		set = c->rel ? &c->lib->rel_ptx : &c->lib->ptx;
 	else
 		set = c->rel ? &c->lib->rel_sass : &c->lib->sass;
+	if (set->n >= FATBIN_MAX_TARGETS && !strset_has(set, c->name.s)) {
+		strvec_pushf(c->errors, "'%s': %s: more than %d distinct targets (a crafted fatbin?) "
+			     "(fatbin)", c->lib->path, c->section, FATBIN_MAX_TARGETS);
+		return 1;
+	}
 	strset_add(set, c->name.s);
 	strset_add(&c->lib->codecs, fatbin_codec_name(e->codec));
 	c->lib->entries++;
@@ -42,10 +48,11 @@ fatbin_cb(void *vctx, const struct fatbin_entry *e)
 	if (c->deep && (e->kind == FATBIN_ELF || e->kind == FATBIN_PTX)) {
 		struct buf why = BUF_INIT;
 
-		if (fatbin_entry_check(c->region, c->len, e, &why) < 0)
-			strvec_pushf(c->errors, "'%s': %s container %u: %s (deep)", c->lib->path,
-				     c->section, e->container, why.s);
-		else
+		if (fatbin_entry_check(c->region, c->len, e, &why) < 0) {
+			if (c->deep_failed++ < FATBIN_DEEP_ERRORS_LISTED)
+				strvec_pushf(c->errors, "'%s': %s container %u: %s (deep)",
+					     c->lib->path, c->section, e->container, why.s);
+		} else
 			c->lib->deep_checked++;
 		buf_release(&why);
 	}
@@ -161,7 +168,7 @@ elfscan(struct wheel_lib *lib, const char *path, const uint8_t *data, size_t len
 		const struct elf_section *s = elf_section_by_name(&elf, sections[i]);
 		struct fatbin_ctx fc = { lib, (int)i, deep & ELFSCAN_DEEP,
 					 deep & ELFSCAN_DROP ? data : NULL, 0, NULL, 0, sections[i],
-					 errors, BUF_INIT };
+					 errors, BUF_INIT, 0 };
 
 		if (!s || s->type == SHT_NOBITS_)
 			continue;
@@ -173,6 +180,9 @@ elfscan(struct wheel_lib *lib, const char *path, const uint8_t *data, size_t len
 			strvec_pushf(errors, "'%s': %s: %s (fatbin)", path, sections[i], why.s);
 			buf_reset(&why);
 		}
+		if (fc.deep_failed > FATBIN_DEEP_ERRORS_LISTED)
+			strvec_pushf(errors, "'%s': %s: and %u more entries fail the deep check (deep)",
+				     path, sections[i], fc.deep_failed - FATBIN_DEEP_ERRORS_LISTED);
 		buf_release(&fc.name);
 	}
 	if (elf_dynamic_read(&elf, &dyn, &why) < 0) {

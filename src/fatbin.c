@@ -32,6 +32,11 @@
  * exactly uncompressed_size bytes. A cubin is ELF64 with e_machine 190
  * (EM_CUDA) at 0x12; e_flags (u32 at 0x30) holds the SM in bits 0-7 when
  * EI_ABIVERSION (byte 8) is 7 and in bits 8-15 when it is 8.
+ *
+ * Bounds (docs/design/bounds.md): entries are at least 64 bytes each, so a
+ * walk is linear in the region; a deep check streams zstd through a fixed
+ * window and allocates an LZ4 block's output only up to 255 x its
+ * compressed bytes (LZ4's most), never a claimed size beyond that.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -40,6 +45,7 @@
 #include <zstd.h>
 
 #include "buf.h"
+#include "diag.h"
 #include "fatbin.h"
 #include "span.h"
 #include "util.h"
@@ -153,6 +159,8 @@ fatbin_walk(const uint8_t *data, size_t len,
 
 /* A cubin larger than this is refused rather than allocated. */
 #define MAX_CUBIN_BYTES (1ULL << 30)
+/* An LZ4 block cannot expand by more than this (a 255-byte run per length byte). */
+#define LZ4_MAX_RATIO 255u
 
 static int
 check_cubin(const uint8_t *p, size_t n, const struct fatbin_entry *e, struct buf *why)
@@ -187,6 +195,60 @@ check_cubin(const uint8_t *p, size_t n, const struct fatbin_entry *e, struct buf
 	return 0;
 }
 
+/*
+ * A zstd frame can claim and produce far more than its bytes (an RLE
+ * block of 3 bytes makes 128 KiB), so it is streamed through a fixed
+ * window: the first 64 bytes are kept for the cubin header, the rest only
+ * counted, and the stream is cut the moment it passes its claimed size.
+ */
+static int
+check_zstd(const uint8_t *payload, const struct fatbin_entry *e, struct buf *why)
+{
+	ZSTD_DCtx *dctx = ZSTD_createDCtx();
+	ZSTD_inBuffer in = { payload, (size_t)e->compressed_size, 0 };
+	size_t cap = ZSTD_DStreamOutSize(), left = 1;
+	uint8_t *win = xmalloc(cap), head[64];
+	uint64_t total = 0;
+	const char *err = NULL;
+	int rc = -1;
+
+	if (!dctx)
+		die("out of memory");
+	while (left) {
+		ZSTD_outBuffer out = { win, cap, 0 };
+
+		left = ZSTD_decompressStream(dctx, &out, &in);
+		if (ZSTD_isError(left)) {
+			err = ZSTD_getErrorName(left);
+			break;
+		}
+		if (total < sizeof(head))
+			memcpy(head + total, win,
+			       out.pos < sizeof(head) - total ? out.pos : sizeof(head) - (size_t)total);
+		total += out.pos;
+		if (total > e->uncompressed_size) {
+			err = "more than it claims";
+			break;
+		}
+		if (left && in.pos == in.size && out.pos < cap) {
+			err = "truncated frame";
+			break;
+		}
+	}
+	if (!err && total != e->uncompressed_size)
+		err = "wrong length";
+	if (err)
+		buf_addf(why, "zstd payload of arch %u does not expand to %llu bytes (%s)", e->arch,
+			 (unsigned long long)e->uncompressed_size, err);
+	else if (e->kind == FATBIN_ELF)
+		rc = check_cubin(head, total < sizeof(head) ? (size_t)total : sizeof(head), e, why);
+	else
+		rc = 0;
+	free(win);
+	ZSTD_freeDCtx(dctx);
+	return rc;
+}
+
 int
 fatbin_entry_check(const uint8_t *region, size_t len, const struct fatbin_entry *e,
 		   struct buf *why)
@@ -204,22 +266,16 @@ fatbin_entry_check(const uint8_t *region, size_t len, const struct fatbin_entry 
 		return e->kind == FATBIN_ELF ? check_cubin(payload, (size_t)e->payload_size, e, why)
 					     : 0;
 	if (!e->uncompressed_size || e->uncompressed_size > MAX_CUBIN_BYTES ||
-	    !e->compressed_size) {
+	    !e->compressed_size ||
+	    (e->codec == CODEC_LZ4 && e->uncompressed_size / LZ4_MAX_RATIO > e->compressed_size)) {
 		buf_addf(why, "%s entry for arch %u claims %llu bytes uncompressed",
 			 fatbin_codec_name(e->codec), e->arch, (unsigned long long)e->uncompressed_size);
 		return -1;
 	}
+	if (e->codec == CODEC_ZSTD)
+		return check_zstd(payload, e, why);
 	out = xmalloc((size_t)e->uncompressed_size);
-	if (e->codec == CODEC_ZSTD) {
-		size_t got = ZSTD_decompress(out, (size_t)e->uncompressed_size, payload,
-					     (size_t)e->compressed_size);
-
-		rc = ZSTD_isError(got) || got != e->uncompressed_size ? -1 : 0;
-		if (rc)
-			buf_addf(why, "zstd payload of arch %u does not expand to %llu bytes (%s)",
-				 e->arch, (unsigned long long)e->uncompressed_size,
-				 ZSTD_isError(got) ? ZSTD_getErrorName(got) : "wrong length");
-	} else {
+	{
 		int got = e->compressed_size > (uint64_t)INT32_MAX ? -1 :
 			  LZ4_decompress_safe((const char *)payload, (char *)out,
 					      (int)e->compressed_size, (int)e->uncompressed_size);

@@ -42,6 +42,16 @@ int fatbin_walk(const uint8_t *data, size_t len,
  * (EM_CUDA) whose SM, read from e_flags by its ABI version, is the entry's
  * arch. -1 with a reason in `why`.
  */
+/*
+ * Real fatbins carry a few dozen distinct targets; readers that keep a
+ * sorted set of them stop at this many (each insertion is linear in the
+ * set), so a crafted region of a million distinct arches costs no more
+ * than a real one.
+ */
+#define FATBIN_MAX_TARGETS 256
+/* Deep-check failures named per library before they are only counted. */
+#define FATBIN_DEEP_ERRORS_LISTED 5
+
 int fatbin_entry_check(const uint8_t *region, size_t len, const struct fatbin_entry *e,
 		       struct buf *why);
 

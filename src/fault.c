@@ -38,8 +38,12 @@ fault_truncate(const char *name, const char *path)
 	const char *want = getenv("BWBUILD_FAULT");
 	struct stat st;
 
-	if (!want || strncmp(want, "truncate:", 9) || strcmp(want + 9, name))
+	int regrow = want && !strncmp(want, "regrow:", 7) && !strcmp(want + 7, name);
+
+	/* regrow: cut to half and back to the full size, the second half zeros (rewritten in place). */
+	if (!regrow && (!want || strncmp(want, "truncate:", 9) || strcmp(want + 9, name)))
 		return;
-	if (stat(path, &st) == 0 && truncate(path, st.st_size / 2) < 0)
+	if (stat(path, &st) == 0 &&
+	    (truncate(path, st.st_size / 2) < 0 || (regrow && truncate(path, st.st_size) < 0)))
 		perror(path);
 }

@@ -197,6 +197,97 @@ json_at(const struct json *arr, size_t i)
 	return J(cJSON_GetArrayItem(CC(arr), (int)i));
 }
 
+size_t
+json_items(const struct json *j, const struct json ***out)
+{
+	const cJSON *c;
+	size_t n = 0, cap = 0;
+
+	*out = NULL;
+	if (!cJSON_IsArray(CC(j)) && !cJSON_IsObject(CC(j)))
+		return 0;
+	for (c = CC(j)->child; c; c = c->next) {
+		if (n == cap) {
+			cap = cap ? cap * 2 : 16;
+			*out = realloc(*out, cap * sizeof(**out));
+			if (!*out)
+				die("out of memory");
+		}
+		(*out)[n++] = J(c);
+	}
+	return n;
+}
+
+const char *
+json_member_key(const struct json *member)
+{
+	return member ? CC(member)->string : NULL;
+}
+
+struct json_index_ent {
+	const char *key;
+	const struct json *member;
+	size_t at;
+};
+
+/* By key, then by position: the first of equal keys first, as json_get finds it. */
+static int
+by_member_key(const void *a, const void *b)
+{
+	const struct json_index_ent *x = a, *y = b;
+	int c = strcmp(x->key, y->key);
+
+	return c ? c : x->at < y->at ? -1 : x->at > y->at;
+}
+
+void
+json_index_build(struct json_index *ix, const struct json *obj)
+{
+	const struct json **v;
+	size_t n = cJSON_IsObject(CC(obj)) ? json_items(obj, &v) : 0;
+
+	ix->v = calloc(n ? n : 1, sizeof(*ix->v));
+	if (!ix->v)
+		die("out of memory");
+	ix->n = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (!CC(v[i])->string)
+			continue;
+		ix->v[ix->n].key = CC(v[i])->string;
+		ix->v[ix->n].member = v[i];
+		ix->v[ix->n].at = i;
+		ix->n++;
+	}
+	if (n)
+		free(v);
+	if (ix->n)
+		qsort(ix->v, ix->n, sizeof(*ix->v), by_member_key);
+}
+
+const struct json *
+json_index_get(const struct json_index *ix, const char *key)
+{
+	size_t lo = 0, hi = ix->n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (strcmp(ix->v[mid].key, key) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < ix->n && !strcmp(ix->v[lo].key, key) ? ix->v[lo].member : NULL;
+}
+
+void
+json_index_release(struct json_index *ix)
+{
+	free(ix->v);
+	ix->v = NULL;
+	ix->n = 0;
+}
+
 const char *
 json_key_at(const struct json *obj, size_t i)
 {

@@ -38,6 +38,29 @@ struct json *json_parse(const char *text, size_t len, struct buf *why);
 const struct json *json_get(const struct json *obj, const char *key);
 size_t json_len(const struct json *j);
 const struct json *json_at(const struct json *arr, size_t i);
+/*
+ * The members of an array or object in order, in one pass (json_at and
+ * json_key_at walk from the start each time: O(n) each). Caller frees the
+ * array; NULL and 0 for anything else or an empty one.
+ */
+size_t json_items(const struct json *j, const struct json ***out);
+/* The key of an object's member (from json_items), or NULL. */
+const char *json_member_key(const struct json *member);
+
+/*
+ * An object's members sorted by key, for O(log n) lookups where json_get
+ * walks the list (a crafted manifest may have 100,000 keys).
+ */
+struct json_index_ent;
+struct json_index {
+	struct json_index_ent *v;
+	size_t n;
+};
+
+void json_index_build(struct json_index *ix, const struct json *obj);
+/* The first member named `key` (the one json_get finds), or NULL. */
+const struct json *json_index_get(const struct json_index *ix, const char *key);
+void json_index_release(struct json_index *ix);
 /* Key of the i-th member of an object. */
 const char *json_key_at(const struct json *obj, size_t i);
 const char *json_str(const struct json *j); /* NULL if not a string */

@@ -399,15 +399,23 @@ md_str(const struct json *j)
 	return s ? s : "-";
 }
 
+/*
+ * The Markdown of a manifest read from outside walks each list once
+ * (json_items) and looks keys up through a sorted index: json_at and
+ * json_get walk from the start each time, O(n^2) on 100,000 features
+ * (docs/design/bounds.md).
+ */
 static void
 md_list(struct buf *out, const struct json *arr, const char *none)
 {
-	size_t i, n = json_len(arr);
+	const struct json **items;
+	size_t i, n = json_items(arr, &items);
 
 	if (!n)
 		buf_addstr(out, none);
 	for (i = 0; i < n; i++)
-		buf_addf(out, "%s%s", i ? " " : "", md_str(json_at(arr, i)));
+		buf_addf(out, "%s%s", i ? " " : "", md_str(items[i]));
+	free(items);
 }
 
 /* bwbuild smoke's result: ✅/⚠️/➖/❌ per check, then the benchmarks. */
@@ -424,8 +432,12 @@ runtime_markdown(const struct json *rt, struct buf *out)
 	buf_addf(out, "\n## On the GPU: %s (%s), driver %s\n\n| Check | | Detail |\n|---|---|---|\n",
 		 md_str(json_get(gpu, "name")), md_str(json_get(gpu, "capability")),
 		 md_str(json_get(gpu, "driver")));
-	for (size_t i = 0; i < json_len(checks); i++) {
-		const struct json *c = json_at(checks, i);
+	const struct json **items;
+	size_t n;
+
+	n = json_items(checks, &items);
+	for (size_t i = 0; i < n; i++) {
+		const struct json *c = items[i];
 		const char *st = json_str(json_get(c, "status")), *mark = "?";
 
 		for (size_t k = 0; st && k < ARRAY_SIZE(marks); k++)
@@ -434,10 +446,12 @@ runtime_markdown(const struct json *rt, struct buf *out)
 		buf_addf(out, "| %s | %s | %s |\n", md_str(json_get(c, "name")), mark,
 			 md_str(json_get(c, "reason")));
 	}
-	if (json_len(benches))
+	free(items);
+	n = json_items(benches, &items);
+	if (n)
 		buf_addstr(out, "\n| Benchmark | Shape | Value | % of peak |\n|---|---|---|---|\n");
-	for (size_t i = 0; i < json_len(benches); i++) {
-		const struct json *b = json_at(benches, i), *pct = json_get(b, "percent_of_peak");
+	for (size_t i = 0; i < n; i++) {
+		const struct json *b = items[i], *pct = json_get(b, "percent_of_peak");
 
 		buf_addf(out, "| %s | %s | %.1f %s |", md_str(json_get(b, "name")),
 			 md_str(json_get(b, "shape")), json_number_value(json_get(b, "value")),
@@ -447,6 +461,7 @@ runtime_markdown(const struct json *rt, struct buf *out)
 		else
 			buf_addstr(out, " – |\n");
 	}
+	free(items);
 }
 
 void
@@ -456,6 +471,8 @@ manifest_markdown(const struct json *m, struct buf *out)
 	const struct json *libs = json_get(m, "libraries"), *profile = json_get(m, "profile");
 	const struct json *requested = json_get(profile, "features"), *v = json_get(m, "verify");
 	const struct json *vp = json_get(m, "version_py"), *archs = json_get(m, "archs");
+	const struct json **items;
+	struct json_index asked_ix, feat_ix;
 	size_t i, n;
 
 	buf_addf(out, "# %s %s\n\n", json_str(json_get(wheel, "name")) ?
@@ -477,11 +494,13 @@ manifest_markdown(const struct json *m, struct buf *out)
 
 	buf_addstr(out, requested ? "| Feature | Compiled in | Profile asked |\n|---|---|---|\n" :
 				    "| Feature | Compiled in |\n|---|---|\n");
-	n = json_len(features);
+	n = json_items(features, &items);
+	json_index_build(&asked_ix, requested);
+	json_index_build(&feat_ix, features);
 	for (i = 0; i < n; i++) {
-		const char *k = json_key_at(features, i);
-		const struct json *want = json_get(requested, k);
-		int on = json_is_true(json_get(features, k));
+		const char *k = json_member_key(items[i]);
+		const struct json *want = json_index_get(&asked_ix, k);
+		int on = json_is_true(json_index_get(&feat_ix, k));
 
 		buf_addf(out, "| %s | %s |", k, on ? "✅" : "❌");
 		if (requested) {
@@ -496,14 +515,17 @@ manifest_markdown(const struct json *m, struct buf *out)
 		}
 		buf_addch(out, '\n');
 	}
+	free(items);
+	json_index_release(&asked_ix);
+	json_index_release(&feat_ix);
 	if (!n)
 		buf_addstr(out, requested ? "| ⚠️ no build-settings header found | | |\n" :
 					    "| ⚠️ no build-settings header found | |\n");
 
 	buf_addstr(out, "\n| Library | SASS | PTX | manylinux | Needs |\n|---|---|---|---|---|\n");
-	n = json_len(libs);
+	n = json_items(libs, &items);
 	for (i = 0; i < n; i++) {
-		const struct json *l = json_at(libs, i), *ml = json_get(l, "manylinux");
+		const struct json *l = items[i], *ml = json_get(l, "manylinux");
 
 		buf_addf(out, "| `%s` | ", md_str(json_get(l, "path")));
 		md_list(out, json_get(l, "sass"), "–");
@@ -514,10 +536,12 @@ manifest_markdown(const struct json *m, struct buf *out)
 		md_list(out, json_get(l, "needed"), "–");
 		buf_addstr(out, " |\n");
 	}
+	free(items);
 	runtime_markdown(json_get(m, "runtime"), out);
-	n = json_len(json_get(v, "errors"));
+	n = json_items(json_get(v, "errors"), &items);
 	if (n)
 		buf_addstr(out, "\n## Problems\n\n");
 	for (i = 0; i < n; i++)
-		buf_addf(out, "- ❌ %s\n", md_str(json_at(json_get(v, "errors"), i)));
+		buf_addf(out, "- ❌ %s\n", md_str(items[i]));
+	free(items);
 }

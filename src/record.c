@@ -14,6 +14,7 @@
  *
  * Empty lines are skipped, as csv.reader does. A NUL byte is an error.
  */
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -120,6 +121,13 @@ int
 record_parse(const char *data, size_t len, struct record_row **rows_out, size_t *n_out,
 	     struct buf *why)
 {
+	return record_parse_max(data, len, SIZE_MAX, rows_out, n_out, why);
+}
+
+int
+record_parse_max(const char *data, size_t len, size_t max_rows, struct record_row **rows_out,
+		 size_t *n_out, struct buf *why)
+{
 	struct record_row *rows = NULL;
 	size_t n = 0, cap = 0, i = 0;
 	struct buf field = BUF_INIT;
@@ -134,6 +142,13 @@ record_parse(const char *data, size_t len, struct record_row **rows_out, size_t 
 			i += data[i] == '\r' ? 2 : 1;
 			line++;
 			continue;
+		}
+		if (n >= max_rows) {
+			buf_addf(why, "line %d: more than %zu rows (more than the archive can hold; "
+				 "is it crafted?)", line, max_rows);
+			record_free(rows, n);
+			buf_release(&field);
+			return -1;
 		}
 		if (parse_row(data, len, &i, &line, &row, &field, why) < 0) {
 			for (size_t k = 0; k < 3 && k < row.nfields; k++)

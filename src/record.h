@@ -19,6 +19,13 @@ struct record_row {
 
 int record_parse(const char *data, size_t len, struct record_row **rows, size_t *n,
 		 struct buf *why);
+/*
+ * The same, refusing more than `max_rows` rows: memory stays proportional
+ * to what the caller can use (a wheel's members), not to what the text
+ * claims (8 M rows of ",\n" in 16 MB).
+ */
+int record_parse_max(const char *data, size_t len, size_t max_rows, struct record_row **rows,
+		     size_t *n, struct buf *why);
 void record_free(struct record_row *rows, size_t n);
 
 /*

@@ -65,8 +65,9 @@ report_wheel(const struct wheel_report *r, int deep, FILE *out)
 		fprintf(out, "ok: %s (%zu members, every RECORD hash matches)\n", r->filename,
 			r->members);
 	else
-		fprintf(out, "FAILED: %s (%zu problem%s)\n", r->filename, r->errors.n,
-			r->errors.n == 1 ? "" : "s");
+		fprintf(out, "FAILED: %s (%zu problem%s)\n", r->filename,
+			r->errors.n + r->errors_more - (r->errors_more ? 1 : 0),
+			r->errors.n + r->errors_more == 1 ? "" : "s");
 }
 
 void

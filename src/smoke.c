@@ -287,10 +287,23 @@ smoke_json(const struct smoke_result *r)
 
 /* ---- a private install: the wheel's members under a temporary directory ---- */
 
+struct write_ctx {
+	int fd;
+	const char *path;
+	struct buf *why;
+};
+
+/* A full TMPDIR is named with its reason, not left as "error: '<wheel>': ". */
 static int
-write_sink(void *ctx, const void *data, size_t n)
+write_sink(void *vctx, const void *data, size_t n)
 {
-	return write_all(*(int *)ctx, data, n);
+	struct write_ctx *c = vctx;
+
+	if (write_all(c->fd, data, n) < 0) {
+		buf_addf(c->why, "cannot write '%s': %s", c->path, strerror(errno));
+		return -1;
+	}
+	return 0;
 }
 
 static int
@@ -338,7 +351,10 @@ install_wheel(const char *wheel, const char *dir)
 			rc = error("cannot write '%s':", path.s);
 			break;
 		}
-		if (zip_read(&z, e, write_sink, &fd, &why) < 0)
+		struct write_ctx wc = { fd, path.s, &why };
+
+		buf_reset(&why);
+		if (zip_read(&z, e, write_sink, &wc, &why) < 0)
 			rc = error("'%s': %s", wheel, why.s);
 		close(fd);
 	}
@@ -484,6 +500,10 @@ smoke_target(const struct smoke_request *rq, struct smoke_result *sr, struct jso
 	*result = NULL;
 	if (wheel_verify(&w, rq->target, NULL) < 0)
 		return -1;
+	if (w.errors.n)
+		warning("'%s' fails verify (%s%s); it is run anyway, but what it shows is not the "
+			"wheel RECORD describes", rq->target, w.errors.v[0],
+			w.errors.n > 1 ? ", and more" : "");
 	if (!w.name || !*w.name) {
 		error("'%s': cannot tell the package's name", rq->target);
 		goto out;

@@ -30,6 +30,18 @@
 #include "zip.h"
 
 #define MAX_TEXT_BYTES (16ULL << 20)
+/* A wheel's RECORD rows: one per member, and this many more to name as missing. */
+#define RECORD_SPARE_ROWS 1024
+/* An installed package's (torch has some 15,000). */
+#define RECORD_INSTALLED_ROWS 1000000
+
+static uint64_t
+record_most(size_t members)
+{
+	uint64_t most = ((uint64_t)members + RECORD_SPARE_ROWS) * 4096;
+
+	return most < (256ULL << 20) ? most : 256ULL << 20;
+}
 
 static void
 add_error(struct wheel_report *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -40,10 +52,23 @@ add_error(struct wheel_report *r, const char *fmt, ...)
 	struct buf b = BUF_INIT;
 	va_list ap;
 
+	if (r->errors.n >= VERIFY_ERRORS_LISTED) {
+		r->errors_more++;
+		return;
+	}
 	va_start(ap, fmt);
 	buf_vaddf(&b, fmt, ap);
 	va_end(ap);
 	strvec_push_nodup(&r->errors, buf_detach(&b));
+}
+
+/* The last line of a report whose problems were not all listed. */
+static void
+summarise_errors(struct wheel_report *r)
+{
+	if (r->errors_more)
+		strvec_pushf(&r->errors, "... and %zu more problems (the first %d are listed)",
+			     r->errors_more, VERIFY_ERRORS_LISTED);
 }
 
 /* ---- file name and tags ---- */
@@ -434,19 +459,60 @@ scan_library(struct job *j, struct member_ctx *mc, int deep)
 	}
 }
 
+/*
+ * Whether the installed file j->file (root/name) resolves outside root, as
+ * a planted symbolic link would; pip never installs links, other tools may
+ * (inside the tree they are followed).
+ */
+static int
+leaves_root(const struct job *j)
+{
+	size_t rootlen = strlen(j->file) - strlen(j->name);
+	char *real = realpath(j->file, NULL), *rroot;
+	struct buf root = BUF_INIT;
+	int out = 0;
+
+	if (!real)
+		return 0; /* missing: the open says why */
+	buf_add(&root, j->file, rootlen ? rootlen - 1 : 0);
+	rroot = realpath(root.len ? root.s : "/", NULL);
+	if (rroot && strcmp(rroot, "/")) {
+		size_t n = strlen(rroot);
+
+		out = strncmp(real, rroot, n) || (real[n] != '/' && real[n]);
+	}
+	free(real);
+	free(rroot);
+	buf_release(&root);
+	return out;
+}
+
 /* An installed file: mapped, hashed whole, and scanned in place when it is ELF. */
 static int
 read_installed(struct job *j, struct member_ctx *mc, int deep)
 {
 	struct stat st;
 	void *map = NULL;
-	int fd = open(j->file, O_RDONLY | O_CLOEXEC);
+	/* A FIFO or device listed in RECORD must not block or stream forever: refused unread. */
+	int fd;
 
+	if (leaves_root(j)) {
+		strvec_pushf(&j->errors, "'%s' is a symbolic link out of site-packages; it is not "
+			     "read (RECORD)", j->name);
+		return -1;
+	}
+	fd = open(j->file, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	if (fd < 0 || fstat(fd, &st) < 0) {
 		strvec_pushf(&j->errors, "'%s' is listed in RECORD but cannot be read: %s (RECORD)",
 			     j->name, strerror(errno));
 		if (fd >= 0)
 			close(fd);
+		return -1;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		strvec_pushf(&j->errors, "'%s' is listed in RECORD but is not a regular file "
+			     "(a FIFO, device or directory is not read) (RECORD)", j->name);
+		close(fd);
 		return -1;
 	}
 	if (st.st_size > 0) {
@@ -1006,6 +1072,28 @@ row_size(struct wheel_report *r, const struct record_row *row, unsigned long lon
 	return 0;
 }
 
+/*
+ * A '..' after the leading ones (which name console scripts beside
+ * site-packages, never opened): "torch/../../../etc/hostname".
+ */
+static int
+climbs_out(const char *path)
+{
+	const char *p = path;
+
+	while (starts_with(p, "../"))
+		p += 3;
+	for (;;) {
+		size_t n = strcspn(p, "/");
+
+		if (n == 2 && p[0] == '.' && p[1] == '.')
+			return 1;
+		if (!p[n])
+			return 0;
+		p += n + 1;
+	}
+}
+
 /* The job of a row: a zip member `e`, or the file under `root` of an installed package. */
 static void
 job_init(struct job *jb, const struct record_row *row, const struct zip_entry *e,
@@ -1066,7 +1154,12 @@ plan_jobs(struct wheel_report *r, const struct record_row *rows, size_t nrows,
 			continue;
 		}
 		if (root && (row->fields[0][0] == '/' || starts_with(row->fields[0], "../"))) {
-			/* console scripts installed outside site-packages */
+			/* console scripts installed outside site-packages: never opened */
+			continue;
+		}
+		if (root && climbs_out(row->fields[0])) {
+			add_error(r, "RECORD line %d: '%s' leads out of the package through '..'; "
+				  "it is not read (RECORD)", row->line, row->fields[0]);
 			continue;
 		}
 		e = z ? index_find(z, names, row->fields[0]) : NULL;
@@ -1108,7 +1201,7 @@ merge_jobs(struct wheel_report *r, struct job *jobs, size_t njobs)
 
 		free(jb->file);
 		for (j = 0; j < jb->errors.n; j++)
-			strvec_push(&r->errors, jb->errors.v[j]);
+			add_error(r, "%s", jb->errors.v[j]);
 		strvec_clear(&jb->errors);
 		r->bytes += jb->got;
 		if (jb->lib) {
@@ -1465,14 +1558,17 @@ wheel_verify(struct wheel_report *r, const char *path, const struct wheel_expect
 
 	buf_reset(&member);
 	buf_addf(&member, "%s/RECORD", dist_info.s);
-	if (read_member(r, &z, member.s, 256ULL << 20, "RECORD", &text) < 0)
+	/* A row takes some 100 bytes: 4 KiB for each member (and spare row) is far beyond a real one. */
+	if (read_member(r, &z, member.s, record_most(z.n), "RECORD", &text) < 0)
 		goto done;
-	if (record_parse(text.s, text.len, &rows, &nrows, &why) < 0) {
+	/* Rows beyond the members (and some to spare, to be named) can only be errors. */
+	if (record_parse_max(text.s, text.len, z.n + RECORD_SPARE_ROWS, &rows, &nrows, &why) < 0) {
 		add_error(r, "%s: %s (RECORD)", member.s, why.s);
 		goto done;
 	}
 	check_members(r, &z, names, rows, nrows, member.s, dist_info.s, &opts);
 done:
+	summarise_errors(r);
 	whole_finish(&wh, r);
 	record_free(rows, nrows);
 	free(names);
@@ -1558,7 +1654,7 @@ installed_verify(struct wheel_report *r, const char *pkgdir, const struct wheel_
 	buf_addf(&path, "%s/%s/RECORD", root.s, di.s);
 	if (read_file(&text, path.s) < 0)
 		goto out;
-	if (record_parse(text.s, text.len, &rows, &nrows, &why) < 0) {
+	if (record_parse_max(text.s, text.len, RECORD_INSTALLED_ROWS, &rows, &nrows, &why) < 0) {
 		error("%s: %s", path.s, why.s);
 		goto out;
 	}
@@ -1577,6 +1673,7 @@ installed_verify(struct wheel_report *r, const char *pkgdir, const struct wheel_
 	free(paths);
 	check_cxx_abi(r, opts.cxx11_abi);
 	check_coverage(r, &opts);
+	summarise_errors(r);
 	ret = 0;
 out:
 	if (ret < 0)

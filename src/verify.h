@@ -27,13 +27,21 @@ struct wheel_report {
 	size_t nlibs;
 	struct strvec sass;      /* unions over libraries */
 	struct strvec ptx;
-	struct strvec errors;
+	struct strvec errors;    /* the first VERIFY_ERRORS_LISTED, then "... and N more" */
+	size_t errors_more;      /* problems found beyond those listed */
 	struct strvec notes;
 	char *macros_h;          /* the build-settings header, if present */
 	char *macros_h_path;
 	char *version_py;        /* <package>/version.py, if present */
 	char *version_py_path;
 };
+
+/*
+ * A crafted wheel can have millions of problems (a RECORD of 8 M empty
+ * rows); the report lists this many and counts the rest, so memory and
+ * output stay small whatever the input.
+ */
+#define VERIFY_ERRORS_LISTED 50
 
 /* A library allowed to lack some of the expected targets (a profile's verify.exceptions). */
 struct wheel_exception {

@@ -19,6 +19,11 @@
  *	that order
  * Local file header (30 bytes + name + extra):
  *	0 u32 0x04034b50, 26 u16 name len, 28 u16 extra len; data follows
+ *
+ * Claims are checked against the bytes that back them: a deflated member
+ * cannot inflate to more than 1032 bytes per compressed byte, and no two
+ * members' [local header, end of data) ranges may overlap (64 directory
+ * entries on one 256 MiB member would otherwise cost 64 x 256 MiB).
  */
 #include <errno.h>
 #include <signal.h>
@@ -206,6 +211,62 @@ locate_data(struct span s, struct zip_entry *e, uint64_t cd_off, struct buf *why
 	return 0;
 }
 
+/* A size the compressed bytes cannot produce is a lie (a 908-byte file claiming 1 TiB). */
+static int
+check_claim(const struct zip_entry *e, struct buf *why)
+{
+	if (e->method == 8 && e->usize / ZIP_DEFLATE_MAX_RATIO > e->csize) {
+		buf_addf(why, "'%s' claims %llu bytes from %llu compressed, more than deflate can "
+			 "produce", e->name, (unsigned long long)e->usize,
+			 (unsigned long long)e->csize);
+		return -1;
+	}
+	return 0;
+}
+
+struct extent {
+	uint64_t from, to;
+	size_t i;
+};
+
+static int
+by_from(const void *a, const void *b)
+{
+	const struct extent *x = a, *y = b;
+
+	return x->from < y->from ? -1 : x->from > y->from;
+}
+
+/* Each member's bytes belong to it alone: sort by local header, then no range may reach the next. */
+static int
+check_overlaps(const struct zip *z, struct buf *why)
+{
+	struct extent *v;
+	size_t i;
+	int rc = 0;
+
+	if (z->n < 2)
+		return 0;
+	v = xcalloc(z->n, sizeof(*v));
+	for (i = 0; i < z->n; i++) {
+		v[i].from = z->entries[i].lho;
+		v[i].to = z->entries[i].data_off + z->entries[i].csize;
+		v[i].i = i;
+	}
+	qsort(v, z->n, sizeof(*v), by_from);
+	for (i = 1; i < z->n; i++) {
+		if (v[i].from < v[i - 1].to) {
+			buf_addf(why, "members '%s' and '%s' share bytes (overlapping entries, "
+				 "as zip bombs have)", z->entries[v[i - 1].i].name,
+				 z->entries[v[i].i].name);
+			rc = -1;
+			break;
+		}
+	}
+	free(v);
+	return rc;
+}
+
 int
 zip_parse(struct zip *z, const uint8_t *data, size_t len, struct buf *why)
 {
@@ -246,10 +307,13 @@ zip_parse(struct zip *z, const uint8_t *data, size_t len, struct buf *why)
 		}
 		z->n = i + 1;
 		if (parse_central_header(s, &p, cd_off + cd_size, i, &z->entries[i], why) < 0 ||
-		    locate_data(s, &z->entries[i], cd_off, why) < 0)
+		    locate_data(s, &z->entries[i], cd_off, why) < 0 ||
+		    check_claim(&z->entries[i], why) < 0)
 			goto fail;
 	}
 	z->cd_end = p;
+	if (check_overlaps(z, why) < 0)
+		goto fail;
 	return 0;
 fail:
 	zip_close(z);
@@ -352,8 +416,36 @@ zip_open(struct zip *z, const char *path)
 		return -1;
 	}
 	z->mapped = 1;
+	z->path = xstrdup(path);
+	z->dev = (uint64_t)st.st_dev;
+	z->ino = (uint64_t)st.st_ino;
+	z->mtime_ns = (int64_t)st.st_mtim.tv_sec * 1000000000 + st.st_mtim.tv_nsec;
+	z->ctime_ns = (int64_t)st.st_ctim.tv_sec * 1000000000 + st.st_ctim.tv_nsec;
 	buf_release(&why);
 	return 0;
+}
+
+int
+zip_changed(const struct zip *z, struct buf *why)
+{
+	struct stat st;
+
+	if (!z->path)
+		return 0;
+	if (stat(z->path, &st) < 0) {
+		buf_addf(why, "'%s' changed while being read (it is gone now); run again when it is "
+			 "complete", z->path);
+		return 1;
+	}
+	if ((uint64_t)st.st_size == z->len && (uint64_t)st.st_dev == z->dev &&
+	    (uint64_t)st.st_ino == z->ino &&
+	    (int64_t)st.st_mtim.tv_sec * 1000000000 + st.st_mtim.tv_nsec == z->mtime_ns &&
+	    (int64_t)st.st_ctim.tv_sec * 1000000000 + st.st_ctim.tv_nsec == z->ctime_ns)
+		return 0;
+	buf_addf(why, "'%s' changed while being read (it is %llu bytes now, was %llu; modified "
+		 "since it was opened); run again when it is complete", z->path,
+		 (unsigned long long)st.st_size, (unsigned long long)z->len);
+	return 1;
 }
 
 void
@@ -364,6 +456,7 @@ zip_close(struct zip *z)
 	for (i = 0; i < z->n; i++)
 		free(z->entries[i].name);
 	free(z->entries);
+	free(z->path);
 	if (z->mapped)
 		munmap((void *)z->data, z->len);
 	memset(z, 0, sizeof(*z));
@@ -471,9 +564,9 @@ out:
 	return ret;
 }
 
-int
-zip_read(const struct zip *z, const struct zip_entry *e,
-	 int (*sink)(void *ctx, const void *data, size_t n), void *ctx, struct buf *why)
+static int
+read_entry(const struct zip *z, const struct zip_entry *e,
+	   int (*sink)(void *ctx, const void *data, size_t n), void *ctx, struct buf *why)
 {
 	uLong crc = crc32(0L, Z_NULL, 0);
 	uint64_t total = 0;
@@ -536,8 +629,130 @@ zip_read_all(const struct zip *z, const struct zip_entry *e, struct buf *out, ui
 		buf_addf(why, "'%s' is larger than %llu bytes", e->name, (unsigned long long)max);
 		return -1;
 	}
-	buf_grow(out, (size_t)e->usize);
+	/* What fits one inflate round at most: the rest as it really comes. */
+	buf_grow(out, (size_t)(e->usize < (1u << 20) ? e->usize : (1u << 20)));
 	return zip_read(z, e, read_all_sink, &c, why);
+}
+
+/*
+ * Bad data in a member of a file that was rewritten meanwhile is the
+ * rewrite, not the wheel: say that instead (a sink's own failure stands).
+ */
+struct sink_guard {
+	int (*sink)(void *ctx, const void *data, size_t n);
+	void *ctx;
+	int failed;
+};
+
+static int
+guarded_sink(void *vctx, const void *data, size_t n)
+{
+	struct sink_guard *g = vctx;
+
+	if (g->sink && g->sink(g->ctx, data, n) < 0) {
+		g->failed = 1;
+		return -1;
+	}
+	return 0;
+}
+
+int
+zip_read(const struct zip *z, const struct zip_entry *e,
+	 int (*sink)(void *ctx, const void *data, size_t n), void *ctx, struct buf *why)
+{
+	struct sink_guard g = { sink, ctx, 0 };
+	size_t at = why->len;
+	struct buf changed = BUF_INIT;
+
+	if (z->path)
+		fault_truncate("zip-member", z->path);
+	if (read_entry(z, e, guarded_sink, &g, why) == 0)
+		return 0;
+	if (!g.failed && zip_changed(z, &changed)) {
+		buf_setlen(why, at);
+		buf_add(why, changed.s, changed.len);
+	}
+	buf_release(&changed);
+	return -1;
+}
+
+struct spill_sink {
+	int fd;
+	const char *dir;
+	struct buf *why;
+};
+
+static int
+spill_write(void *vctx, const void *data, size_t n)
+{
+	struct spill_sink *c = vctx;
+	const char *p = data;
+
+	while (n) {
+		ssize_t w = write(c->fd, p, n);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0) {
+			buf_addf(c->why, "cannot write a temporary copy in '%s': %s", c->dir,
+				 w < 0 ? strerror(errno) : "no progress");
+			return -1;
+		}
+		p += w;
+		n -= (size_t)w;
+	}
+	return 0;
+}
+
+int
+zip_spill(const struct zip *z, const struct zip_entry *e, struct zip_spill *out,
+	  struct buf *why)
+{
+	const char *dir = getenv("TMPDIR") && *getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
+	struct spill_sink c = { -1, dir, why };
+	struct stat st;
+	void *map;
+
+	memset(out, 0, sizeof(*out));
+	c.fd = open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+	if (c.fd < 0) {
+		struct buf tmpl = BUF_INIT;
+
+		buf_addf(&tmpl, "%s/bwbuild-member.XXXXXX", dir);
+		c.fd = mkostemp(tmpl.s, O_CLOEXEC);
+		if (c.fd >= 0)
+			unlink(tmpl.s);
+		buf_release(&tmpl);
+	}
+	if (c.fd < 0) {
+		buf_addf(why, "cannot make a temporary file in '%s': %s", dir, strerror(errno));
+		return -1;
+	}
+	if (zip_read(z, e, spill_write, &c, why) < 0 || fstat(c.fd, &st) < 0) {
+		close(c.fd);
+		return -1;
+	}
+	if (st.st_size > 0) {
+		map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, c.fd, 0);
+		if (map == MAP_FAILED) {
+			buf_addf(why, "cannot map the temporary copy of '%s': %s", e->name,
+				 strerror(errno));
+			close(c.fd);
+			return -1;
+		}
+		out->p = map;
+		out->n = (size_t)st.st_size;
+	}
+	close(c.fd);
+	return 0;
+}
+
+void
+zip_spill_release(struct zip_spill *s)
+{
+	if (s->p)
+		munmap((void *)s->p, s->n);
+	memset(s, 0, sizeof(*s));
 }
 
 const struct zip_entry *

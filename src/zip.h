@@ -30,12 +30,25 @@ struct zip {
 	const uint8_t *data;
 	size_t len;
 	int mapped;
+	char *path;          /* zip_open's file, to tell a change while it is read */
+	uint64_t dev, ino;   /* as opened */
+	int64_t mtime_ns, ctime_ns;
 	struct zip_entry *entries;
 	size_t n;
 	uint64_t cd_offset;
 	uint64_t cd_end;     /* end of the central directory records */
 	uint64_t eocd_offset;
 };
+
+/*
+ * Bounds (docs/design/bounds.md): the directory is parsed in time and
+ * memory linear in its real size; a member's claimed size is believed only
+ * as far as its compressed bytes can produce it (a deflate stream yields at
+ * most 1032 bytes a byte, a stored one exactly its bytes), and members
+ * whose data overlap are refused, so reading every member costs at most
+ * 1032 x the file's size in time and one chunk in memory.
+ */
+#define ZIP_DEFLATE_MAX_RATIO 1032u
 
 /* Map and parse a file. -1 after reporting. */
 int zip_open(struct zip *z, const char *path);
@@ -49,9 +62,33 @@ void zip_close(struct zip *z);
  */
 int zip_read(const struct zip *z, const struct zip_entry *e,
 	     int (*sink)(void *ctx, const void *data, size_t n), void *ctx, struct buf *why);
-/* Read a whole entry into `out` (at most `max` bytes). */
+/*
+ * Read a whole entry into `out` (at most `max` bytes); memory grows with
+ * the bytes that really come out, never to the claimed size up front.
+ */
 int zip_read_all(const struct zip *z, const struct zip_entry *e, struct buf *out, uint64_t max,
 		 struct buf *why);
+/*
+ * A member inflated into an unlinked temporary file (in $TMPDIR) and
+ * mapped read-only: for readers that need random access to a library
+ * (ELF section tables, dynamic symbols) without holding it in memory.
+ * The resident set is what the reader touches; a full disk is an error
+ * that says so.
+ */
+struct zip_spill {
+	const uint8_t *p;
+	size_t n;
+};
+
+int zip_spill(const struct zip *z, const struct zip_entry *e, struct zip_spill *out,
+	      struct buf *why);
+void zip_spill_release(struct zip_spill *s);
+
+/*
+ * 1 if the file zip_open mapped is no longer the one it opened (size,
+ * inode, modification or change time differ); its reason in `why`.
+ */
+int zip_changed(const struct zip *z, struct buf *why);
 const struct zip_entry *zip_find(const struct zip *z, const char *name);
 
 #endif

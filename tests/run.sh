@@ -153,6 +153,8 @@ if want cli && [ -n "$cli" ]; then
 		if sh "tests/cli/$name.sh" >"$TMP/$name.out" 2>&1; then
 			pass=$((pass + 1))
 			echo "ok   $name"
+			# The time and peak memory of each crafted input (47-bounds).
+			sed -n 's/^bound: /     /p' "$TMP/$name.out"
 		else
 			echo "FAIL $name"
 			sed 's/^/     /' "$TMP/$name.out" | tail -40

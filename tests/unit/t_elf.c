@@ -38,6 +38,30 @@ t_elf(void)
 		glibc |= !strcmp(d.vfile.v[i], "libc.so.6") && !strcmp(d.vname.v[i], "GLIBC_2.2.5");
 	CHECK(glibc);
 	elf_dynamic_release(&d);
+
+	/* Bounds: records repeating through each other, and a second .dynamic, are refused. */
+	{
+		struct buf crafted = BUF_INIT, w = BUF_INIT;
+		struct elf ce;
+
+		CHECK(read_file(&crafted, "tests/fuzz/corpus/elf/verneed-repeats.so") == 0);
+		CHECK(elf_open(&ce, (const uint8_t *)crafted.s, crafted.len, &w) == 0);
+		CHECK(elf_dynamic_read(&ce, &d, &w) < 0);
+		CHECK(strstr(w.s, "repeat") != NULL);
+		CHECK(d.vname.n <= crafted.len / 16);
+		elf_dynamic_release(&d);
+		elf_release(&ce);
+		buf_reset(&crafted);
+		buf_reset(&w);
+		CHECK(read_file(&crafted, "tests/fuzz/corpus/elf/dynamic-repeated.so") == 0);
+		CHECK(elf_open(&ce, (const uint8_t *)crafted.s, crafted.len, &w) == 0);
+		CHECK(elf_dynamic_read(&ce, &d, &w) < 0);
+		CHECK(strstr(w.s, "more than one SHT_DYNAMIC section (sections 2 and 4)") != NULL);
+		elf_dynamic_release(&d);
+		elf_release(&ce);
+		buf_release(&crafted);
+		buf_release(&w);
+	}
 	elf_release(&e);
 
 	/* A section table beyond the end of the file. */

@@ -24,5 +24,30 @@ t_json(void)
 	free(text);
 	json_free(j);
 	json_free(back);
+
+	/* One-pass members and the sorted index: the first of repeated keys, as json_get. */
+	{
+		const char *doc = "{\"b\": 1, \"a\": 2, \"b\": 3, \"c\": [1, 2]}";
+		const struct json **items;
+		struct json_index ix;
+		size_t n;
+
+		j = json_parse(doc, strlen(doc), &why);
+		n = json_items(j, &items);
+		CHECK(n == 4);
+		if (n == 4) {
+			CHECK_STR(json_member_key(items[0]), "b");
+			CHECK_STR(json_member_key(items[3]), "c");
+		}
+		free(items);
+		json_index_build(&ix, j);
+		CHECK(json_number_value(json_index_get(&ix, "b")) == 1);
+		CHECK(json_number_value(json_index_get(&ix, "a")) == 2);
+		CHECK(json_len(json_index_get(&ix, "c")) == 2);
+		CHECK(json_index_get(&ix, "d") == NULL);
+		json_index_release(&ix);
+		CHECK(json_items(json_get(j, "a"), &items) == 0 && items == NULL);
+		json_free(j);
+	}
 	buf_release(&why);
 }

@@ -68,6 +68,13 @@ t_record(void)
 	CHECK(record_parse("\"open,1,2", 9, &rows, &n, &why) < 0);
 	CHECK(strstr(why.s, "unterminated") != NULL);
 
+	/* Rows beyond what the caller can use are refused as they come, not after 8 M of them. */
+	buf_reset(&why);
+	CHECK(record_parse_max("a,b,1\n,\n,\n,\n", 12, 2, &rows, &n, &why) < 0);
+	CHECK(strstr(why.s, "line 3: more than 2 rows") != NULL);
+	CHECK(record_parse_max("a,b,1\n,\n", 8, 2, &rows, &n, &why) == 0 && n == 2);
+	record_free(rows, n);
+
 	buf_release(&why);
 	t_wheel_file();
 }

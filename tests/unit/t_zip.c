@@ -1,6 +1,7 @@
 #include <string.h>
 
 #include "../../src/buf.h"
+#include "../../src/util.h"
 #include "../../src/zip.h"
 #include "t.h"
 
@@ -35,6 +36,18 @@ t_zip(void)
 	zip_close(&z);
 
 	CHECK(zip_parse(&z, (const uint8_t *)"PK\5\6", 4, &why) < 0);
+
+	/* Bounds: a size deflate cannot produce, and entries sharing one member's bytes. */
+	buf_reset(&out);
+	buf_reset(&why);
+	CHECK(read_file(&out, "tests/fuzz/corpus/zip/zip64-lie.whl") == 0);
+	CHECK(zip_parse(&z, (const uint8_t *)out.s, out.len, &why) < 0);
+	CHECK(strstr(why.s, "claims 1099511627776 bytes from 68 compressed") != NULL);
+	buf_reset(&out);
+	buf_reset(&why);
+	CHECK(read_file(&out, "tests/fuzz/corpus/zip/overlap.whl") == 0);
+	CHECK(zip_parse(&z, (const uint8_t *)out.s, out.len, &why) < 0);
+	CHECK(strstr(why.s, "members 'bomb/z00.bin' and 'bomb/z01.bin' share bytes") != NULL);
 	buf_release(&out);
 	buf_release(&why);
 }
