@@ -1,0 +1,177 @@
+#!/bin/sh
+# The proof on the real PyTorch tree (issue 22; transcript: docs/real-pytorch.md).
+#
+#   sh scripts/real-tree.sh MIRRORS SUPERPROJECT [WORK]
+#
+# MIRRORS: a directory of bare repositories, one per submodule URL, laid out
+#   <owner>+<name>[/repo] (as the search tool's fetch brings them) or
+#   <owner>/<name>.git; SUPERPROJECT: the bare clone made by
+#   shared/real-tree/superproject.sh (tag v2.6.0). Both are offline copies;
+#   nothing here touches the network. When either is absent the script says
+#   "skipped:" with the reason and exits 0: it is a proof to run by hand, never
+#   a test (the tests reproduce each contract with fixtures of their own).
+# WORK (default build/real-tree) gets the mirror directory bwbuild is given,
+#   the profile, the work trees and a log per step.
+#
+# Environment: BW (default bin/bwbuild); COMPILE_SECONDS (default 240) bounds
+#   the first compile, which is then stopped with SIGTERM; NVML_INCLUDE, a
+#   directory with nvml.h, for a CUDA toolkit installed without its NVML
+#   header (v2.6.0's c10_cuda includes it; Debian's libnvidia-ml-dev has one);
+#   STEPS, a subset of "fetch configure cpu compile resume c10" (default all).
+#
+# What it needs on Debian 12: cmake >= 3.27 (bookworm-backports), the Python
+# build deps (scripts/deps.sh installs them), libeigen3-dev, and
+# opentelemetry-cpp-dev from bookworm-backports: the superproject leaves out
+# the opentelemetry-cpp submodule, and v2.6.0 then finds the system headers.
+set -u
+mirrors=${1:-}
+super=${2:-}
+work=${3:-build/real-tree}
+BW=${BW:-bin/bwbuild}
+STEPS=${STEPS:-fetch configure cpu compile resume c10}
+COMPILE_SECONDS=${COMPILE_SECONDS:-240}
+
+skip() {
+	echo "skipped: $*"
+	exit 0
+}
+[ -n "$mirrors" ] && [ -d "$mirrors" ] || skip "no mirror directory '${mirrors}' (usage: $0 MIRRORS SUPERPROJECT [WORK])"
+[ -n "$super" ] && [ -d "$super" ] || skip "no superproject '${super}' (made by shared/real-tree/superproject.sh)"
+git --git-dir="$super" rev-parse -q --verify v2.6.0 >/dev/null || skip "'$super' has no tag v2.6.0"
+[ -x "$BW" ] || { echo "error: '$BW' is not built; run 'make' first" >&2; exit 2; }
+BW=$(realpath "$BW")
+mkdir -p "$work"
+work=$(realpath "$work")
+mirrors=$(realpath "$mirrors")
+super=$(realpath "$super")
+
+want() {
+	case " $STEPS " in *" $1 "*) return 0 ;; esac
+	return 1
+}
+say() {
+	printf '\n== %s\n' "$*"
+}
+# timed LABEL CMD...: runs CMD, its output into $work/LABEL.log, and prints
+# the wall time and exit status (the transcript's numbers).
+timed() {
+	label=$1
+	shift
+	t0=$(date +%s.%N)
+	"$@" >"$work/$label.log" 2>&1
+	rc=$?
+	t1=$(date +%s.%N)
+	printf '%s: exit %d in %.1f s (log: %s)\n' "$label" "$rc" "$(echo "$t1 - $t0" | bc)" "$work/$label.log"
+	return $rc
+}
+
+# The mirror directory bwbuild reads: the superproject as pytorch+pytorch and
+# each mirror by its own name; intel/mkl-dnn moved to oneapi-src/oneDNN on
+# GitHub (v2.6.0's ideep still names the old URL), so both names lead there.
+m="$work/mirrors"
+rm -rf "$m"
+mkdir -p "$m"
+ln -s "$super" "$m/pytorch+pytorch"
+for d in "$mirrors"/*; do
+	[ -d "$d" ] && ln -sfn "$d" "$m/$(basename "$d")"
+done
+[ -e "$m/oneapi-src+oneDNN" ] && ln -sfn "$m/oneapi-src+oneDNN" "$m/intel+mkl-dnn"
+export BWBUILD_MIRRORS="$m"
+export BWBUILD_CACHE_DIR="$work/cache"
+
+# The profile: the shipped sm120 at v2.6.0, with what the Debian-based
+# superproject lacks turned off (NNPACK; eigen comes from libeigen3-dev).
+prof="$work/real-v2.6.0.yaml"
+{
+	echo "extends: sm120"
+	echo "name: real-v2.6.0"
+	echo "description: PyTorch v2.6.0 for sm_120 from local mirrors (scripts/real-tree.sh)"
+	echo "source:"
+	echo "  ref: v2.6.0"
+	echo "cmake:"
+	echo '  USE_NNPACK: "0"'
+	echo '  USE_SYSTEM_EIGEN_INSTALL: "1"'
+	if [ -n "${NVML_INCLUDE:-}" ]; then
+		echo "build:"
+		echo "  env:"
+		echo "    CXXFLAGS: -isystem $NVML_INCLUDE"
+	fi
+} >"$prof"
+
+say "versions"
+cmake --version | head -n 1
+/usr/local/cuda/bin/nvcc --version | tail -n 1
+gcc --version | head -n 1
+"$BW" --version
+nproc
+free -g | sed -n 2p
+
+say "doctor"
+"$BW" doctor --profile "$prof" 2>&1 | tail -n 25
+
+W="$work/w"
+if want fetch; then
+	say "fetch from the mirrors, with submodules and the patch series"
+	timed fetch "$BW" build --profile "$prof" --work "$W" --out "$work/out" --until fetch
+	grep -E "warning|note|patch|submodule|absent|left out" "$work/fetch.log" | head -n 30
+	printf 'checkout: %s files, %s\n' "$(find "$W/src" -type f -not -path '*/.git/*' | wc -l)" \
+		"$(du -sh "$W/src" | cut -f1)"
+fi
+
+if want configure; then
+	say "configure, CUDA 13.0, 12.0+PTX"
+	timed configure "$BW" build --profile "$prof" --work "$W" --out "$work/out" --until configure
+	sed -n '/requested/,$p' "$work/configure.log" | head -n 40
+	[ -f "$W/configure.stamp" ] && echo "configure.stamp written" || echo "NO configure.stamp"
+	cache="$W/src/build/CMakeCache.txt"
+	for k in USE_CUDA USE_CUDNN USE_FLASH_ATTENTION USE_MEM_EFF_ATTENTION USE_NCCL USE_DISTRIBUTED \
+		USE_FBGEMM USE_KINETO BUILD_TEST TORCH_CUDA_ARCH_LIST; do
+		printf '  CMakeCache.txt %s\n' "$(grep -E "^$k:" "$cache" | head -n 1)"
+	done
+	printf 'build.ninja steps: %s\n' "$(grep -c '^build ' "$W/src/build/build.ninja")"
+	timed configure-again "$BW" build --profile "$prof" --work "$W" --out "$work/out" --until configure
+	grep -iE "configure|up to date|settings" "$work/configure-again.log" | head -n 5
+fi
+
+if want cpu; then
+	say "configure, CPU-only variant"
+	timed configure-cpu "$BW" build --profile "$prof" --work "$work/cpu" --out "$work/out-cpu" \
+		--set features.cuda=off --set 'cuda.archs=' --until configure
+	sed -n '/requested/,$p' "$work/configure-cpu.log" | head -n 30
+fi
+
+if want compile; then
+	say "compile for ${COMPILE_SECONDS} s, then SIGTERM"
+	"$BW" build --profile "$prof" --work "$W" --out "$work/out" --until compile >"$work/compile.log" 2>&1 &
+	pid=$!
+	sleep "$COMPILE_SECONDS"
+	kill -TERM "$pid"
+	wait "$pid"
+	echo "bwbuild exit status after SIGTERM: $?"
+	sleep 5
+	left=$(pgrep -f "$W/src" | wc -l)
+	echo "processes left under the work tree 5 s later: $left"
+	grep -E "^\[|admit|peak|ETA|compile" "$work/compile.log" | tail -n 15
+	echo "objects built: $(find "$W/src/build" -name '*.o' | wc -l)"
+fi
+
+if want resume; then
+	say "resume: a second bounded run continues where the first stopped"
+	before=$(find "$W/src/build" -name '*.o' | wc -l)
+	"$BW" build --profile "$prof" --work "$W" --out "$work/out" --until compile >"$work/resume.log" 2>&1 &
+	pid=$!
+	sleep 120
+	kill -TERM "$pid"
+	wait "$pid"
+	echo "exit status: $?"
+	grep -iE "configure|settings changed|resum" "$work/resume.log" | head -n 5
+	echo "objects before: $before, after: $(find "$W/src/build" -name '*.o' | wc -l)"
+fi
+
+if want c10; then
+	say "c10 and c10_cuda built completely under the launcher"
+	timed c10 "$BW" build --profile "$prof" --work "$W" --out "$work/out" --until compile \
+		--targets c10,c10_cuda
+	tail -n 8 "$work/c10.log"
+	ls -la "$W/src/build/lib/libc10.so" "$W/src/build/lib/libc10_cuda.so"
+fi
