@@ -569,6 +569,95 @@ check_library(struct doctor *d, const struct profile *p, enum feature f, const c
 	buf_release(&l);
 }
 
+/* Push each non-empty field of `s` split at `sep`. */
+static void
+push_fields(struct strvec *sv, const char *s, char sep)
+{
+	while (*s) {
+		const char *e = strchr(s, sep);
+		size_t n = e ? (size_t)(e - s) : strlen(s);
+
+		if (n)
+			strvec_push_nodup(sv, xstrndup(s, n));
+		s += n + (e ? 1 : 0);
+	}
+}
+
+/*
+ * The include directories a compile of this build searches besides the
+ * toolkit's: CPATH/CPLUS_INCLUDE_PATH, and -I/-isystem in the profile's
+ * build.env CXXFLAGS (split on blanks: a directory with a blank is not
+ * found, and the check then says where it looked).
+ */
+static void
+extra_include_dirs(const struct profile *p, struct strvec *dirs)
+{
+	static const char *const envs[] = { "CPATH", "CPLUS_INCLUDE_PATH", NULL };
+
+	for (size_t i = 0; envs[i]; i++) {
+		const char *v = getenv(envs[i]);
+
+		if (v && *v)
+			push_fields(dirs, v, ':');
+	}
+	for (size_t i = 0; p && i < p->nbuild_env; i++) {
+		struct strvec w = STRVEC_INIT;
+
+		if (strcmp(p->build_env[i].key, "CXXFLAGS") && strcmp(p->build_env[i].key, "CFLAGS"))
+			continue;
+		push_fields(&w, p->build_env[i].val, ' ');
+		for (size_t j = 0; j < w.n; j++) {
+			const char *a = w.v[j];
+
+			if ((!strcmp(a, "-isystem") || !strcmp(a, "-I")) && j + 1 < w.n)
+				strvec_push(dirs, w.v[++j]);
+			else if (starts_with(a, "-isystem") && a[8])
+				strvec_push(dirs, a + 8);
+			else if (starts_with(a, "-I") && a[2])
+				strvec_push(dirs, a + 2);
+		}
+		strvec_clear(&w);
+	}
+}
+
+/*
+ * nvml.h: PyTorch's c10/cuda/driver_api.h includes it on Linux (v2.6.0
+ * and later), and a toolkit installed without its NVML component lacks it:
+ * the compile of c10_cuda stops there, an hour into a build.
+ */
+static void
+check_nvml(struct doctor *d, const struct profile *p, const char *src, const char *cuda_home)
+{
+	struct strvec dirs = STRVEC_INIT;
+	struct buf f = BUF_INIT, where = BUF_INIT;
+	int found = 0;
+
+	if (!p || p->features[FEAT_CUDA] != TRI_ON || profile_is_extension(p) || !real_tree(p, src)) {
+		strvec_clear(&dirs);
+		return;
+	}
+	buf_addf(&f, "%s/include", cuda_home);
+	strvec_push(&dirs, f.s);
+	strvec_pushl(&dirs, "/usr/include", "/usr/include/x86_64-linux-gnu", NULL);
+	extra_include_dirs(p, &dirs);
+	for (size_t i = 0; i < dirs.n && !found; i++) {
+		buf_reset(&f);
+		buf_addf(&f, "%s/nvml.h", dirs.v[i]);
+		found = is_regular(f.s);
+	}
+	strvec_join(&dirs, ", ", &where);
+	if (found)
+		add(d, CHECK_OK, "nvml", "%s (c10/cuda/driver_api.h includes it)", f.s);
+	else
+		add(d, CHECK_FAIL, "nvml", "no nvml.h in %s; PyTorch's c10_cuda includes it "
+		    "(c10/cuda/driver_api.h); install the toolkit's NVML headers (cuda-nvml-dev, or "
+		    "Debian's libnvidia-ml-dev from non-free), or name their directory in "
+		    "build.env.CXXFLAGS as -isystem DIR", where.s);
+	strvec_clear(&dirs);
+	buf_release(&f);
+	buf_release(&where);
+}
+
 static void
 check_disk(struct doctor *d, const struct profile *p, const char *work_dir)
 {
@@ -697,6 +786,7 @@ doctor_run(struct doctor *d, const struct profile *p, const struct plan *pl, con
 	}
 	check_library(d, p, FEAT_CUDNN, cuda_home, "cudnn_version.h", "libcudnn.so", "cuDNN");
 	check_library(d, p, FEAT_NCCL, cuda_home, "nccl.h", "libnccl.so", "NCCL (libnccl-dev)");
+	check_nvml(d, p, src, cuda_home);
 	check_disk(d, p, work_dir);
 	if (pl)
 		check_memory(d, pl);

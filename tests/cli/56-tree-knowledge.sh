@@ -188,6 +188,18 @@ run 1 "$BW" doctor --profile "$TMP/p26.yaml" --source "$t26" --set "cuda.home=$T
 	--set "cmake.CMAKE_INCLUDE_PATH=$TMP/cuda13/include/cccl"
 grep -q "❌ tree" "$TMP/out" && fail "CMAKE_INCLUDE_PATH to include/cccl is not taken as the fix"
 
+# nvml.h: c10/cuda/driver_api.h includes it; a toolkit without its NVML
+# headers (this fake one, and the CUDA 13.0 of the development machine) fails
+# the check, which names where it looked; build.env.CXXFLAGS -isystem DIR
+# holding one passes it.
+run 1 "$BW" doctor --profile "$TMP/p26.yaml" --source "$TMP/t26git" --set "cuda.home=$TMP/cuda13"
+contains "$TMP/out" "❌ nvml           no nvml.h in $TMP/cuda13/include"
+mkdir -p "$TMP/nvmlinc"
+: > "$TMP/nvmlinc/nvml.h"
+run 1 "$BW" doctor --profile "$TMP/p26.yaml" --source "$TMP/t26git" --set "cuda.home=$TMP/cuda13" \
+	--set "build.env.CXXFLAGS=-O2 -isystem $TMP/nvmlinc"
+contains "$TMP/out" "✅ nvml           $TMP/nvmlinc/nvml.h"
+
 # At the fetch: a fetched tree's own files decide. Here cuda.version says 12.8
 # (no version rule fires) while cuda.home is a CUDA 13 layout, and no patches.
 cp -r "$t26" "$TMP/t26src"
@@ -253,7 +265,9 @@ contains "$TMP/out" "❌ python reqs    /usr/bin/python3 lacks"
 contains "$TMP/out" "bwbuild_no_such_module"
 # With setup.py, a requirement nothing imports is a warning.
 printf 'import setuptools\n' > "$TMP/tc/setup.py"
-run 0 "$BW" doctor --profile "$TMP/p26.yaml" --source "$TMP/tc" --set build.python=/usr/bin/python3
+# (nvml.h from the stand-in directory: a machine's toolkit may lack it.)
+run 0 "$BW" doctor --profile "$TMP/p26.yaml" --source "$TMP/tc" --set build.python=/usr/bin/python3 \
+	--set "build.env.CXXFLAGS=-isystem $TMP/nvmlinc"
 contains "$TMP/out" "⚠️  python reqs    /usr/bin/python3 lacks"
 
 # 6. CMake against the tree's cmake_minimum_required, in doctor and before a build fetches.
