@@ -256,7 +256,7 @@ launch_is_probe(char *const *argv, const char *cwd)
 {
 	static const char *const marks[] = { "/CMakeFiles/CMakeScratch/", "/CMakeFiles/CMakeTmp",
 					     "/TryCompile-", "/CompilerIdC", "/CompilerIdCUDA",
-					     "/CompilerIdCXX", NULL };
+					     "/CompilerIdCXX", "CompilerABI.c", NULL };
 
 	for (size_t m = 0; marks[m]; m++) {
 		if (cwd && strstr(cwd, marks[m]))

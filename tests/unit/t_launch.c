@@ -263,6 +263,9 @@ t_probe(void)
 		"-c /usr/share/cmake-3.31/Modules/CMakeCXXCompilerABI.cpp");
 	CHECK(launch_is_probe(argv.v, "/w/src/build/CMakeFiles/CMakeScratch/TryCompile-Hx8kq2"));
 	CHECK(launch_is_probe(argv.v, "/w/src/build/CMakeFiles/CMakeTmp"));
+	strvec_clear(&argv);
+	argv_of(&argv, "/usr/bin/c++ -o CMakeFiles/cmTC_1a2b3.dir/src.cxx.o -c src.cxx");
+	CHECK(launch_is_probe(argv.v, "/w/src/build/CMakeFiles/CMakeScratch/TryCompile-Hx8kq2"));
 	CHECK(!launch_is_probe(argv.v, "/w/src/build"));
 	strvec_clear(&argv);
 	argv_of(&argv, "/usr/bin/cc -c /w/src/build/CMakeFiles/CMakeScratch/TryCompile-x/src.c");
@@ -270,6 +273,10 @@ t_probe(void)
 	strvec_clear(&argv);
 	argv_of(&argv, "/usr/bin/c++ -c /w/src/build/CMakeFiles/3.31.6/CompilerIdCXX/CMakeCXXCompilerId.cpp");
 	CHECK(launch_is_probe(argv.v, NULL));
+	strvec_clear(&argv);
+	/* CMake's ABI probe, wherever it runs: it taught the CUDA kinds ~200 MB. */
+	argv_of(&argv, "/usr/local/cuda/bin/nvcc -c /usr/share/cmake-3.31/Modules/CMakeCUDACompilerABI.cu");
+	CHECK(launch_is_probe(argv.v, "/w/x"));
 	strvec_clear(&argv);
 	argv_of(&argv, "/usr/bin/c++ -I/w/src/build -c /w/src/aten/src/ATen/native/Sort.cpp");
 	CHECK(!launch_is_probe(argv.v, "/w/src/build"));
