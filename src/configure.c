@@ -287,8 +287,14 @@ configure_command(const struct configure_contract *c, const char *python, const 
 		strvec_pushl(args, "cmake", "-S", src_dir, "-B", NULL);
 		strvec_pushf(args, "%s/build", src_dir);
 		strvec_pushl(args, "-G", "Ninja", NULL);
+		/*
+		 * The switches travel in the environment, which EnvVarForwarding
+		 * reads here and again in scikit-build-core's configure; CMake's
+		 * own CMAKE_* values (the read-back hook, needed at project()) as -D.
+		 */
 		for (size_t i = 0; i < cmake->n; i++)
-			strvec_pushf(args, "-D%s", cmake->v[i]);
+			if (starts_with(cmake->v[i], "CMAKE_"))
+				strvec_pushf(args, "-D%s", cmake->v[i]);
 		/* scikit-build-core's default build type, so its own configure changes nothing. */
 		if (strvec_env_find(cmake, "CMAKE_BUILD_TYPE", strlen("CMAKE_BUILD_TYPE")) < 0)
 			strvec_push(args, "-DCMAKE_BUILD_TYPE=Release");

@@ -56,8 +56,9 @@ int configure_contract_read(const char *src_dir, enum build_era era, struct conf
  * The configure command of contract `c`: args and the variables added to
  * the step's environment (BWBUILD_LAUNCH_PHASE=configure always: the
  * launcher learns nothing during configure and refuses a real compile).
- * `cmake` holds the plan's NAME=VALUE entries CMake is meant to get (the
- * -D options of `cmake -S . -B build`).
+ * `cmake` holds the plan's NAME=VALUE entries CMake is meant to get; its
+ * CMAKE_* ones are the -D options of `cmake -S . -B build` (the rest reach
+ * CMake through the environment, as EnvVarForwarding reads it).
  */
 struct strvec;
 void configure_command(const struct configure_contract *c, const char *python, const char *src_dir,

@@ -93,7 +93,9 @@ fi
 example71 liar 's/^        CMAKE_ONLY = True$/        CMAKE_ONLY = False/'
 w="$TMP/work-liar"
 run 1 "$BW" --profile "$TMP/liar.yaml" --work "$w" --out "$TMP/out71" --until configure
-contains "$TMP/err" "error: the configure step started compiling; the launcher refused:"
+# The ninja watch or the launcher stops it, whichever sees it first.
+grep -qE "error: the configure step started (compiling; the launcher refused:|building: ')" "$TMP/err" ||
+	fail "a configure that built was not stopped: $(cat "$TMP/err")"
 contains "$TMP/err" "hint: the tree's setup.py did not take the configure-only switch bwbuild gave it (the argument --cmake-only)"
 [ "$(built "$w/src")" = 0 ] || fail "the refused configure compiled $(built "$w/src") objects"
 [ ! -e "$w/configure.stamp" ] || fail "a configure that built wrote configure.stamp"
@@ -102,6 +104,27 @@ printf 'build:\n  launcher: off\n' >> "$TMP/liar.yaml"
 run 1 "$BW" --profile "$TMP/liar.yaml" --work "$TMP/work-liar2" --out "$TMP/out71" --until configure
 contains "$TMP/err" "error: the configure step started building: '"
 contains "$TMP/err" " install' ran in $TMP/work-liar2/src/build; stopped it"
+
+# The launcher during configure: CMake's probes run, anything else is refused and recorded.
+mkdir -p "$TMP/l71/CMakeFiles/CMakeScratch/TryCompile-ab12"
+printf 'int main(void) { return 0; }\n' > "$TMP/l71/unit.c"
+(
+	export BWBUILD_LAUNCH_DIR="$TMP/l71/launch" BWBUILD_LAUNCH_BUDGET=1073741824 BWBUILD_LAUNCH_SLOTS=2
+	export BWBUILD_SRC_ROOT="$TMP/l71" BWBUILD_LAUNCH_PHASE=configure
+	cd "$TMP/l71/CMakeFiles/CMakeScratch/TryCompile-ab12"
+	"$BW" launch -- cc -c "$TMP/l71/unit.c" -o probe.o
+	[ -f probe.o ] || fail "a try-compile did not run during configure"
+	cd "$TMP/l71"
+	set +e
+	"$BW" launch -- cc -c "$TMP/l71/unit.c" -o unit.o 2>"$TMP/l71/err"
+	st=$?
+	set -e
+	[ "$st" = 1 ] || fail "a real compile during configure exited $st"
+	[ ! -f unit.o ] || fail "a real compile ran during configure"
+	contains "$TMP/l71/err" "bwbuild launch: unit.c: a real compile during the configure step; refused"
+	contains "$TMP/l71/launch/configure-compiles" "unit.c"
+	[ ! -e "$TMP/l71/launch/peaks" ] || fail "something was learned during configure"
+)
 
 # 7. A setup.py with no configure-only switch at all is not run as configure.
 example71 noswitch 's/"--cmake-only"/"--no-such-flag"/'

@@ -95,14 +95,14 @@ t_command(void)
 	strvec_join(&args, " ", &all);
 	CHECK_STR(all.s, "python3 setup.py build");
 	CHECK(has_env(&env, "CMAKE_ONLY"));
-	/* Era C: cmake -S . -B build with the plan's entries as -D. */
+	/* Era C: cmake -S . -B build with the plan's CMAKE_* entries as -D (the rest in the environment). */
 	strvec_clear(&args);
 	strvec_clear(&env);
 	buf_reset(&all);
 	c.only = CONFIGURE_ONLY_CMAKE;
 	configure_command(&c, "python3", "/src", &cmake, &args, &env);
 	strvec_join(&args, " ", &all);
-	CHECK_STR(all.s, "cmake -S /src -B /src/build -G Ninja -DUSE_CUDA=1 "
+	CHECK_STR(all.s, "cmake -S /src -B /src/build -G Ninja "
 		  "-DCMAKE_PROJECT_INCLUDE=/w/cmake/bwbuild-effective.cmake -DCMAKE_BUILD_TYPE=Release");
 	CHECK(!has_env(&env, "CMAKE_ONLY"));
 	strvec_clear(&args);
