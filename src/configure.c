@@ -755,6 +755,29 @@ configure_command_run(struct build *b, const struct configure_contract *contract
 	return rc;
 }
 
+/*
+ * A cache whose configure never generated the build file, with the plan's
+ * settings: removed, never configured over (with CMP0127's old behaviour,
+ * in trees requiring CMake < 3.22 like v2.6.0, a second configure over a
+ * cache can turn a cmake_dependent_option off). The build outputs stay:
+ * they come from these settings.
+ */
+static int
+fresh_cache(const struct build *b)
+{
+	struct buf path = BUF_INIT;
+	int rc = 0;
+
+	fprintf(stderr, "configure: %s/build/CMakeCache.txt holds the plan's settings, but its "
+		"configure did not finish; configuring again from a fresh cache (build outputs "
+		"kept)\n", b->plan.src_dir);
+	buf_addf(&path, "%s/build/CMakeCache.txt", b->plan.src_dir);
+	if (unlink(path.s) < 0)
+		rc = error("cannot remove '%s':", path.s);
+	buf_release(&path);
+	return rc;
+}
+
 int
 configure_run(struct build *b)
 {
@@ -802,13 +825,14 @@ configure_run(struct build *b)
 				"CMakeCache.txt holds the plan's settings\n", b->plan.src_dir);
 			run = 0;
 		} else {
-			fprintf(stderr, "configure: %s/build/CMakeCache.txt holds the plan's settings, but "
-				"its configure did not finish; configuring again on it\n", b->plan.src_dir);
+			rc = fresh_cache(b);
 		}
 	} else if (have_stamp && st == DIR_CONFIGURED) {
 		fprintf(stderr, "configure: up to date (configure.stamp matches; %s/build kept)\n",
 			b->plan.src_dir);
 		run = 0;
+	} else if (st == DIR_CACHE_ONLY) {
+		rc = fresh_cache(b);
 	}
 	if (have_cache)
 		cmakecache_release(&cache);

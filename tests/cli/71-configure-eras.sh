@@ -73,6 +73,30 @@ run 0 "$BW" --profile "$TMP/v26.yaml" --work "$w" --out "$TMP/out71" --until con
 contains "$TMP/err" "  CFLAGS: (unset) -> -O1"
 if grep -q "USE_MEM_EFF_ATTENTION:" "$TMP/err"; then fail "an unchanged setting was named"; fi
 
+# A configure killed before CMake wrote build.ninja is configured again on its cache.
+rm "$w/configure.stamp" "$w/src/build/build.ninja"
+run 0 "$BW" --profile "$TMP/v26.yaml" --work "$w" --out "$TMP/out71" --until configure \
+	--set features.mem_eff_attention=off --set build.env.CFLAGS=-O1
+contains "$TMP/err" "CMakeCache.txt holds the plan's settings, but its configure did not finish; configuring again from a fresh cache (build outputs kept)"
+[ -s "$w/src/build/build.ninja" ] && [ -s "$w/configure.stamp" ] || fail "the interrupted configure was not finished"
+# SIGTERM during a real configure: whatever it left, the next run finishes without calling it changed.
+rm -rf "$w/src/build" "$w/configure.stamp"
+"$BW" --profile "$TMP/v26.yaml" --work "$w" --out "$TMP/out71" --until configure \
+	--set features.mem_eff_attention=off --set build.env.CFLAGS=-O1 >"$TMP/k.out" 2>"$TMP/k.err" &
+bw=$!
+i=0
+while [ ! -e "$w/src/build/CMakeCache.txt" ] && [ "$i" -lt 600 ]; do i=$((i + 1)); sleep 0.05; done
+kill -TERM "$bw"
+set +e
+wait "$bw"
+st=$?
+set -e
+[ "$st" = 143 ] || [ "$st" = 0 ] || fail "configure stopped by SIGTERM exited $st: $(cat "$TMP/k.err")"
+run 0 "$BW" --profile "$TMP/v26.yaml" --work "$w" --out "$TMP/out71" --until configure \
+	--set features.mem_eff_attention=off --set build.env.CFLAGS=-O1
+if grep -q "settings changed" "$TMP/err"; then fail "a killed configure was taken for changed settings"; fi
+[ -s "$w/configure.stamp" ] || fail "no configure.stamp after resuming a killed configure"
+
 # 5. A killed compile resumes: ninja goes on, nothing built is built again.
 run 0 "$BW" --profile "$TMP/v26.yaml" --work "$w" --out "$TMP/out71" --until compile \
 	--set features.mem_eff_attention=off --set build.env.CFLAGS=-O1
