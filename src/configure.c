@@ -712,6 +712,7 @@ configure_command_run(struct build *b, const struct configure_contract *contract
 	struct proc pr = PROC_INIT;
 	struct build_watch w;
 	struct buf dir = BUF_INIT, refused = BUF_INIT;
+	sigset_t all, old_mask;
 	int rc, watching;
 
 	step_env(&pr, b);
@@ -722,7 +723,11 @@ configure_command_run(struct build *b, const struct configure_contract *contract
 	memset(&w, 0, sizeof(w));
 	w.build_dir = realpath(dir.s, NULL);
 	refused_compiles(&b->plan, NULL, 1);
+	/* Signals stay the main thread's (it forwards them to the step's group): none reach the watch. */
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, &old_mask);
 	watching = w.build_dir && !pthread_create(&w.thread, NULL, watch_build, &w);
+	pthread_sigmask(SIG_SETMASK, &old_mask, NULL);
 	pr.defer_failure = 1;
 	rc = step_command("configure", &b->plan, &pr);
 	if (watching) {
