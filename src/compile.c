@@ -82,25 +82,27 @@ set_env_uint(struct strvec *env, const char *name, unsigned v)
 
 /*
  * The launcher's knowledge for this tree: the learned table shared by
- * every build of its version (<cache>/peaks/<version>.peaks: knowledge
- * about the files, not about one work directory) and the shipped seed
+ * every build of its version (<cache>/peaks/pytorch-<version>.peaks:
+ * knowledge about the files, not about one work directory) and the shipped seed
  * tables (data/peaks/ *.seed, installed to share/bwbuild/data/peaks).
  */
 static void
-launch_knowledge_env(struct strvec *env, const struct plan *pl)
+launch_knowledge_env(struct strvec *env, const struct plan *pl, int extension)
 {
 	struct strvec dirs = STRVEC_INIT, seeds = STRVEC_INIT;
 	struct buf s = BUF_INIT;
 
 	repo_cache_dir(&s);
-	if (s.len) {
+	/* An extension's files are no PyTorch tree's: they learn in the work directory. */
+	if (s.len && !extension) {
 		struct buf table = BUF_INIT;
 
-		launch_table_path(s.s, pl->src_dir, &table);
-		strvec_env_set(env, LAUNCH_ENV_TABLE, table.s);
+		if (launch_table_path(s.s, pl->src_dir, &table) == 0)
+			strvec_env_set(env, LAUNCH_ENV_TABLE, table.s);
 		buf_release(&table);
 	}
-	data_search_path("data/peaks", "BWBUILD_PEAKS_PATH", &dirs);
+	if (!extension)
+		data_search_path("data/peaks", "BWBUILD_PEAKS_PATH", &dirs);
 	for (size_t i = 0; i < dirs.n; i++) {
 		char *dir = realpath(dirs.v[i], NULL);
 		struct dirent *de;
@@ -140,7 +142,7 @@ compile_command(struct proc *pr, const struct build *b)
 
 	step_env(pr, b);
 	if (pl->jobs.launcher)
-		launch_knowledge_env(&pr->env, pl);
+		launch_knowledge_env(&pr->env, pl, b->era == ERA_EXTENSION);
 	pr->dir = pl->src_dir;
 	strvec_push(&pr->args, b->python.s);
 	if (b->era != ERA_SKBUILD) {

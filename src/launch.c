@@ -289,12 +289,19 @@ launch_tree_version(const char *src_dir, struct buf *out)
 	buf_release(&text);
 }
 
-void
+int
 launch_table_path(const char *cache_dir, const char *src_dir, struct buf *out)
 {
-	buf_addf(out, "%s/peaks/", cache_dir);
-	launch_tree_version(src_dir, out);
-	buf_addstr(out, ".peaks");
+	struct buf v = BUF_INIT;
+	int rc = 0;
+
+	launch_tree_version(src_dir, &v);
+	if (!strcmp(v.s, "unknown"))
+		rc = -1;
+	else
+		buf_addf(out, "%s/peaks/pytorch-%s.peaks", cache_dir, v.s);
+	buf_release(&v);
+	return rc;
 }
 
 /* One gencode's "arch=compute_XY,code=..." into the sm and compute sets (numbers XY with suffix). */

@@ -51,8 +51,12 @@ int launch_is_probe(char *const *argv, const char *cwd);
  * ("2.6.0a0" -> "2.6.0"), "unknown" without one.
  */
 void launch_tree_version(const char *src_dir, struct buf *out);
-/* The learned table of a tree: <cache>/peaks/<version>.peaks. */
-void launch_table_path(const char *cache_dir, const char *src_dir, struct buf *out);
+/*
+ * The learned table of a PyTorch tree: <cache>/peaks/pytorch-<version>.peaks;
+ * -1 (nothing written) when the tree has no version, whose compiles then
+ * learn in their work directory only.
+ */
+int launch_table_path(const char *cache_dir, const char *src_dir, struct buf *out);
 
 /*
  * The archs a compile builds for, as TORCH_CUDA_ARCH_LIST spells them,

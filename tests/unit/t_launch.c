@@ -373,9 +373,12 @@ t_table(void)
 	mkdir_p("tests/tmp/unit/v26");
 	mkdir_p("tests/tmp/unit/v27");
 	t_write("v26/version.txt", "2.6.0a0\n");
-	launch_table_path("/c/bwbuild", "tests/tmp/unit/v26", &p);
-	CHECK_STR(p.s, "/c/bwbuild/peaks/2.6.0.peaks");
+	CHECK(launch_table_path("/c/bwbuild", "tests/tmp/unit/v26", &p) == 0);
+	CHECK_STR(p.s, "/c/bwbuild/peaks/pytorch-2.6.0.peaks");
 	buf_reset(&p);
+	/* No version, no shared table: an extension's csrc/x.cu is not torch's. */
+	CHECK(launch_table_path("/c/bwbuild", "tests/tmp/unit/no-such-tree", &p) == -1);
+	CHECK_STR(p.s, "");
 	launch_tree_version("tests/tmp/unit/no-such-tree", &p);
 	CHECK_STR(p.s, "unknown");
 	buf_reset(&p);
