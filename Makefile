@@ -148,13 +148,14 @@ check-headers: pkg-check
 	done
 
 # `make install PREFIX=/usr/local DESTDIR=...`: the binary finds its profiles,
-# patches and probes in ../share/bwbuild beside it (src/util.c, data_search_path).
+# patches, probes and seed peaks (data/) in ../share/bwbuild beside it (src/util.c,
+# data_search_path).
 PREFIX = /usr/local
 install: $(BIN)/bwbuild
 	install -d "$(DESTDIR)$(PREFIX)/bin" "$(DESTDIR)$(PREFIX)/share/bwbuild" \
 		"$(DESTDIR)$(PREFIX)/share/doc/bwbuild"
 	install -m 755 $(BIN)/bwbuild "$(DESTDIR)$(PREFIX)/bin/bwbuild"
-	for d in profiles patches probes; do \
+	for d in profiles patches probes data; do \
 		(cd $$d && find . -type f) | while read -r f; do \
 			install -D -m 644 "$$d/$$f" "$(DESTDIR)$(PREFIX)/share/bwbuild/$$d/$$f" || exit 1; \
 		done || exit 1; \

@@ -10,7 +10,10 @@ static const char about[] =
 	"memory of the compiler's whole process tree and learns it per source file.\n"
 	"Configured by " LAUNCH_ENV_DIR ", " LAUNCH_ENV_BUDGET " (bytes),\n"
 	LAUNCH_ENV_SLOTS " and " LAUNCH_ENV_ROOT "; without them it runs the compiler as\n"
-	"it is.\n"
+	"it is. " LAUNCH_ENV_TABLE " names the learned table (else <dir>/peaks),\n"
+	LAUNCH_ENV_SEED " the seed tables (':'-separated). CMake's probes (try-compiles,\n"
+	"compiler identification) run at once and are never learned; with\n"
+	LAUNCH_ENV_PHASE "=configure any other compile is refused (exit 1).\n"
 	"Exits with the compiler's status (128+N when killed by signal N).\n";
 
 int

@@ -1,10 +1,13 @@
+#include <dirent.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "ccache.h"
 #include "diag.h"
 #include "doctor.h"
+#include "git.h"
 #include "json.h"
 #include "launch.h"
 #include "proc.h"
@@ -81,6 +84,53 @@ set_env_uint(struct strvec *env, const char *name, unsigned v)
 }
 
 /*
+ * The launcher's knowledge for this tree: the learned table shared by
+ * every build of its version (<cache>/peaks/pytorch-<version>.peaks:
+ * knowledge about the files, not about one work directory) and the shipped seed
+ * tables (data/peaks/ *.seed, installed to share/bwbuild/data/peaks).
+ */
+static void
+launch_knowledge_env(struct strvec *env, const struct plan *pl, int extension)
+{
+	struct strvec dirs = STRVEC_INIT, seeds = STRVEC_INIT;
+	struct buf s = BUF_INIT;
+
+	repo_cache_dir(&s);
+	/* An extension's files are no PyTorch tree's: they learn in the work directory. */
+	if (s.len && !extension) {
+		struct buf table = BUF_INIT;
+
+		if (launch_table_path(s.s, pl->src_dir, &table) == 0)
+			strvec_env_set(env, LAUNCH_ENV_TABLE, table.s);
+		buf_release(&table);
+	}
+	if (!extension)
+		data_search_path("data/peaks", "BWBUILD_PEAKS_PATH", &dirs);
+	for (size_t i = 0; i < dirs.n; i++) {
+		char *dir = realpath(dirs.v[i], NULL);
+		struct dirent *de;
+		DIR *d = dir ? opendir(dir) : NULL;
+
+		while (d && (de = readdir(d)))
+			if (ends_with(de->d_name, ".seed")) {
+				buf_reset(&s);
+				buf_addf(&s, "%s/%s", dir, de->d_name);
+				strset_add(&seeds, s.s);
+			}
+		if (d)
+			closedir(d);
+		free(dir);
+	}
+	buf_reset(&s);
+	strvec_join(&seeds, ":", &s);
+	if (s.len)
+		strvec_env_set(env, LAUNCH_ENV_SEED, s.s);
+	strvec_clear(&dirs);
+	strvec_clear(&seeds);
+	buf_release(&s);
+}
+
+/*
  * The compile command of each era. setup.py trees compile with
  * `setup.py build` (MAX_JOBS); a scikit-build-core tree has no separate
  * compile: `python3 -m build --wheel` configures, compiles and packs into
@@ -94,6 +144,8 @@ compile_command(struct proc *pr, const struct build *b)
 	struct buf s = BUF_INIT;
 
 	step_env(pr, b);
+	if (pl->jobs.launcher)
+		launch_knowledge_env(&pr->env, pl, b->era == ERA_EXTENSION);
 	pr->dir = pl->src_dir;
 	strvec_push(&pr->args, b->python.s);
 	if (b->era != ERA_SKBUILD) {

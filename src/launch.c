@@ -4,8 +4,13 @@
  *	lock     flock(2) target guarding the two files below
  *	ledger   one line per waiting or running compile:
  *	         "TICKET PID STATE BYTES KEY" (STATE: W waiting, R running)
- *	peaks    "KEY BYTES": the learned peak RSS of each compile's tree
+ *	peaks    "KEY BYTES": the learned peak RSS of each compile's tree, and
+ *	         "kind:NAME BYTES SAMPLES" per kind; used when BWBUILD_LAUNCH_TABLE
+ *	         names no table shared by the builds of one tree version
+ *	         (<cache>/peaks/<version>.peaks, same format, its own lock
+ *	         <table>.lock)
  *	oom      "KEY BYTES": compiles that died of SIGKILL (appended)
+ *	configure-compiles  "SOURCE": real compiles refused during configure
  *
  * Lines of dead pids are dropped whenever the ledger is read, so a
  * launcher that crashed gives its reservation back.
@@ -208,6 +213,200 @@ peaks_learn(uint64_t old, uint64_t peak)
 	return old > peak ? (9 * old + peak) / 10 : peak;
 }
 
+unsigned
+peaks_samples(const char *text, const char *key)
+{
+	size_t kl = strlen(key);
+	const char *p = text;
+	unsigned v = 0;
+
+	while (p && *p) {
+		if (!strncmp(p, key, kl) && p[kl] == ' ') {
+			char *end;
+
+			strtoull(p + kl + 1, &end, 10);
+			v = *end == ' ' ? (unsigned)strtoul(end + 1, NULL, 10) : 0;
+		}
+		p = strchr(p, '\n');
+		if (p)
+			p++;
+	}
+	return v;
+}
+
+uint64_t
+launch_estimate_from(const char *learned, const char *key, const char *kind, uint64_t seed,
+		     uint64_t est)
+{
+	uint64_t v;
+
+	if (learned && (v = peaks_get(learned, key)))
+		return v + v / 10;
+	if (seed)
+		return seed + seed / 10;
+	/* Never compiled: its kind's largest +25 %, once enough real units of the kind have run. */
+	if (learned && (v = peaks_get(learned, kind)) &&
+	    peaks_samples(learned, kind) >= LAUNCH_KIND_MIN_SAMPLES && v + v / 4 < est)
+		return v + v / 4;
+	return est;
+}
+
+int
+launch_is_probe(char *const *argv, const char *cwd)
+{
+	static const char *const marks[] = { "/CMakeFiles/CMakeScratch/", "/CMakeFiles/CMakeTmp",
+					     "/TryCompile-", "/CompilerIdC", "/CompilerIdCUDA",
+					     "/CompilerIdCXX", "CompilerABI.c", NULL };
+
+	for (size_t m = 0; marks[m]; m++) {
+		if (cwd && strstr(cwd, marks[m]))
+			return 1;
+		for (size_t i = 0; argv[i]; i++)
+			if (strstr(argv[i], marks[m]))
+				return 1;
+	}
+	return 0;
+}
+
+void
+launch_tree_version(const char *src_dir, struct buf *out)
+{
+	struct buf path = BUF_INIT, text = BUF_INIT;
+	size_t n = 0;
+
+	buf_addf(&path, "%s/version.txt", src_dir ? src_dir : ".");
+	if (src_dir && path_exists(path.s) && read_file(&text, path.s) == 0) {
+		const char *t = text.s + strspn(text.s, " \t\r\n");
+
+		n = strspn(t, "0123456789.");
+		while (n && t[n - 1] == '.')
+			n--;
+		buf_add(out, t, n);
+	}
+	if (!n)
+		buf_addstr(out, "unknown");
+	buf_release(&path);
+	buf_release(&text);
+}
+
+int
+launch_table_path(const char *cache_dir, const char *src_dir, struct buf *out)
+{
+	struct buf v = BUF_INIT;
+	int rc = 0;
+
+	launch_tree_version(src_dir, &v);
+	if (!strcmp(v.s, "unknown"))
+		rc = -1;
+	else
+		buf_addf(out, "%s/peaks/pytorch-%s.peaks", cache_dir, v.s);
+	buf_release(&v);
+	return rc;
+}
+
+/* One gencode's "arch=compute_XY,code=..." into the sm and compute sets (numbers XY with suffix). */
+static void
+gencode_archs(const char *g, struct strvec *sm, struct strvec *ptx)
+{
+	const char *code = strstr(g, "code=");
+	const char *p;
+
+	if (!code)
+		return;
+	for (p = code + 5; *p;) {
+		size_t n;
+
+		p += strspn(p, "[],\"' ");
+		n = strcspn(p, "[],\"' ");
+		if (!n)
+			break;
+		char *v = NULL;
+
+		if (n > 3 && !strncmp(p, "sm_", 3))
+			strset_add(sm, v = xstrndup(p + 3, n - 3));
+		else if (n > 8 && !strncmp(p, "compute_", 8))
+			strset_add(ptx, v = xstrndup(p + 8, n - 8));
+		free(v);
+		p += n;
+	}
+}
+
+void
+launch_archs(char *const *argv, struct buf *out)
+{
+	struct strvec sm = STRVEC_INIT, ptx = STRVEC_INIT;
+	struct buf g = BUF_INIT;
+
+	for (size_t i = 1; argv[i]; i++) {
+		const char *a = argv[i];
+
+		buf_reset(&g);
+		if ((!strcmp(a, "-gencode") || !strcmp(a, "--generate-code")) && argv[i + 1])
+			buf_addstr(&g, argv[++i]);
+		else if (starts_with(a, "-gencode="))
+			buf_addstr(&g, a + 9);
+		else if (starts_with(a, "--generate-code="))
+			buf_addstr(&g, a + 16);
+		else if (starts_with(a, "-arch=sm_"))
+			buf_addf(&g, "code=sm_%s", a + 9);
+		else if (!strcmp(a, "-arch") && argv[i + 1] && starts_with(argv[i + 1], "sm_"))
+			buf_addf(&g, "code=%s", argv[++i]);
+		if (g.len)
+			gencode_archs(g.s, &sm, &ptx);
+	}
+	/* A PTX-only target is listed as such. */
+	for (size_t i = 0; i < ptx.n; i++)
+		strset_add(&sm, ptx.v[i]);
+	for (size_t i = 0; i < sm.n; i++) {
+		const char *v = sm.v[i];
+		size_t digits = strspn(v, "0123456789");
+
+		if (i)
+			buf_addch(out, ';');
+		if (digits >= 2)
+			buf_addf(out, "%.*s.%.*s%s", (int)digits - 1, v, 1, v + digits - 1, v + digits);
+		else
+			buf_addstr(out, v);
+		if (strset_has(&ptx, v))
+			buf_addstr(out, "+PTX");
+	}
+	if (!sm.n)
+		buf_addstr(out, "-");
+	strvec_clear(&sm);
+	strvec_clear(&ptx);
+	buf_release(&g);
+}
+
+uint64_t
+launch_seed_lookup(const char *text, const char *path, const char *archs, const char *version)
+{
+	uint64_t best = 0;
+
+	for (const char *p = text; p && *p;) {
+		size_t n = strcspn(p, "\n");
+		char f[6][512];
+		char line[2048];
+		int got;
+
+		if (n < sizeof(line)) {
+			memcpy(line, p, n);
+			line[n] = '\0';
+			got = sscanf(line, "%511s %511s %511s %511s %511s %511s", f[0], f[1], f[2], f[3],
+				     f[4], f[5]);
+			if (got == 6 && f[0][0] != '#' && !strcmp(f[0], path) && !strcmp(f[2], archs) &&
+			    !strcmp(f[5], version)) {
+				char *end;
+				double mb = strtod(f[3], &end);
+
+				if (*end == '\0' && mb > 0 && mb < 1e9 && (uint64_t)(mb * MiB) > best)
+					best = (uint64_t)(mb * MiB);
+			}
+		}
+		p += n + (p[n] == '\n');
+	}
+	return best;
+}
+
 /* ---- the ledger ---- */
 
 
@@ -276,6 +475,7 @@ struct launcher {
 	uint64_t budget;
 	unsigned slots;
 	int lock_fd;
+	int peaks_fd; /* the lock of peaks: lock_fd, or <table>.lock */
 };
 
 static int
@@ -549,21 +749,27 @@ learn(struct launcher *s, const char *key, uint64_t value, int force)
 	const char *p;
 	size_t kl = strlen(key);
 	uint64_t old;
+	int kind = starts_with(key, "kind:");
 
-	if (lock_ledger(s) < 0)
-		return;
+	while (flock(s->peaks_fd, LOCK_EX) < 0)
+		if (errno != EINTR)
+			return;
 	if (path_exists(s->peaks.s))
 		read_file(&text, s->peaks.s);
 	old = peaks_get(text.s, key);
 	for (p = text.s; p && *p; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : NULL)
 		if (strncmp(p, key, kl) || p[kl] != ' ')
 			buf_add(&out, p, strcspn(p, "\n") + (p[strcspn(p, "\n")] == '\n'));
-	/* A kind keeps the largest peak seen: it must cover every file of that kind. */
-	buf_addf(&out, "%s %llu\n", key,
-		 (unsigned long long)(force || !old ? value : starts_with(key, "kind:") ?
-				      (old > value ? old : value) : peaks_learn(old, value)));
-	write_file_atomic(s->peaks.s, out.s, out.len);
-	unlock_ledger(s);
+	/* A kind keeps the largest peak seen (it must cover every file of that kind) and its count. */
+	buf_addf(&out, "%s %llu", key,
+		 (unsigned long long)(force || !old ? value : kind ? (old > value ? old : value) :
+				      peaks_learn(old, value)));
+	if (kind)
+		buf_addf(&out, " %u", peaks_samples(text.s, key) + 1);
+	buf_addch(&out, '\n');
+	if (mkdir_p_parent(s->peaks.s) == 0)
+		write_file_atomic(s->peaks.s, out.s, out.len);
+	flock(s->peaks_fd, LOCK_UN);
 	buf_release(&text);
 	buf_release(&out);
 }
@@ -578,10 +784,12 @@ exec_direct(char *const *argv)
 
 /* The launch directory's files and the budget from the environment; -1 if unusable. */
 static int
-launcher_open(struct launcher *s, const char *dir, const char *budget, const char *slots)
+launcher_open(struct launcher *s, const char *dir, const char *budget, const char *slots,
+	      const char *table)
 {
 	memset(s, 0, sizeof(*s));
 	s->lock_fd = -1;
+	s->peaks_fd = -1;
 	s->budget = strtoull(budget, NULL, 10);
 	s->slots = (unsigned)strtoul(slots, NULL, 10);
 	if (!s->slots)
@@ -589,17 +797,34 @@ launcher_open(struct launcher *s, const char *dir, const char *budget, const cha
 	buf_addstr(&s->dir, dir);
 	buf_addf(&s->lockpath, "%s/lock", dir);
 	buf_addf(&s->ledger, "%s/ledger", dir);
-	buf_addf(&s->peaks, "%s/peaks", dir);
 	buf_addf(&s->oom, "%s/oom", dir);
 	if (mkdir_p(dir) < 0)
 		return -1;
 	s->lock_fd = open(s->lockpath.s, O_RDWR | O_CREAT | O_CLOEXEC, 0666);
-	return s->lock_fd < 0 ? -1 : 0;
+	if (s->lock_fd < 0)
+		return -1;
+	s->peaks_fd = s->lock_fd;
+	if (table && *table) {
+		struct buf lock = BUF_INIT;
+
+		buf_addstr(&s->peaks, table);
+		buf_addf(&lock, "%s.lock", table);
+		if (mkdir_p_parent(lock.s) == 0)
+			s->peaks_fd = open(lock.s, O_RDWR | O_CREAT | O_CLOEXEC, 0666);
+		buf_release(&lock);
+		if (s->peaks_fd < 0)
+			return -1;
+	} else {
+		buf_addf(&s->peaks, "%s/peaks", dir);
+	}
+	return 0;
 }
 
 static void
 launcher_close(struct launcher *s)
 {
+	if (s->peaks_fd >= 0 && s->peaks_fd != s->lock_fd)
+		close(s->peaks_fd);
 	if (s->lock_fd >= 0)
 		close(s->lock_fd);
 	buf_release(&s->dir);
@@ -670,19 +895,70 @@ record_outcome(struct launcher *s, const char *key, const char *kind, const char
 	}
 }
 
+/* The seed peak of (source, archs) for this tree's version, from every table in $BWBUILD_LAUNCH_SEED. */
+static uint64_t
+seed_peak(char *const *argv, const char *source)
+{
+	const char *list = getenv(LAUNCH_ENV_SEED);
+	struct buf version = BUF_INIT, archs = BUF_INIT, text = BUF_INIT;
+	uint64_t best = 0;
+
+	if (!list || !*list)
+		return 0;
+	launch_tree_version(getenv(LAUNCH_ENV_ROOT), &version);
+	launch_archs(argv, &archs);
+	for (const char *p = list; *p;) {
+		size_t n = strcspn(p, ":");
+		char *path = xstrndup(p, n);
+		uint64_t v;
+
+		buf_reset(&text);
+		if (n && path_exists(path) && read_file(&text, path) == 0 &&
+		    (v = launch_seed_lookup(text.s, source, archs.s, version.s)) > best)
+			best = v;
+		free(path);
+		p += n + (p[n] == ':');
+	}
+	buf_release(&version);
+	buf_release(&archs);
+	buf_release(&text);
+	return best;
+}
+
+/* A real compile during the configure step: recorded for configure to report, and not run. */
+static int
+refuse_in_configure(const char *dir, const char *source)
+{
+	struct buf path = BUF_INIT, line = BUF_INIT;
+	int fd;
+
+	buf_addf(&path, "%s/" LAUNCH_CONFIGURE_COMPILES, dir);
+	buf_addf(&line, "%s\n", source);
+	if (mkdir_p(dir) == 0 && (fd = open(path.s, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0666)) >= 0) {
+		write_all(fd, line.s, line.len);
+		close(fd);
+	}
+	fprintf(stderr, "bwbuild launch: %s: a real compile during the configure step; refused (the "
+		"tree builds where it should only configure)\n", source);
+	buf_release(&path);
+	buf_release(&line);
+	return 1;
+}
+
 int
 launch_run(char *const *argv)
 {
 	const char *dir = getenv(LAUNCH_ENV_DIR), *b = getenv(LAUNCH_ENV_BUDGET);
-	const char *slots = getenv(LAUNCH_ENV_SLOTS), *inside;
+	const char *slots = getenv(LAUNCH_ENV_SLOTS), *inside, *phase = getenv(LAUNCH_ENV_PHASE);
 	struct launcher s;
 	struct buf key = BUF_INIT, source = BUF_INIT, text = BUF_INIT, kind = BUF_INIT;
 	struct strvec args = STRVEC_INIT;
 	const char *object;
 	struct sigaction sa;
 	unsigned long ticket;
-	uint64_t est, learned, peak;
+	uint64_t est, peak;
 	int status, ret;
+	char *cwd;
 
 	/*
 	 * A compiler already admitted (CMake's launcher in front of an
@@ -692,7 +968,24 @@ launch_run(char *const *argv)
 	inside = getenv(LAUNCH_ENV_INSIDE);
 	if (!dir || !*dir || !b || !slots || (inside && !strcmp(inside, dir)))
 		return exec_direct(argv);
-	if (launcher_open(&s, dir, b, slots) < 0) {
+	/*
+	 * CMake's probes (try-compiles, compiler identification) are tiny and
+	 * say nothing about the tree's units: run at once, never learned. A
+	 * compile during configure that is no probe means the tree builds.
+	 */
+	cwd = getcwd(NULL, 0);
+	ret = launch_is_probe(argv, cwd);
+	free(cwd);
+	if (ret)
+		return exec_direct(argv);
+	if (phase && !strcmp(phase, "configure")) {
+		launch_key(argv, getenv(LAUNCH_ENV_ROOT), &key, &source);
+		ret = refuse_in_configure(dir, source.s);
+		buf_release(&key);
+		buf_release(&source);
+		return ret;
+	}
+	if (launcher_open(&s, dir, b, slots, getenv(LAUNCH_ENV_TABLE)) < 0) {
 		launcher_close(&s);
 		return exec_direct(argv);
 	}
@@ -707,13 +1000,10 @@ launch_run(char *const *argv)
 	argv = args.v;
 	launch_key(argv, getenv(LAUNCH_ENV_ROOT), &key, &source);
 	launch_kind(argv, source.s, &kind);
-	est = launch_estimate(argv, source.s);
-	if (path_exists(s.peaks.s) && read_file(&text, s.peaks.s) == 0) {
-		if ((learned = peaks_get(text.s, key.s)))
-			est = learned + learned / 10;
-		else if ((learned = peaks_get(text.s, kind.s)) && learned + learned / 4 < est)
-			est = learned + learned / 4; /* never compiled: its kind's largest, +25 % */
-	}
+	if (path_exists(s.peaks.s))
+		read_file(&text, s.peaks.s);
+	est = launch_estimate_from(text.s, key.s, kind.s, peaks_get(text.s, key.s) ? 0 :
+				   seed_peak(argv, source.s), launch_estimate(argv, source.s));
 
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_stop;

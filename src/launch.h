@@ -23,6 +23,59 @@ struct strvec;
 #define LAUNCH_ENV_SLOTS "BWBUILD_LAUNCH_SLOTS"
 #define LAUNCH_ENV_ROOT "BWBUILD_SRC_ROOT"
 #define LAUNCH_ENV_INSIDE "BWBUILD_LAUNCH_INSIDE" /* the ledger directory, for the compiler a launch runs */
+/* "configure" during the configure step: nothing is learned and a real compile is refused. */
+#define LAUNCH_ENV_PHASE "BWBUILD_LAUNCH_PHASE"
+/* The learned table shared by every build of one tree version (launch_table_path). */
+#define LAUNCH_ENV_TABLE "BWBUILD_LAUNCH_TABLE"
+/* Seed tables (format in launch_seed_lookup), ':'-separated. */
+#define LAUNCH_ENV_SEED "BWBUILD_LAUNCH_SEED"
+/* In the launch directory: the compiles refused during configure, one "SOURCE" a line. */
+#define LAUNCH_CONFIGURE_COMPILES "configure-compiles"
+/*
+ * Real compiles of a kind before its largest peak may bound the estimate
+ * of the kind's unseen files below the default: a few small files (a
+ * protobuf-lite unit at 200 MB) say nothing about ATen's 2 GB ones.
+ */
+#define LAUNCH_KIND_MIN_SAMPLES 8
+
+/*
+ * Whether a compile is one of CMake's probes (try_compile, check_*,
+ * compiler identification), from its arguments and working directory:
+ * under CMakeFiles/CMakeScratch/TryCompile-*, CMakeFiles/CMakeTmp or
+ * CMakeFiles/<version>/CompilerId*. Probes are run at once and never learned.
+ */
+int launch_is_probe(char *const *argv, const char *cwd);
+
+/*
+ * The tree's version key: the release part of <src>/version.txt
+ * ("2.6.0a0" -> "2.6.0"), "unknown" without one.
+ */
+void launch_tree_version(const char *src_dir, struct buf *out);
+/*
+ * The learned table of a PyTorch tree: <cache>/peaks/pytorch-<version>.peaks;
+ * -1 (nothing written) when the tree has no version, whose compiles then
+ * learn in their work directory only.
+ */
+int launch_table_path(const char *cache_dir, const char *src_dir, struct buf *out);
+
+/*
+ * The archs a compile builds for, as TORCH_CUDA_ARCH_LIST spells them,
+ * sorted: "9.0;12.0+PTX" from -gencode arch=compute_90,code=sm_90 ...; "-"
+ * for a compile without gencodes.
+ */
+void launch_archs(char *const *argv, struct buf *out);
+
+/*
+ * A seed table: text lines of whitespace-separated fields
+ *	PATH KIND ARCHS PEAK_MB SECONDS VERSION
+ * PATH relative to the source tree, KIND as launch_kind names it (or
+ * "-"), ARCHS as launch_archs spells them, PEAK_MB the measured peak RSS
+ * of the compile's process tree in MiB, SECONDS its wall time, VERSION
+ * the tree's version key. '#' starts a comment line. The peak in bytes of
+ * the line for (path, archs, version), 0 when none; the largest wins.
+ */
+uint64_t launch_seed_lookup(const char *text, const char *path, const char *archs,
+			    const char *version);
 
 /*
  * The key of a compile: its source relative to `root` plus a hash of the
@@ -44,8 +97,19 @@ uint64_t launch_estimate(char *const *argv, const char *source);
  */
 void launch_kind(char *const *argv, const char *source, struct buf *kind);
 
-/* Learned peaks: "key bytes" lines. */
+/* Learned peaks: "key bytes" lines ("kind:... bytes samples" for kinds). */
 uint64_t peaks_get(const char *text, const char *key);
+/* The samples a kind line counts (its third field), 0 when none. */
+unsigned peaks_samples(const char *text, const char *key);
+/*
+ * The estimate of a compile: its own learned peak + 10 %; else a seed's
+ * peak + 10 %; else its kind's largest peak + 25 % when the kind has
+ * LAUNCH_KIND_MIN_SAMPLES real samples and that is below the default;
+ * else the default `est`. `learned` is the table's text, `seed` the seed
+ * peak in bytes (0: none).
+ */
+uint64_t launch_estimate_from(const char *learned, const char *key, const char *kind, uint64_t seed,
+			      uint64_t est);
 /* Rise at once, decay slowly: new = old > peak ? (9*old + peak) / 10 : peak. */
 uint64_t peaks_learn(uint64_t old, uint64_t peak);
 

@@ -1,3 +1,4 @@
+#include <stdlib.h>
 #include <string.h>
 
 #include "../../src/buf.h"
@@ -6,7 +7,170 @@
 #include "../../src/diag.h"
 #include "../../src/json.h"
 #include "../../src/profile.h"
+#include "../../src/strvec.h"
+#include "../../src/util.h"
 #include "t.h"
+
+/*
+ * The configure contracts of PyTorch's eras, in the words of their setup.py
+ * (v2.6.0's lines 296-323, its tools/setup_helpers/cmake.py line 256).
+ */
+static const char v26_setup[] =
+	"RERUN_CMAKE = False\n"
+	"CMAKE_ONLY = False\n"
+	"filtered_args = []\n"
+	"for i, arg in enumerate(sys.argv):\n"
+	"    if arg == \"--cmake\":\n"
+	"        RERUN_CMAKE = True\n"
+	"        continue\n"
+	"    if arg == \"--cmake-only\":\n"
+	"        # Stop once cmake terminates. Leave users a chance to adjust build\n"
+	"        # options.\n"
+	"        CMAKE_ONLY = True\n"
+	"        continue\n";
+static const char v26_cmake[] =
+	"            elif var.startswith((\"BUILD_\", \"USE_\", \"CMAKE_\")) or var.endswith(\n"
+	"                (\"EXITCODE\", \"EXITCODE__TRYRUN_OUTPUT\")\n";
+
+static void
+t_contract(void)
+{
+	struct configure_contract c;
+
+	/* v2.6.0: the argument only; CMAKE_* forwarded. */
+	configure_contract_parse(v26_setup, v26_cmake, &c);
+	CHECK(c.only == CONFIGURE_ONLY_ARG);
+	CHECK(c.forwards_cmake);
+	CHECK(!c.pops_env);
+	/* The variable, read from the environment (and taken out of it). */
+	configure_contract_parse("CMAKE_ONLY = os.environ.pop('CMAKE_ONLY', '0') == '1'\n", v26_cmake, &c);
+	CHECK(c.only == CONFIGURE_ONLY_ENV);
+	CHECK(c.pops_env);
+	configure_contract_parse("if os.getenv(\"CMAKE_ONLY\") == \"1\":\n", "", &c);
+	CHECK(c.only == CONFIGURE_ONLY_ENV);
+	CHECK(!c.pops_env && !c.forwards_cmake);
+	/* Both: the argument, which reaches setup.py only. */
+	configure_contract_parse("x = check_env_flag(\"CMAKE_ONLY\")\nif arg == '--cmake-only':\n", "", &c);
+	CHECK(c.only == CONFIGURE_ONLY_ARG);
+	/* A comment or a bare name is no read of the switch. */
+	configure_contract_parse("# run with \"--cmake-only\" or \"CMAKE_ONLY\"\nCMAKE_ONLY = False\n", "", &c);
+	CHECK(c.only == CONFIGURE_ONLY_UNKNOWN);
+	configure_contract_parse(NULL, NULL, &c);
+	CHECK(c.only == CONFIGURE_ONLY_UNKNOWN);
+}
+
+/* Whether env has NAME (any value). */
+static int
+has_env(const struct strvec *env, const char *name)
+{
+	return strvec_env_find(env, name, strlen(name)) >= 0;
+}
+
+static void
+t_command(void)
+{
+	struct configure_contract c;
+	struct strvec args = STRVEC_INIT, env = STRVEC_INIT, cmake = STRVEC_INIT;
+	struct buf all = BUF_INIT;
+
+	strvec_push(&cmake, "USE_CUDA=1");
+	strvec_push(&cmake, "CMAKE_PROJECT_INCLUDE=/w/cmake/bwbuild-effective.cmake");
+	/* v2.6.0: --cmake-only, and nothing CMake would be given besides the plan's. */
+	memset(&c, 0, sizeof(c));
+	c.only = CONFIGURE_ONLY_ARG;
+	c.forwards_cmake = 1;
+	configure_command(&c, "/usr/bin/python3", "/src", &cmake, &args, &env);
+	strvec_join(&args, " ", &all);
+	CHECK_STR(all.s, "/usr/bin/python3 setup.py build --cmake-only");
+	for (size_t i = 0; i < env.n; i++)
+		CHECK(!starts_with(env.v[i], "CMAKE_") && !starts_with(env.v[i], "BUILD_") &&
+		      !starts_with(env.v[i], "USE_"));
+	CHECK(has_env(&env, "BWBUILD_LAUNCH_PHASE"));
+	/* The variable where setup.py reads it. */
+	strvec_clear(&args);
+	strvec_clear(&env);
+	buf_reset(&all);
+	c.only = CONFIGURE_ONLY_ENV;
+	configure_command(&c, "python3", "/src", &cmake, &args, &env);
+	strvec_join(&args, " ", &all);
+	CHECK_STR(all.s, "python3 setup.py build");
+	CHECK(has_env(&env, "CMAKE_ONLY"));
+	/* Era C: cmake -S . -B build with the plan's CMAKE_* entries as -D (the rest in the environment). */
+	strvec_clear(&args);
+	strvec_clear(&env);
+	buf_reset(&all);
+	c.only = CONFIGURE_ONLY_CMAKE;
+	configure_command(&c, "python3", "/src", &cmake, &args, &env);
+	strvec_join(&args, " ", &all);
+	CHECK_STR(all.s, "cmake -S /src -B /src/build -G Ninja "
+		  "-DCMAKE_PROJECT_INCLUDE=/w/cmake/bwbuild-effective.cmake -DCMAKE_BUILD_TYPE=Release");
+	CHECK(!has_env(&env, "CMAKE_ONLY"));
+	strvec_clear(&args);
+	strvec_clear(&env);
+	strvec_clear(&cmake);
+	buf_release(&all);
+}
+
+/* A stamp-less build directory: adopted when the cache holds the plan's settings. */
+static void
+t_adopt(void)
+{
+	struct strvec cmake = STRVEC_INIT;
+	struct cmake_cache c;
+	struct buf why = BUF_INIT, diff = BUF_INIT, text = BUF_INIT;
+	char *here = realpath(".", NULL);
+
+	buf_addf(&text, "CMAKE_HOME_DIRECTORY:INTERNAL=%s\n"
+		 "USE_CUDA:BOOL=ON\n"
+		 "TORCH_CUDA_ARCH_LIST:UNINITIALIZED=8.0;12.0+PTX\n"
+		 "CMAKE_CXX_COMPILER_LAUNCHER:UNINITIALIZED=/bin/bwbuild;launch;--\n", here);
+	CHECK(cmakecache_parse(&c, text.s, text.len, &why) == 0);
+	strvec_push(&cmake, "USE_CUDA=1"); /* ON and 1 are one value */
+	strvec_push(&cmake, "TORCH_CUDA_ARCH_LIST=8.0;12.0+PTX");
+	strvec_push(&cmake, "CMAKE_CXX_COMPILER_LAUNCHER=/bin/bwbuild;launch;--");
+	CHECK(configure_cache_matches(&c, ".", &cmake, &diff) == 1);
+	CHECK_STR(diff.s, "");
+	/* Each difference named, old -> new. */
+	strvec_clear(&cmake);
+	strvec_push(&cmake, "USE_CUDA=0");
+	strvec_push(&cmake, "TORCH_CUDA_ARCH_LIST=9.0");
+	strvec_push(&cmake, "USE_NCCL=0");
+	CHECK(configure_cache_matches(&c, ".", &cmake, &diff) == 0);
+	CHECK_STR(diff.s, "  USE_CUDA: ON -> 0\n"
+		  "  TORCH_CUDA_ARCH_LIST: 8.0;12.0+PTX -> 9.0\n"
+		  "  USE_NCCL: (not in CMakeCache.txt) -> 0\n");
+	/* Another tree's build directory is never adopted. */
+	buf_reset(&diff);
+	strvec_clear(&cmake);
+	CHECK(configure_cache_matches(&c, "/", &cmake, &diff) == 0);
+	CHECK(strstr(diff.s, "CMAKE_HOME_DIRECTORY: ") != NULL);
+	cmakecache_release(&c);
+	strvec_clear(&cmake);
+	buf_release(&why);
+	buf_release(&diff);
+	buf_release(&text);
+	free(here);
+}
+
+static void
+t_stamp_diff(void)
+{
+	struct buf d = BUF_INIT;
+
+	configure_stamp_diff("commit abc\nUSE_CUDA=1\ntool cmake /usr/bin/cmake 3.31.6\n",
+			     "commit abc\nUSE_CUDA=1\ntool cmake /usr/bin/cmake 3.31.6\n", &d);
+	CHECK_STR(d.s, "");
+	configure_stamp_diff("commit abc\nUSE_CUDA=1\ninherited CFLAGS=-O2\n"
+			     "tool cmake /usr/bin/cmake 3.25.1\nUSE_NCCL=0\n",
+			     "commit def\nUSE_CUDA=0\ninherited CFLAGS=-O2\n"
+			     "tool cmake /usr/bin/cmake 3.31.6\nTORCH_CUDA_ARCH_LIST=12.0\n", &d);
+	CHECK_STR(d.s, "  commit: abc -> def\n"
+		  "  USE_CUDA: 1 -> 0\n"
+		  "  tool cmake: /usr/bin/cmake 3.25.1 -> /usr/bin/cmake 3.31.6\n"
+		  "  TORCH_CUDA_ARCH_LIST: (unset) -> 12.0\n"
+		  "  USE_NCCL: 0 -> (unset)\n");
+	buf_release(&d);
+}
 
 /* features_effective on a profile and a CMakeCache.txt; diag_errors added. */
 static int
@@ -50,6 +214,10 @@ feature_is(const struct json *eff, const char *key, const char *requested, int e
 void
 t_configure(void)
 {
+	t_contract();
+	t_command();
+	t_adopt();
+	t_stamp_diff();
 	static const char src[] = "source: {repo: https://example.invalid/x.git, ref: v2.11.0}\n";
 	struct buf yaml = BUF_INIT;
 	struct json *eff = NULL;

@@ -253,9 +253,149 @@ t_admission(void)
 	CHECK(!launch_may_start(a, 4, 3, G, 2));
 }
 
+/* CMake's probes, by where they run and what they compile. */
+static void
+t_probe(void)
+{
+	struct strvec argv = STRVEC_INIT;
+
+	argv_of(&argv, "/usr/bin/c++ -o CMakeFiles/cmTC_1a2b3.dir/CMakeCXXCompilerABI.cpp.o "
+		"-c /usr/share/cmake-3.31/Modules/CMakeCXXCompilerABI.cpp");
+	CHECK(launch_is_probe(argv.v, "/w/src/build/CMakeFiles/CMakeScratch/TryCompile-Hx8kq2"));
+	CHECK(launch_is_probe(argv.v, "/w/src/build/CMakeFiles/CMakeTmp"));
+	strvec_clear(&argv);
+	argv_of(&argv, "/usr/bin/c++ -o CMakeFiles/cmTC_1a2b3.dir/src.cxx.o -c src.cxx");
+	CHECK(launch_is_probe(argv.v, "/w/src/build/CMakeFiles/CMakeScratch/TryCompile-Hx8kq2"));
+	CHECK(!launch_is_probe(argv.v, "/w/src/build"));
+	strvec_clear(&argv);
+	argv_of(&argv, "/usr/bin/cc -c /w/src/build/CMakeFiles/CMakeScratch/TryCompile-x/src.c");
+	CHECK(launch_is_probe(argv.v, NULL));
+	strvec_clear(&argv);
+	argv_of(&argv, "/usr/bin/c++ -c /w/src/build/CMakeFiles/3.31.6/CompilerIdCXX/CMakeCXXCompilerId.cpp");
+	CHECK(launch_is_probe(argv.v, NULL));
+	strvec_clear(&argv);
+	/* CMake's ABI probe, wherever it runs: it taught the CUDA kinds ~200 MB. */
+	argv_of(&argv, "/usr/local/cuda/bin/nvcc -c /usr/share/cmake-3.31/Modules/CMakeCUDACompilerABI.cu");
+	CHECK(launch_is_probe(argv.v, "/w/x"));
+	strvec_clear(&argv);
+	argv_of(&argv, "/usr/bin/c++ -I/w/src/build -c /w/src/aten/src/ATen/native/Sort.cpp");
+	CHECK(!launch_is_probe(argv.v, "/w/src/build"));
+	strvec_clear(&argv);
+}
+
+static void
+archs_are(const char *cmd, const char *want)
+{
+	struct strvec argv = STRVEC_INIT;
+	struct buf a = BUF_INIT;
+
+	argv_of(&argv, cmd);
+	launch_archs(argv.v, &a);
+	CHECK_STR(a.s, want);
+	strvec_clear(&argv);
+	buf_release(&a);
+}
+
+static void
+t_archs(void)
+{
+	archs_are("/usr/bin/c++ -O2 -c a.cpp", "-");
+	archs_are("nvcc -gencode arch=compute_120,code=[sm_120,compute_120] "
+		  "-gencode arch=compute_90,code=sm_90 -c a.cu", "9.0;12.0+PTX");
+	archs_are("nvcc -gencode=arch=compute_90a,code=sm_90a --generate-code=arch=compute_100,code=sm_100 "
+		  "-c a.cu", "9.0a;10.0");
+	archs_are("nvcc -arch=sm_120 -c a.cu", "12.0");
+	archs_are("nvcc -gencode arch=compute_120,code=compute_120 -c a.cu", "12.0+PTX");
+}
+
+/* The seed table: exact (path, archs, version), the largest line, comments and junk ignored. */
+static void
+t_seed(void)
+{
+	const char *t =
+		"# PATH KIND ARCHS PEAK_MB SECONDS VERSION\n"
+		"aten/src/ATen/native/Sort.cpp kind:cxx - 1200 40 2.6.0\n"
+		"aten/src/ATen/native/transformers/cuda/flash_attn/flash_fwd.cu kind:cuda-heavy-g1-t1 12.0 5300.5 600 2.6.0\n"
+		"aten/src/ATen/native/transformers/cuda/flash_attn/flash_fwd.cu kind:cuda-heavy-g1-t1 9.0 4800 500 2.6.0\n"
+		"aten/src/ATen/native/Sort.cpp kind:cxx - 1300 40 2.6.0\n"
+		"aten/src/ATen/native/Sort.cpp kind:cxx - 999 40 2.7.0\n"
+		"aten/src/ATen/native/Sort.cpp kind:cxx - notanumber 40 2.6.0\n"
+		"aten/src/ATen/native/Sort.cpp kind:cxx -\n";
+	const char *fa = "aten/src/ATen/native/transformers/cuda/flash_attn/flash_fwd.cu";
+
+	CHECK(launch_seed_lookup(t, "aten/src/ATen/native/Sort.cpp", "-", "2.6.0") == 1300 * MiB);
+	CHECK(launch_seed_lookup(t, "aten/src/ATen/native/Sort.cpp", "-", "2.7.0") == 999 * MiB);
+	CHECK(launch_seed_lookup(t, "aten/src/ATen/native/Sort.cpp", "-", "2.8.0") == 0);
+	CHECK(launch_seed_lookup(t, fa, "12.0", "2.6.0") == (uint64_t)(5300.5 * MiB));
+	CHECK(launch_seed_lookup(t, fa, "9.0", "2.6.0") == 4800 * MiB);
+	CHECK(launch_seed_lookup(t, fa, "9.0;12.0", "2.6.0") == 0);
+	CHECK(launch_seed_lookup("", fa, "9.0", "2.6.0") == 0);
+	CHECK(launch_seed_lookup(NULL, fa, "9.0", "2.6.0") == 0);
+}
+
+/*
+ * Issue 22: a kind's bound stays at the default until enough real units of
+ * it have run (protobuf-lite's 200 MB taught C++ 251 MB); then its largest
+ * peak + 25 % bounds unseen files. Own peaks and seeds come first.
+ */
+static void
+t_kind_bound(void)
+{
+	const uint64_t def = EST_LAUNCH_CXX;
+	struct buf t = BUF_INIT;
+
+	buf_addf(&t, "kind:cxx %llu 1\n", (unsigned long long)(200 * MiB));
+	CHECK(launch_estimate_from(t.s, "x.cpp#1", "kind:cxx", 0, def) == def);
+	CHECK(peaks_samples(t.s, "kind:cxx") == 1);
+	buf_reset(&t);
+	buf_addf(&t, "kind:cxx %llu %u\n", (unsigned long long)(200 * MiB),
+		 LAUNCH_KIND_MIN_SAMPLES - 1);
+	CHECK(launch_estimate_from(t.s, "x.cpp#1", "kind:cxx", 0, def) == def);
+	buf_reset(&t);
+	buf_addf(&t, "kind:cxx %llu %u\n", (unsigned long long)(800 * MiB), LAUNCH_KIND_MIN_SAMPLES);
+	CHECK(launch_estimate_from(t.s, "x.cpp#1", "kind:cxx", 0, def) == 1000 * MiB);
+	/* An old "kind:cxx BYTES" line (no count) never bounds. */
+	CHECK(launch_estimate_from("kind:cxx 1000\n", "x.cpp#1", "kind:cxx", 0, def) == def);
+	/* A seed wins over the kind; the file's own peak over the seed. */
+	CHECK(launch_estimate_from(t.s, "x.cpp#1", "kind:cxx", 3000 * MiB, def) == 3300 * MiB);
+	buf_addf(&t, "x.cpp#1 %llu\n", (unsigned long long)(100 * MiB));
+	CHECK(launch_estimate_from(t.s, "x.cpp#1", "kind:cxx", 3000 * MiB, def) == 110 * MiB);
+	CHECK(launch_estimate_from(NULL, "x.cpp#1", "kind:cxx", 0, def) == def);
+	buf_release(&t);
+}
+
+/* The learned table is keyed by the tree's version, under the cache directory. */
+static void
+t_table(void)
+{
+	struct buf p = BUF_INIT;
+
+	mkdir_p("tests/tmp/unit/v26");
+	mkdir_p("tests/tmp/unit/v27");
+	t_write("v26/version.txt", "2.6.0a0\n");
+	CHECK(launch_table_path("/c/bwbuild", "tests/tmp/unit/v26", &p) == 0);
+	CHECK_STR(p.s, "/c/bwbuild/peaks/pytorch-2.6.0.peaks");
+	buf_reset(&p);
+	/* No version, no shared table: an extension's csrc/x.cu is not torch's. */
+	CHECK(launch_table_path("/c/bwbuild", "tests/tmp/unit/no-such-tree", &p) == -1);
+	CHECK_STR(p.s, "");
+	launch_tree_version("tests/tmp/unit/no-such-tree", &p);
+	CHECK_STR(p.s, "unknown");
+	buf_reset(&p);
+	t_write("v27/version.txt", "  2.7.1+cu128\n");
+	launch_tree_version("tests/tmp/unit/v27", &p);
+	CHECK_STR(p.s, "2.7.1");
+	buf_release(&p);
+}
+
 void
 t_launch(void)
 {
+	t_probe();
+	t_archs();
+	t_seed();
+	t_kind_bound();
+	t_table();
 	t_kind();
 	t_admission();
 	t_key();
