@@ -14,6 +14,7 @@ struct build_opts {
 	int until;              /* last step to run (enum step) */
 	int force;              /* --force: discard local changes in the work tree's checkout */
 	int refresh;            /* --fetch: fetch the mirrors even when they have the ref */
+	const char *targets;    /* --targets T1,T2: compile only these CMake targets, then stop */
 };
 
 /* Run; returns the exit status (diag.h). */

@@ -1,4 +1,5 @@
 #include <stdint.h>
+#include <string.h>
 
 #include "build.h"
 #include "cmd.h"
@@ -33,6 +34,10 @@ cmd_build(int argc, char **argv, const struct command *cmd)
 		OPT_FLAG(0, "fetch", &o.refresh,
 			 "fetch the cached mirrors even when they have the ref (a branch that "
 			 "moved); otherwise a cached ref needs no network"),
+		OPT_STRING(0, "targets", &o.targets, "T1,T2",
+			   "compile only these CMake targets (e.g. c10,c10_cuda) in the configured "
+			   "build directory, under the same launcher, then stop: a part of a build "
+			   "makes no wheel"),
 		OPT_END(),
 	};
 	int ret;
@@ -43,6 +48,16 @@ cmd_build(int argc, char **argv, const struct command *cmd)
 		error("--source builds a tree as it is; --force and --fetch are for the checkout "
 		      "bwbuild makes");
 		return EXIT_USAGE;
+	}
+	if (o.targets) {
+		if (!*o.targets || o.targets[strspn(o.targets, "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+						    "abcdefghijklmnopqrstuvwxyz0123456789_.+-,")]) {
+			error("--targets '%s': give CMake target names separated by commas, "
+			      "e.g. --targets c10,c10_cuda", o.targets);
+			return EXIT_USAGE;
+		}
+		if (o.until > STEP_COMPILE)
+			o.until = STEP_COMPILE;
 	}
 	return build_run(&o);
 }

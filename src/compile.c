@@ -147,6 +147,24 @@ compile_command(struct proc *pr, const struct build *b)
 	if (pl->jobs.launcher)
 		launch_knowledge_env(&pr->env, pl, b->era == ERA_EXTENSION);
 	pr->dir = pl->src_dir;
+	if (b->opts && b->opts->targets) {
+		/* --targets: the configured build directory's own targets, every era alike. */
+		const char *t = b->opts->targets;
+
+		buf_addf(&s, "%s/build", pl->src_dir);
+		strvec_pushl(&pr->args, "cmake", "--build", s.s, "--parallel", NULL);
+		strvec_pushf(&pr->args, "%u", pl->jobs.jobs);
+		strvec_push(&pr->args, "--target");
+		while (*t) {
+			size_t n = strcspn(t, ",");
+
+			if (n)
+				strvec_push_nodup(&pr->args, xstrndup(t, n));
+			t += n + (t[n] == ',');
+		}
+		buf_release(&s);
+		return;
+	}
 	strvec_push(&pr->args, b->python.s);
 	if (b->era != ERA_SKBUILD) {
 		strvec_push(&pr->args, "setup.py");
@@ -256,7 +274,9 @@ compile_run(struct build *b)
 	int have_stats = ccache && ccache_stats_read(ccache, &b->plan.env, &before) == 0;
 	int rc;
 
-	if (b->era == ERA_SKBUILD) {
+	int partial = b->opts && b->opts->targets;
+
+	if (b->era == ERA_SKBUILD && !partial) {
 		/* The wheel is made here: no old one may be found afterwards. */
 		struct buf dist = BUF_INIT;
 
@@ -267,7 +287,10 @@ compile_run(struct build *b)
 			return -1;
 	}
 	rc = compile_with_recovery(b);
-	if (!rc && b->era == ERA_SKBUILD)
+	if (!rc && partial)
+		fprintf(stderr, "compile: targets %s built (--targets stops after them)\n",
+			b->opts->targets);
+	if (!rc && b->era == ERA_SKBUILD && !partial)
 		rc = configure_settle(b);
 	if (have_stats && ccache_stats_read(ccache, &b->plan.env, &after) == 0) {
 		json_free(b->cache);

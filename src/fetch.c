@@ -187,7 +187,7 @@ tree_is_current(struct build *b, const char *cache, const struct strvec *dirs, c
 				repo_resolve_source(cache, dirs, p->source_repo.str, p->source_ref.str,
 						    &target);
 			skip = patches_before_checkout(&b->patches, tree_version(p, src), src, record,
-						       target.len ? target.s : NULL);
+						       target.len ? target.s : NULL, b->opts->force);
 		}
 		if (skip > 0)
 			fprintf(stderr, "fetch: already at %.12s with its patches applied; nothing "

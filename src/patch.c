@@ -1352,7 +1352,7 @@ cmp_path(const void *a, const void *b)
 
 int
 patches_before_checkout(const struct patch_set *ps, unsigned version, const char *src,
-			const char *record, const char *commit)
+			const char *record, const char *commit, int force)
 {
 	struct buf have = BUF_INIT, want = BUF_INIT, head = BUF_INIT, why = BUF_INIT;
 	struct strvec changed = STRVEC_INIT, touched = STRVEC_INIT;
@@ -1398,6 +1398,34 @@ patches_before_checkout(const struct patch_set *ps, unsigned version, const char
 			}
 		}
 		buf_release(&line);
+	}
+	/*
+	 * A recorded patch whose file has changed since (a newer bwbuild's
+	 * series): its old text was applied and is not kept, so it cannot be
+	 * undone; say so instead of leaving the dirty-tree message alone.
+	 */
+	for (const char *l = have.s; !ret && !force && *l;) {
+		const char *nl = strchr(l, '\n'), *sp = strchr(l, ' ');
+		size_t len = nl ? (size_t)(nl - l) : strlen(l);
+
+		if (sp && (size_t)(sp - l) < len) {
+			struct buf file = BUF_INIT;
+
+			buf_add(&file, sp + 1, len - (size_t)(sp - l) - 1);
+			for (i = 0; i < ps->n; i++)
+				if (!strcmp(ps->v[i].file, file.s) &&
+				    ((size_t)(sp - l) != strlen(ps->v[i].sha256) ||
+				     strncmp(l, ps->v[i].sha256, (size_t)(sp - l)))) {
+					ret = error("patch '%s' has changed since an earlier build applied "
+						    "it (recorded sha256 %.12s, now %.12s), and its old "
+						    "text cannot be undone; run with --force to check the "
+						    "tree out again with the new series",
+						    file.s, l, ps->v[i].sha256);
+					break;
+				}
+			buf_release(&file);
+		}
+		l += len + (nl ? 1 : 0);
 	}
 	if (!ret)
 		unlink(record);

@@ -112,6 +112,6 @@ int patches_apply(const struct patch_set *ps, unsigned version, const char *src,
  * out, -1 after reporting.
  */
 int patches_before_checkout(const struct patch_set *ps, unsigned version, const char *src,
-			    const char *record, const char *commit);
+			    const char *record, const char *commit, int force);
 
 #endif

@@ -42,6 +42,24 @@ run 0 "$BW" build --profile "$TMP/patched.yaml" --set source.ref=v2.12.0 --work 
 contains "$TMP/err" "fetch: patch 0001-select-compute-arch-autodetect-12.1.patch: undone"
 if grep -qF 'REGEX REPLACE "(^|;)2' "$f"; then fail "patch still applied on v2.12.0"; fi
 
+# A series whose patch changed after an earlier build applied it (a newer
+# bwbuild's series): the old text cannot be undone, and the error says so
+# rather than calling the patched file a local change.
+mkdir -p "$TMP/pp/moved"
+cp patches/minitorch/0001-select-compute-arch-autodetect-12.1.patch "$TMP/pp/moved/"
+sm=$(sha256sum "$TMP/pp/moved/0001-select-compute-arch-autodetect-12.1.patch" | cut -d' ' -f1)
+printf 'patches:\n  - file: 0001-select-compute-arch-autodetect-12.1.patch\n    sha256: %s\n' "$sm" > "$TMP/pp/moved/index.yaml"
+BWBUILD_PATCH_PATH="$TMP/pp" run 0 "$BW" build --profile "$TMP/patched.yaml" --set source.patches=moved --work "$TMP/work7" --out "$TMP/out7" --until fetch
+sed -i "s/Fermi's 2.1 runs 2.0 code/Fermi's 2.1 runs the 2.0 code/" "$TMP/pp/moved/0001-select-compute-arch-autodetect-12.1.patch"
+sm2=$(sha256sum "$TMP/pp/moved/0001-select-compute-arch-autodetect-12.1.patch" | cut -d' ' -f1)
+[ "$sm" != "$sm2" ] || fail "the moved patch did not change"
+printf 'patches:\n  - file: 0001-select-compute-arch-autodetect-12.1.patch\n    sha256: %s\n' "$sm2" > "$TMP/pp/moved/index.yaml"
+BWBUILD_PATCH_PATH="$TMP/pp" run 1 "$BW" build --profile "$TMP/patched.yaml" --set source.patches=moved --work "$TMP/work7" --out "$TMP/out7" --until fetch
+contains "$TMP/err" "error: patch '0001-select-compute-arch-autodetect-12.1.patch' has changed since an earlier build applied it"
+contains "$TMP/err" "run with --force to check the tree out again with the new series"
+BWBUILD_PATCH_PATH="$TMP/pp" run 0 "$BW" build --profile "$TMP/patched.yaml" --set source.patches=moved --work "$TMP/work7" --out "$TMP/out7" --until fetch --force
+contains "$TMP/err" "fetch: patch 0001-select-compute-arch-autodetect-12.1.patch: applied"
+
 # A series whose second patch does not apply: named with file and hunk, the first undone.
 mkdir -p "$TMP/pp/conflict"
 cp patches/minitorch/0001-select-compute-arch-autodetect-12.1.patch "$TMP/pp/conflict/"
