@@ -94,23 +94,8 @@ repo_cache_dir(struct buf *out)
 int
 repo_cache_dir_check(const char *dir)
 {
-	struct stat st;
-
-	if (!*dir)
-		return error("no cache directory: HOME is unset and the user has no home; set "
-			     "BWBUILD_CACHE_DIR");
-	if (mkdir_p(dir) < 0)
-		return -1;
-	if (stat(dir, &st) < 0)
-		return error("cannot read '%s':", dir);
-	/* Someone else's (or a world-writable) cache could hand us any source. */
-	if (st.st_uid != geteuid())
-		return error("the cache directory '%s' belongs to uid %ld, not to you; set "
-			     "BWBUILD_CACHE_DIR to a directory of your own", dir, (long)st.st_uid);
-	if (st.st_mode & (S_IWGRP | S_IWOTH))
-		return error("the cache directory '%s' is writable by others; 'chmod go-w' it or "
-			     "set BWBUILD_CACHE_DIR to a directory of your own", dir);
-	return 0;
+	/* Every level: the directory, git/ and each mirror in it (src/util.c). */
+	return cache_dir_check(dir);
 }
 
 void

@@ -246,12 +246,18 @@ proc_run(struct proc *p)
 
 	if (!p->args.n)
 		BUG("proc_run without arguments");
+	/* After a Ctrl-C nothing new starts: it ends as if the signal had stopped it. */
+	if (proc_interrupted)
+		return 128 + proc_interrupted;
 	build_env(&env, &p->env);
 	if (pipe2(notify, O_CLOEXEC) < 0 || (capture && pipe2(outp, O_CLOEXEC) < 0))
 		die("cannot create a pipe:");
 	fflush(stdout);
 	fflush(stderr);
 	pid = fork();
+	if (pid < 0 && errno == EAGAIN)
+		die("cannot start '%s': the limit on processes is reached (fork: %s); raise "
+		    "'ulimit -u' or lower build.jobs", p->args.v[0], strerror(errno));
 	if (pid < 0)
 		die("cannot fork:");
 	if (pid == 0)
