@@ -353,7 +353,7 @@ mirror_ensure_once(const char *cache, const char *url, const char *ref, const gi
 		buf_addf(&what, "commit %s", git_oid_tostr_s(want));
 	if (mkdir_p_parent(lockp.s) < 0)
 		goto out;
-	fd = open(lockp.s, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+	fd = open(lockp.s, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0644);
 	if (fd < 0) {
 		error("cannot open '%s':", lockp.s);
 		goto out;

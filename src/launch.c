@@ -532,7 +532,7 @@ static void
 append_line(const char *path, const char *key, uint64_t bytes)
 {
 	struct buf line = BUF_INIT;
-	int fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0666);
+	int fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_NOFOLLOW | O_CLOEXEC, 0666);
 
 	if (fd < 0)
 		return;
@@ -593,7 +593,7 @@ launcher_open(struct launcher *s, const char *dir, const char *budget, const cha
 	buf_addf(&s->oom, "%s/oom", dir);
 	if (mkdir_p(dir) < 0)
 		return -1;
-	s->lock_fd = open(s->lockpath.s, O_RDWR | O_CREAT | O_CLOEXEC, 0666);
+	s->lock_fd = open(s->lockpath.s, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0666);
 	return s->lock_fd < 0 ? -1 : 0;
 }
 
