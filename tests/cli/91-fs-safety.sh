@@ -168,13 +168,19 @@ if want m1_pair; then
 		[ "$(sha "$manifest")" = "$before_m" ] || fail "$point failed but a new manifest is beside the old wheel"
 		pair_ok "$o" "a failed $point"
 	done
-	# Another bwbuild holds --out: this one waits, then publishes.
-	rm -f "$w/last-build.json" "$TMP/released91"
-	flock "$o" sh -c "sleep 4; python3 -c 'import time; print(time.time())' > '$TMP/released91'" &
+	# Another bwbuild holds --out: this one waits for it, then publishes.
+	rm -f "$w/last-build.json" "$TMP/released91" "$TMP/go91"
+	flock "$o" sh -c "while [ ! -e '$TMP/go91' ]; do sleep 0.1; done
+		python3 -c 'import time; print(time.time())' > '$TMP/released91'" &
 	holder=$!
-	sleep 0.5
-	run 0 bw
+	bw >"$TMP/out" 2>"$TMP/err" &
+	builder=$!
+	while kill -0 "$builder" 2>/dev/null && ! grep -q "waiting for another bwbuild" "$TMP/err"; do
+		sleep 0.1
+	done
+	: > "$TMP/go91"
 	wait "$holder"
+	wait "$builder" || { cat "$TMP/err"; fail "a build waiting for the --out lock failed"; }
 	contains "$TMP/err" "waiting for another bwbuild publishing into '$o'"
 	python3 - "$manifest" "$TMP/released91" <<'PY' || fail "published while another held --out"
 import os, sys
