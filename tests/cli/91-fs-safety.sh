@@ -242,6 +242,11 @@ if want cache_levels; then
 	contains "$TMP/err" "'$m' in the cache is writable by others"
 	chmod 755 "$m"
 	BWBUILD_CACHE_DIR="$c" run 0 "$BW" --profile "$TMP/f91.yaml" --work "$wc" --out "$o" --until fetch
+	# The cache (BWBUILD_CACHE_DIR, bwbuild's --cache) may not be the home directory either.
+	mkdir -p "$TMP/home91"
+	HOME="$TMP/home91" BWBUILD_CACHE_DIR="$TMP/home91" run 1 "$BW" --profile "$TMP/f91.yaml" --work "$wc" --out "$o" --until fetch
+	contains "$TMP/err" "the cache directory '$TMP/home91' is your home directory"
+	[ ! -e "$TMP/home91/git" ] || fail "a cache in the home directory was used"
 	rm -rf "$TMP/nohome91" "$wc"
 	env -u BWBUILD_CACHE_DIR -u XDG_CACHE_HOME HOME="$TMP/nohome91/x" \
 		"$BW" --profile "$TMP/f91.yaml" --work "$wc" --out "$o" --until fetch >"$TMP/out" 2>"$TMP/err" &&
