@@ -1,3 +1,4 @@
+#include <errno.h>
 #include <stdio.h>
 #include <unistd.h>
 
@@ -32,6 +33,32 @@ check_steps(struct build *b)
 	return rc;
 }
 
+/*
+ * <work>/staging.incomplete: from the start of the compile step until the
+ * wheel step ends well. `setup.py build` copies files into build/lib.*
+ * only when the copy is older than its source, so a copy cut short by an
+ * interrupt (newer, truncated) would be taken into the next wheel; while
+ * the mark is there the wheel step starts that staging afresh (package.c).
+ */
+static int
+staging_mark(struct build *b, int set)
+{
+	struct buf path = BUF_INIT;
+	int rc = 0;
+
+	buf_addf(&path, "%s/staging.incomplete", b->plan.work_dir);
+	if (set) {
+		if (path_exists(path.s))
+			b->staging_stale = 1;
+		else
+			rc = write_file_atomic(path.s, "", 0);
+	} else if (unlink(path.s) < 0 && errno != ENOENT) {
+		rc = error("cannot remove '%s':", path.s);
+	}
+	buf_release(&path);
+	return rc;
+}
+
 static int
 run_steps(struct build *b, int last)
 {
@@ -40,10 +67,20 @@ run_steps(struct build *b, int last)
 		double start = now_seconds();
 		int rc;
 
+		if (i == STEP_COMPILE && staging_mark(b, 1) < 0)
+			return -1;
 		buf_addf(&point, "before-%s", steps[i].name);
 		fault_point(point.s);
 		rc = steps[i].run(b);
+		if (i == STEP_WHEEL && !rc && !proc_interrupted)
+			rc = staging_mark(b, 0);
 		b->seconds[i] = now_seconds() - start;
+		/* A Ctrl-C during a probe of this step (a python -c): honoured now, not a step later. */
+		if (proc_interrupted && !rc) {
+			error("interrupted during '%s'; run the same command again to resume",
+			      steps[i].name);
+			rc = -1;
+		}
 		buf_reset(&point);
 		buf_addf(&point, "after-%s", steps[i].name);
 		if (!rc)
@@ -65,18 +102,24 @@ build_run(const struct build_opts *o)
 	build_init(&b, o);
 	if (resolve_profile(&b.profile, &o->r) < 0 || resolve_plan(&b.plan, &b.profile, &o->r) < 0)
 		goto out;
+	if (workdir_validate(b.plan.work_dir, b.plan.out_dir,
+			     b.plan.local_source ? b.plan.src_dir : NULL) < 0)
+		goto out;
 	ret = EXIT_FAIL;
+	/* The work dir's lock first: an up-to-date check may publish the last build again. */
+	lock = workdir_open(b.plan.work_dir);
+	if (lock < 0)
+		goto out;
 	/* Before any check: those start python and nvcc, and an up-to-date build starts nothing. */
 	if (last == STEP_PUBLISH && !o->force && !o->refresh && uptodate_check(&b) > 0) {
 		ret = EXIT_OK;
 		goto out;
 	}
-	if (check_steps(&b) < 0)
+	if (check_steps(&b) < 0 || proc_interrupted)
 		goto out;
 	fprintf(stderr, "bwbuild: profile '%s', archs %s, MAX_JOBS=%u, python %s\n",
 		b.profile.name.str, b.plan.arch_list, b.plan.jobs.jobs, b.python.s);
-	lock = workdir_open(b.plan.work_dir);
-	if (lock < 0 || run_steps(&b, last) < 0)
+	if (run_steps(&b, last) < 0)
 		goto out;
 	if (last < STEP_PUBLISH)
 		fprintf(stderr, "bwbuild: stopped after '%s' as asked%s%s\n", step_names[last],

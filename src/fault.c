@@ -47,3 +47,11 @@ fault_truncate(const char *name, const char *path)
 	    (truncate(path, st.st_size / 2) < 0 || (regrow && truncate(path, st.st_size) < 0)))
 		perror(path);
 }
+
+int
+fault_fail(const char *name)
+{
+	const char *want = getenv("BWBUILD_FAULT");
+
+	return want && !strncmp(want, "fail:", 5) && !strcmp(want + 5, name);
+}

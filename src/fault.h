@@ -19,4 +19,11 @@ void fault_point(const char *name);
  */
 void fault_truncate(const char *name, const char *path);
 
+/*
+ * The same for a system call that fails: with BWBUILD_FAULT=fail:NAME,
+ * the point NAME returns 1 (the caller then fails as with EIO);
+ * otherwise 0.
+ */
+int fault_fail(const char *name);
+
 #endif

@@ -118,35 +118,8 @@ trust_level(const char *path, const char *what, int no_group)
 int
 repo_cache_dir_check(const char *dir)
 {
-	struct stat st;
-
-	if (!*dir)
-		return error("no cache directory: HOME is unset and the user has no home; set "
-			     "BWBUILD_CACHE_DIR");
-	if (mkdir_p(dir) < 0)
-		return -1;
-	if (stat(dir, &st) < 0)
-		return error("cannot read '%s':", dir);
-	/* Someone else's (or a world-writable) cache could hand us any source. */
-	if (st.st_uid != geteuid())
-		return error("the cache directory '%s' belongs to uid %ld, not to you; set "
-			     "BWBUILD_CACHE_DIR to a directory of your own", dir, (long)st.st_uid);
-	if (st.st_mode & (S_IWGRP | S_IWOTH))
-		return error("the cache directory '%s' is writable by others; 'chmod go-w' it or "
-			     "set BWBUILD_CACHE_DIR to a directory of your own", dir);
-	/* git/, which holds every mirror: made here so no umask makes it group-writable */
-	{
-		struct buf git = BUF_INIT;
-		int rc;
-
-		buf_addf(&git, "%s/git", dir);
-		if (mkdir(git.s, 0755) < 0 && errno != EEXIST)
-			rc = error("cannot create '%s':", git.s);
-		else
-			rc = trust_level(git.s, "the mirror directory", 1);
-		buf_release(&git);
-		return rc;
-	}
+	/* Every level: the directory, git/ and each mirror in it (src/util.c). */
+	return cache_dir_check(dir);
 }
 
 static int

@@ -163,6 +163,10 @@ take(const struct option *o, const char *v)
 		*(int *)o->value = 1;
 		return 0;
 	case OPTION_STRING:
+		/* `--work ''` would mean the current directory, whose files bwbuild would rewrite. */
+		if (o->argh && !strcmp(o->argh, "DIR") && !*v)
+			return error("--%s is empty; give it a directory of its own (e.g. --%s %s/NAME)",
+				     o->long_name, o->long_name, o->long_name);
 		*(const char **)o->value = v;
 		return 0;
 	case OPTION_CHOICE:

@@ -35,6 +35,39 @@ find_wheel(const char *dir, struct buf *out)
 	return 0;
 }
 
+/*
+ * setup.py's staging, build/lib.* and build/bdist.*, removed: after an
+ * interrupted compile or wheel step a copy there may be cut short yet
+ * newer than its source, which setup.py would take as up to date.
+ */
+static int
+staging_reset(const char *src)
+{
+	struct buf dir = BUF_INIT, path = BUF_INIT;
+	struct dirent *de;
+	DIR *d;
+	int rc = 0;
+
+	buf_addf(&dir, "%s/build", src);
+	d = opendir(dir.s);
+	while (d && (de = readdir(d))) {
+		if (!starts_with(de->d_name, "lib.") && !starts_with(de->d_name, "bdist."))
+			continue;
+		buf_reset(&path);
+		buf_addf(&path, "%s/%s", dir.s, de->d_name);
+		if (remove_tree(path.s) < 0)
+			rc = -1;
+		else
+			fprintf(stderr, "wheel: '%s' is made afresh: the last compile or wheel step "
+				"did not finish\n", path.s);
+	}
+	if (d)
+		closedir(d);
+	buf_release(&dir);
+	buf_release(&path);
+	return rc;
+}
+
 int
 package_run(struct build *b)
 {
@@ -45,6 +78,9 @@ package_run(struct build *b)
 	buf_addf(&dist, "%s/dist", b->plan.work_dir);
 	if (b->era != ERA_SKBUILD) {
 		rc = remove_tree(dist.s);
+		/* Not in a --source tree: what is there may be the user's, not bwbuild's. */
+		if (!rc && b->staging_stale && !b->plan.local_source)
+			rc = staging_reset(b->plan.src_dir);
 		step_env(&pr, b);
 		strvec_pushl(&pr.args, b->python.s, "setup.py", "bdist_wheel", "-d", dist.s, NULL);
 		pr.dir = b->plan.src_dir;

@@ -162,6 +162,11 @@ exec_child(const struct proc *p, char *const *envv, int out_fd, int notify_fd)
 {
 	int fd, child_errno;
 
+	/* Not bwbuild's forwarding handler: a signal now stops the child, as it would the command. */
+	signal(SIGINT, SIG_DFL);
+	signal(SIGTERM, SIG_DFL);
+	if (proc_interrupted)
+		_exit(128 + proc_interrupted);
 	setpgid(0, 0);
 	keep_command(getppid());
 	signal(SIGINT, SIG_DFL);
@@ -246,23 +251,32 @@ proc_run(struct proc *p)
 
 	if (!p->args.n)
 		BUG("proc_run without arguments");
+	/* After a Ctrl-C nothing new starts: it ends as if the signal had stopped it. */
+	if (proc_interrupted)
+		return 128 + proc_interrupted;
 	build_env(&env, &p->env);
 	if (pipe2(notify, O_CLOEXEC) < 0 || (capture && pipe2(outp, O_CLOEXEC) < 0))
 		die("cannot create a pipe:");
 	fflush(stdout);
 	fflush(stderr);
+	/* Before the fork: a signal that comes while it starts is not lost (forwarded below). */
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = forward_signal;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, &old_int);
+	sigaction(SIGTERM, &sa, &old_term);
 	pid = fork();
+	if (pid < 0 && errno == EAGAIN)
+		die("cannot start '%s': the limit on processes is reached (fork: %s); raise "
+		    "'ulimit -u' or lower build.jobs", p->args.v[0], strerror(errno));
 	if (pid < 0)
 		die("cannot fork:");
 	if (pid == 0)
 		exec_child(p, env.v, outp[1], notify[1]);
 	setpgid(pid, pid);
 	current_pgid = pid;
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = forward_signal;
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, &old_int);
-	sigaction(SIGTERM, &sa, &old_term);
+	if (proc_interrupted)
+		kill(-pid, proc_interrupted);
 
 	close(notify[1]);
 	if (capture) {

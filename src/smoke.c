@@ -346,7 +346,7 @@ install_wheel(const char *wheel, const char *dir)
 			rc = -1;
 			break;
 		}
-		fd = open(path.s, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0755);
+		fd = open(path.s, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0755);
 		if (fd < 0) {
 			rc = error("cannot write '%s':", path.s);
 			break;

@@ -83,13 +83,18 @@ static const struct cause {
 	{ "Killed signal terminated program", "a compiler was killed, most likely for memory: "
 					      "lower build.mem_budget" },
 	{ "Cannot allocate memory", "out of memory: lower build.mem_budget" },
+	/* fork/posix_spawn's EAGAIN: `ulimit -u` (or the cgroup's pids.max) reached. */
+	{ "Resource temporarily unavailable", "a process could not be started: the limit on "
+					      "processes is reached; raise 'ulimit -u' (or the "
+					      "container's pids limit) or lower build.jobs" },
 };
 
 /* The best-ranked cause line in one log; *best and `found` updated. */
 static void
 scan_cause(const char *log, size_t *best, struct buf *found)
 {
-	FILE *f = fopen(log, "r");
+	int fd = open_nofollow(log, O_RDONLY | O_NONBLOCK, 0);
+	FILE *f = fd >= 0 ? fdopen(fd, "r") : NULL;
 	char *line = NULL;
 	size_t cap = 0;
 	ssize_t n;
@@ -106,6 +111,8 @@ scan_cause(const char *log, size_t *best, struct buf *found)
 	}
 	if (f)
 		fclose(f);
+	else if (fd >= 0)
+		close(fd);
 	free(line);
 }
 
@@ -157,8 +164,9 @@ open_log(const char *step, const struct plan *pl, const struct proc *p, struct b
 
 	buf_addf(path, "%s/logs/%s.log", pl->work_dir, step);
 	/* A retried step appends, so the log keeps what the failed attempt printed. */
-	fd = open(path->s, O_WRONLY | O_CREAT | O_CLOEXEC | (p->append_log ? O_APPEND : O_TRUNC),
-		  0666);
+	/* Never through a link: a planted logs/<step>.log -> victim would be truncated. */
+	fd = open_nofollow(path->s, O_WRONLY | O_CREAT | (p->append_log ? O_APPEND : O_TRUNC),
+			   0666);
 	if (fd < 0)
 		return error("cannot create log '%s':", path->s);
 	proc_format_args(&p->args, &cmd);

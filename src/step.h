@@ -38,6 +38,7 @@ struct build {
 	struct toolchain toolchain;   /* configure: the compilers and tools, with versions */
 	struct json *recoveries;      /* compile: OOM recoveries */
 	struct json *cache;           /* compile: this build's ccache counts, or NULL */
+	int staging_stale;            /* a compile or wheel step before this run did not finish */
 	struct buf wheel;             /* wheel: the wheel in <work>/dist */
 	struct wheel_report report;   /* verify */
 	int have_report;
@@ -79,6 +80,13 @@ int verify_run(struct build *b);                /* src/verify.c */
 int smoke_step_run(struct build *b);            /* src/smoke.c */
 int publish_check(struct build *b);             /* src/publish.c */
 int publish_run(struct build *b);
+/*
+ * The wheel `wheel` (named `wname` in --out) and the manifest text into
+ * the directory `out` as a pair, under its lock, with <work>/publish.journal
+ * (src/publish.c). 0, or -1 after reporting with `out` as it was.
+ */
+int publish_pair(const char *work, const char *out, const char *wheel, const char *wname,
+		 const char *mtext, size_t mlen);
 
 /*
  * Run one step's command with its log (<work>/logs/<step>.log, appended

@@ -45,7 +45,7 @@ python_first_json(const struct build *b)
 
 int
 uptodate_record(const struct build *b, const char *inputs_hash, const char *wheel,
-		const char *manifest)
+		const char *manifest, const char *manifest_sha256, const char *work_manifest)
 {
 	struct json *j = json_object();
 	struct buf path = BUF_INIT;
@@ -56,6 +56,10 @@ uptodate_record(const struct build *b, const char *inputs_hash, const char *whee
 	json_set(j, "wheel", json_string(wheel));
 	json_set(j, "manifest", json_string(manifest));
 	json_set(j, "sha256", json_string(b->report.sha256));
+	json_set(j, "manifest_sha256", json_string(manifest_sha256));
+	json_set(j, "out_dir", json_string(b->plan.out_dir));
+	json_set(j, "work_wheel", json_string(b->wheel.s));
+	json_set(j, "work_manifest", json_string(work_manifest));
 	json_set(j, "toolchain", toolchain_identity_json(&b->toolchain));
 	json_set(j, "python_first", python_first_json(b));
 	text = json_print(j, 1);
@@ -118,6 +122,10 @@ wheel_still_good(struct build *t, const char *wheel, const char *sha256, struct 
 
 	ex.exceptions = exc;
 	ex.cxx11_abi = t->profile.cxx11_abi == TRI_OFF ? 2 : 1;
+	if (t->have_report) {
+		wheel_report_release(&t->report);
+		t->have_report = 0;
+	}
 	if (!is_regular(wheel)) {
 		buf_addf(why, "'%s' is gone", wheel);
 	} else if (wheel_verify(&t->report, wheel, &ex) < 0) {
@@ -135,11 +143,79 @@ wheel_still_good(struct build *t, const char *wheel, const char *sha256, struct 
 	return rc;
 }
 
+/* 1 if `path` is a regular file whose sha256 is `sha`. */
+static int
+file_is(const char *path, const char *sha)
+{
+	struct buf h = BUF_INIT;
+	int same = sha && sha256_file(path, &h) == 0 && !strcmp(h.s, sha);
+
+	buf_release(&h);
+	return same;
+}
+
+/*
+ * The wheel and manifest last published, in THIS --out: 1 when they are
+ * there and the ones recorded; 2 when they were not but the pair kept in
+ * the work dir still is, and was published again; 0 with the reason in
+ * `why` (a build is needed). Their paths into `wheel` and `manifest`.
+ */
+static int
+published_pair(struct build *t, const struct json *last, struct buf *why, struct buf *wheel,
+	       struct buf *manifest)
+{
+	const char *recorded = json_str(json_get(last, "wheel"));
+	const char *sha = json_str(json_get(last, "sha256"));
+	const char *msha = json_str(json_get(last, "manifest_sha256"));
+	const char *lw = json_str(json_get(last, "work_wheel"));
+	const char *lm = json_str(json_get(last, "work_manifest"));
+	const char *name = strrchr(recorded, '/') ? strrchr(recorded, '/') + 1 : recorded;
+	struct buf outwhy = BUF_INIT, text = BUF_INIT;
+	int rc = 0;
+
+	if (!sha || !msha || !lw || !lm || !ends_with(name, ".whl")) {
+		buf_addstr(why, "its record is from an older bwbuild");
+		return 0;
+	}
+	buf_addf(wheel, "%s/%s", t->plan.out_dir, name);
+	buf_addf(manifest, "%s/%.*s.manifest.json", t->plan.out_dir, (int)(strlen(name) - 4), name);
+	if (!is_regular(manifest->s))
+		buf_addf(&outwhy, "'%s' is gone", manifest->s);
+	else if (!file_is(manifest->s, msha))
+		buf_addf(&outwhy, "'%s' is not the manifest of the wheel that was built",
+			 manifest->s);
+	else if (wheel_still_good(t, wheel->s, sha, &outwhy) == 0)
+		return 1;
+	/* The pair kept in the work dir: published again, nothing built. */
+	if (wheel_still_good(t, lw, sha, why) < 0) {
+		buf_addf(why, " (and %s)", outwhy.s);
+		goto out;
+	}
+	if (!file_is(lm, msha) || read_file(&text, lm) < 0) {
+		buf_addf(why, "%s, and '%s' is not the manifest of the wheel that was built",
+			 outwhy.s, lm);
+		goto out;
+	}
+	fprintf(stderr, "bwbuild: publishing the last build again into '%s': %s\n",
+		t->plan.out_dir, outwhy.s);
+	if (mkdir_p(t->plan.out_dir) < 0 ||
+	    publish_pair(t->plan.work_dir, t->plan.out_dir, lw, name, text.s, text.len) < 0) {
+		buf_addf(why, "%s, and publishing it again failed", outwhy.s);
+		goto out;
+	}
+	rc = 2;
+out:
+	buf_release(&outwhy);
+	buf_release(&text);
+	return rc;
+}
+
 int
 uptodate_check(const struct build *b)
 {
 	struct build t;
 	struct buf path = BUF_INIT, text = BUF_INIT, why = BUF_INIT, hash = BUF_INIT;
+	struct buf wheel_out = BUF_INIT, manifest_out = BUF_INIT;
 	struct json *last = NULL, *inputs = NULL;
 	const char *want, *wheel, *manifest;
 	int up = 0;
@@ -187,14 +263,13 @@ uptodate_check(const struct build *b)
 			inputs_hash(inputs, &hash);
 			if (strcmp(hash.s, want))
 				buf_addstr(&why, "the inputs changed");
-			else if (wheel_still_good(&t, wheel, json_str(json_get(last, "sha256")),
-						  &why) == 0)
-				up = 1;
+			else
+				up = published_pair(&t, last, &why, &wheel_out, &manifest_out);
 		}
 	}
 	if (up)
-		printf("bwbuild: up to date (inputs %.12s)\nwheel:    %s\nmanifest: %s\n", hash.s,
-		       wheel, manifest);
+		printf("bwbuild: up to date (inputs %.12s)%s\nwheel:    %s\nmanifest: %s\n", hash.s,
+		       up == 2 ? "; published again" : "", wheel_out.s, manifest_out.s);
 	else
 		fprintf(stderr, "bwbuild: not up to date: %s\n", why.s);
 	json_free(inputs);
@@ -216,5 +291,7 @@ uptodate_check(const struct build *b)
 	buf_release(&text);
 	buf_release(&why);
 	buf_release(&hash);
-	return up;
+	buf_release(&wheel_out);
+	buf_release(&manifest_out);
+	return up > 0;
 }

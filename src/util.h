@@ -43,17 +43,68 @@ void path_normalize(struct buf *out, const char *path);
 int write_all(int fd, const void *data, size_t len);
 
 /*
- * Write `len` bytes to `path` through `path.tmp.<pid>`: written, flushed,
- * fsynced, then renamed, so a reader never sees half a file.
+ * File-system safety (docs/design/filesystem.md): every file bwbuild
+ * creates is created new, O_CREAT|O_EXCL|O_NOFOLLOW, so a planted file or
+ * symlink at its name is refused, never followed or truncated.
+ */
+
+/* 16 random hex digits (getrandom): the token in a temporary's name. */
+void random_token(struct buf *out);
+/* open() that never follows a symlink in the last component; -1 with errno (ELOOP). */
+int open_nofollow(const char *path, int flags, unsigned mode);
+/* A new file at `path` for writing (O_EXCL|O_NOFOLLOW), reported on failure; the fd or -1. */
+int create_new(const char *path, unsigned mode);
+
+/*
+ * Write `len` bytes to `path` through `path.tmp.<pid>.<token>` (created
+ * new): written, flushed, fsynced, then renamed, so a reader never sees
+ * half a file.
  */
 int write_file_atomic(const char *path, const void *data, size_t len);
-/* Copy the file `from` to `to` (created or truncated), in bounded memory, synced. */
+/* Copy the file `from` to the new file `to` (O_EXCL|O_NOFOLLOW), in bounded memory, synced. */
 int copy_file(const char *from, const char *to);
+/* Copy the file `from` to `to` in the directory `dirfd` (created new), synced. */
+int copy_file_at(const char *from, int dirfd, const char *to, const char *to_shown);
+
+/*
+ * Whether `name` is the name of a temporary as write_file_atomic makes
+ * them: "<base>.tmp.<pid>" (older bwbuilds) or "<base>.tmp.<pid>.<16 hex>",
+ * base not empty. The pid into *pid, the length of base into *base_len.
+ */
+int tmp_name_parse(const char *name, long *pid, size_t *base_len);
+/*
+ * In `dir`, a directory bwbuild owns and holds locked, remove the
+ * temporaries (tmp_name_parse) of processes that are gone: only regular
+ * files owned by this user, never through a link. The number removed.
+ */
+int remove_stale_temporaries(const char *dir);
+
+/* 1 if `path` is `dir` or below it, both absolute and normalized (lexically). */
+int path_within(const char *path, const char *dir);
+/*
+ * Why the absolute directory `dir` may not be given to bwbuild to write
+ * into (the root, the home directory `home` or a directory above it), or
+ * NULL when it may. Pure: the file system is not asked.
+ */
+const char *dir_unsafe_reason(const char *dir, const char *home);
+
+/*
+ * The cache directory `dir` made (never HOME itself: a HOME that does not
+ * exist is refused) and trusted at every level bwbuild uses: the
+ * directory, its git/ and each entry of git/ (a mirror, a lock) must be
+ * this user's, not writable by group or others, and no symlink below the
+ * top. Someone else's (or a world-writable) level could hand us any
+ * source. 0, or -1 after reporting what to do.
+ */
+int cache_dir_check(const char *dir);
 
 /* Read a whole file; the result is NUL-terminated. -1 after reporting. */
 int read_file(struct buf *out, const char *path);
 /* What read_file takes at most: profiles, manifests, caches, patches are far smaller. */
 #define READ_FILE_MAX ((uint64_t)256 << 20)
+
+/* Hex SHA-256 of a regular file (not through a link), streamed; -1 with errno. */
+int sha256_file(const char *path, struct buf *hex);
 
 /* 1 if the path exists (any type). */
 int path_exists(const char *path);

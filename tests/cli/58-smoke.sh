@@ -147,7 +147,7 @@ for l in ['{"info": {"gpu": {"name": "NVIDIA GeForce RTX 5090", "capability": "s
           '{"check": "forward_compat", "status": "%s", "reason": "JIT"}' % os.environ.get("FC", "ok")]:
     print("@bwbuild " + l)
 PY
-rm -rf "$TMP/o58"
+rm -rf "$TMP/o58" "$TMP/w58/last-build.json"   # else the pair in <work>/dist is published again
 touch "$TMP/w58/src/csrc/cpu/ops.cpp"
 PATH="$TMP/gpu:$PATH" BWBUILD_PROBE_PATH="$TMP/probes" run 0 "$BW" --profile "$TMP/s58.yaml" --work "$TMP/w58" --out "$TMP/o58"
 contains "$TMP/err" "  ✅ static_vs_runtime    verify --target-gpu sm_120 says yes, and the kernels ran"
@@ -158,7 +158,7 @@ r = json.load(open(m))["runtime"]
 assert r["status"] == "ok" and r["gpu"]["name"] == "NVIDIA GeForce RTX 5090", r
 assert [c["name"] for c in r["checks"]][-1] == "static_vs_runtime", r
 PY
-rm -rf "$TMP/o58"
+rm -rf "$TMP/o58" "$TMP/w58/last-build.json"   # else the pair in <work>/dist is published again
 touch "$TMP/w58/src/csrc/cpu/ops.cpp"
 FC=fail PATH="$TMP/gpu:$PATH" BWBUILD_PROBE_PATH="$TMP/probes" run 1 "$BW" --profile "$TMP/s58.yaml" --work "$TMP/w58" --out "$TMP/o58"
 contains "$TMP/err" "publish: not published to $TMP/o58: the wheel failed smoke"

@@ -153,6 +153,11 @@ contains "$TMP/err" "$TMP/example85b/cutlite.git: fetching commit"
 rm -rf "$TMP/work85x"
 mkdir -p "$TMP/work85x/src"
 echo mine > "$TMP/work85x/src/notes.txt"
+# (docs/design/filesystem.md: a non-empty --work without bwbuild's lock is refused before anything.)
+run 2 "$BW" --profile "$TMP/src85.yaml" --work "$TMP/work85x" --until fetch
+contains "$TMP/err" "error: --work '$TMP/work85x' is not empty and was not made by bwbuild"
+# In a work directory of bwbuild's (its lock), the checkout step itself refuses the foreign src/.
+: > "$TMP/work85x/lock"
 run 1 "$BW" --profile "$TMP/src85.yaml" --work "$TMP/work85x" --until fetch
 contains "$TMP/err" "error: '$TMP/work85x/src' exists, is not empty and is not a git checkout; remove it or choose another work directory"
 [ "$(ls -A "$TMP/work85x/src")" = notes.txt ] || fail "a refused run wrote into someone's directory: $(ls -A "$TMP/work85x/src")"

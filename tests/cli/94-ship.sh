@@ -69,9 +69,15 @@ contains "$TMP/out" "wheel:    $wa"
 run 0 "$BW" --profile "$TMP/ship.yaml" --work "$TMP/a" --out "$TMP/a-out" --set build.jobs=1 \
 	--mem-budget 3G
 contains "$TMP/out" "bwbuild: up to date"
-# a published wheel that changed is rebuilt, not trusted
+# a published wheel that changed is not trusted: the verified pair kept in <work>/dist is
+# published again (docs/design/filesystem.md); when that changed too, it is rebuilt
 cp "$wa" "$TMP/keep.whl"
 printf 'x' >> "$wa"
+run 0 "$BW" --profile "$TMP/ship.yaml" --work "$TMP/a" --out "$TMP/a-out"
+contains "$TMP/err" "bwbuild: publishing the last build again into '$TMP/a-out'"
+cmp -s "$wa" "$TMP/keep.whl" || fail "the wheel published again differs from the first build"
+printf 'x' >> "$wa"
+printf 'x' >> "$TMP/a/dist/$(basename "$wa")"
 run 0 "$BW" --profile "$TMP/ship.yaml" --work "$TMP/a" --out "$TMP/a-out"
 contains "$TMP/err" "bwbuild: not up to date:"
 cmp -s "$wa" "$TMP/keep.whl" || fail "the rebuilt wheel differs from the first build"

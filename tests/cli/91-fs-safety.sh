@@ -1,0 +1,306 @@
+# File-system safety (docs/design/filesystem.md), each case a finding of
+# issue 27 that failed before its fix: planted links are never written
+# through, cleanup removes only what bwbuild proves it made, "up to date"
+# means the pair is in THIS --out, --out is published as a pair, unsafe
+# --work/--out/cache values are refused, the cache is trusted at every
+# level, a Ctrl-C is honoured at once, an interrupted staging is not reused.
+# SECTIONS="h2_lock m2_sigint" runs only those (all by default).
+. "$(dirname "$0")/lib.sh"
+ex="$TMP/example91"
+sh scripts/make-example-repo.sh tests/fixtures/minitorch "$ex/minitorch.git" v2.11.0
+export BWBUILD_CACHE_DIR="$TMP/cache91"
+rm -rf "$TMP/cache91" "$TMP/w91" "$TMP/o91"
+cat > "$TMP/f91.yaml" <<YAML
+extends: $TOP/profiles/demo.yaml
+name: f91
+source:
+  repo: $ex/minitorch.git
+YAML
+w="$TMP/w91" o="$TMP/o91"
+bw() { "$BW" --profile "$TMP/f91.yaml" --work "$w" --out "$o" "$@"; }
+# A pid no process has: kill -0 says ESRCH for it.
+dead=$(python3 -c 'import os
+p = int(open("/proc/sys/kernel/pid_max").read()) - 7
+while True:
+    try: os.kill(p, 0); p -= 1
+    except ProcessLookupError: print(p); break
+    except PermissionError: p -= 1')
+victim="$TMP/victim91"
+new_victim() { printf 'precious\n' > "$victim"; }
+victim_intact() { [ "$(cat "$victim")" = precious ] || fail "$1: the victim was changed to '$(cat "$victim")'"; }
+
+# The pair in --out agrees: the manifest's sha256 is the wheel's; nothing temporary left.
+pair_ok() {
+	python3 - "$1" <<'PY' || fail "the pair in $1 disagrees after $2"
+import glob, hashlib, json, os, sys
+out = sys.argv[1]
+left = [f for f in os.listdir(out) if ".tmp." in f or ".bak." in f]
+assert not left, ("temporary files left", left)
+ms = glob.glob(out + "/*.manifest.json")
+assert ms, "no manifest"
+for m in ms:
+    j = json.load(open(m))
+    whl = m[: -len(".manifest.json")] + ".whl"
+    assert hashlib.sha256(open(whl, "rb").read()).hexdigest() == j["wheel"]["sha256"], m
+PY
+}
+sha() { sha256sum "$1" | cut -d' ' -f1; }
+
+run 0 bw
+pair_ok "$o" "a first build"
+wheel=$(ls "$o"/*.whl)
+manifest=$(ls "$o"/*.manifest.json)
+
+want() { [ -z "${SECTIONS:-}" ] || case " $SECTIONS " in *" $1 "*) ;; *) return 1 ;; esac; }
+
+# H2: <work>/lock planted as a link to a victim: refused, the victim intact.
+if want h2_lock; then
+	new_victim
+	rm -f "$w/lock"
+	ln -s "$victim" "$w/lock"
+	run 1 bw
+	contains "$TMP/err" "$w/lock' is a symbolic link"
+	victim_intact "a link at <work>/lock"
+	rm -f "$w/lock"
+	: > "$w/lock"
+	# The same for a step's log.
+	new_victim
+	rm -f "$w/last-build.json" "$w/logs/configure.log"
+	ln -s "$victim" "$w/logs/configure.log"
+	run 1 bw
+	victim_intact "a link at <work>/logs/configure.log"
+	rm -f "$w/logs/configure.log"
+fi
+
+# H2: the --out probe planted as a link at the very name (its pid is bwbuild's, kept by exec).
+if want h2_probe; then
+	new_victim
+	rm -f "$w/last-build.json"
+	run 0 sh -c 'ln -s "$1" "$2/.bwbuild-probe.tmp.$$"; exec "$BW" --profile "$3" --work "$4" --out "$2"' \
+		sh "$victim" "$o" "$TMP/f91.yaml" "$w"
+	victim_intact "a link at the --out probe's name"
+	find "$o" -name '.bwbuild-probe*' -type l -delete
+fi
+
+# H2: cleanup in --out removes only what bwbuild proves it made (its journal), nothing planted.
+if want h2_cleanup; then
+	mkdir -p "$o/planted"
+	i=0
+	while [ $i -lt 200 ]; do
+		: > "$o/user-file-$i.tmp.$dead"
+		i=$((i + 1))
+	done
+	: > "$wheel.tmp.$dead"
+	new_victim
+	ln -s "$victim" "$manifest.tmp.$dead"
+	rm -f "$w/last-build.json"
+	run 0 bw
+	n=$(ls "$o" | grep -c "\.tmp\.$dead\$" || true)
+	[ "$n" = 202 ] || fail "cleanup in --out removed $((202 - n)) of 202 planted files"
+	victim_intact "a planted link in --out"
+	rm -f "$o"/*".tmp.$dead"
+	rm -rf "$o/planted"
+	pair_ok "$o" "planted temporaries"
+fi
+
+# Low: temporaries of killed runs in the work dir are removed; planted links and others' files are not.
+if want workdir_tmp; then
+	: > "$w/last-build.json.tmp.$dead"
+	: > "$w/configure.stamp.tmp.$dead.0123456789abcdef"
+	new_victim
+	ln -s "$victim" "$w/link.tmp.$dead"
+	: > "$w/theirs.tmp.$dead"
+	# Another user's file needs root to make; without it the case is a file of ours that stays.
+	if [ "$(id -u)" = 0 ]; then chown nobody "$w/theirs.tmp.$dead"; else rm "$w/theirs.tmp.$dead"; mkdir "$w/theirs.tmp.$dead"; fi
+	rm -f "$w/last-build.json"
+	run 0 bw
+	[ ! -e "$w/last-build.json.tmp.$dead" ] || fail "a stale last-build.json.tmp was left"
+	[ ! -e "$w/configure.stamp.tmp.$dead.0123456789abcdef" ] || fail "a stale configure.stamp.tmp was left"
+	[ -L "$w/link.tmp.$dead" ] || fail "a planted link in the work dir was removed"
+	[ -e "$w/theirs.tmp.$dead" ] || fail "another user's file in the work dir was removed"
+	victim_intact "a planted link in the work dir"
+	rm -rf "$w/link.tmp.$dead" "$w/theirs.tmp.$dead"
+	ls -a "$w" | grep '\.tmp\.' && fail "temporaries left in the work dir"
+fi
+
+# H4: up to date means the wheel AND its manifest in THIS --out, as recorded.
+if want h4_out; then
+	run 0 bw
+	contains "$TMP/out" "up to date"
+	compile_log=$(stat -c %Y.%s "$w/logs/compile.log")
+	o2="$TMP/o91b"
+	rm -rf "$o2"
+	run 0 "$BW" --profile "$TMP/f91.yaml" --work "$w" --out "$o2"
+	contains "$TMP/out" "$o2/"
+	pair_ok "$o2" "a rerun with another --out"
+	cmp "$wheel" "$o2/$(basename "$wheel")" || fail "another --out got another wheel"
+	[ "$(stat -c %Y.%s "$w/logs/compile.log")" = "$compile_log" ] || fail "another --out compiled again"
+	# A deleted manifest, a garbage one, another valid one: published again.
+	rm "$manifest"
+	run 0 bw
+	contains "$TMP/err" "is gone"
+	pair_ok "$o" "a deleted manifest"
+	echo garbage > "$manifest"
+	run 0 bw
+	contains "$TMP/err" "is not the manifest of the wheel that was built"
+	pair_ok "$o" "a garbage manifest"
+	# Wheel A beside manifest B (what two unlocked builds left): not up to date as it is.
+	python3 - "$manifest" <<'PY'
+import json, sys
+j = json.load(open(sys.argv[1]))
+j["wheel"]["sha256"] = "0" * 64
+j["build"]["work_dir"] = "/elsewhere"
+json.dump(j, open(sys.argv[1], "w"))
+PY
+	run 0 bw
+	pair_ok "$o" "a manifest of another build"
+	run 0 bw
+	contains "$TMP/out" "up to date (inputs"
+fi
+
+# M1: --out is published as a pair: a failed rename leaves the old pair; a held lock is waited for.
+if want m1_pair; then
+	before_w=$(sha "$wheel") before_m=$(sha "$manifest")
+	for point in publish-rename-wheel publish-rename-manifest; do
+		rm -f "$w/last-build.json"
+		BWBUILD_FAULT=fail:$point run 1 bw
+		contains "$TMP/err" "cannot rename"
+		[ "$(sha "$wheel")" = "$before_w" ] || fail "$point failed but the wheel changed"
+		[ "$(sha "$manifest")" = "$before_m" ] || fail "$point failed but a new manifest is beside the old wheel"
+		pair_ok "$o" "a failed $point"
+	done
+	# Another bwbuild holds --out: this one waits for it, then publishes.
+	rm -f "$w/last-build.json" "$TMP/released91" "$TMP/go91"
+	flock "$o" sh -c "while [ ! -e '$TMP/go91' ]; do sleep 0.1; done
+		python3 -c 'import time; print(time.time())' > '$TMP/released91'" &
+	holder=$!
+	bw >"$TMP/out" 2>"$TMP/err" &
+	builder=$!
+	while kill -0 "$builder" 2>/dev/null && ! grep -q "waiting for another bwbuild" "$TMP/err"; do
+		sleep 0.1
+	done
+	: > "$TMP/go91"
+	wait "$holder"
+	wait "$builder" || { cat "$TMP/err"; fail "a build waiting for the --out lock failed"; }
+	contains "$TMP/err" "waiting for another bwbuild publishing into '$o'"
+	python3 - "$manifest" "$TMP/released91" <<'PY' || fail "published while another held --out"
+import os, sys
+assert os.stat(sys.argv[1]).st_mtime >= float(open(sys.argv[2]).read())
+PY
+	pair_ok "$o" "a wait for the --out lock"
+fi
+
+# H8: empty and unsafe --work/--out are refused before anything is written.
+if want h8_dirs; then
+	cwd="$TMP/cwd91"
+	rm -rf "$cwd"
+	mkdir -p "$cwd/dist"
+	echo mine > "$cwd/dist/keep"
+	(cd "$cwd" && run 2 "$BW" --profile "$TMP/f91.yaml" --work '' --out "$o")
+	contains "$TMP/err" "--work is empty"
+	[ -f "$cwd/dist/keep" ] || fail "--work '' deleted ./dist"
+	(cd "$cwd" && run 2 "$BW" --profile "$TMP/f91.yaml" --work "$w" --out '')
+	contains "$TMP/err" "--out is empty"
+	(cd "$cwd" && run 2 "$BW" --profile "$TMP/f91.yaml" --work . --out "$o")
+	contains "$TMP/err" "--work '$cwd' is not empty and was not made by bwbuild"
+	[ -f "$cwd/dist/keep" ] || fail "--work . deleted ./dist"
+	mkdir -p "$TMP/home91"
+	HOME="$TMP/home91" run 2 "$BW" --profile "$TMP/f91.yaml" --work "$TMP/home91" --out "$o"
+	contains "$TMP/err" "--work '$TMP/home91' is your home directory"
+	HOME="$TMP/home91" run 2 "$BW" --profile "$TMP/f91.yaml" --work "$w" --out "$TMP/home91/"
+	contains "$TMP/err" "--out '$TMP/home91' is your home directory"
+	HOME="$TMP/home91" run 2 "$BW" --profile "$TMP/f91.yaml" --work "$w" --out "$TMP"
+	contains "$TMP/err" "holds your home directory"
+	run 2 bw --out "$w/dist"
+	contains "$TMP/err" "--out '$w/dist' is inside the work directory"
+	run 2 "$BW" --profile "$TMP/f91.yaml" --work "$TMP" --out "$o" --source "$w/src"
+	contains "$TMP/err" "holds the source tree"
+	run 2 "$BW" --profile "$TMP/f91.yaml" --work / --out "$o"
+	contains "$TMP/err" "--work '/' is the root directory"
+	[ ! -e /lock ] || fail "--work / wrote /lock"
+fi
+
+# Low: the cache is trusted at every level; a HOME that does not exist is not made.
+if want cache_levels; then
+	c="$TMP/cache91c" wc="$TMP/w91c"
+	rm -rf "$c" "$wc"
+	BWBUILD_CACHE_DIR="$c" run 0 "$BW" --profile "$TMP/f91.yaml" --work "$wc" --out "$o" --until fetch
+	chmod 777 "$c/git"
+	BWBUILD_CACHE_DIR="$c" run 1 "$BW" --profile "$TMP/f91.yaml" --work "$wc" --out "$o" --until fetch
+	contains "$TMP/err" "'$c/git' in the cache is writable by others"
+	chmod 755 "$c/git"
+	m=$(ls -d "$c"/git/minitorch-*.git)
+	# A mirror of another user needs root to make.
+	if [ "$(id -u)" = 0 ]; then
+		chown nobody "$m"
+		BWBUILD_CACHE_DIR="$c" run 1 "$BW" --profile "$TMP/f91.yaml" --work "$wc" --out "$o" --until fetch
+		contains "$TMP/err" "'$m' in the cache belongs to uid"
+		chown -R "$(id -u)" "$m"
+	fi
+	chmod 777 "$m"
+	BWBUILD_CACHE_DIR="$c" run 1 "$BW" --profile "$TMP/f91.yaml" --work "$wc" --out "$o" --until fetch
+	contains "$TMP/err" "'$m' in the cache is writable by others"
+	chmod 755 "$m"
+	BWBUILD_CACHE_DIR="$c" run 0 "$BW" --profile "$TMP/f91.yaml" --work "$wc" --out "$o" --until fetch
+	# The cache (BWBUILD_CACHE_DIR, bwbuild's --cache) may not be the home directory either.
+	mkdir -p "$TMP/home91"
+	HOME="$TMP/home91" BWBUILD_CACHE_DIR="$TMP/home91" run 1 "$BW" --profile "$TMP/f91.yaml" --work "$wc" --out "$o" --until fetch
+	contains "$TMP/err" "the cache directory '$TMP/home91' is your home directory"
+	[ ! -e "$TMP/home91/git" ] || fail "a cache in the home directory was used"
+	rm -rf "$TMP/nohome91" "$wc"
+	env -u BWBUILD_CACHE_DIR -u XDG_CACHE_HOME HOME="$TMP/nohome91/x" \
+		"$BW" --profile "$TMP/f91.yaml" --work "$wc" --out "$o" --until fetch >"$TMP/out" 2>"$TMP/err" &&
+		fail "a HOME that does not exist was accepted"
+	contains "$TMP/err" "HOME is '$TMP/nohome91/x', which does not exist"
+	[ ! -e "$TMP/nohome91" ] || fail "bwbuild created the HOME that did not exist"
+fi
+
+# M2: a Ctrl-C during a python probe stops the build at once: configure never starts.
+if want m2_sigint; then
+	# The first python3 on PATH probes slowly; the Ctrl-C comes during that probe.
+	real=$(command -v python3)
+	mkdir -p "$TMP/slowbin91"
+	cat > "$TMP/slowbin91/python3" <<SH
+#!/bin/sh
+case "\$*" in *setuptools*) sleep 3 ;; esac
+exec "$real" "\$@"
+SH
+	chmod +x "$TMP/slowbin91/python3"
+	wi="$TMP/w91i"
+	rm -rf "$wi"
+	set +e
+	env -u VIRTUAL_ENV -u CONDA_PREFIX PATH="$TMP/slowbin91:$PATH" \
+		"$BW" --profile "$TMP/f91.yaml" --work "$wi" --out "$o" >"$TMP/out" 2>"$TMP/err" &
+	pid=$!
+	sleep 1
+	kill -INT "$pid"
+	wait "$pid"
+	st=$?
+	set -e
+	[ "$st" = 130 ] || { cat "$TMP/err"; fail "a Ctrl-C during the python probe exited $st, not 130"; }
+	[ ! -e "$wi/logs/configure.log" ] || fail "configure ran after a Ctrl-C during the python probe"
+	rm -rf "$wi"
+fi
+
+# M8: a staging copy cut short by an interrupted compile is not taken into the next wheel.
+if want m8_staging; then
+	find "$w/src/csrc" -name '*.cpp' -exec touch {} +
+	rm -f "$w/last-build.json"
+	BWBUILD_FAULT=compile:1 run 137 bw
+	k=0
+	while pgrep -f "$w/src" >/dev/null; do
+		k=$((k + 1))
+		[ "$k" -lt 150 ] || fail "the compile outlived bwbuild"
+		sleep 0.1
+	done
+	for so in "$w"/src/build/lib.*/minitorch/lib/libminitorch_cuda.so; do
+		head -c 3000 "$so" > "$TMP/half91"
+		cat "$TMP/half91" > "$so"
+		touch "$so"
+	done
+	run 0 bw
+	contains "$TMP/err" "is made afresh"
+	pair_ok "$o" "an interrupted compile"
+	run 0 "$BW" verify "$wheel"
+fi
+echo "fs safety: every case held"

@@ -1,0 +1,147 @@
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "../../src/buf.h"
+#include "../../src/step.h"
+#include "../../src/util.h"
+#include "t.h"
+
+/* The pure rules of docs/design/filesystem.md and the helpers that create files. */
+
+static int
+parses(const char *name, long want_pid, size_t want_base)
+{
+	long pid = 0;
+	size_t base = 0;
+
+	return tmp_name_parse(name, &pid, &base) && pid == want_pid && base == want_base;
+}
+
+static int
+refused(const char *name)
+{
+	long pid;
+	size_t base;
+
+	return !tmp_name_parse(name, &pid, &base);
+}
+
+static void
+t_tmp_names(void)
+{
+	CHECK(parses("last-build.json.tmp.123", 123, 15));
+	CHECK(parses("configure.stamp.tmp.77.0123456789abcdef", 77, 15));
+	CHECK(parses("a.tmp.b.tmp.9", 9, 7));
+	CHECK(refused(".tmp.12"));                         /* no base */
+	CHECK(refused("x.tmp."));
+	CHECK(refused("x.tmp.12a"));
+	CHECK(refused("x.tmp.0"));
+	CHECK(refused("x.tmp.-5"));
+	CHECK(refused("x.tmp.12.0123456789ABCDEF"));       /* not random_token's digits */
+	CHECK(refused("x.tmp.12.0123"));
+	CHECK(refused("x.tmp.12.0123456789abcdef.more"));
+	CHECK(refused("notes.txt"));
+}
+
+static void
+t_dirs(void)
+{
+	CHECK(path_within("/a/b", "/a"));
+	CHECK(path_within("/a", "/a"));
+	CHECK(!path_within("/ab", "/a"));
+	CHECK(path_within("/x", "/"));
+	CHECK_STR(dir_unsafe_reason("/", "/home/u"), "is the root directory");
+	CHECK_STR(dir_unsafe_reason("/home/u", "/home/u/"), "is your home directory");
+	CHECK_STR(dir_unsafe_reason("/home", "/home/u"), "holds your home directory");
+	CHECK(dir_unsafe_reason("/home/u/work", "/home/u") == NULL);
+	CHECK(dir_unsafe_reason("/srv/out", NULL) == NULL);
+	/* HOME=/ makes nothing "above home" but the root itself. */
+	CHECK(dir_unsafe_reason("/srv", "/") == NULL);
+}
+
+static void
+t_no_follow(void)
+{
+	const char *victim = t_write("fs-victim", "precious\n");
+	const char *link = "tests/tmp/unit/fs-link";
+	struct buf b = BUF_INIT, tok = BUF_INIT;
+
+	unlink(link);
+	CHECK(symlink("fs-victim", link) == 0);
+	/* A new file at a planted link: refused, the victim untouched. */
+	CHECK(create_new(link, 0666) < 0);
+	CHECK(copy_file(victim, link) < 0);
+	CHECK(open_nofollow(link, O_WRONLY | O_TRUNC, 0) < 0 && errno == ELOOP);
+	CHECK(read_file(&b, victim) == 0 && !strcmp(b.s, "precious\n"));
+	/* Through write_file_atomic the link itself is replaced, the victim not written. */
+	CHECK(write_file_atomic(link, "new\n", 4) == 0);
+	buf_reset(&b);
+	CHECK(read_file(&b, victim) == 0 && !strcmp(b.s, "precious\n"));
+	random_token(&tok);
+	CHECK(tok.len == 16 && strspn(tok.s, "0123456789abcdef") == 16);
+	unlink(link);
+	buf_release(&b);
+	buf_release(&tok);
+}
+
+static void
+t_stale(void)
+{
+	const char *dir = "tests/tmp/unit/fs-stale";
+	struct buf p = BUF_INIT;
+	long dead = 4194000;
+
+	while (kill((pid_t)dead, 0) == 0 || errno != ESRCH)
+		dead--;
+	remove_tree(dir);
+	mkdir_p(dir);
+	buf_addf(&p, "%s/last-build.json.tmp.%ld", dir, dead);
+	close(open(p.s, O_WRONLY | O_CREAT, 0666));
+	buf_reset(&p);
+	buf_addf(&p, "%s/live.tmp.%ld", dir, (long)getppid());
+	close(open(p.s, O_WRONLY | O_CREAT, 0666));
+	buf_reset(&p);
+	buf_addf(&p, "%s/link.tmp.%ld", dir, dead);
+	CHECK(symlink("/etc/hostname", p.s) == 0);
+	buf_reset(&p);
+	buf_addf(&p, "%s/dir.tmp.%ld", dir, dead);
+	mkdir(p.s, 0777);
+	/* Only the regular file of a process that is gone. */
+	CHECK(remove_stale_temporaries(dir) == 1);
+	CHECK(remove_stale_temporaries(dir) == 0);
+	CHECK(path_exists(p.s));
+	remove_tree(dir);
+	buf_release(&p);
+}
+
+/* `ulimit -u` reached: fork's EAGAIN in the log is named as the cause (issue 27). */
+static void
+t_cause_eagain(void)
+{
+	struct plan pl;
+	char work[] = "tests/tmp/unit/fs-cause";
+
+	memset(&pl, 0, sizeof(pl));
+	pl.work_dir = work;
+	pl.src_dir = work;
+	remove_tree(work);
+	mkdir_p("tests/tmp/unit/fs-cause/logs");
+	t_write("fs-cause/logs/compile.log",
+		"[12/900] c++ ...\nninja: fatal: posix_spawn: Resource temporarily unavailable\n");
+	CHECK(step_cause("compile", &pl) == 1);
+	remove_tree(work);
+}
+
+void
+t_fssafe(void)
+{
+	t_tmp_names();
+	t_dirs();
+	t_no_follow();
+	t_stale();
+	t_cause_eagain();
+}
