@@ -4,6 +4,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "memmodel.h"
+
 struct buf;
 struct strvec;
 
@@ -31,12 +33,6 @@ struct strvec;
 #define LAUNCH_ENV_SEED "BWBUILD_LAUNCH_SEED"
 /* In the launch directory: the compiles refused during configure, one "SOURCE" a line. */
 #define LAUNCH_CONFIGURE_COMPILES "configure-compiles"
-/*
- * Real compiles of a kind before its largest peak may bound the estimate
- * of the kind's unseen files below the default: a few small files (a
- * protobuf-lite unit at 200 MB) say nothing about ATen's 2 GB ones.
- */
-#define LAUNCH_KIND_MIN_SAMPLES 8
 
 /*
  * Whether a compile is one of CMake's probes (try_compile, check_*,

@@ -32,5 +32,12 @@
 #define EST_LAUNCH_HEAVY (6 * GiB)
 /* Peaks below this are cache hits or trivia: not learned. */
 #define LEARN_MIN (64 * MiB)
+/*
+ * Real compiles of a kind before its largest peak may bound the estimate
+ * of the kind's unseen files below the default: a few small files (a
+ * protobuf-lite unit at 200 MB) say nothing about ATen's 2 GB ones
+ * (issue 22: they set C++ reservations to 251 MB).
+ */
+#define LAUNCH_KIND_MIN_SAMPLES 8
 
 #endif
