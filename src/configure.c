@@ -1,3 +1,4 @@
+#include <sys/stat.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -783,6 +784,24 @@ fresh_cache(const struct build *b)
 	return rc;
 }
 
+/*
+ * <work>/outputs.since, made before the configure step first writes into
+ * the checkout: untracked files newer than it are the build's (git.c,
+ * repo_build_outputs_since), so a configured tree is not "changed".
+ */
+static void
+outputs_since_mark(const struct build *b)
+{
+	struct buf f = BUF_INIT;
+	struct stat st;
+	int fd;
+
+	buf_addf(&f, "%s/outputs.since", b->plan.work_dir);
+	if (lstat(f.s, &st) < 0 && errno == ENOENT && (fd = create_new(f.s, 0644)) >= 0)
+		close(fd);
+	buf_release(&f);
+}
+
 int
 configure_run(struct build *b)
 {
@@ -802,6 +821,8 @@ configure_run(struct build *b)
 			"in the compile step\n");
 		goto out;
 	}
+	if (!b->plan.local_source)
+		outputs_since_mark(b);
 	if (configure_contract_read(b->plan.src_dir, b->era, &contract, &why) < 0) {
 		rc = error("%s", why.s);
 		goto out;

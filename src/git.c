@@ -982,6 +982,33 @@ work_repo_open(const char *workdir, const char *gitdir, const char *url, const c
 }
 
 /* "modified: path" lines for what differs from HEAD, submodules included (recursively). */
+static long long outputs_since;
+
+void
+repo_build_outputs_since(long long since)
+{
+	outputs_since = since;
+}
+
+/* An untracked path made since the build began writing into the tree (repo_build_outputs_since). */
+static int
+is_build_output(git_repository *repo, const char *path)
+{
+	const char *wd = git_repository_workdir(repo);
+	struct buf full = BUF_INIT;
+	struct stat st;
+	int r = 0;
+
+	if (!outputs_since || !wd)
+		return 0;
+	buf_addf(&full, "%s%s", wd, path);
+	while (full.len > 1 && full.s[full.len - 1] == '/')
+		full.s[--full.len] = '\0';
+	r = lstat(full.s, &st) == 0 && (long long)st.st_ctime >= outputs_since;
+	buf_release(&full);
+	return r;
+}
+
 /*
  * What differs from HEAD in one repository (modified, new, deleted;
  * submodules not entered): "kind: <prefix>path" lines, or bare paths
@@ -1007,6 +1034,8 @@ status_paths(git_repository *repo, const char *prefix, int kinds, struct strvec 
 		const git_index_entry *ie;
 
 		if (!d || !d->new_file.path)
+			continue;
+		if (e->status == GIT_STATUS_WT_NEW && is_build_output(repo, d->new_file.path))
 			continue;
 		/* a file the mirrors lack, left out of the checkout (mark_absent): not a change */
 		if (idx && e->status == GIT_STATUS_WT_DELETED &&

@@ -118,6 +118,14 @@ int repo_resolve_source(const char *cache_dir, const struct strvec *mirror_dirs,
 			const char *ref, struct buf *out);
 /* Paths that differ from HEAD in the work tree (modified, new, deleted). */
 int repo_changed_paths(const char *dir, struct strvec *paths);
+/*
+ * From `since` on (seconds since 1970; 0: never), an untracked path whose
+ * ctime is not older is a build output, not a local change: the files a
+ * PyTorch configure generates into its source tree (build/, Config.h,
+ * torchgen/packaged/), which a tree without the upstream .gitignore shows
+ * as new. fetch.c sets it from <work>/outputs.since (configure.c).
+ */
+void repo_build_outputs_since(long long since);
 
 /* The committer time of `commit` in the repository at `dir` (seconds since 1970); -1 when unknown. */
 int repo_commit_time(const char *dir, const char *commit, long long *out);
