@@ -121,7 +121,7 @@ fi
 if want configure; then
 	say "configure, CUDA 13.0, 12.0+PTX"
 	timed configure "$BW" build --profile "$prof" --work "$W" --out "$work/out" --until configure
-	sed -n '/requested/,$p' "$work/configure.log" | head -n 40
+	sed -n '/requested vs effective/,/^[a-z]/p' "$work/configure.log" | head -n 40
 	[ -f "$W/configure.stamp" ] && echo "configure.stamp written" || echo "NO configure.stamp"
 	cache="$W/src/build/CMakeCache.txt"
 	for k in USE_CUDA USE_CUDNN USE_FLASH_ATTENTION USE_MEM_EFF_ATTENTION USE_NCCL USE_DISTRIBUTED \
@@ -136,7 +136,7 @@ fi
 if want cpu; then
 	say "configure, CPU-only variant"
 	timed configure-cpu "$BW" build --profile "$prof" --work "$work/cpu" --out "$work/out-cpu" \
-		--set features.cuda=off --set 'cuda.archs=' --until configure
+		--set features.cuda=off --until configure
 	sed -n '/requested/,$p' "$work/configure-cpu.log" | head -n 30
 fi
 

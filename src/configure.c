@@ -542,6 +542,33 @@ remove_stale_configure(const struct build *b, const char *diff)
 	return ret;
 }
 
+/*
+ * The read-back as a table on stderr: each feature the profile or the
+ * tree names, what the profile asked and what CMakeCache.txt (with the
+ * hook's dump) says the build will do. Mismatches were errors already.
+ */
+static void
+print_effective(const struct json *effective, const char *src_dir)
+{
+	const struct json **items = NULL;
+	size_t n = json_items(effective, &items);
+
+	fprintf(stderr, "configure: requested vs effective (%s/build/CMakeCache.txt):\n", src_dir);
+	fprintf(stderr, "  %-20s %-28s %-10s %s\n", "feature", "CMake option", "requested",
+		"effective");
+	for (size_t i = 0; i < n; i++) {
+		const struct json *req = json_get(items[i], "requested");
+		const struct json *eff = json_get(items[i], "effective");
+		const struct json *opt = json_get(items[i], "option");
+		const char *r = req && json_str(req) ? json_str(req) : "(tree)";
+		const char *e = !eff || !json_is_bool(eff) ? "unset" : json_is_true(eff) ? "on" : "off";
+
+		fprintf(stderr, "  %-20s %-28s %-10s %s\n", json_member_key(items[i]),
+			opt && json_str(opt) ? json_str(opt) : "?", r, e);
+	}
+	free(items);
+}
+
 int
 configure_settle(struct build *b)
 {
@@ -556,6 +583,8 @@ configure_settle(struct build *b)
 		error("configure gave a build that differs from the profile; fix the cause above or "
 		      "change the profile");
 	} else {
+		if (b->effective)
+			print_effective(b->effective, b->plan.src_dir);
 		fault_point("configure-read-back");
 		stamp_path(b, &stamp);
 		stamp_text(b, &text);

@@ -38,6 +38,9 @@ example71 v26 's/^x//'
 w="$TMP/work-v26"
 run 0 "$BW" --profile "$TMP/v26.yaml" --work "$w" --out "$TMP/out71" --until configure
 contains "$w/logs/configure.log" "setup.py build --cmake-only"
+# The read-back, as a table: what the profile asked, what CMakeCache.txt says.
+contains "$TMP/err" "configure: requested vs effective ($w/src/build/CMakeCache.txt):"
+grep -qE '^  cuda +USE_CUDA +on +on$' "$TMP/err" || fail "no USE_CUDA row in the read-back table"
 if grep -q "CMAKE_ONLY" "$w/logs/configure.log"; then fail "CMAKE_ONLY reached the configure step"; fi
 [ "$(built "$w/src")" = 0 ] || fail "configure compiled the tree: $(built "$w/src") objects"
 [ -s "$w/configure.stamp" ] || fail "no configure.stamp"
