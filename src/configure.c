@@ -120,18 +120,18 @@ features_effective(const struct profile *p, const struct cmake_cache *c, const c
  * The hook CMake includes after the top-level project() (through
  * CMAKE_PROJECT_INCLUDE, which PyTorch's setup.py forwards like every
  * CMAKE_* variable): at the end of the top-level directory it writes
- * every USE_* variable as configure ended with it, so the read-back sees
+ * every USE_* and BUILD_* variable (BUILD_TEST) as configure ended with it, so the read-back sees
  * what options and later logic decided, not what the cache remembers.
  */
 static const char hook_text[] =
-	"# Written by bwbuild (src/configure.c): the USE_* values configure ended with.\n"
+	"# Written by bwbuild (src/configure.c): the USE_* and BUILD_* values configure ended with.\n"
 	"if(NOT _BWBUILD_EFFECTIVE_HOOK AND CMAKE_CURRENT_SOURCE_DIR STREQUAL CMAKE_SOURCE_DIR)\n"
 	"  set(_BWBUILD_EFFECTIVE_HOOK 1)\n"
 	"  function(_bwbuild_effective_dump)\n"
 	"    get_cmake_property(_vars VARIABLES)\n"
 	"    set(_out \"\")\n"
 	"    foreach(_v IN LISTS _vars)\n"
-	"      if(_v MATCHES \"^USE_[A-Za-z0-9_]+$\")\n"
+	"      if(_v MATCHES \"^(USE|BUILD)_[A-Za-z0-9_]+$\")\n"
 	"        string(APPEND _out \"${_v}=${${_v}}\\n\")\n"
 	"      endif()\n"
 	"    endforeach()\n"
@@ -553,7 +553,8 @@ print_effective(const struct json *effective, const char *src_dir)
 	const struct json **items = NULL;
 	size_t n = json_items(effective, &items);
 
-	fprintf(stderr, "configure: requested vs effective (%s/build/CMakeCache.txt):\n", src_dir);
+	fprintf(stderr, "configure: requested vs effective (%s/build: CMakeCache.txt and the values "
+		"configure ended with):\n", src_dir);
 	fprintf(stderr, "  %-20s %-28s %-10s %s\n", "feature", "CMake option", "requested",
 		"effective");
 	for (size_t i = 0; i < n; i++) {

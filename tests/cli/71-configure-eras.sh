@@ -39,7 +39,7 @@ w="$TMP/work-v26"
 run 0 "$BW" --profile "$TMP/v26.yaml" --work "$w" --out "$TMP/out71" --until configure
 contains "$w/logs/configure.log" "setup.py build --cmake-only"
 # The read-back, as a table: what the profile asked, what CMakeCache.txt says.
-contains "$TMP/err" "configure: requested vs effective ($w/src/build/CMakeCache.txt):"
+contains "$TMP/err" "configure: requested vs effective ($w/src/build: CMakeCache.txt and the values configure ended with):"
 grep -qE '^  cuda +USE_CUDA +on +on$' "$TMP/err" || fail "no USE_CUDA row in the read-back table"
 if grep -q "CMAKE_ONLY" "$w/logs/configure.log"; then fail "CMAKE_ONLY reached the configure step"; fi
 [ "$(built "$w/src")" = 0 ] || fail "configure compiled the tree: $(built "$w/src") objects"
