@@ -78,6 +78,18 @@ contains "$TMP/err" "note: new: gen/"
 mv "$TMP/outputs.since.kept" "$w/outputs.since"
 rm -rf "$w/src/gen"
 
+# 2c. --targets: only the named CMake targets, in the configured build dir,
+# under the same launcher; it stops after compile (a part makes no wheel).
+run 2 "$BW" --profile "$TMP/v26.yaml" --work "$w" --out "$TMP/out71" --targets 'minitorch_cpu;rm'
+contains "$TMP/err" "error: --targets 'minitorch_cpu;rm': give CMake target names separated by commas"
+run 0 "$BW" --profile "$TMP/v26.yaml" --work "$w" --out "$TMP/out71" --targets minitorch_cpu
+contains "$TMP/err" "compile: targets minitorch_cpu built (--targets stops after them)"
+contains "$TMP/err" "bwbuild: stopped after 'compile' as asked"
+contains "$w/logs/compile.log" "--target minitorch_cpu"
+find "$w/src/build" -name 'libminitorch_cpu*.so*' | grep -q . || fail "--targets built no libminitorch_cpu"
+if find "$w/src/build" -name 'libminitorch_cuda*.so*' | grep -q .; then fail "--targets built more than it named"; fi
+[ ! -e "$TMP/out71" ] || [ -z "$(ls "$TMP/out71")" ] || fail "--targets published something"
+
 # 3. A configured build directory without a stamp (a killed run) is adopted.
 rm "$w/configure.stamp"
 run 0 "$BW" --profile "$TMP/v26.yaml" --work "$w" --out "$TMP/out71" --until configure
