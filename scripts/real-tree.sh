@@ -136,7 +136,8 @@ fi
 if want cpu; then
 	say "configure, CPU-only variant"
 	timed configure-cpu "$BW" build --profile "$prof" --work "$work/cpu" --out "$work/out-cpu" \
-		--set features.cuda=off --until configure
+		--set features.cuda=off --set features.cudnn=off --set features.nccl=off \
+		--set features.flash_attention=off --set features.mem_eff_attention=off --until configure
 	sed -n '/requested/,$p' "$work/configure-cpu.log" | head -n 30
 fi
 

@@ -48,7 +48,7 @@ if grep -q "CMAKE_ONLY" "$w/logs/configure.log"; then fail "CMAKE_ONLY reached t
 if grep -E '^(CMAKE_ONLY|BWBUILD_|MAX_JOBS|CMAKE_BUILD_PARALLEL_LEVEL)[:=]' "$w/src/build/CMakeCache.txt"; then
 	fail "bwbuild-internal variables in CMakeCache.txt"
 fi
-contains "$w/src/build/CMakeCache.txt" "CMAKE_CXX_COMPILER_LAUNCHER:UNINITIALIZED=$BW;launch;--"
+contains "$w/src/build/CMakeCache.txt" "CMAKE_CXX_COMPILER_LAUNCHER:STRING=$BW;launch;--"
 # CMake's try-compiles ran through the launcher; none taught a peak.
 contains "$w/src/build/CMakeFiles/CMakeConfigureLog.yaml" "CMakeScratch/TryCompile-"
 contains "$w/src/build/CMakeFiles/CMakeConfigureLog.yaml" "$BW launch -- /usr/bin/c++"
@@ -209,3 +209,32 @@ contains "$TMP/err" "configure: cmake -S $TMP/work-c/src -B $TMP/work-c/src/buil
 [ -s "$TMP/work-c/configure.stamp" ] || fail "no configure.stamp in era C"
 [ -s "$TMP/work-c/src/build/build.ninja" ] || fail "era C configure wrote no build.ninja"
 [ "$(built "$TMP/work-c/src")" = 0 ] || fail "era C configure compiled the tree"
+
+# A subproject that FORCE-sets the launchers to any ccache it finds, as
+# v2.6.0's third_party/XNNPACK/CMakeLists.txt does (it took 6,792 of the real
+# tree's 7,452 compiles out of bwbuild's launcher), and PyTorch's own
+# USE_CCACHE: every compile still goes through the launcher.
+rm -rf "$TMP/xnn-src" "$TMP/xnn" "$TMP/fakebin"
+cp -r tests/fixtures/minitorch "$TMP/xnn-src"
+rm -rf "$TMP/xnn-src/build"
+sed 's/^x//' tests/fixtures/minitorch-v26/setup.py > "$TMP/xnn-src/setup.py"
+sed -i '/^project(minitorch CXX C)/a\
+find_program(CCACHE_BINARY "ccache")\
+if(CCACHE_BINARY)\
+  set(CMAKE_CXX_COMPILER_LAUNCHER "${CCACHE_BINARY}" CACHE STRING "CXX compiler launcher" FORCE)\
+  set(CMAKE_C_COMPILER_LAUNCHER "${CCACHE_BINARY}" CACHE STRING "C compiler launcher" FORCE)\
+endif()' "$TMP/xnn-src/CMakeLists.txt"
+grep -q 'CCACHE_BINARY}" CACHE STRING "CXX compiler launcher" FORCE' "$TMP/xnn-src/CMakeLists.txt" ||
+	fail "the XNNPACK-like block was not inserted"
+sh scripts/make-example-repo.sh "$TMP/xnn-src" "$TMP/xnn/minitorch.git" v2.6.0
+sed "s|$TMP/v26/minitorch.git|$TMP/xnn/minitorch.git|; s/^name: v26/name: xnn/" "$TMP/v26.yaml" > "$TMP/xnn.yaml"
+mkdir -p "$TMP/fakebin"
+printf '#!/bin/sh\nexec "$@"\n' > "$TMP/fakebin/ccache"
+chmod +x "$TMP/fakebin/ccache"
+PATH="$TMP/fakebin:$PATH" run 0 "$BW" --profile "$TMP/xnn.yaml" --work "$TMP/work-xnn" --out "$TMP/out71" --until configure
+contains "$TMP/work-xnn/src/build/CMakeCache.txt" "CMAKE_CXX_COMPILER_LAUNCHER:STRING=$BW;launch;--"
+contains "$TMP/work-xnn/src/build/CMakeCache.txt" "CCACHE_BINARY:STRING=OFF"
+if grep -q "LAUNCHER = .*ccache" "$TMP/work-xnn/src/build/build.ninja"; then
+	fail "a compile left the launcher for ccache: $(grep -c 'LAUNCHER = .*ccache' "$TMP/work-xnn/src/build/build.ninja")"
+fi
+grep -q "LAUNCHER = $BW launch" "$TMP/work-xnn/src/build/build.ninja" || fail "no compile goes through the launcher"
