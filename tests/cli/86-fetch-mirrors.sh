@@ -168,13 +168,13 @@ fetch 0
 # 5. Trust: every level of the cache, and the mirror directories.
 chmod 777 "$d/cache/git"
 fetch 1
-contains "$TMP/err" "error: the mirror directory '$d/cache/git' is writable by others"
+contains "$TMP/err" "error: '$d/cache/git' in the cache is writable by others"
 chmod 755 "$d/cache/git"
 if [ "$(id -u)" = 0 ]; then
 	m=$(ls -d "$d"/cache/git/super-*.git)
 	chown -R 65534 "$m"
 	fetch 1
-	contains "$TMP/err" "error: the mirror '$m' belongs to uid 65534, not to you"
+	contains "$TMP/err" "error: '$m' in the cache belongs to uid 65534, not to you"
 	chown -R 0 "$m"
 else
 	echo "86-fetch-mirrors: not root; a mirror of another user is not checked here"
