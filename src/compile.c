@@ -6,6 +6,7 @@
 
 #include "ccache.h"
 #include "diag.h"
+#include "eta.h"
 #include "doctor.h"
 #include "git.h"
 #include "json.h"
@@ -266,6 +267,44 @@ out:
 	return rc;
 }
 
+/*
+ * What is left to build, by `ninja -n` in the configured build directory
+ * (the targets of --targets, else everything): the ETA's weights. Left
+ * empty (the steps' rate) where there is no build.ninja yet, as in a
+ * scikit-build-core tree whose configure runs inside the compile.
+ */
+static void
+eta_plan_make(const struct build *b, struct eta_plan *e)
+{
+	struct proc pr = PROC_INIT;
+	struct buf dir = BUF_INIT, ninja = BUF_INIT, out = BUF_INIT;
+
+	memset(e, 0, sizeof(*e));
+	buf_addf(&dir, "%s/build", b->plan.src_dir);
+	buf_addf(&ninja, "%s/build.ninja", dir.s);
+	if (b->era == ERA_EXTENSION || !path_exists(ninja.s))
+		goto out;
+	strvec_pushl(&pr.args, "ninja", "-C", dir.s, "-n", NULL);
+	if (b->opts && b->opts->targets) {
+		const char *t = b->opts->targets;
+
+		while (*t) {
+			size_t n = strcspn(t, ",");
+
+			if (n)
+				strvec_push_nodup(&pr.args, xstrndup(t, n));
+			t += n + (t[n] == ',');
+		}
+	}
+	if (proc_run_capture(&pr, &out) == 0)
+		eta_plan_parse(e, out.s);
+out:
+	proc_release(&pr);
+	buf_release(&dir);
+	buf_release(&ninja);
+	buf_release(&out);
+}
+
 int
 compile_run(struct build *b)
 {
@@ -275,6 +314,7 @@ compile_run(struct build *b)
 	int rc;
 
 	int partial = b->opts && b->opts->targets;
+	struct eta_plan eta = { 0 };
 
 	if (b->era == ERA_SKBUILD && !partial) {
 		/* The wheel is made here: no old one may be found afterwards. */
@@ -286,7 +326,11 @@ compile_run(struct build *b)
 		if (rc < 0)
 			return -1;
 	}
+	eta_plan_make(b, &eta);
+	step_set_eta(eta.n ? &eta : NULL);
 	rc = compile_with_recovery(b);
+	step_set_eta(NULL);
+	eta_plan_release(&eta);
 	if (!rc && partial)
 		fprintf(stderr, "compile: targets %s built (--targets stops after them)\n",
 			b->opts->targets);

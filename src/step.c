@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include "diag.h"
+#include "eta.h"
 #include "fault.h"
 #include "json.h"
 #include "proc.h"
@@ -20,6 +21,15 @@ struct progress {
 	int last_total;
 };
 
+/* The weighted work of the step running now (compile.c sets it), or NULL. */
+static struct eta_plan *step_eta;
+
+void
+step_set_eta(struct eta_plan *e)
+{
+	step_eta = e;
+}
+
 /* Ninja prints "[n/m] ..." per finished edge: turn it into progress. */
 static void
 on_line(void *vctx, const char *line, size_t len)
@@ -32,13 +42,23 @@ on_line(void *vctx, const char *line, size_t len)
 	    done <= 0)
 		return;
 	fault_point(c->step); /* the Nth "[n/m]" line of this step */
+	if (step_eta) {
+		const char *close = memchr(line, ']', len);
+
+		if (close && (size_t)(close - line) + 2 <= len) {
+			char *desc = xstrndup(close + 2, len - (size_t)(close - line) - 2);
+
+			eta_plan_done(step_eta, desc);
+			free(desc);
+		}
+	}
 	now = now_seconds();
 	c->last_total = total;
 	if (!c->tty && done != total && now - c->last_print < 5)
 		return;
 	c->last_print = now;
 	rate = done / (now - c->start > 0.001 ? now - c->start : 0.001);
-	eta = rate > 0 ? (total - done) / rate : 0;
+	eta = eta_seconds(step_eta, now - c->start, done, total);
 	if (c->tty)
 		fprintf(stderr, "\r%-9s [%d/%d] %3d%%  %.1f/s  ETA %d:%02d ", c->step, done, total,
 			done * 100 / total, rate, (int)eta / 60, (int)eta % 60);

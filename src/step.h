@@ -95,6 +95,9 @@ int publish_pair(const char *work, const char *out, const char *wheel, const cha
  * p->defer_failure). 0 or -1.
  */
 int step_command(const char *step, const struct plan *pl, struct proc *p);
+/* The weighted work ahead for the progress lines' ETA (src/eta.h); NULL: the steps' rate. */
+struct eta_plan;
+void step_set_eta(struct eta_plan *e);
 /* The report step_command defers: command, status, last lines, log path. */
 void step_failed(const char *step, const struct plan *pl, const struct proc *p);
 /*
