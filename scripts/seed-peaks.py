@@ -1,13 +1,14 @@
 #!/usr/bin/env python3
 """Measure the memory peak and wall time of real PyTorch compile units, for
-bwbuild's shipped seed table (data/peaks/*.tsv).
+bwbuild's shipped seed table (data/peaks/*.seed, format in src/launch.h).
 
     seed-peaks.py UNITS_JSON OUT_TSV [--jobs N] [--deadline S] [--archs 9.0,12.0+PTX] [--check]
 
 UNITS_JSON: {"units": [{"file", "directory", "command"}]}, entries of the
-configured tree's compile_commands.json (made by scripts/real-tree.sh
---seed-units).  The tree's files must be at the paths the commands name (the
-script that ships them to a bigger machine unpacks them there).
+configured tree's build/compile_commands.json ("file" relative to the tree).
+The tree's files (sources, headers, generated ATen code) must be at the paths
+the commands name: to measure on a bigger machine, ship them there as an
+archive and unpack it at the same absolute path (docs/real-pytorch.md).
 
 Each CUDA unit is compiled once per arch in --archs, its -gencode flags
 replaced; each C++ unit once.  Objects go to a scratch directory.  The peak is
