@@ -55,7 +55,8 @@ eta_plan_parse(struct eta_plan *e, const char *text)
 		}
 		p += len + (p[len] == '\n');
 	}
-	qsort(e->desc, e->n, sizeof(*e->desc), cmp_str);
+	if (e->n)
+		qsort(e->desc, e->n, sizeof(*e->desc), cmp_str);
 	e->w = xmalloc((e->n ? e->n : 1) * sizeof(*e->w));
 	order = e->desc;
 	for (i = 0; i < e->n; i++) {
