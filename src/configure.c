@@ -484,12 +484,8 @@ stamp_path(const struct build *b, struct buf *out)
 	buf_addf(out, "%s/configure.stamp", b->plan.work_dir);
 }
 
-/*
- * setuptools stages the package in build/lib.<platform>/ and
- * build/bdist.<platform>/ and never removes files from there.
- */
-static int
-remove_setuptools_staging(const char *src_dir)
+int
+setuptools_staging_remove(const char *src_dir, const char *step)
 {
 	struct buf dir = BUF_INIT, path = BUF_INIT;
 	struct dirent *de;
@@ -505,6 +501,9 @@ remove_setuptools_staging(const char *src_dir)
 		buf_addf(&path, "%s/%s", dir.s, de->d_name);
 		if (remove_tree(path.s) < 0)
 			ret = -1;
+		else if (step)
+			fprintf(stderr, "%s: '%s' is made afresh: the last compile or wheel step "
+				"did not finish\n", step, path.s);
 	}
 	if (d)
 		closedir(d);
@@ -547,7 +546,7 @@ remove_stale_configure(const struct build *b, const char *diff)
 			warning("'%s' is your tree (--source): files an earlier configuration installed "
 				"into it are left; 'git clean -X' removes them", pl->src_dir);
 		if (!ret)
-			ret = remove_setuptools_staging(pl->src_dir);
+			ret = setuptools_staging_remove(pl->src_dir, NULL);
 	}
 	buf_release(&cache);
 	return ret;

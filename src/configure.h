@@ -78,4 +78,13 @@ void configure_stamp_diff(const char *old, const char *new_, struct buf *diff);
 int features_effective(const struct profile *p, const struct cmake_cache *c, const char *cache_path,
 		       struct json **effective);
 
+/*
+ * setuptools stages the package in <src>/build/lib.<platform>/ and
+ * build/bdist.<platform>/ and never removes files from there: both gone
+ * (after other settings, or after a compile or wheel step cut short, whose
+ * copies there may be truncated yet newer than their sources). `step`
+ * names the step in a line per directory removed; NULL: quietly.
+ */
+int setuptools_staging_remove(const char *src_dir, const char *step);
+
 #endif

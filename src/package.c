@@ -1,6 +1,7 @@
 #include <dirent.h>
 #include <stdio.h>
 
+#include "configure.h"
 #include "diag.h"
 #include "proc.h"
 #include "step.h"
@@ -35,39 +36,6 @@ find_wheel(const char *dir, struct buf *out)
 	return 0;
 }
 
-/*
- * setup.py's staging, build/lib.* and build/bdist.*, removed: after an
- * interrupted compile or wheel step a copy there may be cut short yet
- * newer than its source, which setup.py would take as up to date.
- */
-static int
-staging_reset(const char *src)
-{
-	struct buf dir = BUF_INIT, path = BUF_INIT;
-	struct dirent *de;
-	DIR *d;
-	int rc = 0;
-
-	buf_addf(&dir, "%s/build", src);
-	d = opendir(dir.s);
-	while (d && (de = readdir(d))) {
-		if (!starts_with(de->d_name, "lib.") && !starts_with(de->d_name, "bdist."))
-			continue;
-		buf_reset(&path);
-		buf_addf(&path, "%s/%s", dir.s, de->d_name);
-		if (remove_tree(path.s) < 0)
-			rc = -1;
-		else
-			fprintf(stderr, "wheel: '%s' is made afresh: the last compile or wheel step "
-				"did not finish\n", path.s);
-	}
-	if (d)
-		closedir(d);
-	buf_release(&dir);
-	buf_release(&path);
-	return rc;
-}
-
 int
 package_run(struct build *b)
 {
@@ -80,7 +48,7 @@ package_run(struct build *b)
 		rc = remove_tree(dist.s);
 		/* Not in a --source tree: what is there may be the user's, not bwbuild's. */
 		if (!rc && b->staging_stale && !b->plan.local_source)
-			rc = staging_reset(b->plan.src_dir);
+			rc = setuptools_staging_remove(b->plan.src_dir, "wheel");
 		step_env(&pr, b);
 		strvec_pushl(&pr.args, b->python.s, "setup.py", "bdist_wheel", "-d", dist.s, NULL);
 		pr.dir = b->plan.src_dir;
