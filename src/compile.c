@@ -131,6 +131,19 @@ launch_knowledge_env(struct strvec *env, const struct plan *pl, int extension)
 	buf_release(&s);
 }
 
+/* The names of --targets T1,T2 (commas between), each an argument. */
+static void
+push_targets(struct strvec *args, const char *t)
+{
+	while (*t) {
+		size_t n = strcspn(t, ",");
+
+		if (n)
+			strvec_push_nodup(args, xstrndup(t, n));
+		t += n + (t[n] == ',');
+	}
+}
+
 /*
  * The compile command of each era. setup.py trees compile with
  * `setup.py build` (MAX_JOBS); a scikit-build-core tree has no separate
@@ -156,13 +169,7 @@ compile_command(struct proc *pr, const struct build *b)
 		strvec_pushl(&pr->args, "cmake", "--build", s.s, "--parallel", NULL);
 		strvec_pushf(&pr->args, "%u", pl->jobs.jobs);
 		strvec_push(&pr->args, "--target");
-		while (*t) {
-			size_t n = strcspn(t, ",");
-
-			if (n)
-				strvec_push_nodup(&pr->args, xstrndup(t, n));
-			t += n + (t[n] == ',');
-		}
+		push_targets(&pr->args, t);
 		buf_release(&s);
 		return;
 	}
@@ -285,17 +292,8 @@ eta_plan_make(const struct build *b, struct eta_plan *e)
 	if (b->era == ERA_EXTENSION || !path_exists(ninja.s))
 		goto out;
 	strvec_pushl(&pr.args, "ninja", "-C", dir.s, "-n", NULL);
-	if (b->opts && b->opts->targets) {
-		const char *t = b->opts->targets;
-
-		while (*t) {
-			size_t n = strcspn(t, ",");
-
-			if (n)
-				strvec_push_nodup(&pr.args, xstrndup(t, n));
-			t += n + (t[n] == ',');
-		}
-	}
+	if (b->opts && b->opts->targets)
+		push_targets(&pr.args, b->opts->targets);
 	if (proc_run_capture(&pr, &out) == 0)
 		eta_plan_parse(e, out.s);
 out:

@@ -42,7 +42,6 @@ size_t
 eta_plan_parse(struct eta_plan *e, const char *text)
 {
 	size_t cap = 0, i;
-	char **order;
 
 	memset(e, 0, sizeof(*e));
 	for (const char *p = text; p && *p;) {
@@ -58,9 +57,8 @@ eta_plan_parse(struct eta_plan *e, const char *text)
 	if (e->n)
 		qsort(e->desc, e->n, sizeof(*e->desc), cmp_str);
 	e->w = xmalloc((e->n ? e->n : 1) * sizeof(*e->w));
-	order = e->desc;
 	for (i = 0; i < e->n; i++) {
-		e->w[i] = eta_weight(order[i]);
+		e->w[i] = eta_weight(e->desc[i]);
 		e->total += e->w[i];
 	}
 	return e->n;
