@@ -35,8 +35,10 @@ def children_map():
     return kids, rss
 
 
-def tree_rss(root):
-    kids, rss = children_map()
+def tree_rss(root, snap=None):
+    """(bytes, processes) of root's tree; snap: one children_map() shared by
+    several roots (scripts/seed-peaks.py samples many compiles at once)."""
+    kids, rss = snap or children_map()
     total, n, todo = 0, 0, [root]
     while todo:
         p = todo.pop()

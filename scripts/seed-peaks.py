@@ -33,8 +33,8 @@ import sys
 import tempfile
 import time
 
-PAGE = os.sysconf("SC_PAGE_SIZE")
-
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from measure_tree import children_map, tree_rss  # noqa: E402
 
 def gencodes(arch):
     base = arch.replace("+PTX", "")
@@ -81,34 +81,6 @@ def variant(cmd, arch, obj, check=False):
     return out
 
 
-def snapshot():
-    kids, rss = {}, {}
-    for pid in os.listdir("/proc"):
-        if not pid.isdigit():
-            continue
-        try:
-            with open(f"/proc/{pid}/stat") as f:
-                stat = f.read()
-            with open(f"/proc/{pid}/statm") as f:
-                pages = int(f.read().split()[1])
-        except (OSError, ValueError, IndexError):
-            continue
-        ppid = int(stat[stat.rindex(")") + 2:].split()[1])
-        kids.setdefault(ppid, []).append(int(pid))
-        rss[int(pid)] = pages * PAGE
-    return kids, rss
-
-
-def tree_rss(snap, root):
-    kids, rss = snap
-    total, todo = 0, [root]
-    while todo:
-        p = todo.pop()
-        total += rss.get(p, 0)
-        todo += kids.get(p, [])
-    return total
-
-
 def main():
     args = sys.argv[1:]
     if len(args) < 2:
@@ -146,9 +118,9 @@ def main():
                                  stderr=subprocess.PIPE, start_new_session=True)
             running[p.pid] = dict(p=p, u=u, arch=arch, start=time.monotonic(), peak=0,
                                   obj=f"{scratch}/{n}.o")
-        snap = snapshot()
+        snap = children_map()
         for pid, r in list(running.items()):
-            r["peak"] = max(r["peak"], tree_rss(snap, pid))
+            r["peak"] = max(r["peak"], tree_rss(pid, snap)[0])
             rc = r["p"].poll()
             late = time.monotonic() - t0 > deadline
             if rc is None and not late:
