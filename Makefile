@@ -9,7 +9,7 @@ PKGS = libgit2 yaml-0.1 libcjson libcrypto zlib libzstd liblz4 libisal
 WARN = -Wall -Wextra -Werror -Wshadow -Wmissing-prototypes -Wstrict-prototypes \
 	-Wvla -Wwrite-strings -Wno-unused-parameter
 CFLAGS = -std=c17 -O2 -g $(WARN)
-CPPFLAGS = -D_GNU_SOURCE
+CPPFLAGS = -D_GNU_SOURCE -Isrc
 LDFLAGS =
 # Errors are left to pkg-check, which prints pkg-config's own message.
 PKG_CFLAGS := $(shell $(PKG_CONFIG) --cflags $(PKGS) 2>/dev/null)
@@ -20,8 +20,11 @@ OBJ = obj
 BIN = bin
 TBIN = tests/bin
 
-CMDSRC = src/main.c $(wildcard src/cmd_*.c)
-LIBSRC = $(filter-out $(CMDSRC),$(wildcard src/*.c))
+# src/ is one folder per layer (src/README.md); cli/ is the command line.
+LAYERS = core formats host profile sources build wheel cli
+CMDSRC = src/cli/main.c $(wildcard src/cli/cmd_*.c)
+LIBSRC = $(filter-out $(CMDSRC),$(foreach l,$(LAYERS),$(wildcard src/$(l)/*.c)))
+HDRS = $(foreach l,$(LAYERS),$(wildcard src/$(l)/*.h))
 LIBOBJ = $(LIBSRC:src/%.c=$(OBJ)/%.o)
 CMDOBJ = $(CMDSRC:src/%.c=$(OBJ)/%.o)
 
@@ -37,10 +40,10 @@ $(OBJ)/libbwbuild.a: $(LIBOBJ)
 
 # Headers come from the compiler's depfiles; the Makefile, for flags changed in it.
 $(OBJ)/%.o: src/%.c Makefile | pkg-check
-	@mkdir -p $(OBJ)
+	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(PKG_CFLAGS) -MMD -MP -c -o $@ $<
 
--include $(wildcard $(OBJ)/*.d)
+-include $(wildcard $(OBJ)/*/*.d)
 
 pkg-check:
 	@$(PKG_CONFIG) --exists --print-errors $(PKGS)
@@ -56,11 +59,11 @@ $(TBIN)/unit-suites.h: FORCE
 	@echo $(UNIT_FILES) | tr ' ' '\n' | sed -n 's|^tests/unit/t_\(.*\)\.c$$|SUITE(\1)|p' >$@.tmp
 	@if cmp -s $@.tmp $@; then rm -f $@.tmp; else mv $@.tmp $@; fi
 
-$(TBIN)/unit: $(UNIT_SRC) tests/unit/t.h $(TBIN)/unit-suites.h $(OBJ)/libbwbuild.a $(wildcard src/*.h)
+$(TBIN)/unit: $(UNIT_SRC) tests/unit/t.h $(TBIN)/unit-suites.h $(OBJ)/libbwbuild.a $(HDRS)
 	@mkdir -p $(TBIN)
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -I$(TBIN) -o $@ $(UNIT_SRC) $(OBJ)/libbwbuild.a $(PKG_LIBS)
 
-$(TBIN)/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/driver.c $(OBJ)/libbwbuild.a $(wildcard src/*.h)
+$(TBIN)/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/driver.c $(OBJ)/libbwbuild.a $(HDRS)
 	@mkdir -p $(TBIN)
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $< tests/fuzz/driver.c $(OBJ)/libbwbuild.a $(PKG_LIBS)
 
@@ -73,7 +76,7 @@ FUZZ_CFLAGS = -std=c17 -g -O1 -fsanitize=fuzzer-no-link,address,undefined
 fuzz-%: FORCE
 	@$(MAKE) --no-print-directory OBJ=obj-fuzz CC=clang CFLAGS="$(FUZZ_CFLAGS)" tests/bin/libfuzzer_$*
 
-tests/bin/libfuzzer_%: tests/fuzz/fuzz_%.c $(OBJ)/libbwbuild.a $(wildcard src/*.h)
+tests/bin/libfuzzer_%: tests/fuzz/fuzz_%.c $(OBJ)/libbwbuild.a $(HDRS)
 	@mkdir -p tests/bin
 	$(CC) $(CPPFLAGS) $(CFLAGS) -fsanitize=fuzzer $(PKG_CFLAGS) -o $@ $< $(OBJ)/libbwbuild.a $(PKG_LIBS)
 
@@ -141,14 +144,18 @@ asan: $(DEPS_OK)
 	@BW=$(CURDIR)/$(ASAN)/bwbuild TESTBIN=$(CURDIR)/$(ASAN) ASAN_OPTIONS=detect_leaks=1 \
 		LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp sh tests/run.sh $(T)
 
+# Includes go one way between the layer folders of src/ (src/README.md).
+layers:
+	@python3 tests/tools/layers.py
+
 # Every header compiles on its own.
 check-headers: pkg-check
-	@for h in src/*.h; do \
+	@for h in $(HDRS); do \
 		echo "#include \"$$h\"" | $(CC) $(CPPFLAGS) $(CFLAGS) $(PKG_CFLAGS) -I. -x c -fsyntax-only - || exit 1; \
 	done
 
 # `make install PREFIX=/usr/local DESTDIR=...`: the binary finds its profiles,
-# patches, probes and seed peaks (data/) in ../share/bwbuild beside it (src/util.c,
+# patches, probes and seed peaks (data/) in ../share/bwbuild beside it (src/core/util.c,
 # data_search_path).
 PREFIX = /usr/local
 install: $(BIN)/bwbuild
@@ -173,4 +180,4 @@ clean: clean-obj
 
 FORCE:
 
-.PHONY: install bench-archs bench-device bench-inflate fuzz-campaign all deps demo test test-bins asan check-headers pkg-check clean clean-obj FORCE
+.PHONY: layers install bench-archs bench-device bench-inflate fuzz-campaign all deps demo test test-bins asan check-headers pkg-check clean clean-obj FORCE

@@ -1,7 +1,7 @@
 """bwbuild smoke probe for torch: import the package, run one kernel family per
 compiled-in feature on the GPU, then micro-benchmarks.
 
-Run by `bwbuild smoke` (src/smoke.c), which owns the process: it sets the
+Run by `bwbuild smoke` (src/wheel/smoke.c), which owns the process: it sets the
 environment (PYTHONPATH to the private install, the profile's runtime.env,
 CUDA_VISIBLE_DEVICES for --gpu), kills the probe when a check stays silent
 longer than its timeout and runs it again with that check skipped. The

@@ -14,8 +14,8 @@
 #include <time.h>
 #include <zlib.h>
 
-#include "../src/buf.h"
-#include "../src/zip.h"
+#include "../src/core/buf.h"
+#include "../src/formats/zip.h"
 
 static double
 now(void)

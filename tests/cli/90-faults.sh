@@ -1,4 +1,4 @@
-# Fault injection: bwbuild is SIGKILLed at every injection point (src/fault.h)
+# Fault injection: bwbuild is SIGKILLed at every injection point (src/core/fault.h)
 # of a real build of the example, then run again as it is; the second run
 # must succeed with consistent outputs (the wheel's sha256 is the manifest's,
 # no temporary file left, no compile still running). Then damaged state:
@@ -16,7 +16,7 @@ source:
   repo: $ex/minitorch.git
 YAML
 w="$TMP/work90" o="$TMP/out90"
-# Every build here must do its work: an up-to-date one (src/uptodate.c) would skip the steps.
+# Every build here must do its work: an up-to-date one (src/build/uptodate.c) would skip the steps.
 build() { rm -f "$w/last-build.json"; run "$1" "$BW" --profile "$TMP/f90.yaml" --work "$w" --out "$o"; }
 
 consistent() {

@@ -1,6 +1,6 @@
 #include <stdint.h>
 
-#include "../../src/cmakeopts.h"
+#include "../../src/formats/cmakeopts.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -1,9 +1,9 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-#include "../../src/buf.h"
-#include "../../src/diff.h"
-#include "../../src/json.h"
+#include "../../src/core/buf.h"
+#include "../../src/wheel/diff.h"
+#include "../../src/core/json.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -1,11 +1,11 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "../../src/archs.h"
-#include "../../src/buf.h"
-#include "../../src/elf.h"
-#include "../../src/elfscan.h"
-#include "../../src/fatbin.h"
+#include "../../src/wheel/archs.h"
+#include "../../src/core/buf.h"
+#include "../../src/formats/elf.h"
+#include "../../src/formats/elfscan.h"
+#include "../../src/formats/fatbin.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

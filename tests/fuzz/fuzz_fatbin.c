@@ -1,7 +1,7 @@
 #include <stdint.h>
 
-#include "../../src/buf.h"
-#include "../../src/fatbin.h"
+#include "../../src/core/buf.h"
+#include "../../src/formats/fatbin.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

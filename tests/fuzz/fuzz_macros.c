@@ -1,9 +1,9 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-#include "../../src/json.h"
-#include "../../src/manifest.h"
-#include "../../src/util.h"
+#include "../../src/core/json.h"
+#include "../../src/wheel/manifest.h"
+#include "../../src/core/util.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

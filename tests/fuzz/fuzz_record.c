@@ -1,7 +1,7 @@
 #include <stdint.h>
 
-#include "../../src/buf.h"
-#include "../../src/record.h"
+#include "../../src/core/buf.h"
+#include "../../src/formats/record.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -2,9 +2,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../src/buf.h"
-#include "../../src/selarch.h"
-#include "../../src/strvec.h"
+#include "../../src/core/buf.h"
+#include "../../src/formats/selarch.h"
+#include "../../src/core/strvec.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -1,7 +1,7 @@
 #include <stdint.h>
 
-#include "../../src/strvec.h"
-#include "../../src/treeneeds.h"
+#include "../../src/core/strvec.h"
+#include "../../src/sources/treeneeds.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

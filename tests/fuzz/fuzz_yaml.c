@@ -1,8 +1,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "../../src/diag.h"
-#include "../../src/profile.h"
+#include "../../src/core/diag.h"
+#include "../../src/profile/profile.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -1,5 +1,5 @@
-#include "../../src/arch.h"
-#include "../../src/buf.h"
+#include "../../src/profile/arch.h"
+#include "../../src/core/buf.h"
 #include "t.h"
 
 static void

@@ -1,10 +1,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../src/ccache.h"
-#include "../../src/json.h"
-#include "../../src/strvec.h"
-#include "../../src/util.h"
+#include "../../src/build/ccache.h"
+#include "../../src/core/json.h"
+#include "../../src/core/strvec.h"
+#include "../../src/core/util.h"
 #include "t.h"
 
 /*

@@ -1,7 +1,7 @@
 #include <string.h>
 
-#include "../../src/buf.h"
-#include "../../src/cmakecache.h"
+#include "../../src/core/buf.h"
+#include "../../src/formats/cmakecache.h"
 #include "t.h"
 
 void

@@ -1,7 +1,7 @@
 #include <string.h>
 
-#include "../../src/cmakeopts.h"
-#include "../../src/strvec.h"
+#include "../../src/formats/cmakeopts.h"
+#include "../../src/core/strvec.h"
 #include "t.h"
 
 void

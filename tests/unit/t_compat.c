@@ -1,6 +1,6 @@
-#include "../../src/buf.h"
-#include "../../src/compat.h"
-#include "../../src/strvec.h"
+#include "../../src/core/buf.h"
+#include "../../src/profile/compat.h"
+#include "../../src/core/strvec.h"
 #include "t.h"
 
 void

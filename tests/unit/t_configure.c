@@ -1,14 +1,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../src/buf.h"
-#include "../../src/cmakecache.h"
-#include "../../src/configure.h"
-#include "../../src/diag.h"
-#include "../../src/json.h"
-#include "../../src/profile.h"
-#include "../../src/strvec.h"
-#include "../../src/util.h"
+#include "../../src/core/buf.h"
+#include "../../src/formats/cmakecache.h"
+#include "../../src/build/configure.h"
+#include "../../src/core/diag.h"
+#include "../../src/core/json.h"
+#include "../../src/profile/profile.h"
+#include "../../src/core/strvec.h"
+#include "../../src/core/util.h"
 #include "t.h"
 
 /*

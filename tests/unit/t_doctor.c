@@ -1,9 +1,9 @@
 #include <string.h>
 
-#include "../../src/buf.h"
-#include "../../src/doctor.h"
-#include "../../src/strvec.h"
-#include "../../src/treeneeds.h"
+#include "../../src/core/buf.h"
+#include "../../src/build/doctor.h"
+#include "../../src/core/strvec.h"
+#include "../../src/sources/treeneeds.h"
 #include "t.h"
 
 static void

@@ -1,8 +1,8 @@
 #include <string.h>
 
-#include "../../src/buf.h"
-#include "../../src/elf.h"
-#include "../../src/util.h"
+#include "../../src/core/buf.h"
+#include "../../src/formats/elf.h"
+#include "../../src/core/util.h"
 #include "t.h"
 
 /* tests/fixtures/bin/k.so: nvcc -shared for x86-64 (see its README.md). */

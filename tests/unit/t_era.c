@@ -2,9 +2,9 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "../../src/buf.h"
-#include "../../src/era.h"
-#include "../../src/util.h"
+#include "../../src/core/buf.h"
+#include "../../src/sources/era.h"
+#include "../../src/core/util.h"
 #include "t.h"
 
 static void

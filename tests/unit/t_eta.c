@@ -1,6 +1,6 @@
 #include <math.h>
 
-#include "../../src/eta.h"
+#include "../../src/build/eta.h"
 #include "t.h"
 
 /*

@@ -1,11 +1,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../src/buf.h"
-#include "../../src/elf.h"
-#include "../../src/fatbin.h"
-#include "../../src/util.h"
-#include "../../src/verify.h"
+#include "../../src/core/buf.h"
+#include "../../src/formats/elf.h"
+#include "../../src/formats/fatbin.h"
+#include "../../src/core/util.h"
+#include "../../src/wheel/verify.h"
 #include "t.h"
 
 struct names {

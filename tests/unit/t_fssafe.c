@@ -5,9 +5,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "../../src/buf.h"
-#include "../../src/step.h"
-#include "../../src/util.h"
+#include "../../src/core/buf.h"
+#include "../../src/build/step.h"
+#include "../../src/core/util.h"
 #include "t.h"
 
 /* The pure rules of docs/design/filesystem.md and the helpers that create files. */

@@ -1,8 +1,8 @@
 #include <string.h>
 
-#include "../../src/buf.h"
-#include "../../src/git.h"
-#include "../../src/strvec.h"
+#include "../../src/core/buf.h"
+#include "../../src/sources/git.h"
+#include "../../src/core/strvec.h"
 #include "t.h"
 
 static void git_sources(void);

@@ -1,8 +1,8 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "../../src/buf.h"
-#include "../../src/hash.h"
+#include "../../src/core/buf.h"
+#include "../../src/core/hash.h"
 #include "t.h"
 
 static void

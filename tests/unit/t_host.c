@@ -1,6 +1,6 @@
 #include <stdint.h>
 
-#include "../../src/host.h"
+#include "../../src/host/host.h"
 #include "t.h"
 
 void

@@ -1,8 +1,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../src/buf.h"
-#include "../../src/json.h"
+#include "../../src/core/buf.h"
+#include "../../src/core/json.h"
 #include "t.h"
 
 /* A string that is not UTF-8 (a --work path, say) still makes valid JSON. */

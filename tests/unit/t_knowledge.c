@@ -1,6 +1,6 @@
-#include "../../src/buf.h"
-#include "../../src/knowledge.h"
-#include "../../src/selarch.h"
+#include "../../src/core/buf.h"
+#include "../../src/profile/knowledge.h"
+#include "../../src/formats/selarch.h"
 #include "t.h"
 
 /* The constructs of PyTorch v2.6.0's select_compute_arch.cmake (abridged, same shapes and order). */

@@ -2,11 +2,11 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../../src/buf.h"
-#include "../../src/launch.h"
-#include "../../src/memmodel.h"
-#include "../../src/strvec.h"
-#include "../../src/util.h"
+#include "../../src/core/buf.h"
+#include "../../src/build/launch.h"
+#include "../../src/build/memmodel.h"
+#include "../../src/core/strvec.h"
+#include "../../src/core/util.h"
 #include "t.h"
 
 /* A command line from its words, split at spaces. */

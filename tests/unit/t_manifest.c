@@ -1,10 +1,10 @@
 #include <stdlib.h>
 
-#include "../../src/elfscan.h"
-#include "../../src/json.h"
-#include "../../src/manifest.h"
-#include "../../src/strvec.h"
-#include "../../src/verify.h"
+#include "../../src/formats/elfscan.h"
+#include "../../src/core/json.h"
+#include "../../src/wheel/manifest.h"
+#include "../../src/core/strvec.h"
+#include "../../src/wheel/verify.h"
 #include "t.h"
 
 static struct json *

@@ -1,9 +1,9 @@
 #include <string.h>
 
-#include "../../src/buf.h"
-#include "../../src/elf.h"
-#include "../../src/manylinux.h"
-#include "../../src/util.h"
+#include "../../src/core/buf.h"
+#include "../../src/formats/elf.h"
+#include "../../src/formats/manylinux.h"
+#include "../../src/core/util.h"
 #include "t.h"
 
 static void

@@ -3,11 +3,11 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-#include "../../src/buf.h"
-#include "../../src/compat.h"
-#include "../../src/options.h"
-#include "../../src/plan.h"
-#include "../../src/strvec.h"
+#include "../../src/core/buf.h"
+#include "../../src/profile/compat.h"
+#include "../../src/cli/options.h"
+#include "../../src/build/plan.h"
+#include "../../src/core/strvec.h"
 #include "t.h"
 
 static char out[4096], err[4096];

@@ -3,9 +3,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "../../src/buf.h"
-#include "../../src/patch.h"
-#include "../../src/strvec.h"
+#include "../../src/core/buf.h"
+#include "../../src/sources/patch.h"
+#include "../../src/core/strvec.h"
 #include "t.h"
 
 /* check(TEXT, LINE, WHY): patch_check finds its first problem at LINE (0: none), its reason containing WHY. */

@@ -1,8 +1,8 @@
 #include <string.h>
 
-#include "../../src/host.h"
-#include "../../src/plan.h"
-#include "../../src/profile.h"
+#include "../../src/host/host.h"
+#include "../../src/build/plan.h"
+#include "../../src/profile/profile.h"
 #include "t.h"
 
 #define GiB (1024ULL * 1024 * 1024)

@@ -1,11 +1,11 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "../../src/buf.h"
-#include "../../src/diag.h"
-#include "../../src/profile.h"
-#include "../../src/strvec.h"
-#include "../../src/util.h"
+#include "../../src/core/buf.h"
+#include "../../src/core/diag.h"
+#include "../../src/profile/profile.h"
+#include "../../src/core/strvec.h"
+#include "../../src/core/util.h"
 #include "t.h"
 
 static void

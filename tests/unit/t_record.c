@@ -1,7 +1,7 @@
 #include <string.h>
 
-#include "../../src/buf.h"
-#include "../../src/record.h"
+#include "../../src/core/buf.h"
+#include "../../src/formats/record.h"
 #include "t.h"
 
 static void

@@ -1,9 +1,9 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-#include "../../src/buf.h"
-#include "../../src/strvec.h"
-#include "../../src/util.h"
+#include "../../src/core/buf.h"
+#include "../../src/core/strvec.h"
+#include "../../src/core/util.h"
 #include "t.h"
 
 static void

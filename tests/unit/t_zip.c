@@ -1,8 +1,8 @@
 #include <string.h>
 
-#include "../../src/buf.h"
-#include "../../src/util.h"
-#include "../../src/zip.h"
+#include "../../src/core/buf.h"
+#include "../../src/core/util.h"
+#include "../../src/formats/zip.h"
 #include "t.h"
 
 void

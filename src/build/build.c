@@ -1,0 +1,142 @@
+#include <errno.h>
+#include <stdio.h>
+#include <unistd.h>
+
+#include "core/diag.h"
+#include "core/fault.h"
+#include "core/proc.h"
+#include "build/step.h"
+#include "build/uptodate.h"
+#include "core/util.h"
+#include "build/workdir.h"
+
+/* The pipeline, in order; each step lives in the file named after it. */
+static const struct build_step steps[STEP__COUNT] = {
+	[STEP_FETCH] = { "fetch", extension_check, fetch_run },  /* src/build/fetch.c, src/wheel/extension.c */
+	[STEP_CONFIGURE] = { "configure", NULL, configure_run }, /* src/build/configure.c */
+	[STEP_COMPILE] = { "compile", compile_check, compile_run }, /* src/build/compile.c */
+	[STEP_WHEEL] = { "wheel", NULL, package_run },           /* src/build/package.c */
+	[STEP_VERIFY] = { "verify", NULL, verify_run },          /* src/wheel/verify.c */
+	[STEP_SMOKE] = { "smoke", NULL, smoke_step_run },        /* src/wheel/smoke.c */
+	[STEP_PUBLISH] = { "publish", publish_check, publish_run }, /* src/build/publish.c */
+};
+
+/* Every step's check, before the first step runs (--until too): what is missing is found now. */
+static int
+check_steps(struct build *b)
+{
+	int rc = 0;
+
+	for (int i = 0; i < STEP__COUNT; i++)
+		if (steps[i].check && steps[i].check(b) < 0)
+			rc = -1;
+	return rc;
+}
+
+/*
+ * <work>/staging.incomplete: from the start of the compile step until the
+ * wheel step ends well. `setup.py build` copies files into build/lib.*
+ * only when the copy is older than its source, so a copy cut short by an
+ * interrupt (newer, truncated) would be taken into the next wheel; while
+ * the mark is there the wheel step starts that staging afresh (package.c).
+ */
+static int
+staging_mark(struct build *b, int set)
+{
+	struct buf path = BUF_INIT;
+	int rc = 0;
+
+	buf_addf(&path, "%s/staging.incomplete", b->plan.work_dir);
+	if (set) {
+		if (path_exists(path.s))
+			b->staging_stale = 1;
+		else
+			rc = write_file_atomic(path.s, "", 0);
+	} else if (unlink(path.s) < 0 && errno != ENOENT) {
+		rc = error("cannot remove '%s':", path.s);
+	}
+	buf_release(&path);
+	return rc;
+}
+
+static int
+run_steps(struct build *b, int last)
+{
+	for (int i = 0; i <= last; i++) {
+		struct buf point = BUF_INIT;
+		double start = now_seconds();
+		int rc;
+
+		if (i == STEP_COMPILE && staging_mark(b, 1) < 0)
+			return -1;
+		buf_addf(&point, "before-%s", steps[i].name);
+		fault_point(point.s);
+		rc = steps[i].run(b);
+		if (i == STEP_WHEEL && !rc && !proc_interrupted)
+			rc = staging_mark(b, 0);
+		b->seconds[i] = now_seconds() - start;
+		/* A Ctrl-C during a probe of this step (a python -c): honoured now, not a step later. */
+		if (proc_interrupted && !rc) {
+			error("interrupted during '%s'; run the same command again to resume",
+			      steps[i].name);
+			rc = -1;
+		}
+		buf_reset(&point);
+		buf_addf(&point, "after-%s", steps[i].name);
+		if (!rc)
+			fault_point(point.s);
+		buf_release(&point);
+		if (rc < 0)
+			return -1;
+	}
+	return 0;
+}
+
+int
+build_run(const struct build_opts *o)
+{
+	struct build b;
+	int last = o->until < STEP__COUNT ? o->until : STEP__COUNT - 1;
+	int lock = -1, ret = EXIT_USAGE;
+
+	build_init(&b, o);
+	if (resolve_profile(&b.profile, &o->r) < 0 || resolve_plan(&b.plan, &b.profile, &o->r) < 0)
+		goto out;
+	if (workdir_validate(b.plan.work_dir, b.plan.out_dir,
+			     b.plan.local_source ? b.plan.src_dir : NULL) < 0)
+		goto out;
+	ret = EXIT_FAIL;
+	/* The work dir's lock first: an up-to-date check may publish the last build again. */
+	lock = workdir_open(b.plan.work_dir);
+	if (lock < 0)
+		goto out;
+	/* Before any check: those start python and nvcc, and an up-to-date build starts nothing. */
+	if (last == STEP_PUBLISH && !o->force && !o->refresh && uptodate_check(&b) > 0) {
+		ret = EXIT_OK;
+		goto out;
+	}
+	if (check_steps(&b) < 0 || proc_interrupted)
+		goto out;
+	fprintf(stderr, "bwbuild: profile '%s', archs %s, MAX_JOBS=%u, python %s\n",
+		b.profile.name.str, b.plan.arch_list, b.plan.jobs.jobs, b.python.s);
+	if (run_steps(&b, last) < 0)
+		goto out;
+	if (last < STEP_PUBLISH)
+		fprintf(stderr, "bwbuild: stopped after '%s' as asked%s%s\n", step_names[last],
+			b.wheel.len ? "; the wheel is " : "", b.wheel.len ? b.wheel.s : "");
+	if (b.have_report && b.report.errors.n)
+		error("the wheel failed %zu check%s", b.report.errors.n,
+		      b.report.errors.n == 1 ? "" : "s");
+	if (b.smoke_failed)
+		error("the wheel failed on this machine's GPU (bwbuild smoke)");
+	ret = (b.have_report && b.report.errors.n) || b.smoke_failed ? EXIT_FAIL : EXIT_OK;
+	if (last == STEP_PUBLISH)
+		fprintf(stderr, "bwbuild: %s in %.1f s\n", ret == EXIT_OK ? "done" : "failed",
+			now_seconds() - b.start);
+out:
+	if (lock >= 0)
+		close(lock);
+	build_release(&b);
+	/* Stopped by Ctrl-C or a TERM: 128 + the signal, as shells and CI expect. */
+	return proc_interrupted ? 128 + proc_interrupted : ret;
+}

@@ -1,0 +1,23 @@
+#ifndef BWBUILD_BUILD_H
+#define BWBUILD_BUILD_H
+
+#include "build/resolve.h"
+
+/*
+ * The build pipeline: a table of steps (src/build/build.c) run in order over
+ * one context (src/build/step.h): fetch -> configure -> compile -> wheel ->
+ * verify -> publish, each in the file named after it. Each step logs to
+ * <work>/logs/<step>.log.
+ */
+struct build_opts {
+	struct resolve_opts r;  /* profile, --set, --strict, directories, --mem-budget */
+	int until;              /* last step to run (enum step) */
+	int force;              /* --force: discard local changes in the work tree's checkout */
+	int refresh;            /* --fetch: fetch the mirrors even when they have the ref */
+	const char *targets;    /* --targets T1,T2: compile only these CMake targets, then stop */
+};
+
+/* Run; returns the exit status (diag.h). */
+int build_run(const struct build_opts *o);
+
+#endif

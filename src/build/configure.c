@@ -1,0 +1,922 @@
+#include <sys/stat.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "core/buf.h"
+#include "formats/cmakecache.h"
+#include "build/configure.h"
+#include "core/diag.h"
+#include "core/fault.h"
+#include "core/json.h"
+#include "build/launch.h"
+#include "build/plan.h"
+#include "core/proc.h"
+#include "profile/profile.h"
+#include "build/step.h"
+#include "core/strvec.h"
+#include "core/util.h"
+
+/* Why a tree turns a feature off by itself, where PyTorch's CMake says so. */
+static const char *
+off_reason(const struct profile *p, enum feature f, const struct cmake_cache *c)
+{
+	size_t i;
+	int reach80 = 0, has10 = 0;
+
+	for (i = 0; i < p->narchs; i++) {
+		reach80 |= p->archs[i].arch.major * 10 + p->archs[i].arch.minor >= 80;
+		has10 |= p->archs[i].arch.major == 10;
+	}
+	if (f != FEAT_CUDA && !cmake_truthy(cmakecache_get(c, "USE_CUDA")))
+		return "USE_CUDA is off, which turns every CUDA feature off";
+	switch (f) {
+	case FEAT_FLASH_ATTENTION:
+	case FEAT_MEM_EFF_ATTENTION:
+		return reach80 ? NULL : "no arch of 8.0 or newer in TORCH_CUDA_ARCH_LIST";
+	case FEAT_CUDNN:
+		return "CMake did not find cuDNN (cudnn_version.h); install it or set CUDNN_ROOT";
+	case FEAT_NCCL:
+		return "CMake did not find NCCL (nccl.h); install libnccl-dev, or set "
+		       "NCCL_INCLUDE_DIR with USE_SYSTEM_NCCL=1";
+	case FEAT_MSLK:
+	case FEAT_FBGEMM_GENAI:
+		return has10 ? "it needs CUDA 12.8 or newer" : "it needs a 10.x arch in TORCH_CUDA_ARCH_LIST";
+	case FEAT_CUDA:
+		return "CMake did not find a CUDA compiler (see CUDACXX and cuda.home)";
+	default:
+		return NULL;
+	}
+}
+
+/*
+ * A feature's value as configure ended with it. The cache alone can lie:
+ * a cmake_dependent_option whose condition failed keeps the user's value
+ * as an INTERNAL entry (USE_FLASH_ATTENTION:INTERNAL=1) while the
+ * variable CMake used is the forced value, OFF for every USE_* option in
+ * PyTorch. The hook's dump (configure_hook) has plain KEY=VALUE lines.
+ */
+static const char *
+effective_value(const struct cmake_cache *c, const char *key)
+{
+	const struct cmake_entry *e = NULL;
+
+	for (size_t i = 0; i < c->n; i++)
+		if (!strcmp(c->v[i].key, key))
+			e = &c->v[i];
+	if (!e)
+		return NULL;
+	if (e->type && !strcmp(e->type, "INTERNAL") && starts_with(key, "USE_"))
+		return "OFF";
+	return e->value;
+}
+
+int
+features_effective(const struct profile *p, const struct cmake_cache *c, const char *cache_path,
+		   struct json **effective)
+{
+	struct json *o = json_object();
+	int before = diag_errors;
+	size_t f;
+
+	for (f = 0; f < FEAT__COUNT; f++) {
+		const char *opt = feature_table[f].option;
+		const char *v = effective_value(c, opt);
+		struct json *e = json_object();
+		int eff;
+
+		json_set(e, "requested", p->features[f] == TRI_UNSET ? json_null() :
+					 json_string(p->features[f] == TRI_ON ? "on" : "off"));
+		json_set(e, "effective", v ? json_bool(cmake_truthy(v)) : json_null());
+		json_set(e, "option", json_string(opt));
+		json_set(o, feature_table[f].key, e);
+		if (!v || p->features[f] == TRI_UNSET)
+			continue;
+		eff = cmake_truthy(v);
+		if (p->features[f] == TRI_ON && !eff) {
+			const char *why = off_reason(p, (enum feature)f, c);
+
+			error_at(&p->feature_loc[f], "features.%s is on, but the build turned %s off%s%s "
+				 "(%s)", feature_table[f].key, opt, why ? ": " : "", why ? why : "",
+				 cache_path);
+		} else if (p->features[f] == TRI_OFF && eff) {
+			error_at(&p->feature_loc[f], "features.%s is off, but the build turned %s on (%s)",
+				 feature_table[f].key, opt, cache_path);
+		}
+	}
+	*effective = o;
+	return diag_errors > before ? -1 : 0;
+}
+
+/*
+ * The hook CMake includes after the top-level project() (through
+ * CMAKE_PROJECT_INCLUDE, which PyTorch's setup.py forwards like every
+ * CMAKE_* variable): at the end of the top-level directory it writes
+ * every USE_* and BUILD_* variable (BUILD_TEST) as configure ended with it, so the read-back sees
+ * what options and later logic decided, not what the cache remembers.
+ */
+static const char hook_text[] =
+	"# Written by bwbuild (src/build/configure.c): the USE_* and BUILD_* values configure ended with.\n"
+	"if(NOT _BWBUILD_EFFECTIVE_HOOK AND CMAKE_CURRENT_SOURCE_DIR STREQUAL CMAKE_SOURCE_DIR)\n"
+	"  set(_BWBUILD_EFFECTIVE_HOOK 1)\n"
+	"  # XNNPACK FORCE-sets the C/C++ launchers to any ccache it finds (v2.6.0:\n"
+	"  # 6,792 of 7,452 compiles left bwbuild's launcher): found here as OFF,\n"
+	"  # it leaves them alone; ccache, where wanted, is in bwbuild's chain.\n"
+	"  if(DEFINED ENV{BWBUILD_LAUNCH_DIR})\n"
+	"    set(CCACHE_BINARY OFF CACHE STRING \"bwbuild: ccache runs in its launcher chain\" FORCE)\n"
+	"    foreach(_l C CXX CUDA)\n"
+	"      if(DEFINED ENV{CMAKE_${_l}_COMPILER_LAUNCHER})\n"
+	"        set(CMAKE_${_l}_COMPILER_LAUNCHER \"$ENV{CMAKE_${_l}_COMPILER_LAUNCHER}\" CACHE STRING \"\" FORCE)\n"
+	"      endif()\n"
+	"    endforeach()\n"
+	"  endif()\n"
+	"  function(_bwbuild_effective_dump)\n"
+	"    get_cmake_property(_vars VARIABLES)\n"
+	"    set(_out \"\")\n"
+	"    foreach(_v IN LISTS _vars)\n"
+	"      if(_v MATCHES \"^(USE|BUILD)_[A-Za-z0-9_]+$\")\n"
+	"        string(APPEND _out \"${_v}=${${_v}}\\n\")\n"
+	"      endif()\n"
+	"    endforeach()\n"
+	"    file(WRITE \"${CMAKE_BINARY_DIR}/" CONFIGURE_EFFECTIVE_FILE "\" \"${_out}\")\n"
+	"  endfunction()\n"
+	"  cmake_language(DEFER DIRECTORY \"${CMAKE_SOURCE_DIR}\" CALL _bwbuild_effective_dump)\n"
+	"endif()\n";
+
+int
+configure_hook(const char *work_dir, struct buf *path)
+{
+	struct buf have = BUF_INIT;
+	int rc = 0;
+
+	buf_addf(path, "%s/cmake/bwbuild-effective.cmake", work_dir);
+	/* Rewritten only when it differs: a newer hook makes ninja re-run CMake. */
+	if (!path_exists(path->s) || read_file(&have, path->s) < 0 || strcmp(have.s, hook_text))
+		rc = mkdir_p_parent(path->s) < 0 ? -1 : write_file_atomic(path->s, hook_text,
+									    strlen(hook_text));
+	buf_release(&have);
+	return rc;
+}
+
+int
+configure_readback(const struct profile *p, const struct plan *pl, struct json **effective)
+{
+	struct buf path = BUF_INIT, text = BUF_INIT, why = BUF_INIT;
+	struct cmake_cache c;
+	int rc = -1;
+
+	*effective = NULL;
+	buf_addf(&path, "%s/build/" CONFIGURE_EFFECTIVE_FILE, pl->src_dir);
+	if (!path_exists(path.s)) {
+		buf_reset(&path);
+		buf_addf(&path, "%s/build/CMakeCache.txt", pl->src_dir);
+	}
+	if (read_file(&text, path.s) < 0)
+		goto out;
+	if (cmakecache_parse(&c, text.s, text.len, &why) < 0) {
+		error("%s: %s", path.s, why.s);
+		goto out;
+	}
+	rc = features_effective(p, &c, path.s, effective);
+	cmakecache_release(&c);
+out:
+	buf_release(&path);
+	buf_release(&text);
+	buf_release(&why);
+	return rc;
+}
+
+/* ---- the configure contract of a tree ---- */
+
+/* `text` without its comment lines (a '#' first on the line), so a comment naming a flag is no read of it. */
+static void
+strip_comment_lines(const char *text, struct buf *out)
+{
+	for (const char *p = text; p && *p;) {
+		size_t n = strcspn(p, "\n");
+		const char *q = p + strspn(p, " \t");
+
+		if (*q != '#')
+			buf_add(out, p, n + (p[n] == '\n'));
+		p += n + (p[n] == '\n');
+	}
+}
+
+/* Whether `text` has the string literal "LIT" or 'LIT', optionally right after `before`. */
+static int
+has_literal(const char *text, const char *before, const char *lit)
+{
+	struct buf b = BUF_INIT;
+	int hit = 0;
+
+	for (int q = 0; q < 2 && !hit; q++) {
+		buf_reset(&b);
+		buf_addf(&b, "%s%c%s%c", before, q ? '\'' : '"', lit, q ? '\'' : '"');
+		hit = strstr(text, b.s) != NULL;
+	}
+	buf_release(&b);
+	return hit;
+}
+
+void
+configure_contract_parse(const char *setup_py, const char *cmake_py, struct configure_contract *c)
+{
+	struct buf s = BUF_INIT, m = BUF_INIT;
+
+	strip_comment_lines(setup_py ? setup_py : "", &s);
+	strip_comment_lines(cmake_py ? cmake_py : "", &m);
+	memset(c, 0, sizeof(*c));
+	if (has_literal(s.s, "", "--cmake-only"))
+		c->only = CONFIGURE_ONLY_ARG;
+	else if (has_literal(s.s, "", "CMAKE_ONLY"))
+		c->only = CONFIGURE_ONLY_ENV;
+	c->pops_env = has_literal(s.s, "pop(", "CMAKE_ONLY") || has_literal(s.s, "environ[", "CMAKE_ONLY]");
+	c->forwards_cmake = has_literal(m.s, "", "CMAKE_");
+	buf_release(&s);
+	buf_release(&m);
+}
+
+int
+configure_contract_read(const char *src_dir, enum build_era era, struct configure_contract *c,
+			struct buf *why)
+{
+	static const char *const helpers[] = { "tools/setup_helpers/env.py",
+					       "tools/setup_helpers/build.py", NULL };
+	struct buf setup = BUF_INIT, cmake = BUF_INIT, path = BUF_INIT;
+	int rc = 0;
+
+	memset(c, 0, sizeof(*c));
+	if (era == ERA_SKBUILD) {
+		c->only = CONFIGURE_ONLY_CMAKE;
+		return 0;
+	}
+	buf_addf(&path, "%s/setup.py", src_dir);
+	if (read_file(&setup, path.s) < 0) {
+		buf_addf(why, "cannot read '%s'", path.s);
+		rc = -1;
+		goto out;
+	}
+	/* Where later trees parse their flags: read with setup.py. */
+	for (size_t i = 0; helpers[i]; i++) {
+		buf_reset(&path);
+		buf_addf(&path, "%s/%s", src_dir, helpers[i]);
+		if (path_exists(path.s))
+			read_file(&setup, path.s);
+	}
+	buf_reset(&path);
+	buf_addf(&path, "%s/tools/setup_helpers/cmake.py", src_dir);
+	if (path_exists(path.s))
+		read_file(&cmake, path.s);
+	configure_contract_parse(setup.s, cmake.s, c);
+	if (c->only == CONFIGURE_ONLY_UNKNOWN) {
+		buf_addf(why, "'%s/setup.py' reads neither the argument --cmake-only nor the environment "
+			 "variable CMAKE_ONLY, so it cannot be told to configure without building; "
+			 "bwbuild runs no full build in the configure step", src_dir);
+		rc = -1;
+	}
+out:
+	buf_release(&setup);
+	buf_release(&cmake);
+	buf_release(&path);
+	return rc;
+}
+
+void
+configure_command(const struct configure_contract *c, const char *python, const char *src_dir,
+		  const struct strvec *cmake, struct strvec *args, struct strvec *env)
+{
+	strvec_env_set(env, LAUNCH_ENV_PHASE, "configure");
+	if (c->only == CONFIGURE_ONLY_CMAKE) {
+		/* pytorch-build.md §3, era C: what scikit-build-core runs first, in its pinned build-dir. */
+		strvec_pushl(args, "cmake", "-S", src_dir, "-B", NULL);
+		strvec_pushf(args, "%s/build", src_dir);
+		strvec_pushl(args, "-G", "Ninja", NULL);
+		/*
+		 * The switches travel in the environment, which EnvVarForwarding
+		 * reads here and again in scikit-build-core's configure; CMake's
+		 * own CMAKE_* values (the read-back hook, needed at project()) as -D.
+		 */
+		for (size_t i = 0; i < cmake->n; i++)
+			if (starts_with(cmake->v[i], "CMAKE_"))
+				strvec_pushf(args, "-D%s", cmake->v[i]);
+		/* scikit-build-core's default build type, so its own configure changes nothing. */
+		if (strvec_env_find(cmake, "CMAKE_BUILD_TYPE", strlen("CMAKE_BUILD_TYPE")) < 0)
+			strvec_push(args, "-DCMAKE_BUILD_TYPE=Release");
+		return;
+	}
+	strvec_pushl(args, python, "setup.py", "build", NULL);
+	if (c->only == CONFIGURE_ONLY_ARG)
+		strvec_push(args, "--cmake-only");
+	else
+		strvec_env_set(env, "CMAKE_ONLY", "1");
+}
+
+/*
+ * The configure step. PyTorch's setup.py skips configure when
+ * build/CMakeCache.txt exists, so a changed environment would be silently
+ * ignored: configure.stamp remembers what the last configure that
+ * succeeded and was read back saw, and the cache of any other is removed.
+ * A cache without a stamp (a run killed after configure, a configure by
+ * hand) is compared with the plan and adopted when it matches.
+ */
+
+/*
+ * Whether an environment entry can change what configure decides. Job
+ * counts, the launcher's budget and slots (they change with free memory
+ * and on OOM recovery), the compiler cache's settings and TMPDIR are read
+ * while compiling only, so they must not force a fresh configure.
+ */
+static int
+reaches_cmake(const char *entry)
+{
+	static const char *const compile_only[] = { "MAX_JOBS=", "FLASH_ATTENTION_MAX_JOBS=",
+						    "CMAKE_BUILD_PARALLEL_LEVEL=", "TMPDIR=",
+						    "BWBUILD_LAUNCH_", "CCACHE_", NULL };
+
+	for (size_t i = 0; compile_only[i]; i++)
+		if (starts_with(entry, compile_only[i]))
+			return 0;
+	return 1;
+}
+
+static void
+stamp_text(const struct build *b, struct buf *out)
+{
+	struct proc p = PROC_INIT;
+
+	step_env(&p, b);
+	buf_addf(out, "commit %s\n", b->commit.s);
+	for (size_t i = 0; i < p.env.n; i++)
+		if (reaches_cmake(p.env.v[i]))
+			buf_addf(out, "%s\n", p.env.v[i]);
+	for (size_t i = 0; i < b->plan.inherited.n; i++)
+		if (reaches_cmake(b->plan.inherited.v[i]))
+			buf_addf(out, "inherited %s\n", b->plan.inherited.v[i]);
+	/* Another compiler, CMake or generator means another configure. */
+	toolchain_text(&b->toolchain, out);
+	proc_release(&p);
+}
+
+/* A stamp line's key ("commit", "tool nvcc", "inherited CFLAGS", "USE_CUDA") and value. */
+static void
+stamp_line_split(const char *line, size_t len, struct buf *key, struct buf *val)
+{
+	const char *eq = memchr(line, '=', len), *sp = memchr(line, ' ', len);
+	size_t k;
+
+	buf_reset(key);
+	buf_reset(val);
+	if (starts_with(line, "tool ") && sp && (sp = memchr(sp + 1, ' ', len - (size_t)(sp + 1 - line))))
+		k = (size_t)(sp - line);
+	else if (eq && (!sp || starts_with(line, "inherited ") || eq < sp))
+		k = (size_t)(eq - line);
+	else
+		k = sp ? (size_t)(sp - line) : len;
+	buf_add(key, line, k);
+	if (k < len)
+		buf_add(val, line + k + 1, len - k - 1);
+}
+
+/* The value of `key` among the stamp's lines, or NULL. */
+static int
+stamp_find(const char *text, const char *key, struct buf *val)
+{
+	struct buf k = BUF_INIT;
+	int found = 0;
+
+	for (const char *p = text; p && *p && !found;) {
+		size_t n = strcspn(p, "\n");
+
+		stamp_line_split(p, n, &k, val);
+		found = !strcmp(k.s, key);
+		p += n + (p[n] == '\n');
+	}
+	buf_release(&k);
+	return found;
+}
+
+static void
+diff_line(struct buf *diff, const char *key, const char *old, const char *new_)
+{
+	buf_addf(diff, "  %s: %s -> %s\n", key, old ? old : "(unset)", new_ ? new_ : "(unset)");
+}
+
+void
+configure_stamp_diff(const char *old, const char *new_, struct buf *diff)
+{
+	struct buf k = BUF_INIT, v = BUF_INIT, o = BUF_INIT;
+
+	for (int pass = 0; pass < 2; pass++) {
+		const char *a = pass ? old : new_, *b = pass ? new_ : old;
+
+		for (const char *p = a; p && *p;) {
+			size_t n = strcspn(p, "\n");
+
+			stamp_line_split(p, n, &k, &v);
+			if (!stamp_find(b, k.s, &o))
+				diff_line(diff, k.s, pass ? v.s : NULL, pass ? NULL : v.s);
+			else if (!pass && strcmp(o.s, v.s))
+				diff_line(diff, k.s, o.s, v.s);
+			p += n + (p[n] == '\n');
+		}
+	}
+	buf_release(&k);
+	buf_release(&v);
+	buf_release(&o);
+}
+
+/* CMake's booleans, for comparing USE_CUDA=1 with USE_CUDA:BOOL=ON. */
+static int
+cmake_boolish(const char *v)
+{
+	static const char *const words[] = { "ON", "OFF", "1", "0", "TRUE", "FALSE", "YES", "NO",
+					     "Y", "N", NULL };
+
+	for (size_t i = 0; words[i]; i++)
+		if (!strcasecmp(v, words[i]))
+			return 1;
+	return 0;
+}
+
+int
+configure_cache_matches(const struct cmake_cache *c, const char *src_dir,
+			const struct strvec *cmake, struct buf *diff)
+{
+	const char *home = cmakecache_get(c, "CMAKE_HOME_DIRECTORY");
+	char *real = realpath(src_dir, NULL), *real_home = home ? realpath(home, NULL) : NULL;
+	size_t before = diff->len;
+
+	if (!home || !real || !real_home || strcmp(real, real_home))
+		diff_line(diff, "CMAKE_HOME_DIRECTORY", home, real ? real : src_dir);
+	for (size_t i = 0; i < cmake->n; i++) {
+		const char *eq = strchr(cmake->v[i], '=');
+		struct buf name = BUF_INIT;
+		const char *have;
+
+		if (!eq)
+			continue;
+		buf_add(&name, cmake->v[i], (size_t)(eq - cmake->v[i]));
+		have = cmakecache_get(c, name.s);
+		if (!have)
+			buf_addf(diff, "  %s: (not in CMakeCache.txt) -> %s\n", name.s, eq + 1);
+		else if (strcmp(have, eq + 1) &&
+			 !(cmake_boolish(have) && cmake_boolish(eq + 1) &&
+			   cmake_truthy(have) == cmake_truthy(eq + 1)))
+			diff_line(diff, name.s, have, eq + 1);
+		buf_release(&name);
+	}
+	free(real);
+	free(real_home);
+	return diff->len == before;
+}
+
+static void
+stamp_path(const struct build *b, struct buf *out)
+{
+	buf_addf(out, "%s/configure.stamp", b->plan.work_dir);
+}
+
+int
+setuptools_staging_remove(const char *src_dir, const char *step)
+{
+	struct buf dir = BUF_INIT, path = BUF_INIT;
+	struct dirent *de;
+	DIR *d;
+	int ret = 0;
+
+	buf_addf(&dir, "%s/build", src_dir);
+	d = opendir(dir.s);
+	while (d && (de = readdir(d))) {
+		if (!starts_with(de->d_name, "lib.") && !starts_with(de->d_name, "bdist."))
+			continue;
+		buf_reset(&path);
+		buf_addf(&path, "%s/%s", dir.s, de->d_name);
+		if (remove_tree(path.s) < 0)
+			ret = -1;
+		else if (step)
+			fprintf(stderr, "%s: '%s' is made afresh: the last compile or wheel step "
+				"did not finish\n", step, path.s);
+	}
+	if (d)
+		closedir(d);
+	buf_release(&dir);
+	buf_release(&path);
+	return ret;
+}
+
+/*
+ * The cache and outputs of a configure made with other settings (named in
+ * `diff`), or of one that cannot be used (`diff` NULL): gone.
+ */
+static int
+remove_stale_configure(const struct build *b, const char *diff)
+{
+	static const char *const keep[] = { "build", NULL };
+	const struct plan *pl = &b->plan;
+	struct buf cache = BUF_INIT;
+	int ret = 0;
+
+	buf_addf(&cache, "%s/build/" CONFIGURE_EFFECTIVE_FILE, pl->src_dir);
+	unlink(cache.s);
+	buf_reset(&cache);
+	buf_addf(&cache, "%s/build/CMakeCache.txt", pl->src_dir);
+	if (path_exists(cache.s)) {
+		if (diff)
+			fprintf(stderr, "configure: settings changed since the last configure; removing %s "
+				"and earlier build outputs\n%s", cache.s, diff);
+		else
+			fprintf(stderr, "configure: removing %s and earlier build outputs\n", cache.s);
+		if (unlink(cache.s) < 0)
+			ret = error("cannot remove '%s':", cache.s);
+		/*
+		 * A library from the old settings must not reach the new wheel;
+		 * a --source tree is the user's, so only warn there.
+		 */
+		if (!ret && !pl->local_source)
+			ret = repo_clean_ignored(pl->src_dir, keep);
+		else if (!ret)
+			warning("'%s' is your tree (--source): files an earlier configuration installed "
+				"into it are left; 'git clean -X' removes them", pl->src_dir);
+		if (!ret)
+			ret = setuptools_staging_remove(pl->src_dir, NULL);
+	}
+	buf_release(&cache);
+	return ret;
+}
+
+/*
+ * The read-back as a table on stderr: each feature the profile or the
+ * tree names, what the profile asked and what CMakeCache.txt (with the
+ * hook's dump) says the build will do. Mismatches were errors already.
+ */
+static void
+print_effective(const struct json *effective, const char *src_dir)
+{
+	const struct json **items = NULL;
+	size_t n = json_items(effective, &items);
+
+	fprintf(stderr, "configure: requested vs effective (%s/build: CMakeCache.txt and the values "
+		"configure ended with):\n", src_dir);
+	fprintf(stderr, "  %-20s %-28s %-10s %s\n", "feature", "CMake option", "requested",
+		"effective");
+	for (size_t i = 0; i < n; i++) {
+		const struct json *req = json_get(items[i], "requested");
+		const struct json *eff = json_get(items[i], "effective");
+		const struct json *opt = json_get(items[i], "option");
+		const char *r = req && json_str(req) ? json_str(req) : "(tree)";
+		const char *e = !eff || !json_is_bool(eff) ? "unset" : json_is_true(eff) ? "on" : "off";
+
+		fprintf(stderr, "  %-20s %-28s %-10s %s\n", json_member_key(items[i]),
+			opt && json_str(opt) ? json_str(opt) : "?", r, e);
+	}
+	free(items);
+}
+
+int
+configure_settle(struct build *b)
+{
+	struct buf stamp = BUF_INIT, text = BUF_INIT;
+	int rc;
+
+	json_free(b->effective);
+	rc = configure_readback(&b->profile, &b->plan, &b->effective);
+	if (rc < 0) {
+		/* A feature CMake dropped because a check could not run (a full disk) says so. */
+		step_cause("configure", &b->plan);
+		error("configure gave a build that differs from the profile; fix the cause above or "
+		      "change the profile");
+	} else {
+		if (b->effective)
+			print_effective(b->effective, b->plan.src_dir);
+		fault_point("configure-read-back");
+		stamp_path(b, &stamp);
+		stamp_text(b, &text);
+		rc = write_file_atomic(stamp.s, text.s, text.len);
+	}
+	buf_release(&stamp);
+	buf_release(&text);
+	return rc;
+}
+
+/*
+ * The state of build/: no cache; a cache cut short (a full disk, a kill:
+ * setup.py would skip configure and CMake's build fail with "could not
+ * find CMAKE_GENERATOR in Cache" on every later run); a cache whose
+ * generator never wrote its build file (configure killed in generation);
+ * a configured directory.
+ */
+enum build_dir_state { DIR_EMPTY, DIR_BROKEN, DIR_CACHE_ONLY, DIR_CONFIGURED };
+
+static enum build_dir_state
+build_dir_state(const struct build *b, struct cmake_cache *c, int *have_cache)
+{
+	struct buf path = BUF_INIT, text = BUF_INIT, why = BUF_INIT;
+	enum build_dir_state st = DIR_EMPTY;
+	const char *gen;
+
+	*have_cache = 0;
+	buf_addf(&path, "%s/build/CMakeCache.txt", b->plan.src_dir);
+	if (!path_exists(path.s))
+		goto out;
+	st = DIR_BROKEN;
+	if (read_file(&text, path.s) < 0 || cmakecache_parse(c, text.s, text.len, &why) < 0)
+		goto out;
+	*have_cache = 1;
+	gen = cmakecache_get(c, "CMAKE_GENERATOR");
+	if (!gen || !cmakecache_get(c, "CMAKE_HOME_DIRECTORY"))
+		goto out;
+	buf_reset(&path);
+	buf_addf(&path, "%s/build/%s", b->plan.src_dir, strstr(gen, "Ninja") ? "build.ninja" : "Makefile");
+	st = path_exists(path.s) ? DIR_CONFIGURED : DIR_CACHE_ONLY;
+out:
+	if (st == DIR_BROKEN)
+		fprintf(stderr, "configure: %s/build/CMakeCache.txt is incomplete; configuring again\n",
+			b->plan.src_dir);
+	buf_release(&path);
+	buf_release(&text);
+	buf_release(&why);
+	return st;
+}
+
+/*
+ * Watching the configure step for a build: PyTorch's setup.py builds
+ * everything when it misses the configure-only switch (v2.6.0 with
+ * CMAKE_ONLY=1 in the environment ran all 7,452 steps). A ninja that
+ * builds in build/ (not `--version`, not a `-t` tool CMake runs after
+ * generating; try-compiles run in CMakeFiles/CMakeScratch/) is stopped.
+ */
+struct build_watch {
+	pthread_t thread;
+	char *build_dir;
+	volatile sig_atomic_t done;
+	volatile sig_atomic_t seen;
+	char what[256];
+};
+
+/* Whether /proc/<pid> is a ninja building in `dir`; its command line into `what`. */
+static int
+ninja_building(const char *pid, const char *dir, char *what, size_t wlen)
+{
+	char path[64], cwd[PATH_MAX], args[1024];
+	ssize_t n;
+	int fd, tool = 0;
+	size_t i;
+
+	snprintf(path, sizeof(path), "/proc/%s/comm", pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	n = read(fd, args, sizeof(args) - 1);
+	close(fd);
+	if (n <= 0 || strncmp(args, "ninja\n", 6))
+		return 0;
+	snprintf(path, sizeof(path), "/proc/%s/cwd", pid);
+	n = readlink(path, cwd, sizeof(cwd) - 1);
+	if (n <= 0)
+		return 0;
+	cwd[n] = '\0';
+	if (strcmp(cwd, dir))
+		return 0;
+	snprintf(path, sizeof(path), "/proc/%s/cmdline", pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	n = read(fd, args, sizeof(args) - 1);
+	close(fd);
+	if (n <= 0)
+		return 0;
+	args[n] = '\0';
+	for (i = 0; i < (size_t)n; i += strlen(args + i) + 1)
+		tool |= !strcmp(args + i, "--version") || !strcmp(args + i, "-t") ||
+			starts_with(args + i, "-t") || !strcmp(args + i, "-n");
+	for (i = 0; i + 1 < (size_t)n; i++)
+		if (!args[i])
+			args[i] = ' ';
+	n = (ssize_t)strlen(args) < (ssize_t)wlen - 1 ? (ssize_t)strlen(args) : (ssize_t)wlen - 1;
+	memcpy(what, args, (size_t)n);
+	what[n] = '\0';
+	return !tool;
+}
+
+static void *
+watch_build(void *v)
+{
+	struct build_watch *w = v;
+
+	while (!w->done && !w->seen) {
+		struct timespec ts = { 0, 100 * 1000 * 1000L };
+		DIR *d = opendir("/proc");
+		struct dirent *de;
+
+		while (d && (de = readdir(d))) {
+			if (de->d_name[0] < '0' || de->d_name[0] > '9')
+				continue;
+			if (ninja_building(de->d_name, w->build_dir, w->what, sizeof(w->what))) {
+				kill((pid_t)strtol(de->d_name, NULL, 10), SIGTERM);
+				w->seen = 1;
+				break;
+			}
+		}
+		if (d)
+			closedir(d);
+		nanosleep(&ts, NULL);
+	}
+	return NULL;
+}
+
+/* The compiles the launcher refused during configure (<launch>/configure-compiles), or "". */
+static void
+refused_compiles(const struct plan *pl, struct buf *out, int clear)
+{
+	struct buf path = BUF_INIT;
+
+	buf_addf(&path, "%s/launch/" LAUNCH_CONFIGURE_COMPILES, pl->work_dir);
+	if (clear)
+		unlink(path.s);
+	else if (path_exists(path.s))
+		read_file(out, path.s);
+	buf_release(&path);
+}
+
+/* Run the configure command; it must configure only. */
+static int
+configure_command_run(struct build *b, const struct configure_contract *contract)
+{
+	struct proc pr = PROC_INIT;
+	struct build_watch w;
+	struct buf dir = BUF_INIT, refused = BUF_INIT;
+	sigset_t all, old_mask;
+	int rc, watching;
+
+	step_env(&pr, b);
+	configure_command(contract, b->python.s, b->plan.src_dir, &b->plan.cmake, &pr.args, &pr.env);
+	pr.dir = b->plan.src_dir;
+	buf_addf(&dir, "%s/build", b->plan.src_dir);
+	mkdir_p(dir.s);
+	memset(&w, 0, sizeof(w));
+	w.build_dir = realpath(dir.s, NULL);
+	refused_compiles(&b->plan, NULL, 1);
+	/* Signals stay the main thread's (it forwards them to the step's group): none reach the watch. */
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, &old_mask);
+	watching = w.build_dir && !pthread_create(&w.thread, NULL, watch_build, &w);
+	pthread_sigmask(SIG_SETMASK, &old_mask, NULL);
+	pr.defer_failure = 1;
+	rc = step_command("configure", &b->plan, &pr);
+	if (watching) {
+		w.done = 1;
+		pthread_join(w.thread, NULL);
+	}
+	refused_compiles(&b->plan, &refused, 0);
+	if (w.seen || refused.len) {
+		if (w.seen)
+			error("the configure step started building: '%s' ran in %s; stopped it", w.what,
+			      dir.s);
+		if (refused.len)
+			error("the configure step started compiling; the launcher refused:\n%.*s",
+			      (int)refused.len - (refused.s[refused.len - 1] == '\n'), refused.s);
+		fprintf(stderr, "hint: the tree's setup.py did not take the configure-only switch "
+			"bwbuild gave it (%s); see 'logs/configure.log'\n",
+			contract->only == CONFIGURE_ONLY_ARG ? "the argument --cmake-only" :
+			contract->only == CONFIGURE_ONLY_ENV ? "CMAKE_ONLY=1 in the environment" :
+			"cmake -S . -B build");
+		rc = -1;
+	} else if (rc < 0 && pr.status) {
+		step_failed("configure", &b->plan, &pr);
+	}
+	if (!rc)
+		rc = configure_settle(b);
+	free(w.build_dir);
+	buf_release(&dir);
+	buf_release(&refused);
+	proc_release(&pr);
+	return rc;
+}
+
+/*
+ * A cache whose configure never generated the build file, with the plan's
+ * settings: removed, never configured over (with CMP0127's old behaviour,
+ * in trees requiring CMake < 3.22 like v2.6.0, a second configure over a
+ * cache can turn a cmake_dependent_option off). The build outputs stay:
+ * they come from these settings.
+ */
+static int
+fresh_cache(const struct build *b)
+{
+	struct buf path = BUF_INIT;
+	int rc = 0;
+
+	fprintf(stderr, "configure: %s/build/CMakeCache.txt holds the plan's settings, but its "
+		"configure did not finish; configuring again from a fresh cache (build outputs "
+		"kept)\n", b->plan.src_dir);
+	buf_addf(&path, "%s/build/CMakeCache.txt", b->plan.src_dir);
+	if (unlink(path.s) < 0)
+		rc = error("cannot remove '%s':", path.s);
+	buf_release(&path);
+	return rc;
+}
+
+/*
+ * <work>/outputs.since, made before the configure step first writes into
+ * the checkout: untracked files newer than it are the build's (git.c,
+ * repo_build_outputs_since), so a configured tree is not "changed".
+ */
+static void
+outputs_since_mark(const struct build *b)
+{
+	struct buf f = BUF_INIT;
+	struct stat st;
+	int fd;
+
+	buf_addf(&f, "%s/outputs.since", b->plan.work_dir);
+	if (lstat(f.s, &st) < 0 && errno == ENOENT && (fd = create_new(f.s, 0644)) >= 0)
+		close(fd);
+	buf_release(&f);
+}
+
+int
+configure_run(struct build *b)
+{
+	struct buf stamp = BUF_INIT, want = BUF_INIT, have = BUF_INIT, why = BUF_INIT, diff = BUF_INIT;
+	struct configure_contract contract;
+	struct cmake_cache cache;
+	struct proc pr = PROC_INIT;
+	enum build_dir_state st;
+	int rc = 0, have_cache, have_stamp, run = 1;
+
+	if (!b->toolchain.n) {
+		step_env(&pr, b);
+		toolchain_probe(&b->toolchain, &pr.env, b->plan.cuda_home, b->python.s);
+	}
+	if (b->era == ERA_EXTENSION) {
+		fprintf(stderr, "configure: nothing to configure: the extension's setup.py builds "
+			"in the compile step\n");
+		goto out;
+	}
+	if (!b->plan.local_source)
+		outputs_since_mark(b);
+	if (configure_contract_read(b->plan.src_dir, b->era, &contract, &why) < 0) {
+		rc = error("%s", why.s);
+		goto out;
+	}
+	if (contract.only == CONFIGURE_ONLY_ENV && contract.forwards_cmake && !contract.pops_env)
+		note("configure: %s/setup.py reads CMAKE_ONLY from the environment and its "
+		     "tools/setup_helpers/cmake.py passes every CMAKE_* variable on: CMake also gets "
+		     "-DCMAKE_ONLY=1 (unused there)", b->plan.src_dir);
+	stamp_path(b, &stamp);
+	stamp_text(b, &want);
+	have_stamp = path_exists(stamp.s) && read_file(&have, stamp.s) == 0;
+	st = build_dir_state(b, &cache, &have_cache);
+	if (st == DIR_BROKEN) {
+		unlink(stamp.s);
+		rc = remove_stale_configure(b, NULL);
+	} else if (have_stamp && strcmp(have.s, want.s)) {
+		configure_stamp_diff(have.s, want.s, &diff);
+		unlink(stamp.s);
+		rc = remove_stale_configure(b, diff.s);
+	} else if (!have_stamp && st != DIR_EMPTY) {
+		/* Configured, but not by a run that got to its stamp: the cache is the evidence. */
+		if (!configure_cache_matches(&cache, b->plan.src_dir, &b->plan.cmake, &diff)) {
+			rc = remove_stale_configure(b, diff.s);
+		} else if (st == DIR_CONFIGURED) {
+			fprintf(stderr, "configure: adopting %s/build: no configure.stamp, but its "
+				"CMakeCache.txt holds the plan's settings\n", b->plan.src_dir);
+			run = 0;
+		} else {
+			rc = fresh_cache(b);
+		}
+	} else if (have_stamp && st == DIR_CONFIGURED) {
+		fprintf(stderr, "configure: up to date (configure.stamp matches; %s/build kept)\n",
+			b->plan.src_dir);
+		run = 0;
+	} else if (st == DIR_CACHE_ONLY) {
+		rc = fresh_cache(b);
+	}
+	if (have_cache)
+		cmakecache_release(&cache);
+	buf_reset(&have);
+	if (!rc)
+		rc = configure_hook(b->plan.work_dir, &have);
+	if (rc)
+		goto out;
+	if (!run)
+		rc = configure_settle(b);
+	else
+		rc = configure_command_run(b, &contract);
+out:
+	proc_release(&pr);
+	buf_release(&stamp);
+	buf_release(&want);
+	buf_release(&have);
+	buf_release(&why);
+	buf_release(&diff);
+	return rc;
+}

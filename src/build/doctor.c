@@ -1,0 +1,850 @@
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/statvfs.h>
+#include <unistd.h>
+
+#include "core/buf.h"
+#include "profile/compat.h"
+#include "build/doctor.h"
+#include "core/json.h"
+#include "profile/knowledge.h"
+#include "build/plan.h"
+#include "core/proc.h"
+#include "profile/profile.h"
+#include "host/python.h"
+#include "sources/treeneeds.h"
+#include "core/util.h"
+
+/* Real PyTorch trees need CMake >= 3.27 (the example accepts 3.25). */
+#define REAL_TREE_CMAKE 327
+/*
+ * The oldest driver a build runs on: Blackwell needs R570, and a CUDA 13
+ * toolkit's code needs R580 (its minimum driver, whatever the GPU).
+ */
+static unsigned
+min_driver(unsigned cuda)
+{
+	return cuda >= 1300 ? 580 : 570;
+}
+/* What a real CUDA PyTorch build leaves in its work tree (source, build, wheel). */
+#define REAL_TREE_DISK (40ULL << 30)
+#define EXAMPLE_DISK (1ULL << 30)
+
+static void
+add(struct doctor *d, enum check_status st, const char *name, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
+static void
+add(struct doctor *d, enum check_status st, const char *name, const char *fmt, ...)
+{
+	struct buf b = BUF_INIT;
+	va_list ap;
+
+	va_start(ap, fmt);
+	buf_vaddf(&b, fmt, ap);
+	va_end(ap);
+	ALLOC_GROW(d->checks, d->n + 1, d->cap);
+	d->checks[d->n].status = st;
+	d->checks[d->n].name = xstrdup(name);
+	d->checks[d->n].detail = buf_detach(&b);
+	d->n++;
+}
+
+/* Run argv quietly and keep its output; the exit status, or -1. */
+static int
+capture(struct buf *out, const char *const *argv)
+{
+	struct proc p = PROC_INIT;
+	int rc;
+
+	for (; *argv; argv++)
+		strvec_push(&p.args, *argv);
+	rc = proc_run_capture(&p, out);
+	proc_release(&p);
+	return rc;
+}
+
+unsigned
+nvcc_version_parse(const char *text)
+{
+	const char *r = text ? strstr(text, "release ") : NULL;
+
+	return r ? kb_parse_version(r + 8) : 0;
+}
+
+int
+gpu_code_listed(const char *list, unsigned cc)
+{
+	char want[16];
+	const char *p = list;
+
+	snprintf(want, sizeof(want), "sm_%u", cc);
+	while (p && (p = strstr(p, want))) {
+		char after = p[strlen(want)];
+
+		if (after < '0' || after > '9')
+			return 1;
+		p++;
+	}
+	return 0;
+}
+
+int
+smi_line_parse(const char *line, unsigned *cc, unsigned *driver, struct buf *name)
+{
+	const char *c1 = strchr(line, ','), *c2 = c1 ? strchr(c1 + 1, ',') : NULL;
+	unsigned v = 0;
+
+	if (!c1 || !c2)
+		return -1;
+	buf_reset(name);
+	buf_add(name, line, (size_t)(c1 - line));
+	v = kb_parse_version(c1 + 1 + strspn(c1 + 1, " "));
+	if (!v)
+		return -1;
+	*cc = v / 100 * 10 + v % 100;
+	*driver = (unsigned)strtoul(c2 + 1 + strspn(c2 + 1, " "), NULL, 10);
+	return *driver ? 0 : -1;
+}
+
+static int
+is_real_tree(const struct profile *p)
+{
+	return p && p->source_repo.str && strstr(p->source_repo.str, "pytorch/pytorch");
+}
+
+static unsigned
+check_nvcc(struct doctor *d, const struct profile *p, const char *cuda_home)
+{
+	struct buf nvcc = BUF_INIT, out = BUF_INIT;
+	const char *argv[] = { NULL, "--version", NULL }, *list[] = { NULL, "--list-gpu-code", NULL };
+	unsigned v = 0;
+	size_t i;
+	int missing = 0;
+
+	buf_addf(&nvcc, "%s/bin/nvcc", cuda_home);
+	/* nvcc writes its temporaries there: a bad TMPDIR looks like a toolkit without targets. */
+	if (getenv("TMPDIR") && *getenv("TMPDIR") && access(getenv("TMPDIR"), W_OK | X_OK) != 0) {
+		add(d, CHECK_FAIL, "tmpdir", "TMPDIR '%s' is not a directory you can write; nvcc and "
+		    "the compilers put their temporaries there: create it or unset TMPDIR",
+		    getenv("TMPDIR"));
+		goto out;
+	}
+	if (access(nvcc.s, X_OK) != 0) {
+		add(d, p && p->features[FEAT_CUDA] == TRI_OFF ? CHECK_WARN : CHECK_FAIL, "nvcc",
+		    "no nvcc at %s; install the CUDA toolkit there or set cuda.home / CUDA_HOME",
+		    nvcc.s);
+		buf_release(&nvcc);
+		return 0;
+	}
+	argv[0] = list[0] = nvcc.s;
+	capture(&out, argv);
+	v = nvcc_version_parse(out.s);
+	if (!v) {
+		add(d, CHECK_FAIL, "nvcc", "%s --version printed no release number", nvcc.s);
+		goto out;
+	}
+	add(d, CHECK_OK, "nvcc", "CUDA %u.%u at %s", v / 100, v % 100, nvcc.s);
+	if (p && p->cuda_version.str && kb_parse_version(p->cuda_version.str) != v)
+		add(d, CHECK_FAIL, "nvcc version", "the profile says cuda.version %s (%s:%d) but "
+		    "%s is CUDA %u.%u; point cuda.home at that toolkit", p->cuda_version.str,
+		    p->cuda_version.loc.file, p->cuda_version.loc.line, nvcc.s, v / 100, v % 100);
+	if (!p)
+		goto out;
+	buf_reset(&out);
+	capture(&out, list);
+	for (i = 0; i < p->narchs; i++) {
+		const struct arch *a = &p->archs[i].arch;
+		unsigned cc = (unsigned)(a->major * 10 + a->minor);
+
+		if (!gpu_code_listed(out.s, cc)) {
+			add(d, CHECK_FAIL, "nvcc targets", "%s --list-gpu-code has no sm_%u, which "
+			    "cuda.archs asks for (%s:%d)", nvcc.s, cc, p->archs[i].loc.file,
+			    p->archs[i].loc.line);
+			missing = 1;
+		}
+	}
+	if (!missing)
+		add(d, CHECK_OK, "nvcc targets", "builds every arch of the profile (%zu)", p->narchs);
+out:
+	buf_release(&nvcc);
+	buf_release(&out);
+	return v;
+}
+
+int
+nvcc_archs_check(const char *cuda_home, const struct profile *p)
+{
+	struct buf nvcc = BUF_INIT, out = BUF_INIT;
+	const char *list[] = { NULL, "--list-gpu-code", NULL };
+	int rc = 0;
+
+	if (!p || p->features[FEAT_CUDA] == TRI_OFF || !p->narchs)
+		return 0;
+	buf_addf(&nvcc, "%s/bin/nvcc", cuda_home);
+	if (access(nvcc.s, X_OK) != 0) {
+		rc = error("no nvcc at %s; install the CUDA toolkit there or set cuda.home "
+			   "(or CUDA_HOME)", nvcc.s);
+		goto out;
+	}
+	list[0] = nvcc.s;
+	/* An nvcc that cannot list its targets (or fails to) is left to the compile to judge. */
+	if (capture(&out, list) != 0 || !out.s || !strstr(out.s, "sm_"))
+		goto out;
+	for (size_t i = 0; i < p->narchs; i++) {
+		const struct arch *a = &p->archs[i].arch;
+		unsigned cc = (unsigned)(a->major * 10 + a->minor);
+
+		if (!gpu_code_listed(out.s, cc))
+			rc = error_at(&p->archs[i].loc, "%s cannot build sm_%u (it is not in its "
+				      "--list-gpu-code); remove it from cuda.archs or point cuda.home "
+				      "at a toolkit that has it", nvcc.s, cc);
+	}
+out:
+	buf_release(&nvcc);
+	buf_release(&out);
+	return rc;
+}
+
+static void
+check_host_compiler(struct doctor *d, unsigned cuda)
+{
+	const char *argv[] = { "gcc", "-dumpfullversion", NULL };
+	struct buf out = BUF_INIT;
+	char *gcc = find_program("gcc");
+	unsigned major, max = kb_gcc_max(cuda);
+
+	if (!gcc) {
+		add(d, CHECK_FAIL, "host compiler", "no gcc on PATH; install gcc (apt-get install gcc g++)");
+		return;
+	}
+	capture(&out, argv);
+	major = (unsigned)strtoul(out.s ? out.s : "0", NULL, 10);
+	if (!major)
+		add(d, CHECK_WARN, "host compiler", "%s -dumpfullversion printed no version", gcc);
+	else if (max && major > max)
+		add(d, CHECK_FAIL, "host compiler", "gcc %u is newer than CUDA %u.%u accepts (gcc <= %u); "
+		    "install gcc-%u and set CC/CXX/CUDAHOSTCXX to it", major, cuda / 100, cuda % 100,
+		    max, max);
+	else
+		add(d, CHECK_OK, "host compiler", "gcc %.*s%s", (int)strcspn(out.s, "\n"), out.s,
+		    max ? " (within CUDA's range)" : "");
+	free(gcc);
+	buf_release(&out);
+}
+
+/* A real PyTorch tree: the profile's repository, or a tree with torchgen. */
+static int
+real_tree(const struct profile *p, const char *src)
+{
+	struct buf f = BUF_INIT;
+	int r = is_real_tree(p);
+
+	if (!r && src) {
+		buf_addf(&f, "%s/torchgen/gen.py", src);
+		r = is_regular(f.s);
+	}
+	buf_release(&f);
+	return r;
+}
+
+/* The tree under src when it is there (a --source tree, or the work tree's checkout); else NULL. */
+static const char *
+tree_here(const char *src)
+{
+	struct buf f = BUF_INIT;
+	int here;
+
+	if (!src || !is_dir(src))
+		return NULL;
+	buf_addf(&f, "%s/setup.py", src);
+	here = is_regular(f.s);
+	buf_reset(&f);
+	buf_addf(&f, "%s/pyproject.toml", src);
+	here = here || is_regular(f.s);
+	buf_release(&f);
+	return here ? src : NULL;
+}
+
+unsigned
+cmake_needed(const struct profile *p, const char *src, struct buf *from)
+{
+	unsigned need = src ? tree_cmake_needed(src, from) : 0;
+
+	if (real_tree(p, src) && need < REAL_TREE_CMAKE) {
+		need = REAL_TREE_CMAKE;
+		buf_reset(from);
+		buf_addstr(from, "real PyTorch trees: requirements-build.txt's cmake>=3.27");
+	}
+	return need;
+}
+
+/* `cmake --version` of the cmake on PATH: major*100+minor, 0 when it printed none; -1 no cmake. */
+static long
+cmake_version(char **path)
+{
+	const char *argv[] = { NULL, "--version", NULL };
+	struct buf out = BUF_INIT;
+	long v;
+
+	*path = find_program("cmake");
+	if (!*path)
+		return -1;
+	argv[0] = *path;
+	capture(&out, argv);
+	v = kb_parse_version(out.s && strstr(out.s, "version ") ? strstr(out.s, "version ") + 8 : NULL);
+	buf_release(&out);
+	return v;
+}
+
+static const char cmake_hint[] =
+	"on Debian 12, scripts/deps.sh installs cmake 3.31 from bookworm-backports "
+	"(apt-get install -t bookworm-backports cmake); elsewhere Kitware's packages or "
+	"'pip install cmake'";
+
+int
+cmake_version_check(const struct profile *p, const char *src)
+{
+	struct buf from = BUF_INIT;
+	char *cmake = NULL;
+	unsigned need = cmake_needed(p, tree_here(src), &from);
+	long v = cmake_version(&cmake);
+	int rc = 0;
+
+	if (v < 0)
+		rc = error("no cmake on PATH; %s", cmake_hint);
+	else if (need && (unsigned)v < need)
+		rc = error("%s is cmake %ld.%ld; this build needs >= %u.%u (%s); %s", cmake, v / 100,
+			   v % 100, need / 100, need % 100, from.s, cmake_hint);
+	free(cmake);
+	buf_release(&from);
+	return rc;
+}
+
+static void
+check_build_tools(struct doctor *d, const struct profile *p, const char *src)
+{
+	const char *nargv[] = { "ninja", "--version", NULL };
+	struct buf out = BUF_INIT, from = BUF_INIT;
+	char *cmake = NULL, *ninja = find_program("ninja");
+	long v = cmake_version(&cmake);
+	unsigned need = cmake_needed(p, src, &from);
+
+	if (v < 0)
+		add(d, CHECK_FAIL, "cmake", "no cmake on PATH; %s", cmake_hint);
+	else if (need && (unsigned)v < need)
+		add(d, CHECK_FAIL, "cmake", "%s is cmake %ld.%ld; this build needs >= %u.%u (%s); %s",
+		    cmake, v / 100, v % 100, need / 100, need % 100, from.s, cmake_hint);
+	else if (v < REAL_TREE_CMAKE)
+		add(d, CHECK_WARN, "cmake", "cmake %ld.%ld; real PyTorch trees need >= 3.27 (this "
+		    "build accepts it%s%s); %s", v / 100, v % 100, need ? ": " : "",
+		    need ? from.s : "", cmake_hint);
+	else if (need)
+		add(d, CHECK_OK, "cmake", "cmake %ld.%ld (>= %u.%u: %s)", v / 100, v % 100, need / 100,
+		    need % 100, from.s);
+	else
+		add(d, CHECK_OK, "cmake", "cmake %ld.%ld", v / 100, v % 100);
+	if (!ninja) {
+		add(d, real_tree(p, src) ? CHECK_FAIL : CHECK_WARN, "ninja",
+		    "no ninja on PATH (apt-get install ninja-build); without it PyTorch falls back to make");
+	} else {
+		capture(&out, nargv);
+		add(d, CHECK_OK, "ninja", "ninja %.*s", (int)strcspn(out.s ? out.s : "", "\n"),
+		    out.s ? out.s : "");
+	}
+	free(cmake);
+	free(ninja);
+	buf_release(&out);
+	buf_release(&from);
+}
+
+/* Which of `modules` `py` cannot find (importlib.util.find_spec: nothing is run), one per line. */
+static const char find_spec_probe[] =
+	"import importlib.util, sys\n"
+	"for m in sys.argv[1:]:\n"
+	"    try:\n"
+	"        ok = importlib.util.find_spec(m) is not None\n"
+	"    except Exception:\n"
+	"        ok = False\n"
+	"    if not ok:\n"
+	"        print(m)\n";
+
+int
+python_missing(const char *py, const struct strvec *modules, struct strvec *missing)
+{
+	struct proc pr = PROC_INIT;
+	struct buf out = BUF_INIT;
+	int rc;
+
+	strvec_pushl(&pr.args, py, "-c", find_spec_probe, NULL);
+	for (size_t i = 0; i < modules->n; i++)
+		strvec_push(&pr.args, modules->v[i]);
+	rc = proc_run_capture(&pr, &out);
+	for (const char *l = out.s ? out.s : ""; rc == 0 && *l;) {
+		size_t n = strcspn(l, "\n");
+
+		if (n)
+			strvec_pushf(missing, "%.*s", (int)n, l);
+		l += n + (l[n] == '\n');
+	}
+	proc_release(&pr);
+	buf_release(&out);
+	return rc == 0 ? 0 : -1;
+}
+
+/* A module's "apt-get install python3-x (pip: x)" hint. */
+static void
+module_hint(const char *module, struct buf *out)
+{
+	struct buf pip = BUF_INIT, deb = BUF_INIT;
+
+	py_module_packages(module, &pip, &deb);
+	buf_addf(out, "%s%s", out->len ? " " : "", deb.s);
+	buf_release(&pip);
+	buf_release(&deb);
+}
+
+/*
+ * What the tree's build imports, with the interpreter that will run it:
+ * walked from the tree when it is here, else bwbuild's list for PyTorch
+ * (torchgen: yaml and typing_extensions, at configure time).
+ */
+static void
+check_python_imports(struct doctor *d, const struct profile *p, const char *py, const char *src)
+{
+	struct py_needs n;
+	struct strvec mods = STRVEC_INIT, missing = STRVEC_INIT, dmiss = STRVEC_INIT;
+	struct buf list = BUF_INIT, hint = BUF_INIT, entries = BUF_INIT;
+	int scanned = src && py_needs_scan(&n, src) == 0;
+
+	if (!scanned) {
+		if (src)
+			py_needs_release(&n);
+		if (!real_tree(p, src))
+			return;
+		strvec_pushl(&mods, "yaml", "typing_extensions", NULL);
+	} else {
+		for (size_t i = 0; i < n.n; i++)
+			strvec_push(&mods, n.v[i].module);
+		strvec_join(&n.entries, ", ", &entries);
+	}
+	if (python_missing(py, &mods, &missing) < 0) {
+		add(d, CHECK_WARN, "python imports", "%s could not be asked which modules it has", py);
+		goto out;
+	}
+	for (size_t i = 0; i < missing.n; i++) {
+		const char *where = "torchgen, which the build runs at configure time";
+
+		for (size_t k = 0; scanned && k < n.n; k++)
+			if (!strcmp(n.v[k].module, missing.v[i]))
+				where = n.v[k].where;
+		buf_addf(&list, "%s'%s' (%s)", list.len ? ", " : "", missing.v[i], where);
+		module_hint(missing.v[i], &hint);
+	}
+	if (missing.n)
+		add(d, CHECK_FAIL, "python imports", "%s cannot import %s, which the build imports%s; "
+		    "apt-get install %s, or pip install them into that interpreter", py, list.s,
+		    scanned ? "" : " (bwbuild's list for PyTorch: no tree here yet; --source DIR "
+				   "reads the tree's own)", hint.s);
+	else if (scanned && mods.n)
+		add(d, CHECK_OK, "python imports", "%s has the %zu modules the tree's build imports "
+		    "(from %s; %zu files read)", py, mods.n, entries.s, n.files);
+	else if (!scanned)
+		add(d, CHECK_OK, "python imports", "%s has yaml and typing_extensions (bwbuild's "
+		    "list for PyTorch; --source DIR reads the tree's own)", py);
+	if (scanned && n.declared.n && python_missing(py, &n.declared, &dmiss) == 0 && dmiss.n) {
+		buf_reset(&list);
+		buf_reset(&hint);
+		strvec_join(&dmiss, ", ", &list);
+		for (size_t i = 0; i < dmiss.n; i++)
+			module_hint(dmiss.v[i], &hint);
+		/* without setup.py the build backend is among them: nothing builds without it */
+		int needed = 1;
+
+		for (size_t i = 0; i < n.entries.n; i++)
+			if (!strcmp(n.entries.v[i], "setup.py"))
+				needed = 0;
+
+		add(d, needed ? CHECK_FAIL : CHECK_WARN, "python reqs", "%s lacks %s, which "
+		    "pyproject.toml's [build-system] requires (the build runs without isolation, so "
+		    "they come from this interpreter); apt-get install %s", py, list.s, hint.s);
+	}
+out:
+	if (scanned)
+		py_needs_release(&n);
+	strvec_clear(&mods);
+	strvec_clear(&missing);
+	strvec_clear(&dmiss);
+	buf_release(&list);
+	buf_release(&hint);
+	buf_release(&entries);
+}
+
+/* python_find's "  path (from): reason" lines as one "; "-separated line. */
+static void
+one_line(const struct buf *lines, struct buf *out)
+{
+	const char *s = lines->s ? lines->s : "";
+
+	while (*s) {
+		size_t n = strcspn(s, "\n");
+
+		while (n && *s == ' ')
+			s++, n--;
+		buf_addf(out, "%s%.*s", out->len ? "; " : "", (int)n, s);
+		s += n + (s[n] == '\n');
+	}
+}
+
+static void
+check_python(struct doctor *d, const struct profile *p, const char *src)
+{
+	struct buf py = BUF_INIT, why = BUF_INIT, skipped = BUF_INIT;
+
+	if (python_find(&py, p ? p->python.str : NULL, &why) < 0) {
+		add(d, CHECK_FAIL, "python", "no Python that imports setuptools and wheel (%.*s); "
+		    "apt-get install python3-setuptools python3-wheel", (int)strcspn(why.s, "\n"),
+		    why.s);
+	} else {
+		one_line(&why, &skipped);
+		add(d, CHECK_OK, "python", "%s can build wheels (setup.py trees)%s%s", py.s,
+		    skipped.len ? "; skipped " : "", skipped.len ? skipped.s : "");
+		if (!python_imports(py.s, "build"))
+			add(d, CHECK_WARN, "python build", "%s cannot import 'build'; trees with only "
+			    "pyproject.toml (scikit-build-core) need it: apt-get install python3-build",
+			    py.s);
+		else
+			add(d, CHECK_OK, "python build", "'python3 -m build' available (pyproject trees)");
+		check_python_imports(d, p, py.s, src);
+	}
+	buf_release(&py);
+	buf_release(&why);
+	buf_release(&skipped);
+}
+
+static int
+any_exists(const char *const *dirs, const char *cuda_home, const char *file, struct buf *found)
+{
+	size_t i;
+
+	for (i = 0; dirs[i]; i++) {
+		buf_reset(found);
+		if (dirs[i][0] == '+')
+			buf_addf(found, "%s/%s/%s", cuda_home, dirs[i] + 1, file);
+		else
+			buf_addf(found, "%s/%s", dirs[i], file);
+		if (path_exists(found->s))
+			return 1;
+	}
+	return 0;
+}
+
+static void
+check_library(struct doctor *d, const struct profile *p, enum feature f, const char *cuda_home,
+	      const char *header, const char *lib, const char *pkg)
+{
+	static const char *const inc[] = { "+include", "/usr/include",
+					   "/usr/include/x86_64-linux-gnu", NULL };
+	static const char *const libs[] = { "+lib64", "+lib", "/usr/lib/x86_64-linux-gnu",
+					    "/usr/lib64", NULL };
+	struct buf h = BUF_INIT, l = BUF_INIT;
+	const char *key = feature_table[f].key;
+
+	if (!p || p->features[f] != TRI_ON) {
+		buf_release(&h);
+		buf_release(&l);
+		return;
+	}
+	if (!any_exists(inc, cuda_home, header, &h))
+		add(d, CHECK_FAIL, key, "features.%s is on (%s:%d) but no %s was found in %s/include "
+		    "or /usr/include; install %s or set features.%s: off", key, p->feature_loc[f].file,
+		    p->feature_loc[f].line, header, cuda_home, pkg, key);
+	else if (!any_exists(libs, cuda_home, lib, &l))
+		add(d, CHECK_FAIL, key, "found %s but no %s; install %s", h.s, lib, pkg);
+	else
+		add(d, CHECK_OK, key, "%s and %s", h.s, l.s);
+	buf_release(&h);
+	buf_release(&l);
+}
+
+/* Push each non-empty field of `s` split at `sep`. */
+static void
+push_fields(struct strvec *sv, const char *s, char sep)
+{
+	while (*s) {
+		const char *e = strchr(s, sep);
+		size_t n = e ? (size_t)(e - s) : strlen(s);
+
+		if (n)
+			strvec_push_nodup(sv, xstrndup(s, n));
+		s += n + (e ? 1 : 0);
+	}
+}
+
+/*
+ * The include directories a compile of this build searches besides the
+ * toolkit's: CPATH/CPLUS_INCLUDE_PATH, and -I/-isystem in the profile's
+ * build.env CXXFLAGS (split on blanks: a directory with a blank is not
+ * found, and the check then says where it looked).
+ */
+static void
+extra_include_dirs(const struct profile *p, struct strvec *dirs)
+{
+	static const char *const envs[] = { "CPATH", "CPLUS_INCLUDE_PATH", NULL };
+
+	for (size_t i = 0; envs[i]; i++) {
+		const char *v = getenv(envs[i]);
+
+		if (v && *v)
+			push_fields(dirs, v, ':');
+	}
+	for (size_t i = 0; p && i < p->nbuild_env; i++) {
+		struct strvec w = STRVEC_INIT;
+
+		if (strcmp(p->build_env[i].key, "CXXFLAGS") && strcmp(p->build_env[i].key, "CFLAGS"))
+			continue;
+		push_fields(&w, p->build_env[i].val, ' ');
+		for (size_t j = 0; j < w.n; j++) {
+			const char *a = w.v[j];
+
+			if ((!strcmp(a, "-isystem") || !strcmp(a, "-I")) && j + 1 < w.n)
+				strvec_push(dirs, w.v[++j]);
+			else if (starts_with(a, "-isystem") && a[8])
+				strvec_push(dirs, a + 8);
+			else if (starts_with(a, "-I") && a[2])
+				strvec_push(dirs, a + 2);
+		}
+		strvec_clear(&w);
+	}
+}
+
+/*
+ * nvml.h: PyTorch's c10/cuda/driver_api.h includes it on Linux (v2.6.0
+ * and later), and a toolkit installed without its NVML component lacks it:
+ * the compile of c10_cuda stops there, an hour into a build.
+ */
+static void
+check_nvml(struct doctor *d, const struct profile *p, const char *src, const char *cuda_home)
+{
+	struct strvec dirs = STRVEC_INIT;
+	struct buf f = BUF_INIT, where = BUF_INIT;
+	int found = 0;
+
+	if (!p || p->features[FEAT_CUDA] != TRI_ON || profile_is_extension(p) || !real_tree(p, src)) {
+		strvec_clear(&dirs);
+		return;
+	}
+	buf_addf(&f, "%s/include", cuda_home);
+	strvec_push(&dirs, f.s);
+	strvec_pushl(&dirs, "/usr/include", "/usr/include/x86_64-linux-gnu", NULL);
+	extra_include_dirs(p, &dirs);
+	for (size_t i = 0; i < dirs.n && !found; i++) {
+		buf_reset(&f);
+		buf_addf(&f, "%s/nvml.h", dirs.v[i]);
+		found = is_regular(f.s);
+	}
+	strvec_join(&dirs, ", ", &where);
+	if (found)
+		add(d, CHECK_OK, "nvml", "%s (c10/cuda/driver_api.h includes it)", f.s);
+	else
+		add(d, CHECK_FAIL, "nvml", "no nvml.h in %s; PyTorch's c10_cuda includes it "
+		    "(c10/cuda/driver_api.h); install the toolkit's NVML headers (cuda-nvml-dev, or "
+		    "Debian's libnvidia-ml-dev from non-free), or name their directory in "
+		    "build.env.CXXFLAGS as -isystem DIR", where.s);
+	strvec_clear(&dirs);
+	buf_release(&f);
+	buf_release(&where);
+}
+
+static void
+check_disk(struct doctor *d, const struct profile *p, const char *work_dir)
+{
+	struct statvfs st;
+	uint64_t need = is_real_tree(p) ? REAL_TREE_DISK : EXAMPLE_DISK, free_bytes;
+	struct buf a = BUF_INIT, b = BUF_INIT;
+	char *dir = xstrdup(work_dir);
+
+	/* The work directory may not exist yet: ask the nearest existing parent. */
+	while (statvfs(dir, &st) != 0 && strrchr(dir, '/') && strrchr(dir, '/') != dir)
+		*strrchr(dir, '/') = '\0';
+	if (statvfs(dir, &st) != 0) {
+		add(d, CHECK_WARN, "disk", "cannot stat %s", work_dir);
+		goto out;
+	}
+	free_bytes = (uint64_t)st.f_bavail * st.f_frsize;
+	format_size(&a, free_bytes);
+	format_size(&b, need);
+	add(d, free_bytes >= need ? CHECK_OK : CHECK_FAIL, "disk", "%s free under %s; %s needs "
+	    "about %s", a.s, dir, is_real_tree(p) ? "a CUDA PyTorch build" : "this build", b.s);
+out:
+	free(dir);
+	buf_release(&a);
+	buf_release(&b);
+}
+
+static void
+check_memory(struct doctor *d, const struct plan *pl)
+{
+	const struct jobs_calc *jc = &pl->jobs;
+	struct buf a = BUF_INIT, b = BUF_INIT;
+	uint64_t need = jc->heavy_per_job > jc->per_job ? jc->heavy_per_job : jc->per_job;
+
+	format_size(&a, jc->budget);
+	format_size(&b, need);
+	if (jc->budget < need)
+		add(d, CHECK_FAIL, "memory", "budget %s is less than one %s compile (%s); free memory, "
+		    "raise the cgroup limit, or turn the heavy feature off", a.s,
+		    jc->heavy_per_job ? "flash-attention" : "CUDA", b.s);
+	else if (jc->jobs < 2 && jc->cpus > 1)
+		add(d, CHECK_WARN, "memory", "budget %s allows MAX_JOBS=%u on %u CPUs; the build will be "
+		    "slow", a.s, jc->jobs, jc->cpus);
+	else
+		add(d, CHECK_OK, "memory", "budget %s: MAX_JOBS=%u%s", a.s, jc->jobs,
+		    jc->heavy_jobs ? ", heavy kernels fit" : "");
+	buf_release(&a);
+	buf_release(&b);
+}
+
+static void
+check_gpus(struct doctor *d, const struct plan *pl, unsigned cuda)
+{
+	unsigned need = min_driver(cuda);
+	const char *argv[] = { "nvidia-smi", "--query-gpu=name,compute_cap,driver_version",
+			       "--format=csv,noheader", NULL };
+	struct buf out = BUF_INIT, name = BUF_INIT, how = BUF_INIT;
+	char *smi = find_program("nvidia-smi");
+	const char *line;
+	int seen = 0;
+
+	if (!smi) {
+		add(d, CHECK_OK, "gpu", "no nvidia-smi here: no GPU to check (building needs none)");
+		return;
+	}
+	if (capture(&out, argv) != 0 || !out.len) {
+		add(d, CHECK_WARN, "gpu", "nvidia-smi found no GPU or failed");
+		goto out;
+	}
+	for (line = out.s; *line; line += strcspn(line, "\n") + (line[strcspn(line, "\n")] != 0)) {
+		char *l = xstrndup(line, strcspn(line, "\n"));
+		unsigned cc, driver;
+
+		if (smi_line_parse(l, &cc, &driver, &name) == 0) {
+			seen = 1;
+			if (driver >= need)
+				add(d, CHECK_OK, "driver", "%s: driver %u", name.s, driver);
+			else if (need == 570)
+				add(d, CHECK_FAIL, "driver", "%s: driver %u; Blackwell builds need R570 "
+				    "or newer", name.s, driver);
+			else
+				add(d, CHECK_FAIL, "driver", "%s: driver %u; CUDA %u.%u needs R%u or "
+				    "newer", name.s, driver, cuda / 100, cuda % 100, need);
+			if (pl) {
+				buf_reset(&how);
+				if (library_runs_on(&pl->sass, &pl->ptx, (int)cc, &how) == 0)
+					add(d, CHECK_OK, "gpu coverage", "%s (sm_%u): %s", name.s, cc,
+					    how.s);
+				else
+					add(d, CHECK_FAIL, "gpu coverage", "%s (sm_%u): the profile's "
+					    "archs (%s) have no SASS or PTX that runs on it; add %u.%u to "
+					    "cuda.archs", name.s, cc, pl->arch_list, cc / 10, cc % 10);
+			}
+		}
+		free(l);
+	}
+	if (!seen)
+		add(d, CHECK_WARN, "gpu", "could not read nvidia-smi's answer");
+out:
+	free(smi);
+	buf_release(&out);
+	buf_release(&name);
+	buf_release(&how);
+}
+
+void
+doctor_run(struct doctor *d, const struct profile *p, const struct plan *pl, const char *cuda_home,
+	   const char *work_dir)
+{
+	unsigned cuda;
+	const char *src;
+
+	memset(d, 0, sizeof(*d));
+	cuda = check_nvcc(d, p, cuda_home);
+	check_host_compiler(d, cuda);
+	src = tree_here(pl ? pl->src_dir : NULL);
+	check_build_tools(d, p, src);
+	check_python(d, p, src);
+	/* What the tree's CMake needs from this toolkit (CUB under CUDA 13's include/cccl). */
+	if (src && p && !profile_is_extension(p)) {
+		struct buf said = BUF_INIT;
+
+		if (kb_check_source(p, src, cuda_home, 0, &said) < 0)
+			add(d, CHECK_FAIL, "tree", "%s cannot configure with the toolkit at %s (the "
+			    "error above says why)", src, cuda_home);
+		buf_release(&said);
+	}
+	check_library(d, p, FEAT_CUDNN, cuda_home, "cudnn_version.h", "libcudnn.so", "cuDNN");
+	check_library(d, p, FEAT_NCCL, cuda_home, "nccl.h", "libnccl.so", "NCCL (libnccl-dev)");
+	check_nvml(d, p, src, cuda_home);
+	check_disk(d, p, work_dir);
+	if (pl)
+		check_memory(d, pl);
+	check_gpus(d, pl, cuda);
+}
+
+void
+doctor_release(struct doctor *d)
+{
+	size_t i;
+
+	for (i = 0; i < d->n; i++) {
+		free(d->checks[i].name);
+		free(d->checks[i].detail);
+	}
+	free(d->checks);
+	memset(d, 0, sizeof(*d));
+}
+
+int
+doctor_failed(const struct doctor *d)
+{
+	size_t i;
+
+	for (i = 0; i < d->n; i++)
+		if (d->checks[i].status == CHECK_FAIL)
+			return 1;
+	return 0;
+}
+
+static const char *const marks[] = { "✅", "⚠️ ", "❌" };
+static const char *const words[] = { "ok", "warn", "fail" };
+
+void
+doctor_format(const struct doctor *d, struct buf *out)
+{
+	size_t i;
+
+	for (i = 0; i < d->n; i++)
+		buf_addf(out, "%s %-14s %s\n", marks[d->checks[i].status], d->checks[i].name,
+			 d->checks[i].detail);
+}
+
+struct json *
+doctor_json(const struct doctor *d)
+{
+	struct json *o = json_object(), *a = json_array();
+	size_t i;
+
+	for (i = 0; i < d->n; i++) {
+		struct json *c = json_object();
+
+		json_set(c, "name", json_string(d->checks[i].name));
+		json_set(c, "status", json_string(words[d->checks[i].status]));
+		json_set(c, "detail", json_string(d->checks[i].detail));
+		json_push(a, c);
+	}
+	json_set(o, "ok", json_bool(!doctor_failed(d)));
+	json_set(o, "checks", a);
+	return o;
+}

@@ -1,0 +1,347 @@
+#include <unistd.h>
+#include <sys/stat.h>
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "formats/cmakeopts.h"
+#include "core/diag.h"
+#include "core/json.h"
+#include "core/strvec.h"
+#include "profile/knowledge.h"
+#include "host/python.h"
+#include "build/step.h"
+#include "core/util.h"
+
+/*
+ * The fetch step: the source at the profile's ref with its patches (or a
+ * --source tree as it is), its build era, its own option() list checked
+ * against the profile, and the version the wheel will get.
+ */
+
+/* The first line of the tree's version.txt into `out`; -1 (quietly) when it has none. */
+static int
+version_txt(const char *src, struct buf *out)
+{
+	struct buf path = BUF_INIT;
+	int ret = -1;
+
+	buf_addf(&path, "%s/version.txt", src);
+	if (path_exists(path.s) && read_file(out, path.s) == 0) {
+		out->len = strcspn(out->s, "\r\n");
+		out->s[out->len] = '\0';
+		ret = 0;
+	}
+	buf_release(&path);
+	return ret;
+}
+
+/* The torch release of a checkout: its ref if that is a release tag, else version.txt. */
+static unsigned
+tree_version(const struct profile *p, const char *src)
+{
+	struct buf text = BUF_INIT;
+	unsigned v = kb_parse_version(p->source_ref.str);
+
+	if (!v && version_txt(src, &text) == 0)
+		v = kb_parse_version(text.s);
+	buf_release(&text);
+	return v;
+}
+
+int
+wheel_version(struct build *b)
+{
+	const struct profile *p = &b->profile;
+	struct buf text = BUF_INIT;
+	int ret = 0;
+
+	if (!p->version_suffix.str)
+		return 0;
+	if (version_txt(b->plan.src_dir, &text) < 0)
+		ret = error("'%s/version.txt' is missing; 'wheel.version_suffix' needs it",
+			    b->plan.src_dir);
+	else if (strchr(text.s, '+'))
+		ret = error_at(&p->version_suffix.loc, "version.txt already has a local label "
+			       "('%s'); drop 'wheel.version_suffix'", text.s);
+	else
+		buf_addf(&b->version, "%s%s", text.s, p->version_suffix.str);
+	buf_release(&text);
+	return ret;
+}
+
+/*
+ * Option discovery: the switches this tree declares, checked against the
+ * profile's features and USE_* cmake entries before anything is built.
+ */
+static int
+check_tree_options(const struct build *b)
+{
+	struct cmake_options opts;
+	struct buf label = BUF_INIT, ver = BUF_INIT;
+	const struct plan *pl = &b->plan;
+	int rc;
+
+	if (cmakeopts_scan_tree(&opts, pl->src_dir) < 0)
+		return -1;
+	version_txt(pl->src_dir, &ver);
+	buf_addf(&label, "torch %s (%s at %.12s)", ver.len ? ver.s : "of unknown version",
+		 pl->local_source ? pl->src_dir : b->profile.source_ref.str, b->commit.s);
+	fprintf(stderr, "fetch: %zu options declared in %zu build files\n", opts.n, opts.files);
+	rc = opts.n ? kb_check_tree(&b->profile, &opts, label.s, b->opts->r.strict) : 0;
+	if (!opts.n)
+		warning("no option() in '%s'; the profile's features cannot be checked against it",
+			pl->src_dir);
+	/* The archs and the toolkit against the tree's own CMake (a --source tree's archs: at resolve). */
+	buf_reset(&ver);
+	if (kb_check_source(&b->profile, pl->src_dir, pl->cuda_home, !pl->local_source, &ver) < 0)
+		rc = -1;
+	if (ver.len)
+		fprintf(stderr, "fetch: %s\n", ver.s);
+	cmakeopts_release(&opts);
+	buf_release(&label);
+	buf_release(&ver);
+	return rc;
+}
+
+/* source.submodules for the manifest: [{path, url, commit}] */
+static struct json *
+submodules_json(const struct repo_tree_info *ti)
+{
+	struct json *a = json_array();
+
+	for (size_t i = 0; i < ti->nsubs; i++) {
+		struct json *o = json_object();
+
+		json_set(o, "path", json_string(ti->subs[i].path));
+		json_set(o, "url", json_string(ti->subs[i].url));
+		json_set(o, "commit", json_string(ti->subs[i].commit));
+		json_push(a, o);
+	}
+	return a;
+}
+
+/*
+ * --source: the user's tree as it is. Nothing is checked out, patched or
+ * cleaned; what it is (commit, submodules, local changes) is recorded.
+ */
+static int
+use_local_source(struct build *b)
+{
+	const struct profile *p = &b->profile;
+	const char *src = b->plan.src_dir;
+	struct strvec changes = STRVEC_INIT;
+
+	if (repo_describe(src, &b->tree, &changes) < 0) {
+		warning("'%s' is not a git checkout; the manifest will name no commit", src);
+	} else if (changes.n) {
+		warning("building '%s' as it is, with %zu local change%s (recorded in the manifest)",
+			src, changes.n, changes.n == 1 ? "" : "s");
+		note_lines(changes.v, changes.n, 10);
+	}
+	if (p->source_patches.str && *p->source_patches.str)
+		warning_at(&p->source_patches.loc, "source.patches '%s' is not applied to a --source "
+			   "tree; it is built as it is", p->source_patches.str);
+	json_set(b->source, "patches", json_array());
+	json_set(b->source, "local", json_string(src));
+	json_set(b->source, "changes", json_string_array(changes.v, changes.n));
+	strvec_clear(&changes);
+	return 0;
+}
+
+/* Record the patches of an untouched tree as "already applied". */
+static void
+patches_already_applied(struct build *b, struct json *patches)
+{
+	const struct patch_set *ps = &b->patches;
+	unsigned version = tree_version(&b->profile, b->plan.src_dir);
+
+	for (size_t i = 0; i < ps->n; i++) {
+		struct json *o;
+
+		if (!patch_selected(&ps->v[i], version))
+			continue;
+		o = json_object();
+		json_set(o, "file", json_string(ps->v[i].file));
+		json_set(o, "sha256", json_string(ps->v[i].sha256));
+		json_set(o, "status", json_string("already applied"));
+		json_push(patches, o);
+	}
+}
+
+/*
+ * Whether the tree is already at the ref with exactly the profile's
+ * patches (1: nothing to do), after undoing recorded patches otherwise
+ * so the checkout finds a clean tree (0); -1 after reporting.
+ */
+static int
+tree_is_current(struct build *b, const char *cache, const struct strvec *dirs, const char *record)
+{
+	const struct profile *p = &b->profile;
+	const char *src = b->plan.src_dir;
+	struct buf target = BUF_INIT;
+	int skip = 0;
+
+	if (p->source_patches.str && *p->source_patches.str) {
+		if (patch_set_load(&b->patches, p->source_patches.str) < 0)
+			return -1;
+		if (path_exists(src)) {
+			if (!b->opts->refresh)
+				repo_resolve_source(cache, dirs, p->source_repo.str, p->source_ref.str,
+						    &target);
+			skip = patches_before_checkout(&b->patches, tree_version(p, src), src, record,
+						       target.len ? target.s : NULL, b->opts->force);
+		}
+		if (skip > 0)
+			fprintf(stderr, "fetch: already at %.12s with its patches applied; nothing "
+				"to do\n", target.s);
+	} else if (path_exists(record)) {
+		skip = error("'%s' has patches applied by an earlier build (%s) and this profile "
+			     "names none; remove the work directory or set source.patches again",
+			     src, record);
+	}
+	buf_release(&target);
+	return skip;
+}
+
+/*
+ * <work>/outputs.since: made when the configure step first writes into
+ * this checkout (configure.c); what appears in the tree untracked from
+ * then on is the build's output, not a local change (git.c). A fresh
+ * checkout starts without it.
+ */
+static void
+outputs_since_load(const struct build *b)
+{
+	struct buf f = BUF_INIT;
+	struct stat st;
+
+	buf_addf(&f, "%s/outputs.since", b->plan.work_dir);
+	repo_build_outputs_since(lstat(f.s, &st) == 0 && S_ISREG(st.st_mode) ?
+				 (long long)st.st_mtime : 0);
+	buf_release(&f);
+}
+
+static void
+outputs_since_reset(const struct build *b)
+{
+	struct buf f = BUF_INIT;
+
+	buf_addf(&f, "%s/outputs.since", b->plan.work_dir);
+	if (unlink(f.s) < 0 && errno != ENOENT)
+		warning("cannot remove '%s': %s", f.s, strerror(errno));
+	buf_release(&f);
+}
+
+/*
+ * The checkout at the ref (from the cached mirrors), then the profile's
+ * patch series for that release. A tree already at the commit with
+ * exactly those patches applied is left alone (nothing rewritten,
+ * nothing rebuilt, no network).
+ */
+static int
+checkout_source(struct build *b)
+{
+	const struct profile *p = &b->profile;
+	struct buf record = BUF_INIT, cache = BUF_INIT;
+	struct repo_checkout_opts co;
+	struct json *patches = json_array();
+	struct strvec dirs = STRVEC_INIT, exclude = STRVEC_INIT;
+	int rc;
+
+	json_set(b->source, "patches", patches);
+	repo_cache_dir(&cache);
+	buf_addf(&record, "%s/patches.applied", b->plan.work_dir);
+	outputs_since_load(b);
+	/* $BWBUILD_MIRRORS (this machine's) first, then the profile's source.mirrors */
+	repo_mirror_dirs_env(&dirs);
+	if (p->source_mirrors.str && *p->source_mirrors.str)
+		strvec_push(&dirs, p->source_mirrors.str);
+	rc = repo_cache_dir_check(cache.s);
+	if (!rc)
+		rc = tree_is_current(b, cache.s, &dirs, record.s);
+	if (rc > 0) {
+		rc = repo_describe(b->plan.src_dir, &b->tree, NULL);
+		if (rc < 0)
+			error("cannot read the checkout in '%s'", b->plan.src_dir);
+		else
+			patches_already_applied(b, patches);
+	} else if (rc == 0) {
+		memset(&co, 0, sizeof(co));
+		co.url = p->source_repo.str;
+		co.ref = p->source_ref.str;
+		co.dir = b->plan.src_dir;
+		co.cache_dir = cache.s;
+		co.force = b->opts->force;
+		co.refresh = b->opts->refresh;
+		for (size_t i = 0; i < p->nsubmodules_exclude; i++)
+			strvec_push(&exclude, p->submodules_exclude[i]);
+		co.mirror_dirs = &dirs;
+		co.exclude = &exclude;
+		for (size_t i = 0; i < dirs.n; i++)
+			if (!is_dir(dirs.v[i]))
+				warning("the mirror directory '%s' does not exist; fetching without it",
+					dirs.v[i]);
+		rc = repo_checkout(&co, &b->tree);
+		if (!rc)
+			outputs_since_reset(b);
+		if (!rc && b->patches.project)
+			rc = patches_apply(&b->patches, tree_version(p, b->plan.src_dir),
+					   b->plan.src_dir, record.s, patches);
+	}
+	buf_release(&record);
+	buf_release(&cache);
+	strvec_clear(&dirs);
+	strvec_clear(&exclude);
+	return rc;
+}
+
+int
+fetch_run(struct build *b)
+{
+	const struct profile *p = &b->profile;
+	struct buf why = BUF_INIT;
+	int rc = -1;
+
+	fprintf(stderr, "fetch: %s @ %s\n", p->source_repo.str, p->source_ref.str);
+	if ((b->plan.local_source ? use_local_source(b) : checkout_source(b)) < 0)
+		goto out;
+	json_set(b->source, "submodules", submodules_json(&b->tree));
+	/* files the mirrors lacked, not checked out (large files a snapshot leaves out) */
+	if (b->tree.nabsent)
+		json_set(b->source, "absent_files", json_string_array(b->tree.absent, b->tree.nabsent));
+	if (p->nsubmodules_exclude)
+		json_set(b->source, "submodules_excluded",
+			 json_string_array((char *const *)p->submodules_exclude, p->nsubmodules_exclude));
+	buf_addstr(&b->commit, b->tree.commit ? b->tree.commit : "none");
+	if (b->tree.commit && repo_commit_time(b->plan.src_dir, b->tree.commit, &b->epoch) < 0)
+		b->epoch = -1;
+	fprintf(stderr, "fetch: %s at %s", b->plan.src_dir, b->commit.s);
+	if (b->tree.nsubs)
+		fprintf(stderr, " (%zu submodule%s)", b->tree.nsubs, b->tree.nsubs == 1 ? "" : "s");
+	fputc('\n', stderr);
+	if (profile_is_extension(&b->profile)) {
+		/* Not torch: its own setup.py, with the torch it builds on importable. */
+		b->era = ERA_EXTENSION;
+		fprintf(stderr, "fetch: build era: %s\n", era_name(b->era));
+		rc = extension_tree(b);
+		goto out;
+	}
+	b->era = era_detect(b->plan.src_dir, &why);
+	if (b->era == ERA_UNKNOWN) {
+		error("%s", why.s);
+		goto out;
+	}
+	fprintf(stderr, "fetch: build era: %s\n", era_name(b->era));
+	if (check_tree_options(b) < 0)
+		goto out;
+	if (b->era == ERA_SKBUILD && !python_imports(b->python.s, "build")) {
+		error("this tree builds with 'python3 -m build', which %s cannot import; "
+		      "apt-get install python3-build", b->python.s);
+		goto out;
+	}
+	rc = wheel_version(b);
+out:
+	buf_release(&why);
+	return rc;
+}

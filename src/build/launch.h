@@ -1,0 +1,147 @@
+#ifndef BWBUILD_LAUNCH_H
+#define BWBUILD_LAUNCH_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "build/memmodel.h"
+
+struct buf;
+struct strvec;
+
+/*
+ * The admission-control compiler launcher (`bwbuild launch -- CC ARGS`),
+ * set as CMAKE_{C,CXX,CUDA}_COMPILER_LAUNCHER. Every compile of a build
+ * shares one ledger in BWBUILD_LAUNCH_DIR under an flock: a compile starts
+ * only when it is first in line, a CPU slot is free and the reservations
+ * of the running ones plus its estimate fit the memory budget (or nothing
+ * else runs). Its process tree's peak RSS is measured and learned per
+ * source file; a compile killed by SIGKILL is recorded for OOM recovery.
+ * Without BWBUILD_LAUNCH_DIR in the environment it just runs the compiler.
+ */
+
+#define LAUNCH_ENV_DIR "BWBUILD_LAUNCH_DIR"
+#define LAUNCH_ENV_BUDGET "BWBUILD_LAUNCH_BUDGET"
+#define LAUNCH_ENV_SLOTS "BWBUILD_LAUNCH_SLOTS"
+#define LAUNCH_ENV_ROOT "BWBUILD_SRC_ROOT"
+#define LAUNCH_ENV_INSIDE "BWBUILD_LAUNCH_INSIDE" /* the ledger directory, for the compiler a launch runs */
+/* "configure" during the configure step: nothing is learned and a real compile is refused. */
+#define LAUNCH_ENV_PHASE "BWBUILD_LAUNCH_PHASE"
+/* The learned table shared by every build of one tree version (launch_table_path). */
+#define LAUNCH_ENV_TABLE "BWBUILD_LAUNCH_TABLE"
+/* Seed tables (format in launch_seed_lookup), ':'-separated. */
+#define LAUNCH_ENV_SEED "BWBUILD_LAUNCH_SEED"
+/* In the launch directory: the compiles refused during configure, one "SOURCE" a line. */
+#define LAUNCH_CONFIGURE_COMPILES "configure-compiles"
+
+/*
+ * Whether a compile is one of CMake's probes (try_compile, check_*,
+ * compiler identification), from its arguments and working directory:
+ * under CMakeFiles/CMakeScratch/TryCompile-*, CMakeFiles/CMakeTmp or
+ * CMakeFiles/<version>/CompilerId*. Probes are run at once and never learned.
+ */
+int launch_is_probe(char *const *argv, const char *cwd);
+
+/*
+ * The tree's version key: the release part of <src>/version.txt
+ * ("2.6.0a0" -> "2.6.0"), "unknown" without one.
+ */
+void launch_tree_version(const char *src_dir, struct buf *out);
+/*
+ * The learned table of a PyTorch tree: <cache>/peaks/pytorch-<version>.peaks;
+ * -1 (nothing written) when the tree has no version, whose compiles then
+ * learn in their work directory only.
+ */
+int launch_table_path(const char *cache_dir, const char *src_dir, struct buf *out);
+
+/*
+ * The archs a compile builds for, as TORCH_CUDA_ARCH_LIST spells them,
+ * sorted: "9.0;12.0+PTX" from -gencode arch=compute_90,code=sm_90 ...; "-"
+ * for a compile without gencodes.
+ */
+void launch_archs(char *const *argv, struct buf *out);
+
+/*
+ * A seed table: text lines of whitespace-separated fields
+ *	PATH KIND ARCHS PEAK_MB SECONDS VERSION
+ * PATH relative to the source tree, KIND as launch_kind names it (or
+ * "-"), ARCHS as launch_archs spells them, PEAK_MB the measured peak RSS
+ * of the compile's process tree in MiB, SECONDS its wall time, VERSION
+ * the tree's version key. '#' starts a comment line. The peak in bytes of
+ * the line for (path, archs, version), 0 when none; the largest wins.
+ */
+uint64_t launch_seed_lookup(const char *text, const char *path, const char *archs,
+			    const char *version);
+
+/*
+ * The key of a compile: its source relative to `root` plus a hash of the
+ * flags that change its memory (archs, --threads, -G, -O, -lineinfo).
+ * The source is the argument after -c (else the last .c/.cc/.cpp/.cu).
+ */
+void launch_key(char *const *argv, const char *root, struct buf *key, struct buf *source);
+
+/* The cold estimate (memmodel.h): C/C++, CUDA scaled by gencodes and --threads, heavy kernels. */
+uint64_t launch_estimate(char *const *argv, const char *source);
+
+/*
+ * The kind of a compile, for estimates of files never compiled before:
+ * "kind:cxx", "kind:cxx-heavy", "kind:cuda-g3-t1", "kind:cuda-heavy-g3-t1"
+ * (language, heavy kernels, gencode count, nvcc --threads). The largest
+ * peak seen for a kind in this work directory bounds the cold estimate of
+ * the next compile of that kind (a PyTorch tree has thousands of alike
+ * C++ files; after the first few the default 2 GiB guess is replaced).
+ */
+void launch_kind(char *const *argv, const char *source, struct buf *kind);
+
+/* Learned peaks: "key bytes" lines ("kind:... bytes samples" for kinds). */
+uint64_t peaks_get(const char *text, const char *key);
+/* The samples a kind line counts (its third field), 0 when none. */
+unsigned peaks_samples(const char *text, const char *key);
+/*
+ * The estimate of a compile: its own learned peak + 10 %; else a seed's
+ * peak + 10 %; else its kind's largest peak + 25 % when the kind has
+ * LAUNCH_KIND_MIN_SAMPLES real samples and that is below the default;
+ * else the default `est`. `learned` is the table's text, `seed` the seed
+ * peak in bytes (0: none).
+ */
+uint64_t launch_estimate_from(const char *learned, const char *key, const char *kind, uint64_t seed,
+			      uint64_t est);
+/* Rise at once, decay slowly: new = old > peak ? (9*old + peak) / 10 : peak. */
+uint64_t peaks_learn(uint64_t old, uint64_t peak);
+
+/* One ledger line: a compile waiting ('W') or running ('R') with its reservation. */
+struct launch_entry {
+	unsigned long ticket;
+	long pid;
+	char state;
+	uint64_t bytes;
+};
+
+/*
+ * Admission, with backfilling: the oldest waiting compile (the head)
+ * starts when a slot is free and its reservation fits in the budget (or
+ * nothing runs). While the head waits for memory, a younger compile may
+ * start if it fits now, if it and the head fit in the budget together (so
+ * once the compiles older than the head finish, the head fits beside it:
+ * its start is not delayed for memory), and if a slot stays for the head
+ * (younger compiles running < slots - 1); among such, the oldest goes. The
+ * head is never passed for a slot it could take, so it cannot starve.
+ */
+int launch_may_start(const struct launch_entry *v, size_t n, unsigned long me, uint64_t budget,
+		     unsigned slots);
+
+/* Run `argv` under admission control; returns the exit status to exit with. */
+int launch_run(char *const *argv);
+
+/*
+ * Forget every reservation: at the start of a compile step, under the
+ * work directory's lock, no compile of this build can be running, and a
+ * line left by a killed one (whose pid may since belong to another
+ * process) must not hold the budget. -1 after reporting.
+ */
+int launch_reset(const char *dir);
+
+/* Lines of <dir>/oom ("key bytes"): compiles killed by SIGKILL since it was last cleared. */
+int launch_oom_read(const char *dir, struct strvec *keys);
+
+#endif

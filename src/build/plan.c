@@ -1,0 +1,671 @@
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/buf.h"
+#include "core/diag.h"
+#include "host/host.h"
+#include "core/json.h"
+#include "build/launch.h"
+#include "build/memmodel.h"
+#include "build/plan.h"
+#include "profile/profile.h"
+#include "core/util.h"
+#include "wheel/verify.h"
+
+const char *const step_names[STEP__COUNT] = {
+	"fetch", "configure", "compile", "wheel", "verify", "smoke", "publish",
+};
+
+int
+step_from_name(const char *name)
+{
+	int i;
+
+	for (i = 0; i < STEP__COUNT; i++)
+		if (!strcmp(step_names[i], name))
+			return i;
+	return -1;
+}
+
+static int
+feature_on_or_default(const struct profile *p, enum feature f)
+{
+	/* Unset means the tree's default, which is ON for these. */
+	return p->features[f] != TRI_OFF;
+}
+
+void
+jobs_compute(struct jobs_calc *jc, const struct profile *p, const struct host *h, int launcher,
+	     uint64_t mem_budget)
+{
+	uint64_t limit;
+	size_t targets = 0, i;
+
+	memset(jc, 0, sizeof(*jc));
+	jc->cpus = h->cpus ? h->cpus : 1;
+	jc->mem_available = h->mem_available;
+	jc->cgroup_room = h->cgroup_room;
+	jc->usable = h->mem_available;
+	if (h->cgroup_limit && h->cgroup_room < jc->usable)
+		jc->usable = h->cgroup_room;
+	limit = h->cgroup_limit && h->cgroup_limit < h->mem_total ? h->cgroup_limit : h->mem_total;
+	jc->headroom = limit / 10 > 2 * GiB ? limit / 10 : 2 * GiB;
+	if (mem_budget || p->mem_budget) {
+		jc->budget = mem_budget ? mem_budget : p->mem_budget;
+		jc->budget_given = 1;
+	} else {
+		jc->budget = jc->usable > jc->headroom ? jc->usable - jc->headroom : 0;
+	}
+
+	for (i = 0; i < p->narchs; i++)
+		targets += 1 + (size_t)p->archs[i].arch.ptx;
+	if (feature_on_or_default(p, FEAT_CUDA) && p->narchs) {
+		jc->per_job = EST_CUDA_BASE + EST_CUDA_PER_TARGET * targets;
+		jc->per_job_kind = "CUDA compile";
+		if (jc->per_job < EST_CXX) {
+			jc->per_job = EST_CXX;
+			jc->per_job_kind = "C++ compile";
+		}
+		if (feature_on_or_default(p, FEAT_FLASH_ATTENTION) ||
+		    feature_on_or_default(p, FEAT_MEM_EFF_ATTENTION) || p->features[FEAT_MSLK] == TRI_ON ||
+		    p->features[FEAT_FBGEMM_GENAI] == TRI_ON)
+			jc->heavy_per_job = EST_HEAVY;
+	} else {
+		jc->per_job = EST_CXX;
+		jc->per_job_kind = "C++ compile";
+	}
+
+	jc->by_memory = (unsigned)(jc->budget / jc->per_job);
+	if (jc->by_memory < 1)
+		jc->by_memory = 1;
+	jc->jobs = jc->by_memory < jc->cpus ? jc->by_memory : jc->cpus;
+	jc->slots = jc->jobs;
+	if (launcher) {
+		/*
+		 * The launcher admits by memory and CPU slots itself; ninja gets
+		 * twice the cores so a compile waiting for memory does not hold
+		 * the slot a small one could use (build-scheduling.md §4).
+		 */
+		jc->launcher = 1;
+		jc->slots = jc->cpus;
+		jc->jobs = 2 * jc->cpus;
+	}
+	if (p->jobs) {
+		jc->jobs = (unsigned)p->jobs;
+		jc->jobs_given = 1;
+	}
+	if (jc->heavy_per_job) {
+		jc->heavy_jobs = (unsigned)(jc->budget / jc->heavy_per_job);
+		if (jc->heavy_jobs < 1)
+			jc->heavy_jobs = 1;
+		if (jc->heavy_jobs > jc->slots)
+			jc->heavy_jobs = jc->slots;
+	}
+}
+
+void
+plan_targets(const struct profile *p, struct strvec *sass, struct strvec *ptx)
+{
+	struct buf b = BUF_INIT;
+	size_t i;
+
+	for (i = 0; i < p->narchs; i++) {
+		arch_sass_name(&p->archs[i].arch, &b);
+		strvec_push(sass, b.s);
+		buf_reset(&b);
+		if (p->archs[i].arch.ptx) {
+			arch_ptx_name(&p->archs[i].arch, &b);
+			strvec_push(ptx, b.s);
+			buf_reset(&b);
+		}
+	}
+	buf_release(&b);
+}
+
+struct wheel_exception *
+plan_exceptions(const struct profile *p, size_t *n)
+{
+	struct wheel_exception *e = p->nexceptions ? xcalloc(p->nexceptions, sizeof(*e)) : NULL;
+
+	for (size_t i = 0; i < p->nexceptions; i++) {
+		e[i].library = p->exceptions[i].library;
+		e[i].missing = p->exceptions[i].missing;
+		e[i].nmissing = p->exceptions[i].nmissing;
+		e[i].reason = p->exceptions[i].reason;
+	}
+	*n = p->nexceptions;
+	return e;
+}
+
+static void
+add_env_and_cmake(struct plan *pl, const char *name, const char *value)
+{
+	strvec_env_set(&pl->env, name, value);
+	if (cmake_name_forwarded(name))
+		strvec_env_set(&pl->cmake, name, value);
+}
+
+/* Whether the profile names NAME under cmake: (the user's word wins over bwbuild's). */
+static int
+profile_sets_cmake(const struct profile *p, const char *name)
+{
+	for (size_t i = 0; i < p->ncmake; i++)
+		if (!strcmp(p->cmake[i].key, name))
+			return 1;
+	return 0;
+}
+
+/* The profile's switches: features, the CUDA toolkit and archs, cmake.NAME entries. */
+static void
+profile_env(struct plan *pl, const struct profile *p)
+{
+	struct buf nvcc = BUF_INIT;
+	size_t i;
+
+	for (i = 0; i < FEAT__COUNT; i++)
+		if (p->features[i] != TRI_UNSET)
+			add_env_and_cmake(pl, feature_table[i].option,
+					  p->features[i] == TRI_ON ? "1" : "0");
+	if (feature_on_or_default(p, FEAT_CUDA)) {
+		/* Must be in the environment: Dependencies.cmake reads $ENV{...}. */
+		add_env_and_cmake(pl, "TORCH_CUDA_ARCH_LIST", pl->arch_list);
+		buf_addf(&nvcc, "%s/bin/nvcc", pl->cuda_home);
+		strvec_env_set(&pl->env, "CUDA_HOME", pl->cuda_home);
+		strvec_env_set(&pl->env, "CUDACXX", nvcc.s);
+	}
+	for (i = 0; i < p->ncmake; i++)
+		add_env_and_cmake(pl, p->cmake[i].key, p->cmake[i].val);
+	for (i = 0; i < p->nbuild_env; i++)
+		strvec_env_set(&pl->env, p->build_env[i].key, p->build_env[i].val);
+	buf_release(&nvcc);
+}
+
+int
+env_changes_build(const char *entry)
+{
+	static const char *const prefixes[] = { "USE_", "BUILD_", "CMAKE_", "TORCH_", "CUDA",
+						"NVCC_", "PYTORCH_", "MAX_JOBS=", "CC=", "CXX=",
+						"CFLAGS=", "CXXFLAGS=", "CPPFLAGS=", "LDFLAGS=",
+						"DEBUG=", "REL_WITH_DEB_INFO=", "MAGMA_HOME=",
+						"CUDNN_", "NCCL_", "BLAS=", "MKL_" };
+	static const char *const runtime[] = { "CUDA_VISIBLE_DEVICES=", "CUDA_MODULE_LOADING=",
+					       "CUDA_LAUNCH_BLOCKING=", "NCCL_DEBUG",
+					       "PYTORCH_CUDA_ALLOC_CONF=" };
+	size_t i;
+
+	if (!strchr(entry, '='))
+		return 0;
+	for (i = 0; i < ARRAY_SIZE(runtime); i++)
+		if (starts_with(entry, runtime[i]))
+			return 0;
+	for (i = 0; i < ARRAY_SIZE(prefixes); i++)
+		if (starts_with(entry, prefixes[i]))
+			return 1;
+	return 0;
+}
+
+/* What the build takes from bwbuild's own environment and the plan does not set. */
+static void
+inherited_env(struct plan *pl, char *const *env)
+{
+	for (; env && *env; env++) {
+		size_t n = strcspn(*env, "=");
+
+		if (env_changes_build(*env) && strvec_env_find(&pl->env, *env, n) < 0)
+			strvec_push(&pl->inherited, *env);
+	}
+	strvec_sort(&pl->inherited);
+}
+
+static void
+env_set_u64(struct plan *pl, const char *name, uint64_t v)
+{
+	struct buf b = BUF_INIT;
+
+	buf_addf(&b, "%llu", (unsigned long long)v);
+	strvec_env_set(&pl->env, name, b.s);
+	buf_release(&b);
+}
+
+/* Job counts, the compiler launchers (bwbuild launch, ccache) and their settings. */
+static void
+compile_env(struct plan *pl, const struct profile *p, const struct plan_opts *o)
+{
+	static const char *const langs[] = { "C", "CXX", "CUDA" };
+	struct buf b = BUF_INIT;
+
+	env_set_u64(pl, "MAX_JOBS", pl->jobs.jobs);
+	if (pl->jobs.heavy_jobs)
+		env_set_u64(pl, "FLASH_ATTENTION_MAX_JOBS", pl->jobs.heavy_jobs);
+	if (pl->jobs.launcher)
+		buf_addf(&b, "%s;launch;--", o->self_exe);
+	if (o->ccache)
+		buf_addf(&b, "%s%s", b.len ? ";" : "", o->ccache);
+	for (size_t i = 0; (pl->jobs.launcher || o->ccache) && i < ARRAY_SIZE(langs); i++) {
+		struct buf name = BUF_INIT;
+
+		buf_addf(&name, "CMAKE_%s_COMPILER_LAUNCHER", langs[i]);
+		add_env_and_cmake(pl, name.s, b.s);
+		buf_release(&name);
+	}
+	/*
+	 * PyTorch's own USE_CCACHE (on by default) sets the C, C++ and CUDA
+	 * launchers to a ccache found on PATH after configure began: on
+	 * v2.6.0 that replaced bwbuild's launcher on 6,792 of its 7,452
+	 * compiles, outside every memory budget. ccache, where wanted, is in
+	 * the chain above (build.cache).
+	 */
+	if ((pl->jobs.launcher || o->ccache) && !profile_sets_cmake(p, "USE_CCACHE"))
+		add_env_and_cmake(pl, "USE_CCACHE", "OFF");
+	if (pl->jobs.launcher) {
+		buf_reset(&b);
+		buf_addf(&b, "%s/launch", o->work_dir);
+		strvec_env_set(&pl->env, LAUNCH_ENV_DIR, b.s);
+		env_set_u64(pl, LAUNCH_ENV_BUDGET, pl->jobs.budget);
+		env_set_u64(pl, LAUNCH_ENV_SLOTS, pl->jobs.slots);
+		strvec_env_set(&pl->env, LAUNCH_ENV_ROOT, pl->src_dir);
+	}
+	if (o->ccache) {
+		/* Path-independent keys, so two checkouts share hits. */
+		strvec_env_set(&pl->env, "CCACHE_BASEDIR", pl->src_dir);
+		strvec_env_set(&pl->env, "CCACHE_NOHASHDIR", "true");
+		/* The launcher's prefix maps name the work directory; what they map to does not. */
+		if (pl->jobs.launcher)
+			strvec_env_set(&pl->env, "CCACHE_IGNOREOPTIONS",
+				       "-ffile-prefix-map=* -Xcompiler=-ffile-prefix-map=*");
+		if (p->cache_remote.str)
+			strvec_env_set(&pl->env, "CCACHE_REMOTE_STORAGE", p->cache_remote.str);
+	}
+	buf_release(&b);
+}
+
+int
+plan_make(struct plan *pl, const struct profile *p, const struct host *h,
+	  const struct plan_opts *o)
+{
+	struct buf b = BUF_INIT;
+
+	memset(pl, 0, sizeof(*pl));
+	strvec_init(&pl->env);
+	strvec_init(&pl->inherited);
+	strvec_init(&pl->cmake);
+	strvec_init(&pl->sass);
+	strvec_init(&pl->ptx);
+	pl->profile = p;
+	pl->work_dir = xstrdup(o->work_dir);
+	if (o->src_dir) {
+		pl->src_dir = xstrdup(o->src_dir);
+		pl->local_source = 1;
+	} else {
+		buf_addf(&b, "%s/src", o->work_dir);
+		pl->src_dir = buf_detach(&b);
+	}
+	pl->out_dir = xstrdup(o->out_dir);
+	pl->ccache = o->ccache ? xstrdup(o->ccache) : NULL;
+	pl->cuda_home = xstrdup(o->cuda_home ? o->cuda_home : "/usr/local/cuda");
+	pl->arch_source = o->arch_source ? xstrdup(o->arch_source) : NULL;
+
+	profile_arch_list(p, &b);
+	pl->arch_list = buf_detach(&b);
+	plan_targets(p, &pl->sass, &pl->ptx);
+	jobs_compute(&pl->jobs, p, h, o->self_exe && p->launcher != TRI_OFF, o->mem_budget);
+
+	profile_env(pl, p);
+	compile_env(pl, p, o);
+	/* The read-back's hook (configure.c), unless the profile brings its own. */
+	if (strvec_env_find(&pl->env, "CMAKE_PROJECT_INCLUDE", strlen("CMAKE_PROJECT_INCLUDE")) < 0) {
+		buf_addf(&b, "%s/cmake/bwbuild-effective.cmake", o->work_dir);
+		add_env_and_cmake(pl, "CMAKE_PROJECT_INCLUDE", b.s);
+		buf_reset(&b);
+	}
+	/*
+	 * Libraries linked with the RUNPATH they are installed with, never a
+	 * build-tree path: CMake blanks that path at install but it stays in
+	 * .dynstr and the build-id, so the work directory would reach the wheel.
+	 */
+	if (strvec_env_find(&pl->env, "CMAKE_BUILD_WITH_INSTALL_RPATH",
+			    strlen("CMAKE_BUILD_WITH_INSTALL_RPATH")) < 0)
+		add_env_and_cmake(pl, "CMAKE_BUILD_WITH_INSTALL_RPATH", "ON");
+	/* nvcc's intermediates on disk, not on a tmpfs where they are unreclaimable. */
+	buf_addf(&b, "%s/tmp", o->work_dir);
+	strvec_env_set(&pl->env, "TMPDIR", b.s);
+	buf_release(&b);
+	inherited_env(pl, o->env);
+	return 0;
+}
+
+void
+plan_release(struct plan *pl)
+{
+	free(pl->arch_list);
+	strvec_clear(&pl->env);
+	strvec_clear(&pl->inherited);
+	strvec_clear(&pl->cmake);
+	strvec_clear(&pl->sass);
+	strvec_clear(&pl->ptx);
+	free(pl->work_dir);
+	free(pl->src_dir);
+	free(pl->out_dir);
+	free(pl->ccache);
+	free(pl->cuda_home);
+	free(pl->arch_source);
+	memset(pl, 0, sizeof(*pl));
+}
+
+static void
+add_loc(struct buf *out, const struct loc *l)
+{
+	if (l->file && l->line)
+		buf_addf(out, "  (%s:%d)", l->file, l->line);
+}
+
+static void
+format_source(const struct plan *pl, struct buf *out)
+{
+	const struct profile *p = pl->profile;
+	size_t i;
+
+	buf_addf(out, "profile      %s  (%s)\n", p->name.str, p->path);
+	if (p->description.str) {
+		buf_addf(out, "description  %s", p->description.str);
+		add_loc(out, &p->description.loc);
+		buf_addstr(out, "\n");
+	}
+	buf_addf(out, "source       %s", p->source_repo.str);
+	add_loc(out, &p->source_repo.loc);
+	buf_addf(out, "\nref          %s", p->source_ref.str);
+	add_loc(out, &p->source_ref.loc);
+	if (p->cuda_version.str) {
+		buf_addf(out, "\ncuda         %s", p->cuda_version.str);
+		add_loc(out, &p->cuda_version.loc);
+	}
+	buf_addf(out, "\ncuda home    %s", pl->cuda_home);
+	if (p->cuda_home.str)
+		add_loc(out, &p->cuda_home.loc);
+	buf_addf(out, "\narchs        %s\n", pl->arch_list);
+	for (i = 0; i < p->narchs; i++) {
+		struct buf a = BUF_INIT;
+
+		arch_format(&p->archs[i].arch, &a);
+		buf_addf(out, "  %-18s", a.s);
+		add_loc(out, &p->archs[i].loc);
+		buf_addstr(out, "\n");
+		buf_release(&a);
+	}
+	if (pl->arch_source)
+		buf_addf(out, "  archs checked against %s\n", pl->arch_source);
+	buf_addstr(out, "expected     SASS");
+	for (i = 0; i < pl->sass.n; i++)
+		buf_addf(out, " %s", pl->sass.v[i]);
+	buf_addstr(out, "; PTX");
+	for (i = 0; i < pl->ptx.n; i++)
+		buf_addf(out, " %s", pl->ptx.v[i]);
+	if (!pl->ptx.n)
+		buf_addstr(out, " none");
+	buf_addstr(out, " (in every CUDA library)");
+	if (p->cuda_ptx.str) {
+		buf_addf(out, "\nptx          %s", p->cuda_ptx.str);
+		add_loc(out, &p->cuda_ptx.loc);
+	}
+	buf_addstr(out, "\n");
+	for (i = 0; i < p->nexceptions; i++) {
+		const struct pexception *e = &p->exceptions[i];
+
+		buf_addf(out, "  except %s: may lack", e->library);
+		for (size_t j = 0; j < e->nmissing; j++)
+			buf_addf(out, " %s", e->missing[j]);
+		add_loc(out, &e->loc);
+		buf_addf(out, "\n    %s\n", e->reason);
+	}
+}
+
+static void
+format_pkvs(struct buf *out, const char *title, const struct pkv *kv, size_t n)
+{
+	if (!n)
+		return;
+	buf_addf(out, "\n%s\n", title);
+	for (size_t i = 0; i < n; i++) {
+		buf_addf(out, "  %s=%s", kv[i].key, kv[i].val);
+		add_loc(out, &kv[i].loc);
+		buf_addstr(out, "\n");
+	}
+}
+
+static void
+format_settings(const struct plan *pl, struct buf *out)
+{
+	const struct profile *p = pl->profile;
+	size_t i;
+
+	buf_addstr(out, "\nfeatures\n");
+	for (i = 0; i < FEAT__COUNT; i++) {
+		buf_addf(out, "  %-18s %s", feature_table[i].key,
+			 p->features[i] == TRI_ON ? "on" : p->features[i] == TRI_OFF ? "off"
+										 : "tree default");
+		add_loc(out, &p->feature_loc[i]);
+		buf_addstr(out, "\n");
+	}
+	format_pkvs(out, "runtime env (for whoever runs the wheel)", p->runtime_env,
+		    p->nruntime_env);
+	format_pkvs(out, "extra cmake entries", p->cmake, p->ncmake);
+	format_pkvs(out, "build env", p->build_env, p->nbuild_env);
+
+	buf_addstr(out, "\nenvironment (set on top of the inherited one)\n");
+	for (i = 0; i < pl->env.n; i++)
+		buf_addf(out, "  %s\n", pl->env.v[i]);
+	if (pl->inherited.n) {
+		/* They reach the build as they are: said, so a shell's leftovers are not a surprise. */
+		buf_addstr(out, "\ninherited from this shell (they change the build; set them "
+			   "in the profile or unset them)\n");
+		for (i = 0; i < pl->inherited.n; i++)
+			buf_addf(out, "  %s\n", pl->inherited.v[i]);
+	}
+	buf_addstr(out, "\ncmake cache entries (forwarded from the environment as -D)\n");
+	for (i = 0; i < pl->cmake.n; i++)
+		buf_addf(out, "  -D%s\n", pl->cmake.v[i]);
+}
+
+/* The MAX_JOBS arithmetic, step by step. */
+static void
+format_jobs(const struct plan *pl, struct buf *out)
+{
+	const struct jobs_calc *jc = &pl->jobs;
+
+	buf_addf(out, "\njobs\n  cpus            %u\n", jc->cpus);
+	buf_addstr(out, "  MemAvailable    ");
+	format_size(out, jc->mem_available);
+	buf_addstr(out, "\n  cgroup room     ");
+	if (jc->cgroup_room)
+		format_size(out, jc->cgroup_room);
+	else
+		buf_addstr(out, "no limit");
+	buf_addstr(out, "\n  budget          ");
+	if (jc->budget_given) {
+		format_size(out, jc->budget);
+		buf_addstr(out, " (given)");
+	} else {
+		format_size(out, jc->usable);
+		buf_addstr(out, " - headroom ");
+		format_size(out, jc->headroom);
+		buf_addstr(out, " = ");
+		format_size(out, jc->budget);
+	}
+	buf_addf(out, "\n  per job         ");
+	format_size(out, jc->per_job);
+	buf_addf(out, " (%s, %zu targets)\n", jc->per_job_kind, pl->sass.n + pl->ptx.n);
+	if (jc->jobs_given)
+		buf_addf(out, "  MAX_JOBS        %u (build.jobs)\n", jc->jobs);
+	else if (jc->launcher)
+		buf_addf(out, "  MAX_JOBS        2 x cpus = %u ninja slots; the launcher admits at most %u "
+			 "compiles at once\n                  and only while their reservations fit the "
+			 "budget (without it: %u)\n", jc->jobs, jc->slots,
+			 jc->by_memory < jc->cpus ? jc->by_memory : jc->cpus);
+	else
+		buf_addf(out, "  MAX_JOBS        min(cpus %u, budget/per job %u) = %u\n", jc->cpus,
+			 jc->by_memory, jc->jobs);
+	if (jc->launcher)
+		buf_addf(out, "  launcher        bwbuild launch: reserves %llu GiB per C++ and "
+			 "%llu GiB per CUDA compile (%llu GiB flash/CUTLASS),\n                  "
+			 "scaled by gencodes and --threads, then the learned peak of each file\n",
+			 (unsigned long long)(EST_LAUNCH_CXX / GiB),
+			 (unsigned long long)(EST_LAUNCH_CUDA / GiB),
+			 (unsigned long long)(EST_LAUNCH_HEAVY / GiB));
+	if (jc->heavy_jobs) {
+		buf_addstr(out, "  heavy pool      FLASH_ATTENTION_MAX_JOBS = min(slots, budget/");
+		format_size(out, jc->heavy_per_job);
+		buf_addf(out, ") = %u\n", jc->heavy_jobs);
+	}
+}
+
+void
+plan_format(const struct plan *pl, struct buf *out)
+{
+	format_source(pl, out);
+	format_settings(pl, out);
+	format_jobs(pl, out);
+	buf_addstr(out, "\nsteps\n");
+	for (size_t i = 0; i < STEP__COUNT; i++)
+		buf_addf(out, "  %zu. %s\n", i + 1, step_names[i]);
+	buf_addf(out, "  work dir  %s\n  out dir   %s\n", pl->work_dir, pl->out_dir);
+}
+
+static struct json *
+pvalue_json(const struct pvalue *v)
+{
+	return v->str ? json_string(v->str) : json_null();
+}
+
+struct json *
+profile_json(const struct profile *p)
+{
+	struct json *o = json_object(), *src = json_object(), *cuda = json_object();
+	struct json *archs = json_array(), *feat = json_object(), *cm = json_object();
+	struct json *build = json_object(), *wheel = json_object(), *rt = json_object();
+	struct json *env = json_object();
+	struct buf b = BUF_INIT;
+	size_t i;
+
+	json_set(o, "name", pvalue_json(&p->name));
+	json_set(o, "description", pvalue_json(&p->description));
+	json_set(o, "path", json_string(p->path));
+	json_set(src, "repo", pvalue_json(&p->source_repo));
+	json_set(src, "ref", pvalue_json(&p->source_ref));
+	json_set(o, "source", src);
+	for (i = 0; i < p->narchs; i++) {
+		arch_format(&p->archs[i].arch, &b);
+		json_push(archs, json_string(b.s));
+		buf_reset(&b);
+	}
+	json_set(cuda, "archs", archs);
+	if (p->cuda_home.str)
+		json_set(cuda, "home", json_string(p->cuda_home.str));
+	if (p->cuda_ptx.str)
+		json_set(cuda, "ptx", json_string(p->cuda_ptx.str));
+	json_set(o, "cuda", cuda);
+	for (i = 0; i < FEAT__COUNT; i++)
+		if (p->features[i] != TRI_UNSET)
+			json_set(feat, feature_table[i].key, json_bool(p->features[i] == TRI_ON));
+	json_set(o, "features", feat);
+	for (i = 0; i < p->ncmake; i++)
+		json_set(cm, p->cmake[i].key, json_string(p->cmake[i].val));
+	json_set(o, "cmake", cm);
+	if (p->jobs)
+		json_set(build, "jobs", json_number((double)p->jobs));
+	else
+		json_set(build, "jobs", json_string("auto"));
+	if (p->mem_budget)
+		json_set(build, "mem_budget", json_number((double)p->mem_budget));
+	else
+		json_set(build, "mem_budget", json_string("auto"));
+	if (p->python.str)
+		json_set(build, "python", json_string(p->python.str));
+	if (p->nbuild_env) {
+		struct json *be = json_object();
+
+		for (i = 0; i < p->nbuild_env; i++)
+			json_set(be, p->build_env[i].key, json_string(p->build_env[i].val));
+		json_set(build, "env", be);
+	}
+	json_set(o, "build", build);
+	if (p->version_suffix.str)
+		json_set(wheel, "version_suffix", json_string(p->version_suffix.str));
+	json_set(o, "wheel", wheel);
+	for (i = 0; i < p->nruntime_env; i++)
+		json_set(env, p->runtime_env[i].key, json_string(p->runtime_env[i].val));
+	json_set(rt, "env", env);
+	json_set(o, "runtime", rt);
+	if (p->nexceptions) {
+		struct json *ver = json_object(), *exc = json_array();
+
+		for (i = 0; i < p->nexceptions; i++) {
+			const struct pexception *e = &p->exceptions[i];
+			struct json *je = json_object();
+
+			json_set(je, "library", json_string(e->library));
+			json_set(je, "missing", json_string_array((char *const *)e->missing,
+								  e->nmissing));
+			json_set(je, "reason", json_string(e->reason));
+			json_push(exc, je);
+		}
+		json_set(ver, "exceptions", exc);
+		json_set(o, "verify", ver);
+	}
+	buf_release(&b);
+	return o;
+}
+
+struct json *
+env_json(const struct strvec *env)
+{
+	struct json *o = json_object();
+
+	for (size_t i = 0; i < env->n; i++) {
+		const char *eq = strchr(env->v[i], '=');
+		char *k = xstrndup(env->v[i], (size_t)(eq - env->v[i]));
+
+		json_set(o, k, json_string(eq + 1));
+		free(k);
+	}
+	return o;
+}
+
+struct json *
+plan_json(const struct plan *pl)
+{
+	struct json *o = json_object();
+	struct json *jobs = json_object(), *steps = json_array(), *exp = json_object();
+	const struct jobs_calc *jc = &pl->jobs;
+	size_t i;
+
+	json_set(o, "profile", profile_json(pl->profile));
+	json_set(o, "torch_cuda_arch_list", json_string(pl->arch_list));
+	json_set(o, "arch_source", pl->arch_source ? json_string(pl->arch_source) : json_null());
+	json_set(exp, "sass", json_string_array(pl->sass.v, pl->sass.n));
+	json_set(exp, "ptx", json_string_array(pl->ptx.v, pl->ptx.n));
+	json_set(o, "expected", exp);
+	json_set(o, "env", env_json(&pl->env));
+	json_set(o, "inherited_env", env_json(&pl->inherited));
+	json_set(o, "cmake", env_json(&pl->cmake));
+	json_set(jobs, "cpus", json_number(jc->cpus));
+	json_set(jobs, "mem_available", json_number((double)jc->mem_available));
+	json_set(jobs, "cgroup_room", jc->cgroup_room ? json_number((double)jc->cgroup_room)
+						     : json_null());
+	json_set(jobs, "headroom", json_number((double)jc->headroom));
+	json_set(jobs, "budget", json_number((double)jc->budget));
+	json_set(jobs, "budget_given", json_bool(jc->budget_given));
+	json_set(jobs, "per_job", json_number((double)jc->per_job));
+	json_set(jobs, "per_job_kind", json_string(jc->per_job_kind));
+	json_set(jobs, "by_memory", json_number(jc->by_memory));
+	json_set(jobs, "max_jobs", json_number(jc->jobs));
+	json_set(jobs, "jobs_given", json_bool(jc->jobs_given));
+	if (jc->heavy_jobs)
+		json_set(jobs, "flash_attention_max_jobs", json_number(jc->heavy_jobs));
+	json_set(o, "jobs", jobs);
+	for (i = 0; i < STEP__COUNT; i++)
+		json_push(steps, json_string(step_names[i]));
+	json_set(o, "steps", steps);
+	json_set(o, "work_dir", json_string(pl->work_dir));
+	json_set(o, "out_dir", json_string(pl->out_dir));
+	return o;
+}

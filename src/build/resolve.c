@@ -1,0 +1,261 @@
+#include <ctype.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "core/buf.h"
+#include "core/diag.h"
+#include "build/doctor.h"
+#include "core/proc.h"
+#include "host/host.h"
+#include "core/json.h"
+#include "profile/knowledge.h"
+#include "build/plan.h"
+#include "profile/profile.h"
+#include "build/resolve.h"
+#include "core/util.h"
+
+/* The toolkit version in CUDA's version.json ({"cuda": {"version": "13.0.88"}}); 0 if none. */
+static unsigned
+cuda_version_json(const char *path)
+{
+	struct buf text = BUF_INIT, why = BUF_INIT;
+	struct json *j = NULL;
+	unsigned v = 0;
+
+	if (path_exists(path) && read_file(&text, path) == 0)
+		j = json_parse(text.s, text.len, &why);
+	if (j)
+		v = kb_parse_version(json_str(json_get(json_get(j, "cuda"), "version")));
+	json_free(j);
+	buf_release(&text);
+	buf_release(&why);
+	return v;
+}
+
+/*
+ * include/cuda.h's "#define CUDA_VERSION 13000" (major*1000 + minor*10):
+ * read, not run, so resolving a profile starts no process (an up-to-date
+ * build must start none). 0 if none.
+ */
+static unsigned
+cuda_version_header(const char *path)
+{
+	struct buf text = BUF_INIT;
+	const char *d;
+	unsigned v = 0;
+
+	if (is_regular(path) && read_file(&text, path) == 0 &&
+	    (d = strstr(text.s, "#define CUDA_VERSION "))) {
+		unsigned long n = strtoul(d + strlen("#define CUDA_VERSION "), NULL, 10);
+
+		if (n >= 1000 && n < 100000)
+			v = (unsigned)(n / 1000 * 100 + n % 1000 / 10);
+	}
+	buf_release(&text);
+	return v;
+}
+
+/* The toolkit's own word when it has neither: `nvcc --version`; 0 if none. */
+static unsigned
+cuda_version_nvcc(const char *nvcc)
+{
+	struct proc pr = PROC_INIT;
+	struct buf out = BUF_INIT;
+	unsigned v = 0;
+
+	if (access(nvcc, X_OK) == 0) {
+		strvec_pushl(&pr.args, nvcc, "--version", NULL);
+		if (proc_run_capture(&pr, &out) == 0)
+			v = nvcc_version_parse(out.s ? out.s : "");
+	}
+	proc_release(&pr);
+	buf_release(&out);
+	return v;
+}
+
+/* The CUDA a profile builds with, without starting anything: cuda.version, else the toolkit's files. */
+static unsigned
+profile_cuda_version(const struct profile *p)
+{
+	struct buf f = BUF_INIT;
+	unsigned v = kb_parse_version(p->cuda_version.str);
+
+	if (!v) {
+		buf_addf(&f, "%s/version.json", resolve_cuda_home(p));
+		v = cuda_version_json(f.s);
+	}
+	if (!v) {
+		buf_reset(&f);
+		buf_addf(&f, "%s/include/cuda.h", resolve_cuda_home(p));
+		v = cuda_version_header(f.s);
+	}
+	buf_release(&f);
+	return v;
+}
+
+const char *
+resolve_cuda_home(const struct profile *p)
+{
+	const char *home = p->cuda_home.str ? p->cuda_home.str : getenv("CUDA_HOME");
+
+	return home && *home ? home : "/usr/local/cuda";
+}
+
+/* A name becomes work/<name> and out/<name>: one plain path component, never a path. */
+static int
+check_name(const struct profile *p)
+{
+	const char *n = p->name.str;
+	size_t len = n ? strlen(n) : 0;
+	struct buf shown = BUF_INIT;
+
+	if (len && len <= 64 && isalnum((unsigned char)n[0]) &&
+	    strspn(n, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._-") == len)
+		return 0;
+	error_at(&p->name.loc, "name '%s' is not a profile name: it names the directories "
+		 "work/<name> and out/<name>, so use 1 to 64 letters, digits, '.', '_' or '-', "
+		 "starting with a letter or digit", n ? profile_echo(&shown, n) : "");
+	buf_release(&shown);
+	return -1;
+}
+
+/* An extension's cuda.archs default to those of the torch profile it builds on. */
+static int
+extension_archs(struct profile *p)
+{
+	struct profile t;
+	int rc;
+
+	if (!profile_is_extension(p) || p->archs_given || !p->torch.str)
+		return 0;
+	if (!profile_torch_is_profile(p))
+		return error_at(&p->torch.loc, "'torch: %s' is a wheel or directory, so there is no "
+				"torch profile to take cuda.archs from; list them (bwbuild archs "
+				"shows what that torch carries)", p->torch.str);
+	memset(&t, 0, sizeof(t));
+	rc = profile_load_set(&t, p->torch.str, NULL);
+	if (rc < 0)
+		error_at(&p->torch.loc, "the torch profile '%s' cannot be loaded", p->torch.str);
+	else if (profile_is_extension(&t))
+		rc = error_at(&p->torch.loc, "'%s' is an extension profile, not a torch one",
+			      p->torch.str);
+	else
+		profile_inherit_archs(p, &t);
+	profile_release(&t);
+	return rc;
+}
+
+int
+resolve_profile(struct profile *p, const struct resolve_opts *o)
+{
+	struct kb_context kc = { 0, NULL, 0, NULL, NULL };
+	struct buf from = BUF_INIT;
+	int rc;
+
+	if (profile_load_set(p, o->profile, o->sets) < 0 || check_name(p) < 0 ||
+	    extension_archs(p) < 0)
+		return -1;
+	if (p->cuda_version.str) {
+		kc.cuda = kb_parse_version(p->cuda_version.str);
+		kc.cuda_from = "cuda.version";
+	} else {
+		buf_addf(&from, "%s/version.json", resolve_cuda_home(p));
+		kc.cuda = cuda_version_json(from.s);
+		if (!kc.cuda) {
+			buf_reset(&from);
+			buf_addf(&from, "%s/include/cuda.h", resolve_cuda_home(p));
+			kc.cuda = cuda_version_header(from.s);
+		}
+		if (!kc.cuda) {
+			buf_reset(&from);
+			buf_addf(&from, "%s/bin/nvcc", resolve_cuda_home(p));
+			kc.cuda = cuda_version_nvcc(from.s);
+			buf_addstr(&from, " --version");
+		}
+		kc.cuda_from = from.s;
+		/* Never silently: without a version the CUDA <-> arch rules cannot run. */
+		if (!kc.cuda && p->features[FEAT_CUDA] != TRI_OFF) {
+			if (o->strict) {
+				error("no CUDA version found (no %s/version.json, no nvcc there), so the "
+				      "CUDA <-> arch rules cannot be checked; set cuda.version or cuda.home",
+				      resolve_cuda_home(p));
+				buf_release(&from);
+				return -1;
+			}
+			warning("no CUDA version found (no %s/version.json, no nvcc there): the CUDA "
+				"<-> arch rules were not checked; set cuda.version or cuda.home",
+				resolve_cuda_home(p));
+		}
+	}
+	/* An extension's ref is its own release, not torch's; its torch is checked at the build. */
+	kc.torch = profile_is_extension(p) ? 0 : kb_parse_version(p->source_ref.str);
+	kc.torch_from = "source.ref";
+	kc.src_dir = o->source_dir;
+	rc = kb_check(p, &kc, o->strict);
+	buf_release(&from);
+	return rc;
+}
+
+/* `given`, else <base>/<profile name>, as an absolute path. */
+static char *
+default_dir(const char *given, const char *base, const struct profile *p)
+{
+	struct buf b = BUF_INIT;
+	char *abs;
+
+	if (given)
+		return path_absolute(given);
+	buf_addf(&b, "%s/%s", base, p->name.str);
+	abs = path_absolute(b.s);
+	buf_release(&b);
+	return abs;
+}
+
+int
+resolve_plan(struct plan *pl, const struct profile *p, const struct resolve_opts *o)
+{
+	struct plan_opts po;
+	struct host h;
+	char *work, *out, *self, *ccache = NULL, *src = NULL;
+	struct buf arch_source = BUF_INIT;
+	int ret = -1;
+
+	memset(pl, 0, sizeof(*pl));
+	if (o->source_dir && !is_dir(o->source_dir))
+		return error("--source '%s' is not a directory", o->source_dir);
+	host_probe(&h);
+	work = default_dir(o->work_dir, "work", p);
+	out = default_dir(o->out_dir, "out", p);
+	if (o->source_dir)
+		src = path_absolute(o->source_dir);
+	self = realpath("/proc/self/exe", NULL);
+	if (p->cache.str && !strcmp(p->cache.str, "ccache")) {
+		ccache = find_program("ccache");
+		if (!ccache)
+			ccache = xstrdup("ccache");
+	}
+	memset(&po, 0, sizeof(po));
+	po.work_dir = work;
+	po.src_dir = src;
+	po.out_dir = out;
+	po.cuda_home = resolve_cuda_home(p);
+	po.mem_budget = o->mem_budget;
+	po.self_exe = self;
+	po.ccache = ccache;
+	po.env = environ;
+	/* What judges the archs of a torch tree (an extension's are its torch's) */
+	if (!profile_is_extension(p) && p->features[FEAT_CUDA] != TRI_OFF && p->narchs) {
+		kb_arch_source(src, kb_parse_version(p->source_ref.str), "source.ref",
+			       profile_cuda_version(p), &arch_source);
+		po.arch_source = arch_source.s;
+	}
+	ret = plan_make(pl, p, &h, &po);
+	buf_release(&arch_source);
+	free(src);
+	free(self);
+	free(ccache);
+	free(work);
+	free(out);
+	return ret;
+}

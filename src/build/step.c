@@ -1,0 +1,343 @@
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "core/diag.h"
+#include "build/eta.h"
+#include "core/fault.h"
+#include "core/json.h"
+#include "core/proc.h"
+#include "build/step.h"
+#include "core/util.h"
+
+#define TAIL_BYTES 4096
+
+struct progress {
+	const char *step;
+	double start, last_print;
+	int tty;
+	int last_total;
+};
+
+/* The weighted work of the step running now (compile.c sets it), or NULL. */
+static struct eta_plan *step_eta;
+
+void
+step_set_eta(struct eta_plan *e)
+{
+	step_eta = e;
+}
+
+/* Ninja prints "[n/m] ..." per finished edge: turn it into progress. */
+static void
+on_line(void *vctx, const char *line, size_t len)
+{
+	struct progress *c = vctx;
+	int done, total;
+	double now, rate, eta;
+
+	if (len < 5 || line[0] != '[' || sscanf(line, "[%d/%d]", &done, &total) != 2 || total <= 0 ||
+	    done <= 0)
+		return;
+	fault_point(c->step); /* the Nth "[n/m]" line of this step */
+	if (step_eta) {
+		const char *close = memchr(line, ']', len);
+
+		if (close && (size_t)(close - line) + 2 <= len) {
+			char *desc = xstrndup(close + 2, len - (size_t)(close - line) - 2);
+
+			eta_plan_done(step_eta, desc);
+			free(desc);
+		}
+	}
+	now = now_seconds();
+	c->last_total = total;
+	if (!c->tty && done != total && now - c->last_print < 5)
+		return;
+	c->last_print = now;
+	rate = done / (now - c->start > 0.001 ? now - c->start : 0.001);
+	eta = eta_seconds(step_eta, now - c->start, done, total);
+	if (c->tty)
+		fprintf(stderr, "\r%-9s [%d/%d] %3d%%  %.1f/s  ETA %d:%02d ", c->step, done, total,
+			done * 100 / total, rate, (int)eta / 60, (int)eta % 60);
+	else
+		fprintf(stderr, "%s: [%d/%d] %d%%, %.1f/s, ETA %d:%02d\n", c->step, done, total,
+			done * 100 / total, rate, (int)eta / 60, (int)eta % 60);
+}
+
+static void
+print_tail(const struct proc *p)
+{
+	const char *t = p->tail;
+	size_t n = p->tail_len, lines = 0, i;
+
+	if (!n)
+		return;
+	for (i = n; i > 0; i--) {
+		if (t[i - 1] == '\n' && ++lines > 25)
+			break;
+	}
+	fprintf(stderr, "---- last lines of output ----\n");
+	fwrite(t + i, 1, n - i, stderr);
+	if (t[n - 1] != '\n')
+		fputc('\n', stderr);
+	fprintf(stderr, "----\n");
+}
+
+/*
+ * The line of a failed step's log that says why, when it says it in a way
+ * we know: a full disk or an arch nvcc cannot build hides among thousands
+ * of lines of a PyTorch build, often far above the last 25.
+ */
+static const struct cause {
+	const char *mark;
+	const char *hint;
+} causes[] = {
+	{ "No space left on device", "the disk is full: free space there (or set TMPDIR and the "
+				     "work directory elsewhere) and run again to resume" },
+	{ "Disk quota exceeded", "the disk quota is used up: free space and run again to resume" },
+	{ "Unsupported gpu architecture", "this nvcc cannot build an arch of cuda.archs: see "
+					  "'bwbuild doctor' and 'nvcc --list-gpu-code'" },
+	{ "Killed signal terminated program", "a compiler was killed, most likely for memory: "
+					      "lower build.mem_budget" },
+	{ "Cannot allocate memory", "out of memory: lower build.mem_budget" },
+	/* fork/posix_spawn's EAGAIN: `ulimit -u` (or the cgroup's pids.max) reached. */
+	{ "Resource temporarily unavailable", "a process could not be started: the limit on "
+					      "processes is reached; raise 'ulimit -u' (or the "
+					      "container's pids limit) or lower build.jobs" },
+};
+
+/* The best-ranked cause line in one log; *best and `found` updated. */
+static void
+scan_cause(const char *log, size_t *best, struct buf *found)
+{
+	int fd = open_nofollow(log, O_RDONLY | O_NONBLOCK, 0);
+	FILE *f = fd >= 0 ? fdopen(fd, "r") : NULL;
+	char *line = NULL;
+	size_t cap = 0;
+	ssize_t n;
+
+	while (f && (n = getline(&line, &cap, f)) > 0) {
+		for (size_t i = 0; i < *best; i++) {
+			if (!strstr(line, causes[i].mark))
+				continue;
+			*best = i;
+			buf_reset(found);
+			buf_add(found, line, (size_t)n - (line[n - 1] == '\n'));
+			break;
+		}
+	}
+	if (f)
+		fclose(f);
+	else if (fd >= 0)
+		close(fd);
+	free(line);
+}
+
+int
+step_cause(const char *step, const struct plan *pl)
+{
+	/* CMake keeps its failed checks (a CUDA compiler test on a full disk) out of the step's log. */
+	static const char *const cmake_logs[] = { "build/CMakeFiles/CMakeError.log",
+						  "build/CMakeFiles/CMakeConfigureLog.yaml" };
+	size_t best = ARRAY_SIZE(causes);
+	struct buf found = BUF_INIT, path = BUF_INIT;
+
+	buf_addf(&path, "%s/logs/%s.log", pl->work_dir, step);
+	scan_cause(path.s, &best, &found);
+	for (size_t i = 0; !strcmp(step, "configure") && i < ARRAY_SIZE(cmake_logs); i++) {
+		buf_reset(&path);
+		buf_addf(&path, "%s/%s", pl->src_dir, cmake_logs[i]);
+		scan_cause(path.s, &best, &found);
+	}
+	if (best < ARRAY_SIZE(causes))
+		error("cause: %s\n  %s", found.s, causes[best].hint);
+	buf_release(&found);
+	buf_release(&path);
+	return best < ARRAY_SIZE(causes);
+}
+
+void
+step_failed(const char *step, const struct plan *pl, const struct proc *p)
+{
+	struct buf cmd = BUF_INIT, log = BUF_INIT;
+	int st = p->status;
+
+	proc_format_args(&p->args, &cmd);
+	buf_addf(&log, "%s/logs/%s.log", pl->work_dir, step);
+	error("step '%s' failed: '%s' %s %d", step, cmd.s, st > 128 ? "was killed by signal" :
+		"exited with", st > 128 ? st - 128 : st);
+	print_tail(p);
+	step_cause(step, pl);
+	note("full log: %s", log.s);
+	buf_release(&cmd);
+	buf_release(&log);
+}
+
+static int
+open_log(const char *step, const struct plan *pl, const struct proc *p, struct buf *path)
+{
+	struct buf cmd = BUF_INIT;
+	int fd;
+
+	buf_addf(path, "%s/logs/%s.log", pl->work_dir, step);
+	/* A retried step appends, so the log keeps what the failed attempt printed. */
+	/* Never through a link: a planted logs/<step>.log -> victim would be truncated. */
+	fd = open_nofollow(path->s, O_WRONLY | O_CREAT | (p->append_log ? O_APPEND : O_TRUNC),
+			   0666);
+	if (fd < 0)
+		return error("cannot create log '%s':", path->s);
+	proc_format_args(&p->args, &cmd);
+	dprintf(fd, "# bwbuild step '%s'\n# cd %s\n# %s\n", step, p->dir ? p->dir : ".", cmd.s);
+	for (size_t i = 0; i < p->env.n; i++)
+		dprintf(fd, "# env %s\n", p->env.v[i]);
+	fprintf(stderr, "%s: %s\n", step, cmd.s);
+	buf_release(&cmd);
+	return fd;
+}
+
+int
+step_command(const char *step, const struct plan *pl, struct proc *p)
+{
+	struct buf logpath = BUF_INIT;
+	struct progress ctx;
+	int fd, st;
+
+	fd = open_log(step, pl, p, &logpath);
+	if (fd < 0) {
+		buf_release(&logpath);
+		return -1;
+	}
+	memset(&ctx, 0, sizeof(ctx));
+	ctx.step = step;
+	ctx.start = now_seconds();
+	ctx.tty = isatty(2);
+	p->log_fd = fd;
+	p->on_line = on_line;
+	p->ctx = &ctx;
+	p->tail_max = TAIL_BYTES;
+	st = proc_run(p);
+	close(fd);
+	if (ctx.tty && ctx.last_total)
+		fputc('\n', stderr);
+	if (proc_interrupted) {
+		error("interrupted during '%s'; run the same command again to resume", step);
+		st = -1;
+	} else if (st > 0) {
+		p->status = st;
+		if (!p->defer_failure)
+			step_failed(step, pl, p);
+		st = -1;
+	} else if (st == 0) {
+		fprintf(stderr, "%s: done in %.1f s (log: %s)\n", step, now_seconds() - ctx.start,
+			logpath.s);
+	}
+	buf_release(&logpath);
+	return st;
+}
+
+void
+step_env(struct proc *p, const struct build *b)
+{
+	for (size_t i = 0; i < b->plan.env.n; i++)
+		strvec_push(&p->env, b->plan.env.v[i]);
+	/* Timestamps from the commit, not the clock (reproducible-builds.org); the user's own wins. */
+	if (b->epoch >= 0 && !getenv("SOURCE_DATE_EPOCH") &&
+	    strvec_env_find(&p->env, "SOURCE_DATE_EPOCH", strlen("SOURCE_DATE_EPOCH")) < 0) {
+		struct buf e = BUF_INIT;
+
+		buf_addf(&e, "%lld", b->epoch);
+		strvec_env_set(&p->env, "SOURCE_DATE_EPOCH", e.s);
+		buf_release(&e);
+	}
+	/* The package's own switches (patches/<project>/index.yaml env:), e.g. *_FORCE_BUILD. */
+	for (size_t i = 0; i < b->patches.env.n; i++) {
+		const char *eq = strchr(b->patches.env.v[i], '=');
+		struct buf name = BUF_INIT;
+
+		buf_add(&name, b->patches.env.v[i], (size_t)(eq - b->patches.env.v[i]));
+		strvec_env_set(&p->env, name.s, eq + 1);
+		buf_release(&name);
+	}
+	if (b->torch_site.len) {
+		/* kind: extension: the torch it builds on, first on the path; nvcc through the launcher. */
+		struct buf v = BUF_INIT;
+
+		strvec_env_prepend_path(&p->env, "PYTHONPATH", b->torch_site.s);
+		/* CMake-built extensions: find_package(Torch) finds this torch, ninja runs MAX_JOBS. */
+		buf_addf(&v, "%s/%s/share/cmake", b->torch_site.s, b->torch.package);
+		strvec_env_prepend_path(&p->env, "CMAKE_PREFIX_PATH", v.s);
+		buf_reset(&v);
+		buf_addf(&v, "%u", b->plan.jobs.jobs);
+		strvec_env_set(&p->env, "CMAKE_BUILD_PARALLEL_LEVEL", v.s);
+		buf_reset(&v);
+		if (b->plan.jobs.launcher) {
+			char *self = realpath("/proc/self/exe", NULL);
+
+			buf_addf(&v, "%s launch -- %s/bin/nvcc", self ? self : "bwbuild", b->plan.cuda_home);
+			strvec_env_set(&p->env, "PYTORCH_NVCC", v.s);
+			/* C and C++ through <work>/launch/bin (extension.c); the profile's CC/CXX inside. */
+			strvec_env_set(&p->env, "BWBUILD_LAUNCH_SELF", self ? self : "bwbuild");
+			for (int i = 0; i < 2; i++) {
+				const char *name = i ? "CXX" : "CC";
+				long at = strvec_env_find(&p->env, name, strlen(name));
+
+				buf_reset(&v);
+				buf_addf(&v, "LAUNCHED_%s", name);
+				/* Always set: a LAUNCHED_* left in the caller's environment means nothing. */
+				if (at >= 0)
+					strvec_env_set(&p->env, v.s, p->env.v[at] + strlen(name) + 1);
+				else if (getenv(name) && *getenv(name) && !strstr(getenv(name), "/launch/bin/"))
+					strvec_env_set(&p->env, v.s, getenv(name));
+				else
+					strvec_env_set(&p->env, v.s, i ? "c++" : "cc");
+				buf_reset(&v);
+				buf_addf(&v, "%s/launch/bin/%s", b->plan.work_dir, i ? "c++" : "cc");
+				strvec_env_set(&p->env, name, v.s);
+			}
+			free(self);
+		}
+		buf_release(&v);
+	}
+	if (b->version.len) {
+		strvec_env_set(&p->env, "PYTORCH_BUILD_VERSION", b->version.s);
+		strvec_env_set(&p->env, "PYTORCH_BUILD_NUMBER", "1");
+	}
+}
+
+void
+build_init(struct build *b, const struct build_opts *o)
+{
+	memset(b, 0, sizeof(*b));
+	b->opts = o;
+	b->epoch = -1;
+	b->source = json_object();
+	b->recoveries = json_array();
+	b->start = now_seconds();
+}
+
+void
+build_release(struct build *b)
+{
+	if (b->have_torch)
+		torch_ref_release(&b->torch);
+	buf_release(&b->torch_site);
+	json_free(b->source);
+	json_free(b->effective);
+	json_free(b->runtime);
+	toolchain_release(&b->toolchain);
+	json_free(b->recoveries);
+	json_free(b->cache);
+	repo_tree_info_release(&b->tree);
+	patch_set_release(&b->patches);
+	if (b->have_report)
+		wheel_report_release(&b->report);
+	plan_release(&b->plan);
+	profile_release(&b->profile);
+	buf_release(&b->python);
+	buf_release(&b->commit);
+	buf_release(&b->version);
+	buf_release(&b->wheel);
+}

@@ -1,0 +1,112 @@
+#ifndef BWBUILD_STEP_H
+#define BWBUILD_STEP_H
+
+#include "wheel/against.h"
+#include "core/buf.h"
+#include "build/build.h"
+#include "sources/era.h"
+#include "sources/git.h"
+#include "sources/patch.h"
+#include "build/plan.h"
+#include "profile/profile.h"
+#include "host/toolchain.h"
+#include "wheel/verify.h"
+
+struct json;
+struct proc;
+
+/*
+ * What the steps of one build share. Each field says which step fills
+ * it; a later step reads what an earlier one left.
+ */
+struct build {
+	const struct build_opts *opts;
+	struct profile profile;
+	struct plan plan;
+	struct buf python;            /* compile's check: the interpreter that builds */
+	enum build_era era;           /* fetch */
+	struct repo_tree_info tree;    /* fetch: commit and submodules */
+	struct patch_set patches;     /* fetch */
+	struct buf commit;            /* fetch: "none" outside git */
+	struct buf version;           /* fetch: PYTORCH_BUILD_VERSION, empty for the tree's own */
+	long long epoch;              /* fetch: SOURCE_DATE_EPOCH (the commit's time), -1 unknown */
+	struct json *source;          /* fetch: what the manifest's "source" gains */
+	struct torch_ref torch;       /* fetch's check, kind: extension: the torch it builds on */
+	int have_torch;
+	struct buf torch_site;        /* fetch, kind: extension: that torch, importable privately */
+	struct json *effective;       /* configure: features_effective */
+	struct toolchain toolchain;   /* configure: the compilers and tools, with versions */
+	struct json *recoveries;      /* compile: OOM recoveries */
+	struct json *cache;           /* compile: this build's ccache counts, or NULL */
+	int staging_stale;            /* a compile or wheel step before this run did not finish */
+	struct buf wheel;             /* wheel: the wheel in <work>/dist */
+	struct wheel_report report;   /* verify */
+	int have_report;
+	struct json *runtime;         /* smoke: the result on this machine's GPU, or NULL */
+	int smoke_failed;             /* smoke: a check failed (the wheel is not published) */
+	double seconds[STEP__COUNT];
+	double start;
+};
+
+/*
+ * A step: `check` runs for every step before the first one starts (what
+ * it will need, so a missing tool stops the build before an hour of
+ * compiling), `run` does the work. Both return 0 or -1 after reporting.
+ */
+struct build_step {
+	const char *name;
+	int (*check)(struct build *b);
+	int (*run)(struct build *b);
+};
+
+/* The context of one build of `o`, and everything it holds released. */
+void build_init(struct build *b, const struct build_opts *o);
+void build_release(struct build *b);
+
+int fetch_run(struct build *b);                 /* src/build/fetch.c */
+int extension_check(struct build *b);           /* src/wheel/extension.c: kind: extension */
+int extension_tree(struct build *b);
+/* Requested vs effective archs of an extension's libraries, into the report's errors. */
+void extension_verify(struct build *b, int repacked);
+/* The version the wheel gets (b->version): version.txt + the profile's suffix; empty when none is set. */
+int wheel_version(struct build *b);
+int configure_run(struct build *b);             /* src/build/configure.c */
+/* After a configure: read back what CMake decided, then remember its settings. */
+int configure_settle(struct build *b);
+int compile_check(struct build *b);             /* src/build/compile.c */
+int compile_run(struct build *b);
+int package_run(struct build *b);               /* src/build/package.c */
+int verify_run(struct build *b);                /* src/wheel/verify.c */
+int smoke_step_run(struct build *b);            /* src/wheel/smoke.c */
+int publish_check(struct build *b);             /* src/build/publish.c */
+int publish_run(struct build *b);
+/*
+ * The wheel `wheel` (named `wname` in --out) and the manifest text into
+ * the directory `out` as a pair, under its lock, with <work>/publish.journal
+ * (src/build/publish.c). 0, or -1 after reporting with `out` as it was.
+ */
+int publish_pair(const char *work, const char *out, const char *wheel, const char *wname,
+		 const char *mtext, size_t mlen);
+
+/*
+ * Run one step's command with its log (<work>/logs/<step>.log, appended
+ * when p->append_log), progress from ninja's "[n/m]" lines, and on
+ * failure the command, how it ended and the tail of its output (unless
+ * p->defer_failure). 0 or -1.
+ */
+int step_command(const char *step, const struct plan *pl, struct proc *p);
+/* The weighted work ahead for the progress lines' ETA (src/build/eta.h); NULL: the steps' rate. */
+struct eta_plan;
+void step_set_eta(struct eta_plan *e);
+/* The report step_command defers: command, status, last lines, log path. */
+void step_failed(const char *step, const struct plan *pl, const struct proc *p);
+/*
+ * The line that says why a step went wrong (a full disk, an arch nvcc
+ * lacks...), from its log and, for configure, CMake's own logs; printed as
+ * "error: cause: LINE" with what to do. 1 when one was found.
+ */
+int step_cause(const char *step, const struct plan *pl);
+/* The plan's environment, with the wheel's version when the profile sets one. */
+void step_env(struct proc *p, const struct build *b);
+
+#endif

@@ -1,0 +1,297 @@
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/buf.h"
+#include "core/diag.h"
+#include "sources/git.h"
+#include "build/inputs.h"
+#include "core/json.h"
+#include "build/plan.h"
+#include "core/proc.h"
+#include "host/python.h"
+#include "build/step.h"
+#include "host/toolchain.h"
+#include "build/uptodate.h"
+#include "core/util.h"
+#include "wheel/verify.h"
+
+static void
+record_path(const struct build *b, struct buf *out)
+{
+	buf_addf(out, "%s/last-build.json", b->plan.work_dir);
+}
+
+/*
+ * python_find judges its candidates by starting them; the check may not.
+ * The first candidate as it was then: while it is unchanged, the judgement
+ * (and so the interpreter) is the same.
+ */
+static struct json *
+python_first_json(const struct build *b)
+{
+	struct json *o = json_object();
+	struct buf first = BUF_INIT;
+	char *id;
+
+	python_guess(&first, b->profile.python.str);
+	id = toolchain_file_identity(first.s);
+	json_set(o, "path", json_string(first.s));
+	json_set(o, "identity", json_string(id));
+	free(id);
+	buf_release(&first);
+	return o;
+}
+
+int
+uptodate_record(const struct build *b, const char *inputs_hash, const char *wheel,
+		const char *manifest, const char *manifest_sha256, const char *work_manifest)
+{
+	struct json *j = json_object();
+	struct buf path = BUF_INIT;
+	char *text;
+	int rc;
+
+	json_set(j, "inputs_hash", json_string(inputs_hash));
+	json_set(j, "wheel", json_string(wheel));
+	json_set(j, "manifest", json_string(manifest));
+	json_set(j, "sha256", json_string(b->report.sha256));
+	json_set(j, "manifest_sha256", json_string(manifest_sha256));
+	json_set(j, "out_dir", json_string(b->plan.out_dir));
+	json_set(j, "work_wheel", json_string(b->wheel.s));
+	json_set(j, "work_manifest", json_string(work_manifest));
+	json_set(j, "toolchain", toolchain_identity_json(&b->toolchain));
+	json_set(j, "python_first", python_first_json(b));
+	text = json_print(j, 1);
+	record_path(b, &path);
+	rc = write_file_atomic(path.s, text, strlen(text));
+	free(text);
+	json_free(j);
+	buf_release(&path);
+	return rc;
+}
+
+/* The source as the fetch step would leave it, read without fetching; why not into `why`. */
+static int
+recall_source(struct build *t, struct buf *why)
+{
+	const struct profile *p = &t->profile;
+	struct buf cache = BUF_INIT, want = BUF_INIT, head = BUF_INIT;
+	int rc = -1;
+
+	if (!t->plan.local_source) {
+		repo_cache_dir(&cache);
+		if (repo_resolve_cached(cache.s, p->source_repo.str, p->source_ref.str, &want) < 0) {
+			buf_addf(why, "'%s' is not in the cached mirror", p->source_ref.str);
+			goto out;
+		}
+		if (repo_head_commit(t->plan.src_dir, &head) < 0 || strcmp(head.s, want.s)) {
+			buf_addf(why, "the work tree is not at %.12s", want.s);
+			goto out;
+		}
+		if (p->source_patches.str && *p->source_patches.str &&
+		    patch_set_load(&t->patches, p->source_patches.str) < 0) {
+			buf_addf(why, "the patch series '%s' cannot be read", p->source_patches.str);
+			goto out;
+		}
+	}
+	if (repo_describe(t->plan.src_dir, &t->tree, NULL) < 0 || !t->tree.commit) {
+		buf_addf(why, "'%s' is not a git checkout", t->plan.src_dir);
+		goto out;
+	}
+	buf_addstr(&t->commit, t->tree.commit);
+	if (repo_commit_time(t->plan.src_dir, t->tree.commit, &t->epoch) < 0)
+		t->epoch = -1;
+	rc = wheel_version(t) < 0 ? -1 : 0;
+	if (rc < 0)
+		buf_addstr(why, "the wheel's version cannot be told");
+out:
+	buf_release(&cache);
+	buf_release(&want);
+	buf_release(&head);
+	return rc;
+}
+
+/* The published wheel still there, still the same bytes, still passing verify. */
+static int
+wheel_still_good(struct build *t, const char *wheel, const char *sha256, struct buf *why)
+{
+	struct wheel_expect ex = { .sass = &t->plan.sass, .ptx = &t->plan.ptx };
+	struct wheel_exception *exc = plan_exceptions(&t->profile, &ex.nexceptions);
+	int rc = -1;
+
+	ex.exceptions = exc;
+	ex.cxx11_abi = t->profile.cxx11_abi == TRI_OFF ? 2 : 1;
+	if (t->have_report) {
+		wheel_report_release(&t->report);
+		t->have_report = 0;
+	}
+	if (!is_regular(wheel)) {
+		buf_addf(why, "'%s' is gone", wheel);
+	} else if (wheel_verify(&t->report, wheel, &ex) < 0) {
+		buf_addf(why, "'%s' cannot be read", wheel);
+	} else {
+		t->have_report = 1;
+		if (t->report.errors.n)
+			buf_addf(why, "'%s' no longer verifies: %s", wheel, t->report.errors.v[0]);
+		else if (!sha256 || strcmp(sha256, t->report.sha256))
+			buf_addf(why, "'%s' is not the wheel that was built", wheel);
+		else
+			rc = 0;
+	}
+	free(exc);
+	return rc;
+}
+
+/* 1 if `path` is a regular file whose sha256 is `sha`. */
+static int
+file_is(const char *path, const char *sha)
+{
+	struct buf h = BUF_INIT;
+	int same = sha && sha256_file(path, &h) == 0 && !strcmp(h.s, sha);
+
+	buf_release(&h);
+	return same;
+}
+
+/*
+ * The wheel and manifest last published, in THIS --out: 1 when they are
+ * there and the ones recorded; 2 when they were not but the pair kept in
+ * the work dir still is, and was published again; 0 with the reason in
+ * `why` (a build is needed). Their paths into `wheel` and `manifest`.
+ */
+static int
+published_pair(struct build *t, const struct json *last, struct buf *why, struct buf *wheel,
+	       struct buf *manifest)
+{
+	const char *recorded = json_str(json_get(last, "wheel"));
+	const char *sha = json_str(json_get(last, "sha256"));
+	const char *msha = json_str(json_get(last, "manifest_sha256"));
+	const char *lw = json_str(json_get(last, "work_wheel"));
+	const char *lm = json_str(json_get(last, "work_manifest"));
+	const char *name = strrchr(recorded, '/') ? strrchr(recorded, '/') + 1 : recorded;
+	struct buf outwhy = BUF_INIT, text = BUF_INIT;
+	int rc = 0;
+
+	if (!sha || !msha || !lw || !lm || !ends_with(name, ".whl")) {
+		buf_addstr(why, "its record is from an older bwbuild");
+		return 0;
+	}
+	buf_addf(wheel, "%s/%s", t->plan.out_dir, name);
+	buf_addf(manifest, "%s/%.*s.manifest.json", t->plan.out_dir, (int)(strlen(name) - 4), name);
+	if (!is_regular(manifest->s))
+		buf_addf(&outwhy, "'%s' is gone", manifest->s);
+	else if (!file_is(manifest->s, msha))
+		buf_addf(&outwhy, "'%s' is not the manifest of the wheel that was built",
+			 manifest->s);
+	else if (wheel_still_good(t, wheel->s, sha, &outwhy) == 0)
+		return 1;
+	/* The pair kept in the work dir: published again, nothing built. */
+	if (wheel_still_good(t, lw, sha, why) < 0) {
+		buf_addf(why, " (and %s)", outwhy.s);
+		goto out;
+	}
+	if (!file_is(lm, msha) || read_file(&text, lm) < 0) {
+		buf_addf(why, "%s, and '%s' is not the manifest of the wheel that was built",
+			 outwhy.s, lm);
+		goto out;
+	}
+	fprintf(stderr, "bwbuild: publishing the last build again into '%s': %s\n",
+		t->plan.out_dir, outwhy.s);
+	if (mkdir_p(t->plan.out_dir) < 0 ||
+	    publish_pair(t->plan.work_dir, t->plan.out_dir, lw, name, text.s, text.len) < 0) {
+		buf_addf(why, "%s, and publishing it again failed", outwhy.s);
+		goto out;
+	}
+	rc = 2;
+out:
+	buf_release(&outwhy);
+	buf_release(&text);
+	return rc;
+}
+
+int
+uptodate_check(const struct build *b)
+{
+	struct build t;
+	struct buf path = BUF_INIT, text = BUF_INIT, why = BUF_INIT, hash = BUF_INIT;
+	struct buf wheel_out = BUF_INIT, manifest_out = BUF_INIT;
+	struct json *last = NULL, *inputs = NULL;
+	const char *want, *wheel, *manifest;
+	int up = 0;
+
+	record_path(b, &path);
+	if (!is_regular(path.s) || read_file(&text, path.s) < 0 ||
+	    !(last = json_parse(text.s, text.len, &why))) {
+		buf_release(&path);
+		buf_release(&text);
+		buf_release(&why);
+		return 0;
+	}
+	buf_reset(&why);
+	/* A context of its own: what it fills is released here, the profile and plan are b's. */
+	build_init(&t, b->opts);
+	t.profile = b->profile;
+	t.plan = b->plan;
+	want = json_str(json_get(last, "inputs_hash"));
+	wheel = json_str(json_get(last, "wheel"));
+	manifest = json_str(json_get(last, "manifest"));
+	if (!want || !wheel || !manifest) {
+		buf_addstr(&why, "its record is incomplete");
+	} else if (profile_is_extension(&t.profile) && extension_check(&t) < 0) {
+		buf_addstr(&why, "its torch cannot be read");
+	} else if (recall_source(&t, &why) == 0) {
+		struct proc p = PROC_INIT;
+		const struct json *was = json_get(last, "python_first");
+		struct json *now = python_first_json(&t);
+		const char *py = json_str(json_get(json_get(json_get(last, "toolchain"), "python"),
+						   "path"));
+
+		if (t.have_torch)
+			buf_addf(&t.torch_site, "%s/torch-site", t.plan.work_dir);
+		if (!json_equal(was, now) || !py)
+			buf_addstr(&why, "the python on PATH changed");
+		json_free(now);
+		buf_addstr(&t.python, py ? py : "");
+		step_env(&p, &t);
+		if (!why.len && toolchain_recall(&t.toolchain, &p.env, t.plan.cuda_home, t.python.s,
+						 json_get(last, "toolchain")))
+			buf_addstr(&why, "a compiler or tool changed");
+		proc_release(&p);
+		if (!why.len) {
+			inputs = inputs_make(&t);
+			inputs_hash(inputs, &hash);
+			if (strcmp(hash.s, want))
+				buf_addstr(&why, "the inputs changed");
+			else
+				up = published_pair(&t, last, &why, &wheel_out, &manifest_out);
+		}
+	}
+	if (up)
+		printf("bwbuild: up to date (inputs %.12s)%s\nwheel:    %s\nmanifest: %s\n", hash.s,
+		       up == 2 ? "; published again" : "", wheel_out.s, manifest_out.s);
+	else
+		fprintf(stderr, "bwbuild: not up to date: %s\n", why.s);
+	json_free(inputs);
+	json_free(last);
+	if (t.have_report)
+		wheel_report_release(&t.report);
+	if (t.have_torch)
+		torch_ref_release(&t.torch);
+	buf_release(&t.torch_site);
+	repo_tree_info_release(&t.tree);
+	patch_set_release(&t.patches);
+	toolchain_release(&t.toolchain);
+	buf_release(&t.python);
+	buf_release(&t.commit);
+	buf_release(&t.version);
+	json_free(t.source);
+	json_free(t.recoveries);
+	buf_release(&path);
+	buf_release(&text);
+	buf_release(&why);
+	buf_release(&hash);
+	buf_release(&wheel_out);
+	buf_release(&manifest_out);
+	return up > 0;
+}

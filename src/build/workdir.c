@@ -1,0 +1,141 @@
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "core/buf.h"
+#include "core/diag.h"
+#include "core/util.h"
+#include "build/workdir.h"
+
+/* 1 if `dir` has no entries (or cannot be listed: then the caller's open reports it). */
+static int
+dir_empty(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *de;
+	int empty = 1;
+
+	while (d && (de = readdir(d)))
+		if (strcmp(de->d_name, ".") && strcmp(de->d_name, "..")) {
+			empty = 0;
+			break;
+		}
+	if (d)
+		closedir(d);
+	return empty;
+}
+
+int
+workdir_validate(const char *work, const char *out, const char *source)
+{
+	const char *home = getenv("HOME"), *why;
+	struct buf w = BUF_INIT, o = BUF_INIT, s = BUF_INIT, lock = BUF_INIT;
+	struct stat st;
+	int rc = -1;
+
+	path_normalize(&w, work);
+	path_normalize(&o, out);
+	if (source)
+		path_normalize(&s, source);
+	if ((why = dir_unsafe_reason(w.s, home))) {
+		error("--work '%s' %s; give bwbuild a directory of its own (e.g. --work work/NAME)",
+		      w.s, why);
+		goto out;
+	}
+	if ((why = dir_unsafe_reason(o.s, home))) {
+		error("--out '%s' %s; give the wheels a directory of their own (e.g. --out out/NAME)",
+		      o.s, why);
+		goto out;
+	}
+	if (source && path_within(s.s, w.s)) {
+		error("--work '%s' holds the source tree '%s'; bwbuild rewrites what is in its work "
+		      "directory: give one outside the source tree", w.s, s.s);
+		goto out;
+	}
+	if (path_within(o.s, w.s)) {
+		error("--out '%s' is inside the work directory '%s', whose contents bwbuild rewrites "
+		      "(its dist/ is emptied on every build); give an --out outside it", o.s, w.s);
+		goto out;
+	}
+	buf_addf(&lock, "%s/lock", w.s);
+	if (is_dir(w.s) && lstat(lock.s, &st) < 0 && !dir_empty(w.s)) {
+		error("--work '%s' is not empty and was not made by bwbuild (it has no 'lock'); "
+		      "bwbuild deletes and rewrites what is inside its work directory (dist/, src/, "
+		      "logs/): give a new or empty directory", w.s);
+		goto out;
+	}
+	rc = 0;
+out:
+	buf_release(&w);
+	buf_release(&o);
+	buf_release(&s);
+	buf_release(&lock);
+	return rc;
+}
+
+int
+workdir_open(const char *work_dir)
+{
+	static const char *const subdirs[] = { "", "/cmake", "/launch" };
+	struct buf path = BUF_INIT, holder = BUF_INIT;
+	struct stat st;
+	int fd = -1, removed = 0;
+
+	buf_addf(&path, "%s/logs", work_dir);
+	if (mkdir_p(path.s) < 0)
+		goto out;
+	buf_reset(&path);
+	buf_addf(&path, "%s/tmp", work_dir);
+	if (mkdir_p(path.s) < 0)
+		goto out;
+	buf_reset(&path);
+	buf_addf(&path, "%s/lock", work_dir);
+	/* Never through a link: a planted <work>/lock -> victim would have the victim truncated. */
+	fd = open_nofollow(path.s, O_RDWR | O_CREAT, 0666);
+	if (fd < 0) {
+		if (errno == ELOOP)
+			error("'%s' is a symbolic link; bwbuild writes only files it made: remove it",
+			      path.s);
+		else
+			error("cannot create '%s':", path.s);
+		goto out;
+	}
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_uid != geteuid() ||
+	    st.st_nlink != 1) {
+		error("'%s' is not a regular file of yours with one name; bwbuild writes only files "
+		      "it made: remove it", path.s);
+		close(fd);
+		fd = -1;
+		goto out;
+	}
+	if (flock(fd, LOCK_EX | LOCK_NB) < 0) {
+		read_file(&holder, path.s);
+		error("work directory '%s' is in use by another bwbuild (pid %.*s); wait for it to "
+		      "finish or use another --work", work_dir,
+		      (int)strcspn(holder.s ? holder.s : "?", "\n"), holder.s ? holder.s : "?");
+		close(fd);
+		fd = -1;
+		goto out;
+	}
+	if (ftruncate(fd, 0) == 0)
+		dprintf(fd, "%ld\n", (long)getpid());
+	/* Locked: the temporaries of killed runs of this work dir are ours to remove. */
+	for (size_t i = 0; i < ARRAY_SIZE(subdirs); i++) {
+		buf_reset(&path);
+		buf_addf(&path, "%s%s", work_dir, subdirs[i]);
+		removed += remove_stale_temporaries(path.s);
+	}
+	if (removed)
+		fprintf(stderr, "bwbuild: removed %d temporary file%s left in '%s' by runs that were "
+			"killed\n", removed, removed == 1 ? "" : "s", work_dir);
+out:
+	buf_release(&path);
+	buf_release(&holder);
+	return fd;
+}

@@ -1,0 +1,63 @@
+#include <stdint.h>
+#include <string.h>
+
+#include "build/build.h"
+#include "cli/cmd.h"
+#include "core/diag.h"
+#include "build/plan.h"
+#include "core/strvec.h"
+
+static const char about[] =
+	"Fetch the profile's source, configure and compile it, make a wheel, verify it\n"
+	"against the profile and write its manifest next to it. Mirrors are cached in\n"
+	"$BWBUILD_CACHE_DIR, else $XDG_CACHE_HOME/bwbuild, else ~/.cache/bwbuild.\n";
+
+int
+cmd_build(int argc, char **argv, const struct command *cmd)
+{
+	/* static: the --set values live as long as the command (and stay reachable) */
+	static struct strvec sets = STRVEC_INIT;
+	struct build_opts o = { .until = STEP_PUBLISH, .r.sets = &sets };
+	const struct option options[] = {
+		OPT_PROFILE_OPTIONS(&o.r, &sets),
+		OPT_OUT(&o.r.out_dir),
+		OPT_STEP(0, "until", &o.until, "STEP",
+			 "stop after fetch, configure, compile, wheel, verify, smoke or publish; "
+			 "a build up to publish that is up to date does nothing"),
+		OPT_MEM_BUDGET(&o.r.mem_budget),
+		OPT_STRING(0, "source", &o.r.source_dir, "PATH",
+			   "build this local tree as it is: no checkout, no patches; its commit "
+			   "and local changes go into the manifest"),
+		OPT_FLAG(0, "force", &o.force,
+			 "discard local changes in the work tree's checkout (refused and listed "
+			 "otherwise)"),
+		OPT_FLAG(0, "fetch", &o.refresh,
+			 "fetch the cached mirrors even when they have the ref (a branch that "
+			 "moved); otherwise a cached ref needs no network"),
+		OPT_STRING(0, "targets", &o.targets, "T1,T2",
+			   "compile only these CMake targets (e.g. c10,c10_cuda) in the configured "
+			   "build directory, under the same launcher, then stop: a part of a build "
+			   "makes no wheel"),
+		OPT_END(),
+	};
+	int ret;
+
+	if (cmd_parse(cmd, about, options, argc, argv, &ret))
+		return ret;
+	if (o.r.source_dir && (o.force || o.refresh)) {
+		error("--source builds a tree as it is; --force and --fetch are for the checkout "
+		      "bwbuild makes");
+		return EXIT_USAGE;
+	}
+	if (o.targets) {
+		if (!*o.targets || o.targets[strspn(o.targets, "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+						    "abcdefghijklmnopqrstuvwxyz0123456789_.+-,")]) {
+			error("--targets '%s': give CMake target names separated by commas, "
+			      "e.g. --targets c10,c10_cuda", o.targets);
+			return EXIT_USAGE;
+		}
+		if (o.until > STEP_COMPILE)
+			o.until = STEP_COMPILE;
+	}
+	return build_run(&o);
+}

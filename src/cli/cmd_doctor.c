@@ -1,0 +1,63 @@
+#include <stdio.h>
+#include <string.h>
+
+#include "core/buf.h"
+#include "cli/cmd.h"
+#include "core/diag.h"
+#include "build/doctor.h"
+#include "build/plan.h"
+#include "profile/profile.h"
+#include "cli/report.h"
+#include "build/resolve.h"
+#include "core/strvec.h"
+
+static const char about[] =
+	"A preflight checklist before a long build: nvcc and the archs it can build,\n"
+	"the host gcc against that nvcc's range, cmake (>= 3.27 for real PyTorch trees)\n"
+	"and ninja, Python with setuptools/wheel (and 'build' for pyproject trees),\n"
+	"cuDNN and NCCL when the profile turns them on, free disk, the memory budget,\n"
+	"and, where nvidia-smi finds GPUs, the driver (>= 570) and whether the profile's\n"
+	"archs run on each; without --profile, only the toolchain. Exit 1 when something\n"
+	"required is missing.\n";
+
+int
+cmd_doctor(int argc, char **argv, const struct command *cmd)
+{
+	static struct strvec sets = STRVEC_INIT;
+	struct resolve_opts o = { .sets = &sets };
+	int json = 0, ret = EXIT_USAGE;
+	const struct option options[] = {
+		OPT_PROFILE_OPTIONS(&o, &sets),
+		OPT_STRING(0, "source", &o.source_dir, "PATH",
+			   "check against this local tree (its imports, its CMake minimum); "
+			   "default: the work tree's checkout when there is one"),
+		OPT_FLAG(0, "json", &json, "print the checklist as JSON"),
+		OPT_END(),
+	};
+	struct buf text = BUF_INIT;
+	struct profile p;
+	struct plan pl;
+	struct doctor d;
+
+	memset(&p, 0, sizeof(p));
+	memset(&pl, 0, sizeof(pl));
+	if (cmd_parse(cmd, about, options, argc, argv, &ret) ||
+	    (o.profile && (resolve_profile(&p, &o) < 0 || resolve_plan(&pl, &p, &o) < 0)))
+		goto out;
+	doctor_run(&d, o.profile ? &p : NULL, o.profile ? &pl : NULL, resolve_cuda_home(&p),
+		   o.profile ? pl.work_dir : o.work_dir ? o.work_dir : ".");
+	if (json) {
+		report_json(doctor_json(&d));
+	} else {
+		doctor_format(&d, &text);
+		printf("%s%s\n", text.s, doctor_failed(&d) ? "not ready: fix the ❌ items above" :
+							    "ready to build");
+	}
+	ret = doctor_failed(&d) ? EXIT_FAIL : EXIT_OK;
+	buf_release(&text);
+	doctor_release(&d);
+out:
+	plan_release(&pl);
+	profile_release(&p);
+	return ret;
+}

@@ -1,0 +1,452 @@
+#include <ctype.h>
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/buf.h"
+#include "profile/compat.h"
+#include "core/diag.h"
+#include "cli/options.h"
+#include "build/plan.h"
+#include "core/strvec.h"
+#include "core/util.h"
+
+enum {
+	WIDTH = 79,      /* longest help line */
+	MAX_COLUMN = 24, /* where option descriptions start, at most */
+};
+
+static int
+is_positional(const struct option *o)
+{
+	return o->kind == OPTION_ARG || o->kind == OPTION_REST || o->kind == OPTION_ARGS;
+}
+
+static int
+is_repeatable(const struct option *o)
+{
+	return o->kind == OPTION_LIST || o->kind == OPTION_GPU;
+}
+
+static int
+is_required(const struct opt_command *cmd, const struct option *o)
+{
+	return cmd->required && !is_positional(o) && !strcmp(o->long_name, cmd->required);
+}
+
+/* The row of the command's required option, or NULL when it has none. */
+static const struct option *
+required_option(const struct opt_command *cmd, const struct option *opts)
+{
+	for (; opts->kind != OPTION_END; opts++)
+		if (is_required(cmd, opts))
+			return opts;
+	if (cmd->required)
+		BUG("'%s' requires option '%s', which it does not have", cmd->name, cmd->required);
+	return NULL;
+}
+
+static const struct option *
+next_positional(const struct option *o)
+{
+	for (; o->kind != OPTION_END; o++)
+		if (is_positional(o))
+			return o;
+	return NULL;
+}
+
+/* The row for "--name", "--name=VALUE", "-s" or "-sVALUE"; *inline_value set when attached. */
+static const struct option *
+lookup(const struct option *opts, const char *arg, const char **inline_value)
+{
+	const struct option *o;
+
+	*inline_value = NULL;
+	for (o = opts; o->kind != OPTION_END; o++) {
+		if (is_positional(o))
+			continue;
+		if (arg[1] == '-') {
+			size_t n = strlen(o->long_name);
+
+			if (strncmp(arg + 2, o->long_name, n) || (arg[2 + n] && arg[2 + n] != '='))
+				continue;
+			if (arg[2 + n] == '=')
+				*inline_value = arg + 3 + n;
+			return o;
+		}
+		if (o->short_name && arg[1] == o->short_name) {
+			if (arg[2])
+				*inline_value = arg + 2;
+			return o;
+		}
+	}
+	return NULL;
+}
+
+/* "json|md" -> 1 if `v` is one of the words. */
+static int
+is_choice(const char *choices, const char *v)
+{
+	size_t n = strlen(v);
+
+	for (const char *c = choices;; c++) {
+		if (!strncmp(c, v, n) && (c[n] == '|' || !c[n]))
+			return 1;
+		if (!(c = strchr(c, '|')))
+			return 0;
+	}
+}
+
+/* "json|md" -> "json or md"; "a|b|c" -> "a, b or c". */
+static void
+choices_text(struct buf *out, const char *choices)
+{
+	const char *last = strrchr(choices, '|');
+
+	for (const char *c = choices; *c; c++) {
+		if (*c != '|')
+			buf_addch(out, *c);
+		else
+			buf_addstr(out, c == last ? " or " : ", ");
+	}
+}
+
+static int
+bad_choice(const struct option *o, const char *v)
+{
+	struct buf words = BUF_INIT;
+
+	choices_text(&words, o->argh);
+	error("--%s is %s, not '%s'", o->long_name, words.s, v);
+	buf_release(&words);
+	return -1;
+}
+
+static int
+bad_step(const struct option *o, const char *v)
+{
+	struct buf names = BUF_INIT;
+
+	for (int s = 0; s < STEP__COUNT; s++)
+		buf_addf(&names, "%s%s", s ? ", " : "", step_names[s]);
+	error("unknown step '%s' for --%s (%s)", v, o->long_name, names.s);
+	buf_release(&names);
+	return -1;
+}
+
+static int
+take_unsigned(const struct option *o, const char *v)
+{
+	unsigned long n;
+	char *end;
+
+	errno = 0;
+	n = isdigit((unsigned char)*v) ? strtoul(v, &end, 10) : 0;
+	if (!isdigit((unsigned char)*v) || *end || errno || n < o->min || n > o->max)
+		return error("--%s wants a number from %u to %u, not '%s'", o->long_name, o->min,
+			     o->max, v);
+	*(unsigned *)o->value = (unsigned)n;
+	return 0;
+}
+
+/* Store an option's value; -1 after reporting a bad one. */
+static int
+take(const struct option *o, const char *v)
+{
+	uint64_t size;
+	int step;
+
+	switch (o->kind) {
+	case OPTION_FLAG:
+		*(int *)o->value = 1;
+		return 0;
+	case OPTION_STRING:
+		/* `--work ''` would mean the current directory, whose files bwbuild would rewrite. */
+		if (o->argh && !strcmp(o->argh, "DIR") && !*v)
+			return error("--%s is empty; give it a directory of its own (e.g. --%s %s/NAME)",
+				     o->long_name, o->long_name, o->long_name);
+		*(const char **)o->value = v;
+		return 0;
+	case OPTION_CHOICE:
+		if (!is_choice(o->argh, v))
+			return bad_choice(o, v);
+		*(const char **)o->value = v;
+		return 0;
+	case OPTION_UNSIGNED:
+		return take_unsigned(o, v);
+	case OPTION_SIZE:
+		if (parse_size(v, &size) < 0 || !size)
+			return error("'%s' is not a memory size for --%s (e.g. 16G, 512M)", v,
+				     o->long_name);
+		*(uint64_t *)o->value = size;
+		return 0;
+	case OPTION_LIST:
+		strvec_push(o->value, v);
+		return 0;
+	case OPTION_GPU:
+		if (gpu_list_add(o->value, v) < 0)
+			return error("'%s' is not a GPU for --%s (e.g. sm_121 or 12.1)", v,
+				     o->long_name);
+		return 0;
+	case OPTION_STEP:
+		if ((step = step_from_name(v)) < 0)
+			return bad_step(o, v);
+		*(int *)o->value = step;
+		return 0;
+	default:
+		BUG("option '%s' of kind %d", o->long_name, (int)o->kind);
+	}
+}
+
+/* The option at argv[*i] with its value stored (a separate value advances *i); NULL after reporting. */
+static const struct option *
+parse_option(int argc, char **argv, int *i, const struct opt_command *cmd,
+	     const struct option *opts)
+{
+	const char *arg = argv[*i], *v;
+	const struct option *o = lookup(opts, arg, &v);
+
+	if (!o) {
+		error("unknown option '%s'; see 'bwbuild %s --help'", arg, cmd->name);
+		return NULL;
+	}
+	if (o->kind == OPTION_FLAG && v) {
+		error("option '%.*s' takes no value", (int)(v - arg - (arg[1] == '-')), arg);
+		return NULL;
+	}
+	if (o->kind != OPTION_FLAG && !v) {
+		if (*i + 1 >= argc) {
+			error("option '%s' needs a value", arg);
+			return NULL;
+		}
+		v = argv[++*i];
+	}
+	return take(o, v) < 0 ? NULL : o;
+}
+
+/* After the arguments: a positional argument or a required option missing. */
+static int
+check_complete(const struct opt_command *cmd, const struct option *opts,
+	       const struct option *pos, int required_given)
+{
+	const struct option *o = required_option(cmd, opts);
+
+	if (pos && !(pos->kind == OPTION_ARGS && ((const struct strvec *)pos->value)->n))
+		return error("no %s given (see 'bwbuild %s --help')", pos->long_name, cmd->name);
+	if (!o || required_given)
+		return 0;
+	return error("no %s given; use --%s %s (see 'bwbuild %s --help')", o->long_name,
+		     o->long_name, o->argh, cmd->name);
+}
+
+static void
+print_help(const struct opt_command *cmd, const struct option *opts)
+{
+	struct buf b = BUF_INIT;
+
+	usage_with_options(&b, cmd, opts);
+	fputs(b.s, stdout);
+	buf_release(&b);
+}
+
+enum parse_result
+parse_options(int argc, char **argv, const struct opt_command *cmd, const struct option *opts)
+{
+	const struct option *pos = next_positional(opts), *o;
+	int i, dashdash = 0, required_given = 0;
+
+	for (i = 1; i < argc; i++) {
+		const char *a = argv[i];
+
+		if (dashdash || a[0] != '-' || !a[1]) {
+			if (!pos) {
+				error("unexpected argument '%s'; see 'bwbuild %s --help'", a, cmd->name);
+				return PARSE_ERROR;
+			}
+			if (pos->kind == OPTION_REST) {
+				*(char ***)pos->value = argv + i;
+				pos = NULL;
+				break;
+			}
+			if (pos->kind == OPTION_ARGS) {
+				/* Stays the current positional: it takes every one after it too. */
+				strvec_push(pos->value, a);
+				continue;
+			}
+			*(const char **)pos->value = a;
+			pos = next_positional(pos + 1);
+		} else if (!strcmp(a, "--")) {
+			dashdash = 1;
+		} else if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+			print_help(cmd, opts);
+			return PARSE_HELP;
+		} else {
+			if (!(o = parse_option(argc, argv, &i, cmd, opts)))
+				return PARSE_ERROR;
+			required_given |= is_required(cmd, o);
+		}
+	}
+	return check_complete(cmd, opts, pos, required_given) < 0 ? PARSE_ERROR : PARSE_OK;
+}
+
+/* Display width: UTF-8 continuation bytes take no column. */
+static size_t
+columns(const char *s, size_t n)
+{
+	size_t w = 0;
+
+	for (size_t k = 0; k < n; k++)
+		w += ((unsigned char)s[k] & 0xc0) != 0x80;
+	return w;
+}
+
+/* Append the `sep`-separated words of `text` at column *col, breaking lines to `indent`. */
+static void
+add_wrapped(struct buf *out, size_t *col, size_t indent, const char *text, const char *sep)
+{
+	text += strspn(text, sep);
+	while (*text) {
+		size_t n = strcspn(text, sep), w = columns(text, n);
+
+		if (*col > indent && *col + 1 + w > WIDTH) {
+			buf_addf(out, "\n%*s", (int)indent, "");
+			*col = indent;
+		} else if (*col > indent) {
+			buf_addch(out, ' ');
+			(*col)++;
+		}
+		buf_add(out, text, n);
+		*col += w;
+		text += n;
+		text += strspn(text, sep);
+	}
+}
+
+static void
+synopsis_token(struct buf *tok, const struct opt_command *cmd, const struct option *o)
+{
+	int required = is_required(cmd, o);
+
+	if (o->kind == OPTION_REST) {
+		buf_addf(tok, "-- %s", o->argh);
+		return;
+	}
+	if (o->kind == OPTION_ARG || o->kind == OPTION_ARGS) {
+		buf_addf(tok, "%s%s", o->argh, o->kind == OPTION_ARGS ? "..." : "");
+		return;
+	}
+	if (!required)
+		buf_addch(tok, '[');
+	if (o->short_name)
+		buf_addf(tok, "-%c", o->short_name);
+	else
+		buf_addf(tok, "--%s", o->long_name);
+	if (o->argh)
+		buf_addf(tok, " %s", o->argh);
+	if (!required)
+		buf_addch(tok, ']');
+	if (is_repeatable(o))
+		buf_addstr(tok, "...");
+}
+
+/*
+ * The usage line: positional arguments, then the options in table order,
+ * then the verbatim rest; wrapped under the first argument. Tokens are
+ * separated by tabs so that "[--out DIR]" never breaks inside.
+ */
+static void
+add_synopsis(struct buf *out, const struct opt_command *cmd, const struct option *opts)
+{
+	struct buf tokens = BUF_INIT, tok = BUF_INIT;
+	size_t col, indent;
+	int pass;
+
+	for (pass = 0; pass < 3; pass++) {
+		for (const struct option *o = opts; o->kind != OPTION_END; o++) {
+			if ((o->kind == OPTION_ARG || o->kind == OPTION_ARGS) != (pass == 0) ||
+			    (o->kind == OPTION_REST) != (pass == 2))
+				continue;
+			buf_reset(&tok);
+			synopsis_token(&tok, cmd, o);
+			buf_addf(&tokens, "%s%s", tokens.len ? "\t" : "", tok.s);
+		}
+	}
+	buf_addf(out, "usage: bwbuild %s%s", cmd->name, tokens.len ? " " : "");
+	indent = col = strlen("usage: bwbuild  ") + strlen(cmd->name);
+	add_wrapped(out, &col, indent, tokens.s, "\t");
+	buf_addch(out, '\n');
+	if (cmd->is_default) {
+		const struct option *o = required_option(cmd, opts);
+
+		buf_reset(&tok);
+		if (o)
+			synopsis_token(&tok, cmd, o);
+		buf_addf(out, "       bwbuild %s [...]\n", o ? tok.s : "[options]");
+	}
+	buf_release(&tokens);
+	buf_release(&tok);
+}
+
+static void
+option_left(struct buf *out, const struct option *o)
+{
+	if (is_positional(o)) {
+		buf_addf(out, "  %s", o->argh);
+		return;
+	}
+	buf_addstr(out, "  ");
+	if (o->short_name)
+		buf_addf(out, "-%c, ", o->short_name);
+	buf_addf(out, "--%s", o->long_name);
+	if (o->argh)
+		buf_addf(out, " %s", o->argh);
+}
+
+/* "  -o, --output FILE   help wrapped under itself": the column fits the longest left part. */
+static void
+add_option_list(struct buf *out, const struct option *opts)
+{
+	struct buf left = BUF_INIT;
+	size_t column = 0;
+	const struct option *o;
+
+	for (o = opts; o->kind != OPTION_END; o++) {
+		buf_reset(&left);
+		option_left(&left, o);
+		if (left.len + 2 > column)
+			column = left.len + 2;
+	}
+	if (column > MAX_COLUMN)
+		column = MAX_COLUMN;
+	for (o = opts; o->kind != OPTION_END; o++) {
+		size_t col;
+
+		if (!o->help)
+			continue;
+		buf_reset(&left);
+		option_left(&left, o);
+		buf_addstr(out, left.s);
+		col = columns(left.s, left.len);
+		if (col + 2 > column)
+			buf_addf(out, "\n%*s", (int)column, "");
+		else
+			buf_addf(out, "%*s", (int)(column - col), "");
+		col = column;
+		add_wrapped(out, &col, column, o->help, " ");
+		buf_addch(out, '\n');
+	}
+	buf_release(&left);
+}
+
+void
+usage_with_options(struct buf *out, const struct opt_command *cmd, const struct option *opts)
+{
+	add_synopsis(out, cmd, opts);
+	if (cmd->about)
+		buf_addf(out, "\n%s", cmd->about);
+	if (opts->kind != OPTION_END)
+		buf_addch(out, '\n');
+	add_option_list(out, opts);
+}

@@ -1,0 +1,319 @@
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "wheel/against.h"
+#include "core/buf.h"
+#include "profile/compat.h"
+#include "core/diag.h"
+#include "core/json.h"
+#include "profile/knowledge.h"
+#include "wheel/manifest.h"
+#include "sources/patch.h"
+#include "build/plan.h"
+#include "profile/profile.h"
+#include "cli/report.h"
+#include "core/strvec.h"
+#include "core/util.h"
+#include "wheel/verify.h"
+
+void
+report_json(struct json *j)
+{
+	json_print_stdout(j);
+	json_free(j);
+}
+
+static void
+lib_line(const struct wheel_lib *l, int deep, struct buf *out)
+{
+	buf_addf(out, "%s:", l->path);
+	if (l->ml.min_glibc)
+		buf_addf(out, " manylinux_2_%u", l->ml.min_glibc);
+	else if (*l->ml.blocker)
+		buf_addf(out, " no manylinux (%s)", l->ml.blocker);
+	if (!l->has_fatbin) {
+		buf_addstr(out, "; no CUDA code");
+		return;
+	}
+	buf_addstr(out, "; ");
+	wheel_lib_targets(l, out);
+	if (l->rel_sass.n || l->rel_ptx.n)
+		buf_addstr(out, " (+ relocatable code)");
+	if (deep)
+		buf_addf(out, " [%u entries decompressed and checked]", l->deep_checked);
+}
+
+void
+report_wheel(const struct wheel_report *r, int deep, FILE *out)
+{
+	struct buf line = BUF_INIT;
+	size_t k;
+
+	for (k = 0; k < r->nlibs; k++) {
+		buf_reset(&line);
+		lib_line(&r->libs[k], deep, &line);
+		fprintf(out, "%s\n", line.s);
+	}
+	buf_release(&line);
+	for (k = 0; k < r->notes.n; k++)
+		note("%s", r->notes.v[k]);
+	for (k = 0; k < r->errors.n; k++)
+		error("%s", r->errors.v[k]);
+	if (!r->errors.n)
+		fprintf(out, "ok: %s (%zu members, every RECORD hash matches)\n", r->filename,
+			r->members);
+	else
+		fprintf(out, "FAILED: %s (%zu problem%s)\n", r->filename,
+			r->errors.n + r->errors_more - (r->errors_more ? 1 : 0),
+			r->errors.n + r->errors_more == 1 ? "" : "s");
+}
+
+void
+report_wheel_json(const struct wheel_report *r, const struct profile *p)
+{
+	struct manifest_input mi = { r, p, NULL, NULL, NULL, NULL };
+
+	report_json(manifest_make(&mi));
+}
+
+/* One GPU: the number of CUDA libraries that cannot run on it. */
+static size_t
+report_gpu(struct wheel_report *r, int cc, FILE *out)
+{
+	struct buf how = BUF_INIT;
+	size_t k, cuda_libs = 0, bad = 0;
+
+	for (k = 0; k < r->nlibs; k++) {
+		const struct wheel_lib *l = &r->libs[k];
+
+		if (!l->has_fatbin)
+			continue;
+		cuda_libs++;
+		buf_reset(&how);
+		if (library_runs_on(&l->sass, &l->ptx, cc, &how) == 0) {
+			if (out)
+				fprintf(out, "sm_%d: %s runs (%s)\n", cc, l->path, how.s);
+			continue;
+		}
+		buf_reset(&how);
+		wheel_lib_targets(l, &how);
+		/* Into the report too: --json must not say "ok" about a wheel that fails here. */
+		strvec_pushf(&r->errors, "'%s' has no code that runs on sm_%d (it has %s)", l->path,
+			     cc, how.s);
+		error("%s", r->errors.v[r->errors.n - 1]);
+		bad++;
+	}
+	buf_release(&how);
+	if (out)
+		fprintf(out, "sm_%d: %s\n", cc, !cuda_libs ? "no CUDA libraries in this wheel" :
+			bad ? "NO: the wheel would fail with 'no kernel image is available'" :
+			      "yes, every CUDA library runs");
+	return bad;
+}
+
+size_t
+report_gpus(struct wheel_report *r, const struct gpu_list *gpus, FILE *out)
+{
+	size_t g, failed = 0;
+
+	for (g = 0; g < gpus->n; g++)
+		failed += report_gpu(r, gpus->cc[g], out) > 0;
+	return failed;
+}
+
+static struct json *
+manifest_file(const char *path)
+{
+	struct buf text = BUF_INIT, why = BUF_INIT;
+	struct json *m;
+	const char *schema;
+
+	if (read_file(&text, path) < 0)
+		return NULL;
+	m = json_parse(text.s, text.len, &why);
+	buf_release(&text);
+	if (!m)
+		error("'%s' is not a manifest: %s", path, why.s);
+	buf_release(&why);
+	if (!m)
+		return NULL;
+	schema = json_str(json_get(m, "schema"));
+	if (!schema || strcmp(schema, "bwbuild-manifest/1")) {
+		error("'%s' is not a bwbuild manifest (schema '%s', expected 'bwbuild-manifest/1')",
+		      path, schema ? schema : "none");
+		json_free(m);
+		return NULL;
+	}
+	return m;
+}
+
+struct json *
+report_manifest(const char *path)
+{
+	return report_manifest_against(path, NULL);
+}
+
+/* The manifest of a verified wheel (released here); `t` the torch it was checked against. */
+static struct json *
+report_manifest_of(struct wheel_report *r, const struct torch_ref *t)
+{
+	struct manifest_input mi;
+	struct json *m;
+
+	memset(&mi, 0, sizeof(mi));
+	mi.wheel = r;
+	m = manifest_make(&mi);
+	if (t)
+		json_set(m, "torch", torch_ref_json(t));
+	wheel_report_release(r);
+	return m;
+}
+
+struct json *
+report_manifest_against(const char *path, const char *against)
+{
+	struct wheel_report r;
+	struct wheel_expect ex;
+	struct torch_ref t;
+	struct json *m;
+	int rc;
+
+	if (ends_with(path, ".json"))
+		return manifest_file(path);
+	if (!against)
+		return wheel_verify(&r, path, NULL) < 0 ? NULL : report_manifest_of(&r, NULL);
+	if (torch_ref_load(&t, against) < 0)
+		return NULL;
+	memset(&ex, 0, sizeof(ex));
+	rc = against_verify(&r, path, &ex, &t);
+	m = rc < 0 ? NULL : report_manifest_of(&r, &t);
+	torch_ref_release(&t);
+	return m;
+}
+
+int
+report_plan(const struct plan *pl, const struct profile *p, struct buf *out)
+{
+	struct patch_set ps;
+	unsigned v = kb_parse_version(p->source_ref.str);
+	size_t i, n = 0;
+
+	plan_format(pl, out);
+	if (!p->source_patches.str || !*p->source_patches.str)
+		return 0;
+	if (patch_set_load(&ps, p->source_patches.str) < 0) {
+		patch_set_release(&ps);
+		return -1;
+	}
+	buf_addf(out, "\npatches (%s, for %s)\n", ps.index,
+		 v ? p->source_ref.str : "an unknown release: only patches without 'when'");
+	for (i = 0; i < ps.n; i++) {
+		if (!patch_selected(&ps.v[i], v))
+			continue;
+		buf_addf(out, "  %s  (when %s)  %.12s\n", ps.v[i].file,
+			 ps.v[i].when ? ps.v[i].when : "always", ps.v[i].sha256);
+		n++;
+	}
+	if (!n)
+		buf_addstr(out, "  none for this release\n");
+	patch_set_release(&ps);
+	return 0;
+}
+
+static int
+by_name(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The .yaml files of `dir`, sorted; -1 if it cannot be read. */
+static int
+yaml_files(const char *dir, struct strvec *files)
+{
+	DIR *d = opendir(dir);
+	struct dirent *de;
+
+	if (!d)
+		return -1;
+	while ((de = readdir(d)))
+		if (ends_with(de->d_name, ".yaml") && de->d_name[0] != '.')
+			strvec_push(files, de->d_name);
+	closedir(d);
+	qsort(files->v, files->n, sizeof(*files->v), by_name);
+	return 0;
+}
+
+static struct json *
+profile_entry(const char *dir, const char *file, const struct json *list)
+{
+	struct buf path = BUF_INIT, name = BUF_INIT;
+	struct json *o = json_object();
+	struct profile p;
+	int ok, shadowed = 0;
+	size_t q;
+
+	buf_addf(&path, "%s/%s", dir, file);
+	buf_add(&name, file, strlen(file) - strlen(".yaml"));
+	for (q = 0; q < json_len(list); q++)
+		if (!strcmp(json_str(json_get(json_at(list, q), "name")), name.s))
+			shadowed = 1;
+	diag_quiet++;
+	ok = profile_load(&p, path.s) == 0;
+	diag_quiet--;
+	json_set(o, "name", json_string(name.s));
+	json_set(o, "path", json_string(path.s));
+	json_set(o, "description", ok && p.description.str ? json_string(p.description.str) :
+							      json_null());
+	json_set(o, "valid", json_bool(ok));
+	json_set(o, "shadowed", json_bool(shadowed));
+	profile_release(&p);
+	buf_release(&path);
+	buf_release(&name);
+	return o;
+}
+
+struct json *
+report_profiles(void)
+{
+	struct strvec dirs = STRVEC_INIT, seen = STRVEC_INIT;
+	struct json *list = json_array();
+	size_t d, k;
+
+	profile_search_path(&dirs);
+	for (d = 0; d < dirs.n; d++) {
+		struct strvec files = STRVEC_INIT;
+		char *real = realpath(dirs.v[d], NULL);
+
+		/* A directory reached twice (profiles/ here is bwbuild's own) is listed once. */
+		if (real && !strset_has(&seen, real) && yaml_files(real, &files) == 0) {
+			strset_add(&seen, real);
+			for (k = 0; k < files.n; k++)
+				json_push(list, profile_entry(real, files.v[k], list));
+		}
+		strvec_clear(&files);
+		free(real);
+	}
+	strvec_clear(&dirs);
+	strvec_clear(&seen);
+	return list;
+}
+
+void
+report_profiles_format(const struct json *list, struct buf *out)
+{
+	size_t q;
+
+	for (q = 0; q < json_len(list); q++) {
+		const struct json *o = json_at(list, q);
+		const char *description = json_str(json_get(o, "description"));
+
+		buf_addf(out, "%-16s %s%s%s\n%-16s   %s\n", json_str(json_get(o, "name")),
+			 description ? description : "",
+			 json_is_true(json_get(o, "valid")) ? "" :
+			 "(invalid: run 'bwbuild plan --profile' on it)",
+			 json_is_true(json_get(o, "shadowed")) ? " [shadowed]" : "", "",
+			 json_str(json_get(o, "path")));
+	}
+}

@@ -1,0 +1,798 @@
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "core/buf.h"
+#include "core/diag.h"
+#include "core/hash.h"
+#include "core/strvec.h"
+#include "core/util.h"
+
+void *
+xmalloc(size_t n)
+{
+	void *p = malloc(n ? n : 1);
+
+	if (!p)
+		die("out of memory allocating %zu bytes", n);
+	return p;
+}
+
+void *
+xcalloc(size_t nmemb, size_t size)
+{
+	void *p = calloc(nmemb ? nmemb : 1, size ? size : 1);
+
+	if (!p)
+		die("out of memory allocating %zu x %zu bytes", nmemb, size);
+	return p;
+}
+
+void *
+xrealloc(void *p, size_t n)
+{
+	p = realloc(p, n ? n : 1);
+	if (!p)
+		die("out of memory allocating %zu bytes", n);
+	return p;
+}
+
+void *
+xreallocarray(void *p, size_t nmemb, size_t size)
+{
+	if (size && nmemb > SIZE_MAX / size)
+		die("allocation size overflow");
+	return xrealloc(p, nmemb * size);
+}
+
+char *
+xstrdup(const char *s)
+{
+	return xstrndup(s, strlen(s));
+}
+
+char *
+xstrndup(const char *s, size_t n)
+{
+	char *p = xmalloc(n + 1);
+
+	memcpy(p, s, n);
+	p[n] = '\0';
+	return p;
+}
+
+int
+mkdir_p(const char *path)
+{
+	struct buf b = BUF_INIT;
+	size_t i;
+	int ret = 0;
+
+	buf_addstr(&b, path);
+	for (i = 1; i <= b.len; i++) {
+		if (b.s[i] != '/' && b.s[i] != '\0')
+			continue;
+		b.s[i] = '\0';
+		if (mkdir(b.s, 0777) < 0 && errno != EEXIST) {
+			ret = error("cannot create directory '%s':", b.s);
+			break;
+		}
+		if (i < b.len)
+			b.s[i] = '/';
+	}
+	if (!ret && !is_dir(path))
+		ret = error("'%s' exists and is not a directory", path);
+	buf_release(&b);
+	return ret;
+}
+
+void
+path_normalize(struct buf *out, const char *path)
+{
+	struct strvec parts = STRVEC_INIT;
+	const char *p = path;
+	int absolute = *path == '/';
+	size_t i;
+
+	while (*p) {
+		size_t n;
+
+		while (*p == '/')
+			p++;
+		n = strcspn(p, "/");
+		if (!n)
+			break;
+		if (n == 2 && !strncmp(p, "..", 2)) {
+			if (parts.n && strcmp(parts.v[parts.n - 1], "..")) {
+				free(parts.v[--parts.n]);
+				parts.v[parts.n] = NULL;
+			} else if (!absolute) {
+				strvec_push(&parts, "..");
+			}
+		} else if (!(n == 1 && *p == '.')) {
+			strvec_push_nodup(&parts, xstrndup(p, n));
+		}
+		p += n;
+	}
+	if (absolute)
+		buf_addch(out, '/');
+	for (i = 0; i < parts.n; i++)
+		buf_addf(out, "%s%s", i ? "/" : "", parts.v[i]);
+	if (!absolute && !parts.n)
+		buf_addch(out, '.');
+	strvec_clear(&parts);
+}
+
+int
+mkdir_p_parent(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	char *dir;
+	int ret;
+
+	if (!slash || slash == path)
+		return 0;
+	dir = xstrndup(path, (size_t)(slash - path));
+	ret = mkdir_p(dir);
+	free(dir);
+	return ret;
+}
+
+int
+write_all(int fd, const void *data, size_t len)
+{
+	const char *p = data;
+
+	while (len) {
+		ssize_t n = write(fd, p, len);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			if (!n)
+				errno = EIO;
+			return -1;
+		}
+		p += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+void
+random_token(struct buf *out)
+{
+	unsigned char r[8];
+	size_t got = 0;
+
+	while (got < sizeof(r)) {
+		ssize_t n = getrandom(r + got, sizeof(r) - got, 0);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			/* No getrandom (an old kernel): the clock and pid still make a fresh name. */
+			struct timespec ts;
+			unsigned long long v;
+
+			clock_gettime(CLOCK_REALTIME, &ts);
+			v = (unsigned long long)ts.tv_nsec * 2654435761ULL ^
+			    ((unsigned long long)ts.tv_sec << 20) ^ (unsigned long long)getpid();
+			memcpy(r, &v, sizeof(r));
+			break;
+		}
+		got += (size_t)n;
+	}
+	for (size_t i = 0; i < sizeof(r); i++)
+		buf_addf(out, "%02x", r[i]);
+}
+
+int
+open_nofollow(const char *path, int flags, unsigned mode)
+{
+	int fd;
+
+	do
+		fd = open(path, flags | O_NOFOLLOW | O_CLOEXEC, (mode_t)mode);
+	while (fd < 0 && errno == EINTR);
+	return fd;
+}
+
+static int
+create_new_at(int dirfd, const char *name, unsigned mode)
+{
+	int fd;
+
+	do
+		fd = openat(dirfd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+			    (mode_t)mode);
+	while (fd < 0 && errno == EINTR);
+	return fd;
+}
+
+static int
+create_error(const char *shown)
+{
+	if (errno == EEXIST || errno == ELOOP)
+		return error("cannot create '%s': something is already there (bwbuild never "
+			     "writes through a file or link it did not make); remove it", shown);
+	return error("cannot create '%s':", shown);
+}
+
+int
+create_new(const char *path, unsigned mode)
+{
+	int fd = create_new_at(AT_FDCWD, path, mode);
+
+	if (fd < 0)
+		create_error(path);
+	return fd;
+}
+
+int
+copy_file_at(const char *from, int dirfd, const char *to, const char *to_shown)
+{
+	char buf[1 << 16];
+	int in, out, ret = -1;
+	ssize_t n = 0;
+
+	in = open_nofollow(from, O_RDONLY, 0);
+	if (in < 0)
+		return error("cannot open '%s':", from);
+	out = create_new_at(dirfd, to, 0666);
+	if (out < 0) {
+		create_error(to_shown);
+		close(in);
+		return -1;
+	}
+	for (;;) {
+		n = read(in, buf, sizeof(buf));
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		if (write_all(out, buf, (size_t)n) < 0)
+			goto fail_write;
+	}
+	if (n < 0)
+		error("cannot read '%s':", from);
+	else if (fsync(out) < 0 && errno != EINVAL)
+		error("cannot sync '%s':", to_shown);
+	else
+		ret = 0;
+	goto out;
+fail_write:
+	error("cannot write '%s':", to_shown);
+out:
+	if (close(out) < 0 && !ret)
+		ret = error("cannot close '%s':", to_shown);
+	close(in);
+	return ret;
+}
+
+int
+copy_file(const char *from, const char *to)
+{
+	return copy_file_at(from, AT_FDCWD, to, to);
+}
+
+int
+write_file_atomic(const char *path, const void *data, size_t len)
+{
+	struct buf tmp = BUF_INIT;
+	int fd, ret = -1;
+
+	buf_addf(&tmp, "%s.tmp.%ld.", path, (long)getpid());
+	random_token(&tmp);
+	fd = create_new(tmp.s, 0666);
+	if (fd < 0)
+		goto out;
+	if (write_all(fd, data, len) < 0) {
+		error("cannot write '%s':", tmp.s);
+		close(fd);
+		goto fail;
+	}
+	if (fsync(fd) < 0 && errno != EINVAL) {
+		error("cannot sync '%s':", tmp.s);
+		close(fd);
+		goto fail;
+	}
+	if (close(fd) < 0) {
+		error("cannot close '%s':", tmp.s);
+		goto fail;
+	}
+	if (rename(tmp.s, path) < 0) {
+		error("cannot rename '%s' to '%s':", tmp.s, path);
+		goto fail;
+	}
+	ret = 0;
+	goto out;
+fail:
+	unlink(tmp.s);
+out:
+	buf_release(&tmp);
+	return ret;
+}
+
+int
+tmp_name_parse(const char *name, long *pid, size_t *base_len)
+{
+	const char *t = NULL, *p;
+	char *end;
+	long v;
+
+	for (p = strstr(name, ".tmp."); p; p = strstr(p + 1, ".tmp."))
+		t = p;
+	if (!t || t == name || !isdigit((unsigned char)t[5]))
+		return 0;
+	errno = 0;
+	v = strtol(t + 5, &end, 10);
+	if (errno || v <= 0)
+		return 0;
+	/* A token: the very 16 hex digits random_token makes, nothing else. */
+	if (*end == '.' && strlen(end + 1) == 16 && strspn(end + 1, "0123456789abcdef") == 16)
+		end += 17;
+	if (*end)
+		return 0;
+	*pid = v;
+	*base_len = (size_t)(t - name);
+	return 1;
+}
+
+int
+remove_stale_temporaries(const char *dir)
+{
+	int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC), removed = 0;
+	struct dirent *de;
+	DIR *d;
+
+	if (dfd < 0)
+		return 0;
+	d = fdopendir(dfd);
+	if (!d) {
+		close(dfd);
+		return 0;
+	}
+	while ((de = readdir(d))) {
+		struct stat st;
+		size_t base;
+		long pid;
+
+		if (!tmp_name_parse(de->d_name, &pid, &base) || pid == (long)getpid() ||
+		    (kill((pid_t)pid, 0) == 0 || errno != ESRCH))
+			continue;
+		if (fstatat(dfd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISREG(st.st_mode) ||
+		    st.st_uid != geteuid())
+			continue;
+		if (unlinkat(dfd, de->d_name, 0) == 0)
+			removed++;
+	}
+	closedir(d);
+	return removed;
+}
+
+int
+path_within(const char *path, const char *dir)
+{
+	size_t n = strlen(dir);
+
+	if (!strcmp(dir, "/"))
+		return *path == '/';
+	return !strncmp(path, dir, n) && (path[n] == '\0' || path[n] == '/');
+}
+
+const char *
+dir_unsafe_reason(const char *dir, const char *home)
+{
+	struct buf h = BUF_INIT;
+	const char *why = NULL;
+
+	if (!strcmp(dir, "/"))
+		return "is the root directory";
+	if (home && *home == '/') {
+		path_normalize(&h, home);
+		if (!strcmp(h.s, dir))
+			why = "is your home directory";
+		else if (strcmp(h.s, "/") && path_within(h.s, dir))
+			why = "holds your home directory";
+		buf_release(&h);
+	}
+	return why;
+}
+
+/* One level of the cache: this user's, a directory unless `file_ok`, not writable by others. */
+static int
+cache_level_check(int at, const char *name, const char *shown, int top, int file_ok)
+{
+	struct stat st;
+
+	if (fstatat(at, name, &st, top ? 0 : AT_SYMLINK_NOFOLLOW) < 0)
+		return error("cannot read '%s':", shown);
+	if (S_ISLNK(st.st_mode))
+		return error("'%s' in the cache is a symbolic link; bwbuild uses only what it "
+			     "made there: remove it (what it held is fetched again)", shown);
+	if (!S_ISDIR(st.st_mode) && !(file_ok && S_ISREG(st.st_mode)))
+		return error("'%s' in the cache is not a %s; remove it", shown,
+			     file_ok ? "directory or file" : "directory");
+	if (st.st_uid != geteuid()) {
+		if (top)
+			return error("the cache directory '%s' belongs to uid %ld, not to you; set "
+				     "BWBUILD_CACHE_DIR to a directory of your own", shown,
+				     (long)st.st_uid);
+		return error("'%s' in the cache belongs to uid %ld, not to you: it could hand "
+			     "bwbuild any source; remove it (bwbuild fetches it again) or set "
+			     "BWBUILD_CACHE_DIR to a directory of your own", shown, (long)st.st_uid);
+	}
+	if (st.st_mode & (S_IWGRP | S_IWOTH)) {
+		if (top)
+			return error("the cache directory '%s' is writable by others; 'chmod go-w' it "
+				     "or set BWBUILD_CACHE_DIR to a directory of your own", shown);
+		return error("'%s' in the cache is writable by others: anyone could change the "
+			     "sources built from it; 'chmod go-w' it, or remove it (bwbuild fetches "
+			     "it again)", shown);
+	}
+	return 0;
+}
+
+int
+cache_dir_check(const char *dir)
+{
+	const char *home = getenv("HOME"), *why;
+	struct buf abs = BUF_INIT, shown = BUF_INIT;
+	char *a;
+	int rc = -1, top = -1, git = -1;
+	DIR *d = NULL;
+	struct dirent *de;
+
+	if (!*dir)
+		return error("no cache directory: HOME is unset and the user has no home; set "
+			     "BWBUILD_CACHE_DIR");
+	a = path_absolute(dir);
+	path_normalize(&abs, a);
+	free(a);
+	if ((why = dir_unsafe_reason(abs.s, home))) {
+		error("the cache directory '%s' %s; set BWBUILD_CACHE_DIR to a directory of its own "
+		      "(e.g. ~/.cache/bwbuild)", dir, why);
+		goto out;
+	}
+	/* HOME=/nonexistent: its cache is not made, and so neither is it. */
+	if (home && *home == '/' && path_within(abs.s, home) && !is_dir(home)) {
+		error("HOME is '%s', which does not exist; bwbuild does not create it for its "
+		      "cache: fix HOME or set BWBUILD_CACHE_DIR to a directory of your own", home);
+		goto out;
+	}
+	if (mkdir_p(dir) < 0)
+		goto out;
+	if (cache_level_check(AT_FDCWD, dir, dir, 1, 0) < 0)
+		goto out;
+	top = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (top < 0) {
+		error("cannot open '%s':", dir);
+		goto out;
+	}
+	buf_addf(&shown, "%s/git", dir);
+	if (mkdirat(top, "git", 0755) < 0 && errno != EEXIST) {
+		error("cannot create directory '%s':", shown.s);
+		goto out;
+	}
+	if (cache_level_check(top, "git", shown.s, 0, 0) < 0)
+		goto out;
+	git = openat(top, "git", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (git < 0 || !(d = fdopendir(git))) {
+		error("cannot open '%s':", shown.s);
+		goto out;
+	}
+	while ((de = readdir(d))) {
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+			continue;
+		buf_reset(&shown);
+		buf_addf(&shown, "%s/git/%s", dir, de->d_name);
+		if (cache_level_check(dirfd(d), de->d_name, shown.s, 0, 1) < 0)
+			goto out;
+	}
+	rc = 0;
+out:
+	if (d)
+		closedir(d);
+	else if (git >= 0)
+		close(git);
+	if (top >= 0)
+		close(top);
+	buf_release(&abs);
+	buf_release(&shown);
+	return rc;
+}
+
+int
+read_file(struct buf *out, const char *path)
+{
+	char chunk[65536];
+	/* O_NONBLOCK: a FIFO must be refused below, not waited on in open(). */
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	struct stat st;
+	size_t total = 0;
+
+	if (fd < 0)
+		return error("cannot open '%s':", path);
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+		close(fd);
+		return error("'%s' is not a regular file", path);
+	}
+	if ((uint64_t)st.st_size > READ_FILE_MAX) {
+		close(fd);
+		return error("'%s' is %llu bytes, more than bwbuild reads (%llu)", path,
+			     (unsigned long long)st.st_size, (unsigned long long)READ_FILE_MAX);
+	}
+	for (;;) {
+		ssize_t n = read(fd, chunk, sizeof(chunk));
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			close(fd);
+			return error("cannot read '%s':", path);
+		}
+		if (!n)
+			break;
+		total += (size_t)n;
+		if (total > READ_FILE_MAX) {
+			close(fd);
+			return error("'%s' grew past %llu bytes while being read", path,
+				     (unsigned long long)READ_FILE_MAX);
+		}
+		buf_add(out, chunk, (size_t)n);
+	}
+	close(fd);
+	return 0;
+}
+
+int
+sha256_file(const char *path, struct buf *hex)
+{
+	char chunk[1 << 16];
+	uint8_t md[DIGEST_MAX];
+	struct digest d;
+	struct stat st;
+	int fd = open_nofollow(path, O_RDONLY | O_NONBLOCK, 0);
+	ssize_t n;
+
+	if (fd < 0)
+		return -1;
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+		close(fd);
+		errno = EINVAL;
+		return -1;
+	}
+	if (digest_init(&d, "sha256") < 0) {
+		close(fd);
+		return -1;
+	}
+	while ((n = read(fd, chunk, sizeof(chunk))) != 0) {
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			int e = errno;
+
+			digest_abort(&d);
+			close(fd);
+			errno = e;
+			return -1;
+		}
+		digest_update(&d, chunk, (size_t)n);
+	}
+	close(fd);
+	digest_final(&d, md);
+	hex_encode(hex, md, 32);
+	return 0;
+}
+
+int
+is_regular(const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+int
+path_exists(const char *path)
+{
+	struct stat st;
+
+	return lstat(path, &st) == 0;
+}
+
+int
+is_dir(const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+static int
+remove_tree_at(int at, const char *name)
+{
+	struct stat st;
+	int fd, ret = 0;
+	DIR *d;
+	struct dirent *de;
+
+	if (fstatat(at, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+		return errno == ENOENT ? 0 : -1;
+	if (!S_ISDIR(st.st_mode))
+		return unlinkat(at, name, 0);
+	fd = openat(at, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	d = fdopendir(fd);
+	if (!d) {
+		close(fd);
+		return -1;
+	}
+	while ((de = readdir(d))) {
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+			continue;
+		if (remove_tree_at(dirfd(d), de->d_name) < 0)
+			ret = -1;
+	}
+	closedir(d);
+	if (unlinkat(at, name, AT_REMOVEDIR) < 0)
+		ret = -1;
+	return ret;
+}
+
+int
+remove_tree(const char *path)
+{
+	if (remove_tree_at(AT_FDCWD, path) < 0 && path_exists(path))
+		return error("cannot remove '%s':", path);
+	return 0;
+}
+
+char *
+path_absolute(const char *path)
+{
+	struct buf b = BUF_INIT;
+	char *cwd;
+
+	if (path[0] == '/')
+		return xstrdup(path);
+	cwd = getcwd(NULL, 0);
+	if (!cwd)
+		die("cannot get the working directory:");
+	buf_addstr(&b, cwd);
+	free(cwd);
+	while (path[0] == '.' && path[1] == '/')
+		path += 2;
+	if (strcmp(path, "."))
+		buf_addf(&b, "/%s", path);
+	return buf_detach(&b);
+}
+
+double
+now_seconds(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+int
+parse_size(const char *s, uint64_t *out)
+{
+	char *end;
+	double v;
+	uint64_t mul = 1;
+
+	errno = 0;
+	v = strtod(s, &end);
+	if (end == s || errno || !(v >= 0)) /* NaN too: "nan" is a number to strtod */
+		return -1;
+	while (*end == ' ')
+		end++;
+	switch (*end) {
+	case 'k': case 'K': mul = 1ULL << 10; end++; break;
+	case 'm': case 'M': mul = 1ULL << 20; end++; break;
+	case 'g': case 'G': mul = 1ULL << 30; end++; break;
+	case 't': case 'T': mul = 1ULL << 40; end++; break;
+	case '\0': break;
+	default: return -1;
+	}
+	if (mul > 1 && (*end == 'i' || *end == 'I'))
+		end++;
+	if (mul > 1 && (*end == 'b' || *end == 'B'))
+		end++;
+	if (*end)
+		return -1;
+	if (v * (double)mul >= 18446744073709551615.0)
+		return -1;
+	*out = (uint64_t)(v * (double)mul);
+	return 0;
+}
+
+void
+format_size(struct buf *b, uint64_t bytes)
+{
+	static const char *units[] = { "B", "KiB", "MiB", "GiB", "TiB" };
+	double v = (double)bytes;
+	size_t u = 0;
+
+	while (v >= 1024 && u + 1 < ARRAY_SIZE(units)) {
+		v /= 1024;
+		u++;
+	}
+	if (u)
+		buf_addf(b, "%.1f %s", v, units[u]);
+	else
+		buf_addf(b, "%llu B", (unsigned long long)bytes);
+}
+
+int
+starts_with(const char *s, const char *prefix)
+{
+	return !strncmp(s, prefix, strlen(prefix));
+}
+
+int
+ends_with(const char *s, const char *suffix)
+{
+	size_t a = strlen(s), b = strlen(suffix);
+
+	return a >= b && !memcmp(s + a - b, suffix, b);
+}
+
+/* A program on PATH (or a path), or NULL. */
+char *
+find_program(const char *name)
+{
+	const char *path = getenv("PATH");
+	struct buf b = BUF_INIT;
+
+	if (strchr(name, '/'))
+		return access(name, X_OK) == 0 ? xstrdup(name) : NULL;
+	while (path && *path) {
+		size_t n = strcspn(path, ":");
+
+		buf_reset(&b);
+		buf_addf(&b, "%.*s/%s", (int)n, n ? path : ".", name);
+		if (access(b.s, X_OK) == 0)
+			return buf_detach(&b);
+		path += n + (path[n] == ':');
+	}
+	buf_release(&b);
+	return NULL;
+}
+
+void
+data_search_path(const char *subdir, const char *env_name, struct strvec *dirs)
+{
+	const char *env = getenv(env_name);
+	char *exe = realpath("/proc/self/exe", NULL), *slash;
+
+	strvec_push(dirs, subdir);
+	if (exe && (slash = strrchr(exe, '/'))) {
+		*slash = '\0';
+		strvec_pushf(dirs, "%s/../%s", exe, subdir);
+		strvec_pushf(dirs, "%s/../share/bwbuild/%s", exe, subdir);
+	}
+	free(exe);
+	if (env && *env) {
+		char *copy = xstrdup(env), *save = NULL, *tok;
+
+		for (tok = strtok_r(copy, ":", &save); tok; tok = strtok_r(NULL, ":", &save))
+			strvec_push(dirs, tok);
+		free(copy);
+	}
+}

@@ -1,0 +1,77 @@
+#ifndef BWBUILD_ELF_H
+#define BWBUILD_ELF_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/strvec.h"
+
+struct buf;
+
+/*
+ * A read-only view of a 64-bit little-endian ELF file's section table, as
+ * x86-64 and aarch64 shared libraries have. Format at the top of elf.c.
+ */
+struct elf_section {
+	const char *name;  /* points into the file's string table; "" if none */
+	uint32_t type;
+	uint64_t flags;
+	uint64_t offset;
+	uint64_t size;
+	uint32_t link;
+	uint32_t info;
+};
+
+struct elf {
+	const uint8_t *data;
+	size_t len;
+	uint16_t type;     /* e_type */
+	uint16_t machine;  /* e_machine */
+	struct elf_section *sections;
+	size_t nsections;
+};
+
+#define SHT_NOBITS_ 8
+#define SHT_DYNAMIC_ 6
+#define SHT_DYNSYM_ 11
+#define SHT_GNU_VERNEED_ 0x6ffffffe
+#define EM_X86_64_ 62
+#define EM_AARCH64_ 183
+#define EM_CUDA_ 190
+
+/*
+ * What the dynamic loader reads: DT_NEEDED, DT_SONAME, DT_RUNPATH and
+ * DT_RPATH from the SHT_DYNAMIC section, and every version each needed
+ * library must provide from SHT_GNU_verneed (.gnu.version_r).
+ */
+struct elf_dynamic {
+	struct strvec needed;
+	char *soname;            /* NULL when absent */
+	char *runpath;
+	char *rpath;
+	struct strvec vfile;     /* "libc.so.6" ... */
+	struct strvec vname;     /* "GLIBC_2.34" ... (parallel to vfile) */
+};
+
+/* 1 if the bytes start with the ELF magic. */
+int elf_is_elf(const uint8_t *data, size_t len);
+
+/* Parse the header and section table; -1 with a reason in `why`. */
+int elf_open(struct elf *e, const uint8_t *data, size_t len, struct buf *why);
+void elf_release(struct elf *e);
+const struct elf_section *elf_section_by_name(const struct elf *e, const char *name);
+
+/* Read the dynamic section and version needs; -1 with a reason in `why`. */
+int elf_dynamic_read(const struct elf *e, struct elf_dynamic *d, struct buf *why);
+void elf_dynamic_release(struct elf_dynamic *d);
+
+/*
+ * The dynamic symbols: those it exports (defined; global, weak or unique
+ * binding; default or protected visibility) into `defined`, those it needs
+ * from other libraries (undefined, global binding) into `undefined`; either
+ * may be NULL. Names as in .dynstr, without versions. -1 with a reason.
+ */
+int elf_dynsym_read(const struct elf *e, struct strvec *defined, struct strvec *undefined,
+		    struct buf *why);
+
+#endif

@@ -1,0 +1,148 @@
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "core/buf.h"
+#include "core/proc.h"
+#include "host/python.h"
+#include "core/util.h"
+
+int
+python_imports(const char *py, const char *modules)
+{
+	struct proc p = PROC_INIT;
+	struct buf code = BUF_INIT;
+	int st;
+
+	buf_addf(&code, "import %s", modules);
+	strvec_push(&p.args, py);
+	strvec_push(&p.args, "-c");
+	strvec_push(&p.args, code.s);
+	p.quiet = 1;
+	st = proc_run(&p);
+	proc_release(&p);
+	buf_release(&code);
+	return st == 0;
+}
+
+/*
+ * setuptools >= 70.1 builds wheels itself (bdist_wheel moved into it);
+ * older ones need the 'wheel' package beside them.
+ */
+static const char wheel_check[] =
+	"import setuptools\n"
+	"v = tuple(int(x) for x in (setuptools.__version__.split('.') + ['0'])[:2] if x.isdigit())\n"
+	"if v < (70, 1):\n"
+	"    import wheel\n";
+
+static int
+can_build_wheels(const char *py)
+{
+	struct proc p = PROC_INIT;
+	int st;
+
+	strvec_pushl(&p.args, py, "-c", wheel_check, NULL);
+	p.quiet = 1;
+	st = proc_run(&p);
+	proc_release(&p);
+	return st == 0;
+}
+
+static int
+try_candidate(struct buf *out, const char *py, const char *from, struct buf *why,
+	      struct strvec *tried)
+{
+	/* The venv's python is also first on PATH: judged and named once. */
+	for (size_t i = 0; i < tried->n; i++)
+		if (!strcmp(tried->v[i], py))
+			return 0;
+	strvec_push(tried, py);
+	if (access(py, X_OK) < 0) {
+		buf_addf(why, "  %s (%s): not executable\n", py, from);
+		return 0;
+	}
+	if (!can_build_wheels(py)) {
+		buf_addf(why, "  %s (%s): cannot build wheels (needs setuptools >= 70.1, or "
+			 "setuptools and wheel)\n", py, from);
+		return 0;
+	}
+	buf_reset(out);
+	buf_addf(out, "%s", py);
+	return 1;
+}
+
+/* The interpreter of an active environment (venv, conda), which users mean to build with. */
+static int
+try_environment(struct buf *out, const char *var, struct buf *why, struct strvec *tried)
+{
+	const char *dir = getenv(var);
+	struct buf py = BUF_INIT, from = BUF_INIT;
+	int found;
+
+	if (!dir || !*dir)
+		return 0;
+	buf_addf(&py, "%s/bin/python3", dir);
+	buf_addf(&from, "the active environment, $%s", var);
+	found = try_candidate(out, py.s, from.s, why, tried);
+	buf_release(&py);
+	buf_release(&from);
+	return found;
+}
+
+int
+python_find(struct buf *out, const char *preferred, struct buf *why)
+{
+	const char *path = getenv("PATH");
+	struct strvec tried = STRVEC_INIT;
+	char *copy, *tok, *save = NULL;
+	int found = 0;
+
+	if (preferred) {
+		found = try_candidate(out, preferred, "build.python", why, &tried);
+		strvec_clear(&tried);
+		return found ? 0 : -1;
+	}
+	found = try_environment(out, "VIRTUAL_ENV", why, &tried) ||
+		try_environment(out, "CONDA_PREFIX", why, &tried);
+	copy = xstrdup(path ? path : "/usr/bin:/bin");
+	for (tok = strtok_r(copy, ":", &save); tok && !found; tok = strtok_r(NULL, ":", &save)) {
+		struct buf c = BUF_INIT;
+
+		buf_addf(&c, "%s/python3", *tok ? tok : ".");
+		if (access(c.s, X_OK) == 0)
+			found = try_candidate(out, c.s, "on PATH", why, &tried);
+		buf_release(&c);
+	}
+	free(copy);
+	if (!found)
+		found = try_candidate(out, "/usr/bin/python3", "the system's", why, &tried);
+	strvec_clear(&tried);
+	return found ? 0 : -1;
+}
+
+int
+python_guess(struct buf *out, const char *preferred)
+{
+	const char *vars[] = { "VIRTUAL_ENV", "CONDA_PREFIX" };
+	char *found;
+
+	buf_reset(out);
+	if (preferred) {
+		buf_addstr(out, preferred);
+		return 0;
+	}
+	for (size_t i = 0; i < 2; i++) {
+		const char *dir = getenv(vars[i]);
+
+		if (dir && *dir) {
+			buf_addf(out, "%s/bin/python3", dir);
+			if (access(out->s, X_OK) == 0)
+				return 0;
+			buf_reset(out);
+		}
+	}
+	found = find_program("python3");
+	buf_addstr(out, found ? found : "/usr/bin/python3");
+	free(found);
+	return 0;
+}

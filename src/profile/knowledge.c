@@ -1,0 +1,897 @@
+/*
+ * The knowledge base: facts about toolkits, releases and features, kept as
+ * data so that a new CUDA or torch release is a new row, not new code.
+ * Sources: ../shared/reference/pytorch-build.md §5-7 and user-needs.md.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "profile/arch.h"
+#include "core/buf.h"
+#include "core/diag.h"
+#include "formats/cmakeopts.h"
+#include "profile/knowledge.h"
+#include "profile/profile.h"
+#include "formats/selarch.h"
+#include "core/util.h"
+
+/*
+ * CUDA toolkit -> the SASS targets nvcc can build (compute capability
+ * major*10+minor, 0-terminated) and the newest gcc it accepts.
+ *  12.8 adds 10.0, 10.1, 12.0; 12.9 adds 10.3, 12.1 and the 'f' family
+ *  targets; 13.0 renames 10.1 to 11.0 and drops everything below 7.5
+ *  (`nvcc --list-gpu-code`: sm_75 80 86 87 88 89 90 100 110 103 120 121).
+ *  gcc: CUDA 12.4-12.6 accept gcc <= 13, 12.8/12.9 gcc <= 14 (Spack's
+ *  conflicts("%gcc@15:", when="%cuda@:12.9")), 13.0 gcc <= 15
+ *  (crt/host_config.h: "#if __GNUC__ > 15").
+ */
+static const struct cuda_row {
+	unsigned cuda;
+	unsigned gcc_max;
+	int f_family;
+	unsigned sass[24];
+} cuda_rows[] = {
+	{ 1206, 13, 0, { 50, 52, 53, 60, 61, 62, 70, 72, 75, 80, 86, 87, 89, 90, 0 } },
+	{ 1208, 14, 0, { 50, 52, 53, 60, 61, 62, 70, 72, 75, 80, 86, 87, 89, 90, 100, 101, 120, 0 } },
+	{ 1209, 14, 1, { 50, 52, 53, 60, 61, 62, 70, 72, 75, 80, 86, 87, 89, 90, 100, 101, 103, 120,
+			 121, 0 } },
+	{ 1300, 15, 1, { 75, 80, 86, 87, 88, 89, 90, 100, 103, 110, 120, 121, 0 } },
+};
+
+/*
+ * When the tree's own select_compute_arch.cmake cannot be read (no tree
+ * yet, or a shape selarch.c does not know): what a release's numeric form
+ * accepts, as far as it was read. PyTorch v2.6.0's file
+ * (cmake/Modules_CUDA_fix/upstream/FindCUDA/select_compute_arch.cmake,
+ * line 196) takes "^([0-9]+\.[0-9]a?(\([0-9]+\.[0-9]\))?)$": any X.Y with a
+ * multi-digit major (so 10.0, 12.0, 12.1) and an 'a' suffix, no 'f'. The
+ * 'f' family suffix came with PR #157999 (July 2025), taken as torch 2.9
+ * (unverified); older copies of the file (pre-Hopper) took a one-digit
+ * major only and 9.0a failed in some (#113948), in releases not
+ * identified, so below 2.6 those are warnings, not errors.
+ *	kind:      'f' / 'a' suffix, or 'M' a two-digit major (cc >= 100)
+ *	rejected:  the newest release known to reject it (its file read); 0 none
+ *	accepted:  the first release known or taken to accept it
+ */
+static const struct {
+	char kind;
+	unsigned rejected, accepted;
+	const char *evidence;
+} arch_forms[] = {
+	{ 'f', 206, 209, "v2.6.0's numeric form takes an 'a' suffix only; 'f' came with "
+			 "PyTorch PR #157999 (July 2025), taken as torch 2.9" },
+	{ 'a', 0, 206, "v2.6.0's numeric form takes 'X.Ya'; older releases rejected 9.0a "
+		       "(PyTorch issue #113948)" },
+	{ 'M', 0, 206, "v2.6.0's numeric form takes a multi-digit major; older copies of the "
+		       "file took one digit" },
+};
+
+/*
+ * torch x CUDA: a toolkit layout the tree's CMake does not know. CUDA 13
+ * moved CUB (with Thrust and libcu++) to include/cccl; v2.6.0's
+ * cmake/Modules/FindCUB.cmake looks for cub/cub.cuh only under
+ * CUDA_TOOLKIT_INCLUDE, so cmake/Dependencies.cmake stops with "Cannot find
+ * CUB." (measured on the real v2.6.0 tree with CUDA 13.0,
+ * ../shared/real-tree/README.md). The newest release known to need the
+ * fix is 2.6 (read); the first taken to have it is 2.9, the first release
+ * with CUDA 13 builds (unverified: 2.7 and 2.8 are warned, not refused).
+ * The fix: patches/pytorch (when "<2.9") or cmake.CMAKE_INCLUDE_PATH.
+ */
+static const struct torch_cuda_rule {
+	unsigned cuda_from, torch_upto, torch_fixed;
+	const char *symptom;
+	const char *series, *patch;
+} torch_cuda_rules[] = {
+	{ 1300, 206, 209,
+	  "configure stops with 'Cannot find CUB.': CUDA 13 moved CUB under include/cccl and "
+	  "the tree's cmake/Modules/FindCUB.cmake looks only in include/",
+	  "pytorch", "0002-find-cub-in-cuda13-cccl.patch" },
+};
+
+/*
+ * Not a rule: torch <= 2.11's select_compute_arch.cmake rewrites "2.1" to
+ * "2.1(2.0)" (a Fermi leftover) which also turns "12.1" into compute_20,
+ * but only in CUDA_DETECT_INSTALLED_GPUS, i.e. when TORCH_CUDA_ARCH_LIST
+ * is empty and the build machine's GPU is detected (read in
+ * pytorch/pytorch@00afc038 and an older vendored copy; pytorch PR #185933).
+ * An explicit "12.1" passes the numeric match untouched, and bwbuild always
+ * sets an explicit list (cuda.archs is required), so its builds cannot hit
+ * it; patches/pytorch carries the fix for trees used without a list.
+ */
+
+/*
+ * Features whose switch exists only in some releases: [since, until]
+ * (0: open). MSLK was FBGEMM GenAI until the rename in 2.11 (PRs
+ * #171712 and follow-ups; torch 2.11.0+cu130 has -DUSE_MSLK and no
+ * -DUSE_FBGEMM_GENAI), so a profile names the one its release has.
+ */
+static const struct {
+	enum feature f;
+	unsigned since, until;
+	enum feature other; /* the same switch under its other name */
+} feature_span[] = {
+	{ FEAT_FBGEMM_GENAI, 209, 210, FEAT_MSLK },
+	{ FEAT_MSLK, 211, 0, FEAT_FBGEMM_GENAI },
+};
+
+/* Switches renamed between releases, for trees whose version is unknown (a commit). */
+static const struct {
+	const char *old_name, *new_name;
+	unsigned since;
+} renames[] = {
+	{ "USE_FBGEMM_GENAI", "USE_MSLK", 211 },
+};
+
+unsigned
+kb_parse_version(const char *s)
+{
+	char *end;
+	unsigned long major, minor;
+
+	if (!s)
+		return 0;
+	if (*s == 'v')
+		s++;
+	major = strtoul(s, &end, 10);
+	if (end == s || *end != '.')
+		return 0;
+	s = end + 1;
+	minor = strtoul(s, &end, 10);
+	if (end == s || major > 99 || minor > 99)
+		return 0;
+	return (unsigned)(major * 100 + minor);
+}
+
+static const struct cuda_row *
+cuda_row(unsigned cuda)
+{
+	const struct cuda_row *best = NULL;
+	size_t i;
+
+	/* A toolkit between rows behaves as the row below it (12.7 as 12.6). */
+	for (i = 0; i < ARRAY_SIZE(cuda_rows); i++)
+		if (cuda_rows[i].cuda <= cuda)
+			best = &cuda_rows[i];
+	return best;
+}
+
+unsigned
+kb_gcc_max(unsigned cuda)
+{
+	const struct cuda_row *r = cuda_row(cuda);
+
+	return r ? r->gcc_max : 0;
+}
+
+/* An arch some toolkit of the table builds. */
+int
+kb_arch_known(unsigned cc)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(cuda_rows); i++)
+		for (size_t k = 0; cuda_rows[i].sass[k]; k++)
+			if (cuda_rows[i].sass[k] == cc)
+				return 1;
+	return 0;
+}
+
+static unsigned
+newest_arch(void)
+{
+	unsigned top = 0;
+
+	for (size_t i = 0; i < ARRAY_SIZE(cuda_rows); i++)
+		for (size_t k = 0; cuda_rows[i].sass[k]; k++)
+			if (cuda_rows[i].sass[k] > top)
+				top = cuda_rows[i].sass[k];
+	return top;
+}
+
+int
+kb_cuda_builds(unsigned cuda, unsigned cc)
+{
+	const struct cuda_row *r = cuda_row(cuda);
+	size_t i;
+
+	/*
+	 * Older than the table (before 12.6): no Blackwell or newer arch
+	 * (CUDA 12.8 was the first to build 10.0 and 12.0); older archs are
+	 * not judged.
+	 */
+	if (!r)
+		return cc < 100;
+	for (i = 0; r->sass[i]; i++)
+		if (r->sass[i] == cc)
+			return 1;
+	return 0;
+}
+
+static void
+say(int strict, const struct loc *loc, const char *msg)
+{
+	if (strict)
+		error_at(loc, "%s (an error with --strict)", msg);
+	else
+		warning_at(loc, "%s", msg);
+}
+
+static const struct loc *
+feature_loc(const struct profile *p, enum feature f)
+{
+	return p->feature_loc[f].file ? &p->feature_loc[f] : NULL;
+}
+
+/* One cuda.archs entry against the toolkit (can it build it? 'f' targets?) and the release. */
+static void
+check_arch(const struct parch *pa, const struct kb_context *ctx)
+{
+	unsigned cc = (unsigned)(pa->arch.major * 10 + pa->arch.minor);
+	struct buf name = BUF_INIT;
+
+	arch_format(&pa->arch, &name);
+	if (!kb_arch_known(cc)) {
+		error_at(&pa->loc, "no CUDA release builds '%s' (the newest, CUDA %u.%u, builds "
+			 "up to %u.%u)", name.s, cuda_rows[ARRAY_SIZE(cuda_rows) - 1].cuda / 100,
+			 cuda_rows[ARRAY_SIZE(cuda_rows) - 1].cuda % 100, newest_arch() / 10,
+			 newest_arch() % 10);
+		buf_release(&name);
+		return;
+	}
+	if (ctx->cuda && !kb_cuda_builds(ctx->cuda, cc)) {
+		const char *hint = cc == 101 && ctx->cuda >= 1300 ?
+					   "; CUDA 13 renamed 10.1 to 11.0" :
+				   cc == 110 && ctx->cuda < 1300 ? "; before CUDA 13 it is 10.1" :
+				   cc < 75 && ctx->cuda >= 1300 ?
+					   "; CUDA 13 dropped everything below 7.5" :
+					   "";
+
+		error_at(&pa->loc, "CUDA %u.%u (%s) cannot build '%s'%s", ctx->cuda / 100,
+			 ctx->cuda % 100, ctx->cuda_from, name.s, hint);
+	}
+	if (ctx->cuda && pa->arch.variant == 'f' && cuda_row(ctx->cuda) &&
+	    !cuda_row(ctx->cuda)->f_family)
+		error_at(&pa->loc, "'%s' is a family ('f') target, which needs CUDA >= 12.9 "
+			 "(this is CUDA %u.%u from %s)", name.s, ctx->cuda / 100,
+			 ctx->cuda % 100, ctx->cuda_from);
+	buf_release(&name);
+}
+
+/* "12.0a" (what reaches the tree once "+PTX" is stripped) and "120a" (what -gencode keeps). */
+static void
+arch_entry(const struct arch *a, struct buf *entry, struct buf *digits)
+{
+	struct arch plain = *a;
+
+	plain.ptx = 0;
+	arch_format(&plain, entry);
+	buf_addf(digits, "%d%d", a->major, a->minor);
+	if (a->variant)
+		buf_addch(digits, a->variant);
+}
+
+/*
+ * The tree's select_compute_arch.cmake under src: 1 read (sa filled, path
+ * the file), 0 not (why says what was found). Never reports.
+ */
+static int
+tree_rules_load(const char *src, struct selarch *sa, struct buf *path, struct buf *why)
+{
+	struct buf text = BUF_INIT;
+	int ret = 0;
+
+	memset(sa, 0, sizeof(*sa));
+	for (size_t i = 0; selarch_paths[i]; i++) {
+		buf_reset(path);
+		buf_addf(path, "%s/%s", src, selarch_paths[i]);
+		if (!is_regular(path->s))
+			continue;
+		if (read_file(&text, path->s) < 0) {
+			buf_addf(why, "'%s' cannot be read", path->s);
+			goto out;
+		}
+		if (selarch_parse(sa, text.s, text.len) == 0) {
+			ret = 1;
+			goto out;
+		}
+		selarch_release(sa);
+		buf_addf(why, "'%s' has no numeric form bwbuild reads (an `if(arch_name MATCHES "
+			 "\"^...\")` in CUDA_SELECT_NVCC_ARCH_FLAGS)", path->s);
+		goto out;
+	}
+	buf_addf(why, "'%s' has no %s", src, selarch_paths[0]);
+	buf_reset(path);
+out:
+	buf_release(&text);
+	return ret;
+}
+
+/* "; for CUDA 13.0 its All list is ... and Blackwell means 10.0 (line 83: ...)" */
+static void
+describe_lists(const struct selarch *sa, unsigned cuda, struct buf *out)
+{
+	struct strvec all = STRVEC_INIT;
+	struct buf b = BUF_INIT;
+	size_t unc = 0;
+	const struct selarch_name *bw = NULL;
+	const struct selarch_op *op;
+
+	selarch_lists(sa, cuda, SELARCH_ALL, &all, &unc);
+	strvec_join(&all, " ", &b);
+	buf_addf(out, "; for CUDA %u.%u its All list is %s", cuda / 100, cuda % 100,
+		 b.len ? b.s : "empty");
+	for (size_t i = 0; i < sa->nnames; i++)
+		if (!strcmp(sa->names[i].name, "Blackwell"))
+			bw = &sa->names[i];
+	if (bw) {
+		buf_reset(&b);
+		strvec_join(&bw->bin, " ", &b);
+		op = selarch_added_by(sa, cuda, SELARCH_KNOWN, "Blackwell");
+		buf_addf(out, " and Blackwell means %s", b.len ? b.s : "nothing");
+		if (op)
+			buf_addf(out, " (line %u%s%s)", op->line, op->cond[0] ? ": " : "", op->cond);
+		else
+			buf_addstr(out, " (not among its known names for this CUDA)");
+	}
+	if (unc)
+		buf_addf(out, "; %zu list change%s under conditions bwbuild does not evaluate", unc,
+			 unc == 1 ? "" : "s");
+	strvec_clear(&all);
+	buf_release(&b);
+}
+
+int
+kb_arch_source(const char *src, unsigned torch, const char *torch_from, unsigned cuda,
+	       struct buf *out)
+{
+	struct selarch sa;
+	struct buf path = BUF_INIT, why = BUF_INIT;
+	int tree = src && tree_rules_load(src, &sa, &path, &why) == 1;
+
+	if (tree) {
+		buf_addf(out, "the tree's select_compute_arch.cmake (%s:%u)", path.s, sa.numeric_line);
+		if (cuda)
+			describe_lists(&sa, cuda, out);
+		selarch_release(&sa);
+	} else {
+		if (torch)
+			buf_addf(out, "bwbuild's table for torch %u.%u (%s)", torch / 100, torch % 100,
+				 torch_from ? torch_from : "source.ref");
+		else
+			buf_addstr(out, "bwbuild's table (the torch release is not known: only its "
+				   "CUDA rules apply)");
+		if (src)
+			buf_addf(out, "; %s", why.s);
+		else
+			buf_addstr(out, "; the tree's own select_compute_arch.cmake is read after the "
+				   "fetch");
+	}
+	buf_release(&path);
+	buf_release(&why);
+	return tree;
+}
+
+/* One arch against the tree's own file; 0 when the file could not judge it (the table then does). */
+static int
+check_arch_tree(const struct parch *pa, const struct selarch *sa, const char *path)
+{
+	struct buf entry = BUF_INIT, digits = BUF_INIT, why = BUF_INIT;
+	int acc, judged = 1;
+
+	arch_entry(&pa->arch, &entry, &digits);
+	acc = selarch_accepts(sa, entry.s, &why);
+	if (acc < 0) {
+		judged = 0;
+	} else if (!acc) {
+		struct buf plain = BUF_INIT, hint = BUF_INIT;
+
+		buf_addf(&plain, "%d.%d", pa->arch.major, pa->arch.minor);
+		if (pa->arch.variant && selarch_accepts(sa, plain.s, NULL) == 1)
+			buf_addf(&hint, "; it takes '%s'%s", plain.s,
+				 pa->arch.variant == 'f' ? " ('f' entries need a tree with PyTorch PR "
+							   "#157999)" : "");
+		error_at(&pa->loc, "the tree's select_compute_arch.cmake (%s) does not accept '%s': "
+			 "%s; CMake would stop with \"Found Unknown CUDA Architecture Name\"%s",
+			 path, entry.s, why.s, hint.s ? hint.s : "");
+		buf_release(&plain);
+		buf_release(&hint);
+	} else if (pa->arch.variant && selarch_keeps(sa, digits.s) == 0) {
+		error_at(&pa->loc, "the tree's select_compute_arch.cmake (%s) accepts '%s' but keeps "
+			 "only '%s' of each entry (line %u): the '%c' would be dropped and sm_%d%d "
+			 "built instead", path, entry.s, sa->bin_re, sa->bin_line, pa->arch.variant,
+			 pa->arch.major, pa->arch.minor);
+	}
+	buf_release(&entry);
+	buf_release(&digits);
+	buf_release(&why);
+	return judged;
+}
+
+/* One arch against bwbuild's table of what releases' files accept (arch_forms). */
+static void
+check_arch_table(const struct parch *pa, const struct kb_context *ctx, int strict)
+{
+	unsigned t = ctx->torch;
+	struct buf entry = BUF_INIT, digits = BUF_INIT, msg = BUF_INIT;
+
+	if (!t)
+		return;
+	arch_entry(&pa->arch, &entry, &digits);
+	for (size_t i = 0; i < ARRAY_SIZE(arch_forms); i++) {
+		char k = arch_forms[i].kind;
+
+		if (!(k == 'M' ? pa->arch.major >= 10 : pa->arch.variant == k))
+			continue;
+		if (t <= arch_forms[i].rejected) {
+			error_at(&pa->loc, "torch %u.%u (%s) does not accept '%s' in TORCH_CUDA_ARCH_LIST "
+				 "(bwbuild's table: %s); use a torch >= %u.%u or drop the '%c'", t / 100,
+				 t % 100, ctx->torch_from, entry.s, arch_forms[i].evidence,
+				 arch_forms[i].accepted / 100, arch_forms[i].accepted % 100, k);
+			break;
+		}
+		if (t < arch_forms[i].accepted) {
+			buf_addf(&msg, "bwbuild's table cannot say whether torch %u.%u (%s) accepts "
+				 "'%s' (%s); the tree's own select_compute_arch.cmake decides when it is "
+				 "read", t / 100, t % 100, ctx->torch_from, entry.s,
+				 arch_forms[i].evidence);
+			say(strict, &pa->loc, msg.s);
+			break;
+		}
+	}
+	buf_release(&entry);
+	buf_release(&digits);
+	buf_release(&msg);
+}
+
+/* The profile's archs against the tree (ctx->src_dir) where it can be read, else the table. */
+static void
+check_arch_forms(const struct profile *p, const struct kb_context *ctx, int strict)
+{
+	struct selarch sa;
+	struct buf path = BUF_INIT, why = BUF_INIT;
+	int tree = ctx->src_dir && tree_rules_load(ctx->src_dir, &sa, &path, &why) == 1;
+
+	for (size_t i = 0; i < p->narchs; i++)
+		if (!tree || !check_arch_tree(&p->archs[i], &sa, path.s))
+			check_arch_table(&p->archs[i], ctx, strict);
+	if (tree)
+		selarch_release(&sa);
+	buf_release(&path);
+	buf_release(&why);
+}
+
+/* torch x CUDA rules by version, for a tree not here yet (the patches named will fix it). */
+static void
+check_torch_cuda(const struct profile *p, const struct kb_context *ctx, int strict)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(torch_cuda_rules); i++) {
+		const struct torch_cuda_rule *r = &torch_cuda_rules[i];
+		const struct loc *l = p->source_ref.loc.file ? &p->source_ref.loc : NULL;
+		struct buf msg = BUF_INIT;
+
+		if (!ctx->torch || !ctx->cuda || ctx->cuda < r->cuda_from ||
+		    ctx->torch >= r->torch_fixed || p->features[FEAT_CUDA] == TRI_OFF)
+			continue;
+		if (p->source_patches.str && !strcmp(p->source_patches.str, r->series))
+			continue;
+		/* the workaround that needs no patch: CMake looks in include/cccl itself */
+		for (size_t k = 0; k < p->ncmake; k++)
+			if (!strcmp(p->cmake[k].key, "CMAKE_INCLUDE_PATH") && strstr(p->cmake[k].val, "cccl"))
+				goto next;
+		buf_addf(&msg, "torch %u.%u (%s) with CUDA %u.%u (%s): %s; set 'source.patches: %s' "
+			 "(patches/%s/%s fixes it)", ctx->torch / 100, ctx->torch % 100,
+			 ctx->torch_from, ctx->cuda / 100, ctx->cuda % 100, ctx->cuda_from, r->symptom,
+			 r->series, r->series, r->patch);
+		if (ctx->torch <= r->torch_upto) {
+			if (l)
+				error_at(l, "%s", msg.s);
+			else
+				error("%s", msg.s);
+		} else {
+			buf_addf(&msg, " (known for torch <= %u.%u; torch %u.%u is not verified)",
+				 r->torch_upto / 100, r->torch_upto % 100, ctx->torch / 100,
+				 ctx->torch % 100);
+			if (strict && l)
+				error_at(l, "%s (an error with --strict)", msg.s);
+			else if (strict)
+				error("%s (an error with --strict)", msg.s);
+			else if (l)
+				warning_at(l, "%s", msg.s);
+			else
+				warning("%s", msg.s);
+		}
+		buf_release(&msg);
+next:;
+	}
+}
+
+/* Whether any of the tree's CUB lookups (or the profile's CMAKE_INCLUDE_PATH) names include/cccl. */
+static int
+tree_finds_cccl(const struct profile *p, const char *src)
+{
+	static const char *const files[] = { "cmake/Modules/FindCUB.cmake", "cmake/Dependencies.cmake",
+					     "cmake/public/cuda.cmake", NULL };
+	struct buf path = BUF_INIT, text = BUF_INIT;
+	int found = 0;
+
+	for (size_t i = 0; i < p->ncmake; i++)
+		if (!strcmp(p->cmake[i].key, "CMAKE_INCLUDE_PATH") && strstr(p->cmake[i].val, "cccl"))
+			return 1;
+	for (size_t i = 0; files[i] && !found; i++) {
+		buf_reset(&path);
+		buf_reset(&text);
+		buf_addf(&path, "%s/%s", src, files[i]);
+		found = is_regular(path.s) && read_file(&text, path.s) == 0 && text.s &&
+			strstr(text.s, "cccl");
+	}
+	buf_release(&path);
+	buf_release(&text);
+	return found;
+}
+
+int
+kb_check_source(const struct profile *p, const char *src, const char *cuda_home, int check_archs,
+		struct buf *said)
+{
+	int before = diag_errors;
+	struct buf a = BUF_INIT, b = BUF_INIT;
+
+	if (check_archs && p->features[FEAT_CUDA] != TRI_OFF && p->narchs) {
+		struct selarch sa;
+		struct buf path = BUF_INIT, why = BUF_INIT;
+
+		if (tree_rules_load(src, &sa, &path, &why) == 1) {
+			for (size_t i = 0; i < p->narchs; i++)
+				check_arch_tree(&p->archs[i], &sa, path.s);
+			buf_addf(said, "archs checked against the tree's select_compute_arch.cmake "
+				 "(%s:%u)", path.s, sa.numeric_line);
+			selarch_release(&sa);
+		} else {
+			buf_addf(said, "archs checked against bwbuild's table only: %s", why.s);
+		}
+		buf_release(&path);
+		buf_release(&why);
+	}
+	/* CUDA 13's layout: CUB only under include/cccl. */
+	buf_addf(&a, "%s/include/cub/cub.cuh", cuda_home);
+	buf_addf(&b, "%s/include/cccl/cub/cub.cuh", cuda_home);
+	if (p->features[FEAT_CUDA] != TRI_OFF && !path_exists(a.s) && path_exists(b.s)) {
+		buf_reset(&a);
+		buf_addf(&a, "%s/cmake/Modules/FindCUB.cmake", src);
+		if (is_regular(a.s) && !tree_finds_cccl(p, src)) {
+			const struct loc *l = p->source_patches.loc.file ? &p->source_patches.loc :
+					      p->source_ref.loc.file ? &p->source_ref.loc : NULL;
+			struct buf msg = BUF_INIT;
+
+			buf_addf(&msg, "%s looks for cub/cub.cuh only in the toolkit's include/, and "
+				 "%s/include has it only under cccl/ (CUDA 13): configure would stop "
+				 "with 'Cannot find CUB.'; patches/pytorch/0002-find-cub-in-cuda13-"
+				 "cccl.patch fixes it ('source.patches: pytorch'; a --source tree is "
+				 "built as it is: git apply it there), or set "
+				 "cmake.CMAKE_INCLUDE_PATH to %s/include/cccl", a.s, cuda_home,
+				 cuda_home);
+			if (l)
+				error_at(l, "%s", msg.s);
+			else
+				error("%s", msg.s);
+			buf_release(&msg);
+		}
+	}
+	buf_release(&a);
+	buf_release(&b);
+	return diag_errors > before ? -1 : 0;
+}
+
+/* Without +PTX on the newest arch, no newer GPU can run the wheel. */
+static void
+check_ptx(const struct profile *p, int strict)
+{
+	const struct parch *top = NULL;
+	struct buf b = BUF_INIT;
+
+	if (p->cuda_ptx.str && !strcmp(p->cuda_ptx.str, "none")) {
+		/* A wheel without PTX on purpose (the official cu130 wheels are so). */
+		for (size_t i = 0; i < p->narchs; i++)
+			if (p->archs[i].arch.ptx)
+				error_at(&p->archs[i].loc, "'%s' asks for PTX, but cuda.ptx is none "
+					 "(%s:%d); drop the +PTX or the cuda.ptx line", p->archs[i].text,
+					 p->cuda_ptx.loc.file, p->cuda_ptx.loc.line);
+		return;
+	}
+	for (size_t i = 0; i < p->narchs; i++)
+		if (!top || arch_cmp(&p->archs[i].arch, &top->arch) > 0)
+			top = &p->archs[i];
+	if (!top || top->arch.ptx)
+		return;
+	buf_addf(&b, "the newest arch '%s' has no +PTX, so the wheel will not run on newer "
+		 "GPUs; write '%s+PTX' for forward compatibility, or 'cuda.ptx: none' for a "
+		 "wheel meant for these GPUs only", top->text, top->text);
+	say(strict, &top->loc, b.s);
+	buf_release(&b);
+}
+
+/* Flash and memory-efficient attention need an arch >= 8.0. */
+static void
+check_attention(const struct profile *p)
+{
+	static const enum feature attn[] = { FEAT_FLASH_ATTENTION, FEAT_MEM_EFF_ATTENTION };
+	size_t i;
+
+	for (i = 0; i < p->narchs; i++)
+		if (p->archs[i].arch.major * 10 + p->archs[i].arch.minor >= 80)
+			return;
+	for (i = 0; p->narchs && i < ARRAY_SIZE(attn); i++)
+		if (p->features[attn[i]] == TRI_ON && feature_loc(p, attn[i]))
+			error_at(feature_loc(p, attn[i]), "'%s' needs an arch >= 8.0 in "
+				 "cuda.archs; PyTorch drops it silently otherwise",
+				 feature_table[attn[i]].key);
+}
+
+/* The release a feature of feature_span is missing from: its other name, or none. */
+static void
+span_release_error(const struct loc *l, size_t i, const struct kb_context *ctx)
+{
+	enum feature f = feature_span[i].f, o = feature_span[i].other;
+	const char *key = feature_table[f].key;
+	unsigned t = ctx->torch, os = 0, ou = 0;
+
+	for (size_t j = 0; j < ARRAY_SIZE(feature_span); j++)
+		if (feature_span[j].f == o) {
+			os = feature_span[j].since;
+			ou = feature_span[j].until;
+		}
+	if (t >= os && (!ou || t <= ou))
+		error_at(l, "torch %u.%u (%s) has no %s; its switch there is %s: use "
+			 "'features.%s' instead", t / 100, t % 100, ctx->torch_from,
+			 feature_table[f].option, feature_table[o].option, feature_table[o].key);
+	else if (t < os && t < feature_span[i].since)
+		error_at(l, "'%s' does not exist in torch %u.%u (%s); it arrived in %u.%u "
+			 "as %s (%s from %u.%u)", key, t / 100, t % 100, ctx->torch_from,
+			 os / 100, os % 100, feature_table[o].option, feature_table[f].option,
+			 feature_span[i].since / 100, feature_span[i].since % 100);
+	else
+		error_at(l, "'%s' does not exist in torch %u.%u (%s)", key, t / 100, t % 100,
+			 ctx->torch_from);
+}
+
+/* mslk / fbgemm_genai: a 10.x arch, CUDA >= 12.8, and the release that has the switch. */
+static void
+check_feature_spans(const struct profile *p, const struct kb_context *ctx)
+{
+	int has_100 = 0;
+	size_t i;
+
+	for (i = 0; i < p->narchs; i++)
+		if (p->archs[i].arch.major == 10)
+			has_100 = 1;
+	for (i = 0; i < ARRAY_SIZE(feature_span); i++) {
+		enum feature f = feature_span[i].f;
+		const char *key = feature_table[f].key;
+		const struct loc *l = feature_loc(p, f);
+		unsigned t = ctx->torch;
+
+		if (p->features[f] == TRI_UNSET || !l)
+			continue;
+		if (p->features[f] == TRI_ON && !has_100)
+			error_at(l, "'%s' builds only with a 10.x entry (10.0, 10.0a, 10.3...) in "
+				 "cuda.archs; PyTorch turns it off otherwise", key);
+		if (p->features[f] == TRI_ON && ctx->cuda && ctx->cuda < 1208)
+			error_at(l, "'%s' needs CUDA >= 12.8 (this is CUDA %u.%u from %s)", key,
+				 ctx->cuda / 100, ctx->cuda % 100, ctx->cuda_from);
+		if (t && (t < feature_span[i].since ||
+			  (feature_span[i].until && t > feature_span[i].until)))
+			span_release_error(l, i, ctx);
+	}
+}
+
+/* `feature` is on but `needs` is set off: at the feature, with a note where. */
+static void
+needs_error(const struct profile *p, enum feature feature, enum feature needs)
+{
+	error_at(feature_loc(p, feature), "'%s' needs '%s'", feature_table[feature].key,
+		 feature_table[needs].key);
+	if (feature_loc(p, needs))
+		note_at(feature_loc(p, needs), "'%s' is set off here", feature_table[needs].key);
+}
+
+/* nccl needs distributed and cuda; cudnn needs cuda. */
+static void
+check_feature_needs(const struct profile *p)
+{
+	if (p->features[FEAT_NCCL] == TRI_ON && feature_loc(p, FEAT_NCCL)) {
+		if (p->features[FEAT_DISTRIBUTED] == TRI_OFF)
+			needs_error(p, FEAT_NCCL, FEAT_DISTRIBUTED);
+		if (p->features[FEAT_CUDA] == TRI_OFF)
+			needs_error(p, FEAT_NCCL, FEAT_CUDA);
+	}
+	if (p->features[FEAT_CUDNN] == TRI_ON && p->features[FEAT_CUDA] == TRI_OFF &&
+	    feature_loc(p, FEAT_CUDNN))
+		needs_error(p, FEAT_CUDNN, FEAT_CUDA);
+}
+
+int
+kb_check(const struct profile *p, const struct kb_context *ctx, int strict)
+{
+	int before = diag_errors;
+
+	for (size_t i = 0; i < p->narchs; i++)
+		check_arch(&p->archs[i], ctx);
+	check_arch_forms(p, ctx, strict);
+	/* A tree already here is judged by its own files at the fetch (kb_check_source). */
+	if (!ctx->src_dir)
+		check_torch_cuda(p, ctx, strict);
+	check_ptx(p, strict);
+	check_attention(p);
+	check_feature_spans(p, ctx);
+	check_feature_needs(p);
+	return diag_errors > before ? -1 : 0;
+}
+
+/* The feature whose switch is `option`, or FEAT__COUNT. */
+static enum feature
+feature_of_option(const char *option)
+{
+	size_t f;
+
+	for (f = 0; f < FEAT__COUNT; f++)
+		if (!strcmp(feature_table[f].option, option))
+			break;
+	return (enum feature)f;
+}
+
+int
+kb_check_tree(const struct profile *p, const struct cmake_options *opts, const char *tree,
+	      int strict)
+{
+	int before = diag_errors;
+	size_t f, i, j;
+
+	for (f = 0; f < FEAT__COUNT; f++) {
+		const char *name = feature_table[f].option;
+		const struct loc *l = p->features[f] != TRI_UNSET ? &p->feature_loc[f] : NULL;
+		int done = 0;
+
+		if (!l || !l->file || cmakeopts_find(opts, name))
+			continue;
+		for (i = 0; i < ARRAY_SIZE(renames) && !done; i++) {
+			const char *newer = renames[i].new_name, *older = renames[i].old_name;
+			unsigned v = renames[i].since;
+			enum feature of;
+
+			if (!strcmp(newer, name) && cmakeopts_find(opts, older)) {
+				of = feature_of_option(older);
+				error_at(l, "%s has no option %s: this release still calls it %s (renamed "
+					 "%s in %u.%u); use 'features.%s' for this tree", tree, name, older,
+					 newer, v / 100, v % 100,
+					 of < FEAT__COUNT ? feature_table[of].key : older);
+				done = 1;
+			} else if (!strcmp(older, name) && cmakeopts_find(opts, newer)) {
+				of = feature_of_option(newer);
+				error_at(l, "%s has no option %s: it was renamed %s in %u.%u; use "
+					 "'features.%s' for this tree", tree, name, newer, v / 100, v % 100,
+					 of < FEAT__COUNT ? feature_table[of].key : newer);
+				done = 1;
+			}
+		}
+		if (!done)
+			error_at(l, "%s has no option %s (none of the %zu options its CMake files "
+				 "declare); remove 'features.%s' or build a release that has it", tree,
+				 name, opts->n, feature_table[f].key);
+	}
+	/* cmake: entries that nothing in the tree reads would be forwarded and ignored */
+	for (j = 0; j < p->ncmake; j++) {
+		const char *name = p->cmake[j].key;
+
+		if (strncmp(name, "USE_", 4) || cmakeopts_find(opts, name) ||
+		    strset_has(&opts->mentioned, name))
+			continue;
+		if (strict)
+			error_at(&p->cmake[j].loc, "%s never reads %s: no CMake file, setup.py or "
+				 "setup helper mentions it (--strict)", tree, name);
+		else
+			warning_at(&p->cmake[j].loc, "%s never reads %s: no CMake file, setup.py or "
+				   "setup helper mentions it, so it would be ignored", tree, name);
+	}
+	return diag_errors > before ? -1 : 0;
+}
+
+/*
+ * Datasheet peaks, dense (NVIDIA publishes tensor TFLOPS "with sparsity":
+ * halved here). fp32 is the non-tensor rate. Sources: H100 and H200
+ * product briefs (SXM: FP32 67, TF32 989/2, BF16/FP16 1979/2, FP8 3958/2;
+ * HBM3 3.35 TB/s, H200 HBM3e 4.8 TB/s; PCIe: 51, 756/2, 1513/2, 3026/2,
+ * 2.0 TB/s; NVL: 60, 835/2, 1671/2, 3341/2, 3.9 TB/s), the DGX B200
+ * datasheet divided by its 8 GPUs (TF32 18 PF, FP16 36 PF, FP8 72 PF
+ * sparse; 8 TB/s), the RTX Blackwell GPU architecture whitepaper (RTX 5090:
+ * FP32 104.8, FP16/BF16 tensor with FP32 accumulate 209.5 dense, TF32
+ * 104.8, FP8 419, 1792 GB/s; RTX PRO 6000 Blackwell: FP32 126, TF32 126,
+ * FP16 503.8, FP8 1007.6, 1792 GB/s). The order matters: the first
+ * row whose name part the device name contains wins ("H100 PCIe" before
+ * "H100").
+ */
+static const struct gpu_peak {
+	const char *name_part;
+	double fp32, tf32, fp16, bf16, fp8, gbps;
+} gpu_peaks[] = {
+	{ "H100 PCIe", 51, 378, 756, 756, 1513, 2000 },
+	{ "H100 NVL", 60, 417.5, 835.5, 835.5, 1670.5, 3900 },
+	{ "H100", 67, 494.5, 989.5, 989.5, 1979, 3350 },
+	{ "H200", 67, 494.5, 989.5, 989.5, 1979, 4800 },
+	{ "B200", 80, 1125, 2250, 2250, 4500, 8000 },
+	{ "RTX 5090", 104.8, 104.8, 209.5, 209.5, 419, 1792 },
+	{ "RTX PRO 6000", 126, 126, 503.8, 503.8, 1007.6, 1792 },
+};
+
+double
+kb_gpu_peak(const char *device_name, const char *dtype)
+{
+	for (size_t i = 0; device_name && dtype && i < ARRAY_SIZE(gpu_peaks); i++) {
+		const struct gpu_peak *g = &gpu_peaks[i];
+
+		if (!strstr(device_name, g->name_part))
+			continue;
+		if (!strcmp(dtype, "fp32"))
+			return g->fp32;
+		if (!strcmp(dtype, "tf32"))
+			return g->tf32;
+		if (!strcmp(dtype, "fp16"))
+			return g->fp16;
+		if (!strcmp(dtype, "bf16"))
+			return g->bf16;
+		if (!strcmp(dtype, "fp8"))
+			return g->fp8;
+		if (!strcmp(dtype, "bytes"))
+			return g->gbps;
+		return 0;
+	}
+	return 0;
+}
+
+/*
+ * Companion packages released with each torch (pytorch/pytorch RELEASE.md,
+ * "Release Compatibility Matrix"; torchvision's README): a companion built
+ * against another torch fails at import (`operator torchvision::nms does
+ * not exist`, undefined c10 symbols). Versions as major*100 + minor.
+ */
+static const struct companion_row {
+	unsigned torch, torchvision, torchaudio;
+} companions[] = {
+	{ 207, 22, 207 }, { 208, 23, 208 }, { 209, 24, 209 }, { 210, 25, 210 }, { 211, 26, 211 },
+};
+
+int
+kb_companion(const char *project)
+{
+	return !strcmp(project, "torchvision") || !strcmp(project, "torchaudio");
+}
+
+int
+kb_companion_check(const char *project, unsigned version, unsigned torch, struct buf *why)
+{
+	int vision = !strcmp(project, "torchvision");
+	unsigned want = 0, torch_for = 0;
+
+	if (!kb_companion(project))
+		return 0;
+	for (size_t i = 0; i < ARRAY_SIZE(companions); i++) {
+		unsigned v = vision ? companions[i].torchvision : companions[i].torchaudio;
+
+		if (companions[i].torch == torch)
+			want = v;
+		if (v == version)
+			torch_for = companions[i].torch;
+	}
+	if (!want && !torch_for) {
+		buf_addf(why, "bwbuild knows the %s releases for torch 2.7 to 2.11 only; %s %u.%u with "
+			 "torch %u.%u is not checked", project, project, version / 100, version % 100,
+			 torch / 100, torch % 100);
+		return 1;
+	}
+	if (want == version)
+		return 0;
+	buf_addf(why, "%s %u.%u is released for torch %u.%u, not %u.%u", project, version / 100,
+		 version % 100, torch_for / 100, torch_for % 100, torch / 100, torch % 100);
+	if (want)
+		buf_addf(why, "; torch %u.%u goes with %s %u.%u (tag v%u.%u.0)", torch / 100,
+			 torch % 100, project, want / 100, want % 100, want / 100, want % 100);
+	return -1;
+}

@@ -1,0 +1,420 @@
+/*
+ * Bounds (docs/design/bounds.md): manifests come from outside, so every
+ * comparison here is sort + binary search, O(n log n) in the members of
+ * the lists it compares (10,000 libraries, a 100,000-key feature map);
+ * walking one list for each member of the other was O(n^2) and took
+ * minutes.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/buf.h"
+#include "wheel/diff.h"
+#include "core/json.h"
+#include "core/strvec.h"
+#include "core/util.h"
+#include "wheel/verify.h"
+
+/* A list's members by a string key (a set member, a path, a name), sorted for lookups. */
+struct keyed {
+	const char *key;
+	const struct json *v;
+	size_t at;               /* position in the list: the first of equal keys wins */
+};
+
+struct index {
+	struct keyed *v;
+	size_t n;
+};
+
+static int
+by_key(const void *a, const void *b)
+{
+	const struct keyed *x = a, *y = b;
+	int c = strcmp(x->key, y->key);
+
+	return c ? c : x->at < y->at ? -1 : x->at > y->at;
+}
+
+/*
+ * Index of `list`'s members: by the member itself when `field` is NULL
+ * (strings of an array), by the key of an object's member when `field`
+ * is "", else by the string `field` of each member. Members without one
+ * are left out.
+ */
+static void
+index_build(struct index *ix, const struct json *list, const char *field)
+{
+	const struct json **items;
+	size_t n = json_items(list, &items);
+
+	ix->v = xcalloc(n ? n : 1, sizeof(*ix->v));
+	ix->n = 0;
+	for (size_t i = 0; i < n; i++) {
+		const char *k = !field ? json_str(items[i]) :
+				!*field ? json_member_key(items[i]) :
+					  json_str(json_get(items[i], field));
+
+		if (!k)
+			continue;
+		ix->v[ix->n].key = k;
+		ix->v[ix->n].v = items[i];
+		ix->v[ix->n].at = i;
+		ix->n++;
+	}
+	free(items);
+	if (ix->n)
+		qsort(ix->v, ix->n, sizeof(*ix->v), by_key);
+}
+
+/* The first member with `key`, or NULL. */
+static const struct keyed *
+index_find(const struct index *ix, const char *key)
+{
+	size_t lo = 0, hi = ix->n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (strcmp(ix->v[mid].key, key) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < ix->n && !strcmp(ix->v[lo].key, key) ? &ix->v[lo] : NULL;
+}
+
+static void
+index_release(struct index *ix)
+{
+	free(ix->v);
+	ix->v = NULL;
+	ix->n = 0;
+}
+
+static const struct json *
+path_get(const struct json *j, const char *a, const char *b, const char *c)
+{
+	j = json_get(j, a);
+	if (b)
+		j = json_get(j, b);
+	if (c)
+		j = json_get(j, c);
+	return j;
+}
+
+/* gained = in b not a; lost = in a not b, each in its list's order. Returns the count of both. */
+static size_t
+set_diff(const struct json *ja, const struct json *jb, struct json *gained, struct json *lost,
+	 struct buf *line)
+{
+	struct index a, b;
+	const struct json **items;
+	size_t i, n = 0, m;
+
+	index_build(&a, ja, NULL);
+	index_build(&b, jb, NULL);
+	m = json_items(jb, &items);
+	for (i = 0; i < m; i++) {
+		const char *k = json_str(items[i]);
+
+		if (k && !index_find(&a, k)) {
+			json_push(gained, json_string(k));
+			buf_addf(line, " +%s", k);
+			n++;
+		}
+	}
+	free(items);
+	m = json_items(ja, &items);
+	for (i = 0; i < m; i++) {
+		const char *k = json_str(items[i]);
+
+		if (k && !index_find(&b, k)) {
+			json_push(lost, json_string(k));
+			buf_addf(line, " -%s", k);
+			n++;
+		}
+	}
+	free(items);
+	index_release(&a);
+	index_release(&b);
+	return n;
+}
+
+static const char *
+bool_word(const struct json *v)
+{
+	return !v ? "unknown" : json_is_true(v) ? "on" : "off";
+}
+
+/* Features: every key of either side, turned on or off. */
+static struct json *
+diff_features(const struct json *fa, const struct json *fb, struct buf *text, size_t *n)
+{
+	struct json *feat = json_object(), *fg = json_array(), *fl = json_array();
+	const struct json **ia, **ib;
+	size_t na = json_items(fa, &ia), nb = json_items(fb, &ib), i;
+	struct index xa, xb;
+
+	index_build(&xa, fa, "");
+	index_build(&xb, fb, "");
+	for (i = 0; i < na + nb; i++) {
+		const char *k = json_member_key(i < na ? ia[i] : ib[i - na]);
+		const struct keyed *ka, *kb;
+		const struct json *va, *vb;
+
+		if (!k)
+			continue;
+		ka = index_find(&xa, k);
+		kb = index_find(&xb, k);
+		va = ka ? ka->v : NULL;
+		vb = kb ? kb->v : NULL;
+		if (i >= na && va)
+			continue; /* already seen from a's side */
+		if ((i < na && ka->at != i) || (i >= na && kb->at != i - na))
+			continue; /* a key repeated: its first value counts, once */
+		if (json_is_true(va) == json_is_true(vb) && !va == !vb)
+			continue;
+		if (json_is_true(vb) && !json_is_true(va))
+			json_push(fg, json_string(k));
+		else if (json_is_true(va) && !json_is_true(vb))
+			json_push(fl, json_string(k));
+		else
+			continue;
+		buf_addf(text, "feature %s: %s -> %s\n", k, bool_word(va), bool_word(vb));
+		(*n)++;
+	}
+	free(ia);
+	free(ib);
+	index_release(&xa);
+	index_release(&xb);
+	json_set(feat, "gained", fg);
+	json_set(feat, "lost", fl);
+	return feat;
+}
+
+/*
+ * SASS and PTX gained and lost between two manifest entries with SASS and
+ * PTX lists (a library, or archs), into `o` and after `line`. Returns the
+ * number of targets gained and lost.
+ */
+static size_t
+diff_targets(const struct json *a, const struct json *b, struct json *o, struct buf *line,
+	     const char *sass_label, const char *ptx_label)
+{
+	struct json *sg = json_array(), *sl = json_array(), *pg = json_array(), *pl = json_array();
+	size_t k;
+
+	buf_addstr(line, sass_label);
+	k = set_diff(json_get(a, "sass"), json_get(b, "sass"), sg, sl, line);
+	buf_addstr(line, ptx_label);
+	k += set_diff(json_get(a, "ptx"), json_get(b, "ptx"), pg, pl, line);
+	json_set(o, "sass_gained", sg);
+	json_set(o, "sass_lost", sl);
+	json_set(o, "ptx_gained", pg);
+	json_set(o, "ptx_lost", pl);
+	return k;
+}
+
+/* Libraries added, removed, and changed in their SASS/PTX targets. */
+static struct json *
+diff_libraries(const struct json *la, const struct json *lb, struct buf *text, size_t *n)
+{
+	struct json *libs = json_object(), *added = json_array(), *removed = json_array();
+	struct json *changed = json_array();
+	struct buf line = BUF_INIT;
+	const struct json **ia, **ib;
+	size_t na = json_items(la, &ia), nb = json_items(lb, &ib), i;
+	struct index xa, xb;
+
+	index_build(&xa, la, "path");
+	index_build(&xb, lb, "path");
+	for (i = 0; i < na; i++) {
+		const char *p = json_str(json_get(ia[i], "path"));
+		const struct keyed *other = p ? index_find(&xb, p) : NULL;
+		struct json *c;
+		size_t k;
+
+		if (!p)
+			continue;
+		if (!other) {
+			json_push(removed, json_string(p));
+			buf_addf(text, "library removed: %s\n", p);
+			(*n)++;
+			continue;
+		}
+		c = json_object();
+		json_set(c, "path", json_string(p));
+		buf_reset(&line);
+		k = diff_targets(ia[i], other->v, c, &line, " sass", "; ptx");
+		if (!k) {
+			json_free(c);
+			continue;
+		}
+		json_push(changed, c);
+		buf_addf(text, "library %s:%s\n", p, line.s);
+		*n += k;
+	}
+	for (i = 0; i < nb; i++) {
+		const char *p = json_str(json_get(ib[i], "path"));
+
+		if (p && !index_find(&xa, p)) {
+			json_push(added, json_string(p));
+			buf_addf(text, "library added: %s\n", p);
+			(*n)++;
+		}
+	}
+	free(ia);
+	free(ib);
+	index_release(&xa);
+	index_release(&xb);
+	buf_release(&line);
+	json_set(libs, "added", added);
+	json_set(libs, "removed", removed);
+	json_set(libs, "changed", changed);
+	return libs;
+}
+
+/* The version fields that differ. */
+static struct json *
+diff_versions(const struct json *a, const struct json *b, struct buf *text, size_t *n)
+{
+	static const char *const version_fields[][3] = {
+		{ "wheel", "version", NULL },
+		{ "version_py", "cuda", NULL },
+		{ "build_settings", "values", "TORCH_VERSION" },
+		{ "build_settings", "values", "CUDA_VERSION" },
+		{ "build_settings", "values", "CUDNN_VERSION" },
+		{ "source", "commit", NULL },
+	};
+	struct json *vers = json_array();
+
+	for (size_t i = 0; i < sizeof(version_fields) / sizeof(version_fields[0]); i++) {
+		const char *const *f = version_fields[i];
+		const char *va = json_str(path_get(a, f[0], f[1], f[2]));
+		const char *vb = json_str(path_get(b, f[0], f[1], f[2]));
+		struct buf name = BUF_INIT;
+		struct json *v;
+
+		if ((!va && !vb) || (va && vb && !strcmp(va, vb)))
+			continue;
+		buf_addf(&name, "%s.%s%s%s", f[0], f[1], f[2] ? "." : "", f[2] ? f[2] : "");
+		v = json_object();
+		json_set(v, "field", json_string(name.s));
+		json_set(v, "a", va ? json_string(va) : json_null());
+		json_set(v, "b", vb ? json_string(vb) : json_null());
+		json_push(vers, v);
+		buf_addf(text, "%s: %s -> %s\n", name.s, va ? va : "(none)", vb ? vb : "(none)");
+		buf_release(&name);
+		(*n)++;
+	}
+	return vers;
+}
+
+/*
+ * bwbuild smoke's results (the manifests' "runtime"): every check whose
+ * status changed, and benchmarks that moved by more than `tolerance`
+ * percent; a slower one is a difference (a regression), a faster one is
+ * only said.
+ */
+static struct json *
+diff_runtime(const struct json *a, const struct json *b, double tolerance, struct buf *text,
+	     size_t *n)
+{
+	const struct json *ca = json_get(a, "checks"), *cb = json_get(b, "checks");
+	const struct json *ba = json_get(a, "benchmarks"), *bb = json_get(b, "benchmarks");
+	struct json *o = json_object(), *checks = json_array(), *benches = json_array();
+	const struct json **ic, **ibn;
+	size_t nc = json_items(cb, &ic), nbn = json_items(bb, &ibn);
+	struct index xc, xbn;
+
+	index_build(&xc, ca, "name");
+	index_build(&xbn, ba, "name");
+
+	for (size_t i = 0; i < nc; i++) {
+		const char *name = json_str(json_get(ic[i], "name"));
+		const char *sb = json_str(json_get(ic[i], "status"));
+		const struct keyed *ka = name ? index_find(&xc, name) : NULL;
+		const char *sa = ka ? json_str(json_get(ka->v, "status")) : NULL;
+		struct json *c;
+
+		if (!name || !sb || (sa && !strcmp(sa, sb)) || !a)
+			continue;
+		c = json_object();
+		json_set(c, "name", json_string(name));
+		json_set(c, "a", sa ? json_string(sa) : json_null());
+		json_set(c, "b", json_string(sb));
+		json_push(checks, c);
+		buf_addf(text, "runtime check %s: %s -> %s\n", name, sa ? sa : "(not run)", sb);
+		(*n)++;
+	}
+	for (size_t i = 0; i < nbn; i++) {
+		const struct json *jb = ibn[i];
+		const char *name = json_str(json_get(jb, "name"));
+		const struct keyed *kb = name ? index_find(&xbn, name) : NULL;
+		const struct json *ja = kb ? kb->v : NULL;
+		double va = json_number_value(json_get(ja, "value"));
+		double vb = json_number_value(json_get(jb, "value")), change;
+		struct json *c;
+
+		if (!ja || va <= 0)
+			continue;
+		change = (vb - va) / va * 100;
+		if (change >= -tolerance && change <= tolerance)
+			continue;
+		c = json_object();
+		json_set(c, "name", json_string(name));
+		json_set(c, "a", json_number(va));
+		json_set(c, "b", json_number(vb));
+		json_set(c, "change_percent", json_number((double)(long)(change * 10) / 10));
+		json_set(c, "regression", json_bool(change < 0));
+		json_push(benches, c);
+		buf_addf(text, "runtime benchmark %s: %.1f -> %.1f %s (%+.1f %%%s)\n", name, va, vb,
+			 json_str(json_get(jb, "unit")) ? json_str(json_get(jb, "unit")) : "",
+			 change, change < 0 ? ", slower than the tolerance allows" : "");
+		if (change < 0)
+			(*n)++;
+	}
+	free(ic);
+	free(ibn);
+	index_release(&xc);
+	index_release(&xbn);
+	json_set(o, "checks", checks);
+	json_set(o, "benchmarks", benches);
+	return o;
+}
+
+size_t
+manifest_diff(const struct json *a, const struct json *b, double tolerance, struct json **out,
+	      struct buf *text)
+{
+	struct json *o = json_object(), *archs = json_object();
+	struct buf line = BUF_INIT;
+	size_t n = 0, k, targets = 0;
+
+	json_set(o, "features",
+		 diff_features(json_get(a, "features"), json_get(b, "features"), text, &n));
+	json_set(o, "libraries", diff_libraries(json_get(a, "libraries"), json_get(b, "libraries"),
+						text, &targets));
+	n += targets;
+	/*
+	 * Counted per library already when a library's targets changed; when
+	 * none did, a target gained or lost overall is a difference of its own
+	 * (libraries the manifest does not list): never "builds agree" after it.
+	 */
+	k = diff_targets(json_get(a, "archs"), json_get(b, "archs"), archs, &line, "", "");
+	if (line.len)
+		buf_addf(text, "archs (all libraries):%s\n", line.s);
+	if (k && !targets)
+		n += k;
+	json_set(o, "archs", archs);
+	json_set(o, "versions", diff_versions(a, b, text, &n));
+	if (json_is_object(json_get(b, "runtime")))
+		json_set(o, "runtime", diff_runtime(json_get(a, "runtime"), json_get(b, "runtime"),
+						    tolerance, text, &n));
+	json_set(o, "equal", json_bool(n == 0));
+	json_set(o, "differences", json_number((double)n));
+	buf_release(&line);
+	*out = o;
+	return n;
+}

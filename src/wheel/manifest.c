@@ -1,0 +1,547 @@
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/buf.h"
+#include "formats/elfscan.h"
+#include "core/json.h"
+#include "wheel/manifest.h"
+#include "build/plan.h"
+#include "profile/profile.h"
+#include "core/util.h"
+#include "wheel/verify.h"
+#include "core/version.h"
+
+struct json *
+macros_h_parse(const char *text)
+{
+	struct json *o = json_object();
+	const char *p = text;
+
+	while (p && *p) {
+		const char *nl = strchr(p, '\n');
+		const char *end = nl ? nl : p + strlen(p);
+		const char *q = p;
+
+		while (q < end && (*q == ' ' || *q == '\t'))
+			q++;
+		if (q + 2 < end && q[0] == '{' && q[1] == '"') {
+			const char *k = q + 2, *ke = memchr(k, '"', (size_t)(end - k));
+
+			if (ke && ke + 4 <= end && !strncmp(ke, "\", \"", 4)) {
+				const char *v = ke + 4, *ve = v;
+
+				/* The value runs to the last "} on the line. */
+				for (const char *t = v; t + 1 < end; t++)
+					if (t[0] == '"' && t[1] == '}')
+						ve = t;
+				if (ve > v || (ve == v && v[0] == '"')) {
+					char *key = xstrndup(k, (size_t)(ke - k));
+					char *val = xstrndup(v, (size_t)(ve - v));
+
+					json_set(o, key, json_string(val));
+					free(key);
+					free(val);
+				}
+			}
+		}
+		p = nl ? nl + 1 : NULL;
+	}
+	return o;
+}
+
+static int
+truthy(const char *v)
+{
+	static const char *const on[] = { "ON", "1", "TRUE", "YES", "Y" };
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(on); i++)
+		if (!strcasecmp(v, on[i]))
+			return 1;
+	return 0;
+}
+
+static int
+has_define(const char *flags, const char *name)
+{
+	size_t n = strlen(name);
+	const char *p = flags;
+
+	while ((p = strstr(p, name))) {
+		int start = p == flags || p[-1] == ' ';
+		int stop = p[n] == '\0' || p[n] == ' ' || p[n] == '=';
+
+		if (start && stop)
+			return 1;
+		p += n;
+	}
+	return 0;
+}
+
+struct json *
+features_from_settings(const struct json *settings)
+{
+	/*
+	 * Evidence per feature: the build-settings key named as its option, or,
+	 * for these, which macros.h does not record, a -D of it in CXX_FLAGS.
+	 */
+	static const char in_flags[FEAT__COUNT] = {
+		[FEAT_FBGEMM] = 1, [FEAT_FLASH_ATTENTION] = 1, [FEAT_MEM_EFF_ATTENTION] = 1,
+		[FEAT_MSLK] = 1, [FEAT_FBGEMM_GENAI] = 1, [FEAT_KINETO] = 1,
+	};
+	struct json *o = json_object();
+	const char *flags = json_str(json_get(settings, "CXX_FLAGS"));
+	struct buf define = BUF_INIT;
+
+	for (size_t f = 0; f < FEAT__COUNT; f++) {
+		const char *key = feature_table[f].key, *option = feature_table[f].option;
+
+		if (!in_flags[f]) {
+			const char *v = json_str(json_get(settings, option));
+
+			if (v)
+				json_set(o, key, json_bool(truthy(v)));
+		} else if (flags) {
+			buf_reset(&define);
+			buf_addf(&define, "-D%s", option);
+			json_set(o, key, json_bool(has_define(flags, define.s)));
+		}
+	}
+	buf_release(&define);
+	return o;
+}
+
+/* The library exporting kernels of `feature`, or NULL; *cuda says whether any library has CUDA code. */
+static const char *
+kernel_library(const struct wheel_report *w, const char *feature, int *cuda)
+{
+	for (size_t i = 0; i < w->nlibs; i++) {
+		*cuda |= w->libs[i].has_fatbin;
+		for (size_t k = 0; k < w->libs[i].kernels.n; k++)
+			if (!strcmp(w->libs[i].kernels.v[k], feature))
+				return w->libs[i].path;
+	}
+	return NULL;
+}
+
+void
+features_crosscheck(const struct wheel_report *w, const struct json *effective,
+		    struct strvec *errors)
+{
+	struct json *settings = w->macros_h ? macros_h_parse(w->macros_h) : json_object();
+	struct json *evidence = features_from_settings(settings);
+
+	for (size_t i = 0; i < json_len(effective); i++) {
+		const char *key = json_key_at(effective, i);
+		const struct json *e = json_at(effective, i), *said = json_get(evidence, key);
+		const struct json *v = json_get(e, "effective");
+		const char *option = json_str(json_get(e, "option"));
+		const char *lib;
+		int on, cuda = 0;
+
+		if (!json_is_bool(v) || !option)
+			continue;
+		on = json_is_true(v);
+		/*
+		 * Kernel families are judged by their kernels alone: torch sets
+		 * -DUSE_FLASH_ATTENTION on its CUDA targets, not in CXX_FLAGS.
+		 */
+		if (said && json_is_bool(said) && json_is_true(said) != on &&
+		    !elfscan_kernel_family(key))
+			strvec_pushf(errors, "configure ended with %s=%s, but the wheel's build "
+				     "settings (%s) say %s (features)", option, on ? "ON" : "OFF",
+				     w->macros_h_path ? w->macros_h_path : "macros.h",
+				     on ? "it is off" : "it is on");
+		if (!elfscan_kernel_family(key))
+			continue;
+		lib = kernel_library(w, key, &cuda);
+		if (on && !lib && cuda)
+			strvec_pushf(errors, "configure ended with %s=ON, but no library of the "
+				     "wheel exports %s kernels (features)", option, key);
+		else if (!on && lib)
+			strvec_pushf(errors, "configure ended with %s=OFF, but '%s' exports %s "
+				     "kernels (features)", option, lib, key);
+	}
+	json_free(evidence);
+	json_free(settings);
+}
+
+/* Values of `name = '...'` / `name: T = '...'` lines in version.py. */
+struct json *
+version_py_parse(const char *text)
+{
+	static const char *const keys[] = { "__version__", "cuda", "git_version", "hip", "rocm",
+					    "xpu", "debug" };
+	struct json *o = json_object();
+	const char *p = text;
+
+	while (p && *p) {
+		const char *nl = strchr(p, '\n');
+		size_t len = nl ? (size_t)(nl - p) : strlen(p), i;
+		char *line = xstrndup(p, len);
+
+		for (i = 0; i < ARRAY_SIZE(keys); i++) {
+			size_t kl = strlen(keys[i]);
+			const char *name = strcmp(keys[i], "__version__") ? keys[i] : "version";
+			char *eq, *v;
+
+			if (strncmp(line, keys[i], kl) || (line[kl] != ' ' && line[kl] != ':' &&
+							   line[kl] != '='))
+				continue;
+			eq = strchr(line, '=');
+			if (!eq)
+				continue;
+			for (v = eq + 1; *v == ' '; v++)
+				;
+			if (*v == '\'' || *v == '"') {
+				char q = *v, *e = strchr(v + 1, q);
+
+				if (e) {
+					*e = '\0';
+					json_set(o, name, json_string(v + 1));
+				}
+			} else if (!strncmp(v, "None", 4)) {
+				json_set(o, name, json_null());
+			} else if (!strncmp(v, "True", 4) || !strncmp(v, "False", 5)) {
+				json_set(o, name, json_bool(v[0] == 'T'));
+			}
+		}
+		free(line);
+		p = nl ? nl + 1 : NULL;
+	}
+	return o;
+}
+
+static struct json *
+strvec_json(const struct strvec *sv)
+{
+	return json_string_array(sv->v, sv->n);
+}
+
+static struct json *
+str_or_null(const char *s)
+{
+	return s ? json_string(s) : json_null();
+}
+
+static struct json *
+wheel_json(const struct wheel_report *w)
+{
+	struct json *wheel = json_object();
+
+	json_set(wheel, "file", json_string(w->filename));
+	json_set(wheel, "name", json_string(w->name));
+	json_set(wheel, "version", json_string(w->version));
+	json_set(wheel, "tags", strvec_json(&w->tags));
+	json_set(wheel, "sha256", *w->sha256 ? json_string(w->sha256) : json_null());
+	json_set(wheel, "installed", json_bool(!*w->sha256));
+	json_set(wheel, "members", json_number((double)w->members));
+	json_set(wheel, "uncompressed_bytes", json_number((double)w->bytes));
+	return wheel;
+}
+
+static struct json *
+manylinux_json(const struct manylinux_need *ml)
+{
+	struct json *o = json_object();
+
+	json_set(o, "glibc", *ml->glibc ? json_string(ml->glibc) : json_null());
+	json_set(o, "glibcxx", *ml->glibcxx ? json_string(ml->glibcxx) : json_null());
+	json_set(o, "cxxabi", *ml->cxxabi ? json_string(ml->cxxabi) : json_null());
+	json_set(o, "gcc", *ml->gcc ? json_string(ml->gcc) : json_null());
+	if (ml->min_glibc) {
+		struct buf t = BUF_INIT;
+
+		buf_addf(&t, "manylinux_2_%u", ml->min_glibc);
+		json_set(o, "policy", json_string(t.s));
+		buf_release(&t);
+	} else {
+		json_set(o, "policy", json_null());
+		json_set(o, "blocker", json_string(ml->blocker));
+	}
+	return o;
+}
+
+static struct json *
+library_json(const struct wheel_lib *l)
+{
+	struct json *o = json_object(), *rel = json_object();
+
+	json_set(o, "path", json_string(l->path));
+	json_set(o, "sass", strvec_json(&l->sass));
+	json_set(o, "ptx", strvec_json(&l->ptx));
+	json_set(rel, "sass", strvec_json(&l->rel_sass));
+	json_set(rel, "ptx", strvec_json(&l->rel_ptx));
+	json_set(o, "relocatable", rel);
+	json_set(o, "codecs", strvec_json(&l->codecs));
+	json_set(o, "fatbin_containers", json_number(l->containers));
+	json_set(o, "fatbin_entries", json_number(l->entries));
+	json_set(o, "kernels", strvec_json(&l->kernels));
+	json_set(o, "needed", strvec_json(&l->needed));
+	json_set(o, "soname", str_or_null(l->soname));
+	json_set(o, "runpath", str_or_null(l->runpath));
+	json_set(o, "manylinux", manylinux_json(&l->ml));
+	return o;
+}
+
+/* The wheel's policy: the newest glibc any library needs; null if one has none. */
+static struct json *
+wheel_policy_json(const struct wheel_report *w)
+{
+	struct buf t = BUF_INIT;
+	struct json *j;
+	unsigned min_glibc = 0;
+
+	for (size_t i = 0; i < w->nlibs; i++) {
+		const struct manylinux_need *ml = &w->libs[i].ml;
+
+		if (!ml->min_glibc && *ml->blocker)
+			return json_null();
+		if (ml->min_glibc > min_glibc)
+			min_glibc = ml->min_glibc;
+	}
+	if (!w->nlibs)
+		return json_null();
+	buf_addf(&t, "manylinux_2_%u", min_glibc);
+	j = json_string(t.s);
+	buf_release(&t);
+	return j;
+}
+
+/* Features from the build settings, and each kernel family found in a library. */
+static struct json *
+features_json(const struct wheel_report *w, const struct json *settings)
+{
+	struct json *features = features_from_settings(settings);
+
+	for (size_t i = 0; i < w->nlibs; i++)
+		for (size_t k = 0; k < w->libs[i].kernels.n; k++)
+			json_set(features, w->libs[i].kernels.v[k], json_bool(1));
+	return features;
+}
+
+static struct json *
+version_py_json(const struct wheel_report *w, const struct json *torch)
+{
+	struct json *ver = json_object();
+
+	json_set(ver, "source", str_or_null(w->version_py_path));
+	json_set(ver, "version", str_or_null(json_str(json_get(torch, "version"))));
+	json_set(ver, "cuda", str_or_null(json_str(json_get(torch, "cuda"))));
+	json_set(ver, "git_version", str_or_null(json_str(json_get(torch, "git_version"))));
+	return ver;
+}
+
+static struct json *
+verify_json(const struct wheel_report *w)
+{
+	struct json *v = json_object();
+
+	json_set(v, "ok", json_bool(w->errors.n == 0));
+	json_set(v, "errors", strvec_json(&w->errors));
+	json_set(v, "notes", strvec_json(&w->notes));
+	return v;
+}
+
+struct json *
+manifest_make(const struct manifest_input *in)
+{
+	const struct wheel_report *w = in->wheel;
+	struct json *m = json_object(), *gen = json_object(), *wheel = wheel_json(w);
+	struct json *libs = json_array(), *archs = json_object(), *bs = json_object();
+	struct json *src = json_object(), *settings, *torch;
+	const char *commit = in->source_commit;
+
+	json_set(m, "schema", json_string("bwbuild-manifest/1"));
+	json_set(gen, "name", json_string("bwbuild"));
+	json_set(gen, "version", json_string(BWBUILD_VERSION));
+	json_set(m, "generator", gen);
+	json_set(wheel, "manylinux", wheel_policy_json(w));
+	json_set(m, "wheel", wheel);
+	for (size_t i = 0; i < w->nlibs; i++)
+		json_push(libs, library_json(&w->libs[i]));
+	json_set(m, "libraries", libs);
+	json_set(archs, "sass", strvec_json(&w->sass));
+	json_set(archs, "ptx", strvec_json(&w->ptx));
+	json_set(m, "archs", archs);
+
+	settings = w->macros_h ? macros_h_parse(w->macros_h) : json_object();
+	json_set(m, "features", features_json(w, settings));
+	json_set(bs, "source", str_or_null(w->macros_h_path));
+	json_set(bs, "values", settings);
+	json_set(m, "build_settings", bs);
+
+	torch = w->version_py ? version_py_parse(w->version_py) : json_object();
+	json_set(m, "version_py", version_py_json(w, torch));
+	if (!commit)
+		commit = json_str(json_get(torch, "git_version"));
+	json_set(m, "profile", in->profile ? profile_json(in->profile) : json_null());
+	json_set(src, "repo", str_or_null(in->source_repo));
+	json_set(src, "ref", str_or_null(in->source_ref));
+	json_set(src, "commit", str_or_null(commit));
+	json_set(m, "source", src);
+	json_free(torch);
+
+	json_set(m, "verify", verify_json(w));
+	json_set(m, "build", in->build ? in->build : json_null());
+	return m;
+}
+
+/* ---- Markdown, in the style of PyTorch's compatibility tables ---- */
+
+
+/* A string field for Markdown: '-' where a manifest lacks it, never NULL for %s. */
+static const char *
+md_str(const struct json *j)
+{
+	const char *s = json_str(j);
+
+	return s ? s : "-";
+}
+
+/*
+ * The Markdown of a manifest read from outside walks each list once
+ * (json_items) and looks keys up through a sorted index: json_at and
+ * json_get walk from the start each time, O(n^2) on 100,000 features
+ * (docs/design/bounds.md).
+ */
+static void
+md_list(struct buf *out, const struct json *arr, const char *none)
+{
+	const struct json **items;
+	size_t i, n = json_items(arr, &items);
+
+	if (!n)
+		buf_addstr(out, none);
+	for (i = 0; i < n; i++)
+		buf_addf(out, "%s%s", i ? " " : "", md_str(items[i]));
+	free(items);
+}
+
+/* bwbuild smoke's result: ✅/⚠️/➖/❌ per check, then the benchmarks. */
+static void
+runtime_markdown(const struct json *rt, struct buf *out)
+{
+	static const char *const marks[][2] = { { "ok", "✅" }, { "warn", "⚠️" }, { "skip", "➖" },
+						{ "fail", "❌" } };
+	const struct json *gpu = json_get(rt, "gpu"), *checks = json_get(rt, "checks");
+	const struct json *benches = json_get(rt, "benchmarks");
+
+	if (!json_is_object(rt))
+		return;
+	buf_addf(out, "\n## On the GPU: %s (%s), driver %s\n\n| Check | | Detail |\n|---|---|---|\n",
+		 md_str(json_get(gpu, "name")), md_str(json_get(gpu, "capability")),
+		 md_str(json_get(gpu, "driver")));
+	const struct json **items;
+	size_t n;
+
+	n = json_items(checks, &items);
+	for (size_t i = 0; i < n; i++) {
+		const struct json *c = items[i];
+		const char *st = json_str(json_get(c, "status")), *mark = "?";
+
+		for (size_t k = 0; st && k < ARRAY_SIZE(marks); k++)
+			if (!strcmp(st, marks[k][0]))
+				mark = marks[k][1];
+		buf_addf(out, "| %s | %s | %s |\n", md_str(json_get(c, "name")), mark,
+			 md_str(json_get(c, "reason")));
+	}
+	free(items);
+	n = json_items(benches, &items);
+	if (n)
+		buf_addstr(out, "\n| Benchmark | Shape | Value | % of peak |\n|---|---|---|---|\n");
+	for (size_t i = 0; i < n; i++) {
+		const struct json *b = items[i], *pct = json_get(b, "percent_of_peak");
+
+		buf_addf(out, "| %s | %s | %.1f %s |", md_str(json_get(b, "name")),
+			 md_str(json_get(b, "shape")), json_number_value(json_get(b, "value")),
+			 md_str(json_get(b, "unit")));
+		if (pct && json_number_value(pct) > 0)
+			buf_addf(out, " %.0f %% |\n", json_number_value(pct));
+		else
+			buf_addstr(out, " – |\n");
+	}
+	free(items);
+}
+
+void
+manifest_markdown(const struct json *m, struct buf *out)
+{
+	const struct json *wheel = json_get(m, "wheel"), *features = json_get(m, "features");
+	const struct json *libs = json_get(m, "libraries"), *profile = json_get(m, "profile");
+	const struct json *requested = json_get(profile, "features"), *v = json_get(m, "verify");
+	const struct json *vp = json_get(m, "version_py"), *archs = json_get(m, "archs");
+	const struct json **items;
+	struct json_index asked_ix, feat_ix;
+	size_t i, n;
+
+	buf_addf(out, "# %s %s\n\n", json_str(json_get(wheel, "name")) ?
+		 json_str(json_get(wheel, "name")) : "?",
+		 json_str(json_get(wheel, "version")) ? json_str(json_get(wheel, "version")) : "?");
+	buf_addf(out, "- file: `%s`\n", md_str(json_get(wheel, "file")));
+	if (json_str(json_get(vp, "cuda")))
+		buf_addf(out, "- CUDA: %s\n", md_str(json_get(vp, "cuda")));
+	if (json_str(json_get(vp, "git_version")))
+		buf_addf(out, "- commit: `%s`\n", md_str(json_get(vp, "git_version")));
+	buf_addf(out, "- manylinux: %s\n", json_str(json_get(wheel, "manylinux")) ?
+		 json_str(json_get(wheel, "manylinux")) : "none");
+	buf_addstr(out, "- SASS: ");
+	md_list(out, json_get(archs, "sass"), "none");
+	buf_addstr(out, "\n- PTX: ");
+	md_list(out, json_get(archs, "ptx"), "none");
+	buf_addf(out, "\n- verify: %s\n\n", json_is_true(json_get(v, "ok")) ? "✅ clean" :
+		 "❌ failed");
+
+	buf_addstr(out, requested ? "| Feature | Compiled in | Profile asked |\n|---|---|---|\n" :
+				    "| Feature | Compiled in |\n|---|---|\n");
+	n = json_items(features, &items);
+	json_index_build(&asked_ix, requested);
+	json_index_build(&feat_ix, features);
+	for (i = 0; i < n; i++) {
+		const char *k = json_member_key(items[i]);
+		const struct json *want = json_index_get(&asked_ix, k);
+		int on = json_is_true(json_index_get(&feat_ix, k));
+
+		buf_addf(out, "| %s | %s |", k, on ? "✅" : "❌");
+		if (requested) {
+			const char *w = json_str(want);
+			int asked = w ? !strcmp(w, "on") : json_is_true(want);
+
+			if (!want)
+				buf_addstr(out, " – |");
+			else
+				buf_addf(out, " %s%s |", asked ? "on" : "off",
+					 asked != on ? " ⚠️ differs" : "");
+		}
+		buf_addch(out, '\n');
+	}
+	free(items);
+	json_index_release(&asked_ix);
+	json_index_release(&feat_ix);
+	if (!n)
+		buf_addstr(out, requested ? "| ⚠️ no build-settings header found | | |\n" :
+					    "| ⚠️ no build-settings header found | |\n");
+
+	buf_addstr(out, "\n| Library | SASS | PTX | manylinux | Needs |\n|---|---|---|---|---|\n");
+	n = json_items(libs, &items);
+	for (i = 0; i < n; i++) {
+		const struct json *l = items[i], *ml = json_get(l, "manylinux");
+
+		buf_addf(out, "| `%s` | ", md_str(json_get(l, "path")));
+		md_list(out, json_get(l, "sass"), "–");
+		buf_addstr(out, " | ");
+		md_list(out, json_get(l, "ptx"), "–");
+		buf_addf(out, " | %s | ", json_str(json_get(ml, "policy")) ?
+			 json_str(json_get(ml, "policy")) : "❌");
+		md_list(out, json_get(l, "needed"), "–");
+		buf_addstr(out, " |\n");
+	}
+	free(items);
+	runtime_markdown(json_get(m, "runtime"), out);
+	n = json_items(json_get(v, "errors"), &items);
+	if (n)
+		buf_addstr(out, "\n## Problems\n\n");
+	for (i = 0; i < n; i++)
+		buf_addf(out, "- ❌ %s\n", md_str(items[i]));
+	free(items);
+}

@@ -1,0 +1,711 @@
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "wheel/archs.h"
+#include "core/buf.h"
+#include "profile/compat.h"
+#include "core/diag.h"
+#include "core/json.h"
+#include "profile/knowledge.h"
+#include "wheel/manifest.h"
+#include "build/plan.h"
+#include "core/proc.h"
+#include "profile/profile.h"
+#include "wheel/smoke.h"
+#include "build/step.h"
+#include "core/util.h"
+#include "wheel/verify.h"
+#include "formats/zip.h"
+
+#define MARKER "@bwbuild "
+/* A probe that keeps dying is not run for ever. */
+#define MAX_RESTARTS 32
+
+void
+smoke_result_init(struct smoke_result *r)
+{
+	memset(r, 0, sizeof(*r));
+	r->info = json_object();
+}
+
+void
+smoke_result_release(struct smoke_result *r)
+{
+	for (size_t i = 0; i < r->nchecks; i++) {
+		free(r->checks[i].name);
+		free(r->checks[i].reason);
+	}
+	for (size_t i = 0; i < r->nbenches; i++) {
+		free(r->benches[i].name);
+		free(r->benches[i].unit);
+		free(r->benches[i].dtype);
+		free(r->benches[i].shape);
+	}
+	free(r->checks);
+	free(r->benches);
+	free(r->current);
+	json_free(r->info);
+	memset(r, 0, sizeof(*r));
+}
+
+const char *
+smoke_status_name(enum smoke_status s)
+{
+	static const char *const names[] = { "ok", "warn", "skip", "fail" };
+
+	return names[s];
+}
+
+const char *
+smoke_status_mark(enum smoke_status s)
+{
+	static const char *const marks[] = { "✅", "⚠️", "➖", "❌" };
+
+	return marks[s];
+}
+
+static int
+status_parse(const char *s, enum smoke_status *out)
+{
+	for (int i = SMOKE_OK; i <= SMOKE_FAIL; i++) {
+		if (s && !strcmp(s, smoke_status_name((enum smoke_status)i))) {
+			*out = (enum smoke_status)i;
+			return 0;
+		}
+	}
+	return -1;
+}
+
+void
+smoke_add_check(struct smoke_result *r, const char *name, enum smoke_status st, const char *reason,
+	  double seconds)
+{
+	struct smoke_check *c;
+
+	ALLOC_GROW(r->checks, r->nchecks + 1, r->checks_cap);
+	c = &r->checks[r->nchecks++];
+	c->name = xstrdup(name);
+	c->status = st;
+	c->reason = xstrdup(reason ? reason : "");
+	c->seconds = seconds;
+	if (r->current && !strcmp(r->current, name)) {
+		free(r->current);
+		r->current = NULL;
+	}
+}
+
+const struct smoke_check *
+smoke_find(const struct smoke_result *r, const char *name)
+{
+	for (size_t i = 0; i < r->nchecks; i++)
+		if (!strcmp(r->checks[i].name, name))
+			return &r->checks[i];
+	return NULL;
+}
+
+static char *
+str_field(const struct json *o, const char *key)
+{
+	const char *s = json_str(json_get(o, key));
+
+	return xstrdup(s ? s : "");
+}
+
+void
+smoke_line(struct smoke_result *r, const char *line, size_t len)
+{
+	struct buf why = BUF_INIT;
+	const struct json *v;
+	struct json *o;
+	size_t skip = strlen(MARKER);
+
+	if (len <= skip || strncmp(line, MARKER, skip))
+		return;
+	o = json_parse(line + skip, len - skip, &why);
+	buf_release(&why);
+	if (!o || !json_is_object(o)) {
+		json_free(o);
+		return;
+	}
+	if ((v = json_get(o, "start")) && json_str(v)) {
+		free(r->current);
+		r->current = xstrdup(json_str(v));
+	} else if ((v = json_get(o, "check")) && json_str(v)) {
+		enum smoke_status st;
+
+		if (status_parse(json_str(json_get(o, "status")), &st) == 0)
+			smoke_add_check(r, json_str(v), st, json_str(json_get(o, "reason")),
+				  json_number_value(json_get(o, "seconds")));
+	} else if ((v = json_get(o, "bench")) && json_str(v)) {
+		struct smoke_bench *b;
+		struct buf key = BUF_INIT;
+
+		ALLOC_GROW(r->benches, r->nbenches + 1, r->benches_cap);
+		b = &r->benches[r->nbenches++];
+		memset(b, 0, sizeof(*b));
+		b->name = xstrdup(json_str(v));
+		b->value = json_number_value(json_get(o, "value"));
+		b->unit = str_field(o, "unit");
+		b->dtype = str_field(o, "dtype");
+		b->shape = str_field(o, "shape");
+		buf_addf(&key, "bench:%s", b->name);
+		if (r->current && !strcmp(r->current, key.s)) {
+			free(r->current);
+			r->current = NULL;
+		}
+		buf_release(&key);
+	} else if ((v = json_get(o, "info")) && json_is_object(v)) {
+		json_merge_into(r->info, json_take(o, "info"));
+	}
+	json_free(o);
+}
+
+static void
+on_line(void *ctx, const char *line, size_t len)
+{
+	smoke_line(ctx, line, len);
+}
+
+/* Everything already answered, and the check that hung: the next run starts after them. */
+static void
+skip_list(const struct smoke_result *r, struct buf *out)
+{
+	for (size_t i = 0; i < r->nchecks; i++)
+		buf_addf(out, "%s%s", out->len ? "," : "", r->checks[i].name);
+	for (size_t i = 0; i < r->nbenches; i++)
+		buf_addf(out, "%sbench:%s", out->len ? "," : "", r->benches[i].name);
+}
+
+int
+smoke_run(struct smoke_result *r, const struct smoke_opts *o)
+{
+	for (;;) {
+		struct proc p = PROC_INIT;
+		struct buf skip = BUF_INIT, why = BUF_INIT;
+		int st;
+
+		strvec_push(&p.args, o->python ? o->python : "python3");
+		strvec_push(&p.args, o->probe);
+		skip_list(r, &skip);
+		if (skip.len)
+			strvec_pushf(&p.args, "--skip=%s", skip.s);
+		if (o->quick)
+			strvec_push(&p.args, "--quick");
+		if (o->features)
+			strvec_pushf(&p.args, "--features=%s", o->features);
+		if (o->archs)
+			strvec_pushf(&p.args, "--archs=%s", o->archs);
+		for (size_t i = 0; o->env && i < o->env->n; i++)
+			strvec_push(&p.env, o->env->v[i]);
+		if (o->pythonpath)
+			strvec_env_prepend_path(&p.env, "PYTHONPATH", o->pythonpath);
+		strvec_env_set(&p.env, "PYTHONDONTWRITEBYTECODE", "1");
+		strvec_env_set(&p.env, "PYTHONUNBUFFERED", "1");
+		if (o->gpu >= 0)
+			strvec_pushf(&p.env, "CUDA_VISIBLE_DEVICES=%d", o->gpu);
+		p.on_line = on_line;
+		p.ctx = r;
+		p.tail_max = 4096;
+		p.silence_timeout = o->timeout;
+		st = proc_run(&p);
+		if (st < 0) {
+			proc_release(&p);
+			buf_release(&skip);
+			return -1;
+		}
+		if (r->current) {
+			/* It hung or died inside a check: record why, then go on past it. */
+			char *name = xstrdup(r->current);
+
+			if (p.timed_out)
+				buf_addf(&why, "timed out: no word from the probe for %.0f s; killed", o->timeout);
+			else
+				buf_addf(&why, "the probe %s %d during this check%s%.*s",
+					 st > 128 ? "was killed by signal" : "exited with",
+					 st > 128 ? st - 128 : st, p.tail_len ? ": " : "",
+					 (int)(p.tail_len > 300 ? 300 : p.tail_len),
+					 p.tail ? p.tail + (p.tail_len > 300 ? p.tail_len - 300 : 0) : "");
+			smoke_add_check(r, name, SMOKE_FAIL, why.s, o->timeout);
+			free(name);
+		} else if (st != 0 && !r->nchecks) {
+			buf_addf(&why, "the probe exited with %d before any check%s%.*s", st,
+				 p.tail_len ? ": " : "", (int)(p.tail_len > 400 ? 400 : p.tail_len),
+				 p.tail ? p.tail + (p.tail_len > 400 ? p.tail_len - 400 : 0) : "");
+			smoke_add_check(r, "probe", SMOKE_FAIL, why.s, 0);
+			st = 0;
+		}
+		proc_release(&p);
+		buf_release(&skip);
+		buf_release(&why);
+		if (st == 0 && !r->current)
+			break;
+		if (++r->restarts > MAX_RESTARTS)
+			break;
+	}
+	return 0;
+}
+
+struct json *
+smoke_json(const struct smoke_result *r)
+{
+	struct json *o = json_object(), *checks = json_array(), *benches = json_array();
+
+	json_merge_into(o, json_dup(r->info));
+	for (size_t i = 0; i < r->nchecks; i++) {
+		const struct smoke_check *c = &r->checks[i];
+		struct json *j = json_object();
+
+		json_set(j, "name", json_string(c->name));
+		json_set(j, "status", json_string(smoke_status_name(c->status)));
+		json_set(j, "reason", json_string(c->reason));
+		json_set(j, "seconds", json_number(c->seconds));
+		json_push(checks, j);
+	}
+	for (size_t i = 0; i < r->nbenches; i++) {
+		const struct smoke_bench *b = &r->benches[i];
+		struct json *j = json_object();
+
+		json_set(j, "name", json_string(b->name));
+		json_set(j, "value", json_number(b->value));
+		json_set(j, "unit", json_string(b->unit));
+		json_set(j, "dtype", json_string(b->dtype));
+		json_set(j, "shape", json_string(b->shape));
+		json_set(j, "peak", b->peak > 0 ? json_number(b->peak) : json_null());
+		json_set(j, "percent_of_peak", b->peak > 0 ?
+			 json_number((double)(long)(b->value / b->peak * 1000) / 10) : json_null());
+		json_push(benches, j);
+	}
+	json_set(o, "checks", checks);
+	json_set(o, "benchmarks", benches);
+	json_set(o, "restarts", json_number(r->restarts));
+	return o;
+}
+
+/* ---- a private install: the wheel's members under a temporary directory ---- */
+
+struct write_ctx {
+	int fd;
+	const char *path;
+	struct buf *why;
+};
+
+/* A full TMPDIR is named with its reason, not left as "error: '<wheel>': ". */
+static int
+write_sink(void *vctx, const void *data, size_t n)
+{
+	struct write_ctx *c = vctx;
+
+	if (write_all(c->fd, data, n) < 0) {
+		buf_addf(c->why, "cannot write '%s': %s", c->path, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+static int
+safe_member(const char *name)
+{
+	if (!*name || name[0] == '/' || strstr(name, "\\"))
+		return 0;
+	for (const char *p = name; p; p = strchr(p, '/')) {
+		if (*p == '/')
+			p++;
+		if (!strncmp(p, "..", 2) && (p[2] == '/' || !p[2]))
+			return 0;
+	}
+	return 1;
+}
+
+static int
+install_wheel(const char *wheel, const char *dir)
+{
+	struct buf path = BUF_INIT, why = BUF_INIT;
+	struct zip z;
+	int rc = 0;
+
+	if (zip_open(&z, wheel) < 0)
+		return -1;
+	for (size_t i = 0; i < z.n && !rc; i++) {
+		const struct zip_entry *e = &z.entries[i];
+		int fd;
+
+		if (!safe_member(e->name)) {
+			rc = error("'%s': member '%s' would land outside the install directory; "
+				   "run 'bwbuild verify' on it", wheel, e->name);
+			break;
+		}
+		if (e->name_len && e->name[e->name_len - 1] == '/')
+			continue;
+		buf_reset(&path);
+		buf_addf(&path, "%s/%s", dir, e->name);
+		if (mkdir_p_parent(path.s) < 0) {
+			rc = -1;
+			break;
+		}
+		fd = open(path.s, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0755);
+		if (fd < 0) {
+			rc = error("cannot write '%s':", path.s);
+			break;
+		}
+		struct write_ctx wc = { fd, path.s, &why };
+
+		buf_reset(&why);
+		if (zip_read(&z, e, write_sink, &wc, &why) < 0)
+			rc = error("'%s': %s", wheel, why.s);
+		close(fd);
+	}
+	zip_close(&z);
+	buf_release(&path);
+	buf_release(&why);
+	return rc;
+}
+
+/* ---- what the probe is told to expect ---- */
+
+static void
+join_true_features(const struct json *features, struct buf *out)
+{
+	for (size_t i = 0; i < json_len(features); i++)
+		if (json_is_true(json_at(features, i)))
+			buf_addf(out, "%s%s", out->len ? "," : "", json_key_at(features, i));
+}
+
+/*
+ * The arch list torch.cuda.get_arch_list() should print, read from the
+ * fatbins: the targets every container of the largest CUDA library
+ * carries (extra 'a' kernels and one-off targets are in a few containers
+ * only, and get_arch_list() leaves them out).
+ */
+static void
+main_targets(const char *dir, struct buf *out)
+{
+	char *paths[] = { (char *)dir };
+	const struct archs_lib *big = NULL;
+	struct archs_report r;
+
+	if (archs_scan(&r, paths, 1, 0) < 0)
+		return;
+	for (size_t i = 0; i < r.n; i++)
+		if (!r.libs[i].error && (!big || r.libs[i].containers > big->containers))
+			big = &r.libs[i];
+	for (size_t i = 0; big && i < big->sass.n; i++)
+		if (big->sass.v[i].n == big->containers)
+			buf_addf(out, "%s%s", out->len ? "," : "", big->sass.v[i].name);
+	for (size_t i = 0; big && i < big->ptx.n; i++)
+		if (big->ptx.v[i].n == big->containers)
+			buf_addf(out, "%s%s", out->len ? "," : "", big->ptx.v[i].name);
+	archs_report_release(&r);
+}
+
+static char *
+find_probe(const char *package)
+{
+	struct strvec dirs = STRVEC_INIT;
+	struct buf path = BUF_INIT;
+	char *found = NULL;
+
+	data_search_path("probes", "BWBUILD_PROBE_PATH", &dirs);
+	for (size_t i = dirs.n; i-- > 0 && !found;) {
+		buf_reset(&path);
+		buf_addf(&path, "%s/smoke-%s.py", dirs.v[i], package);
+		if (is_regular(path.s))
+			found = path_absolute(path.s);
+	}
+	strvec_clear(&dirs);
+	buf_release(&path);
+	return found;
+}
+
+/* verify --target-gpu's static answer for the GPU the probe found, against what ran. */
+static void
+static_vs_runtime(struct smoke_result *sr, const struct wheel_report *w)
+{
+	const struct json *gpu = json_get(sr->info, "gpu");
+	const char *capname = json_str(json_get(gpu, "capability"));
+	const struct smoke_check *k = smoke_find(sr, "kernel");
+	struct buf how = BUF_INIT, why = BUF_INIT;
+	int cc, runs = 1;
+	const char *no = NULL;
+
+	if (!capname || gpu_parse(capname, &cc) < 0 || !k || k->status == SMOKE_SKIP)
+		return;
+	for (size_t i = 0; i < w->nlibs; i++) {
+		if (!w->libs[i].has_fatbin)
+			continue;
+		buf_reset(&how);
+		if (library_runs_on(&w->libs[i].sass, &w->libs[i].ptx, cc, &how) < 0) {
+			runs = 0;
+			no = w->libs[i].path;
+		}
+	}
+	if (runs == (k->status == SMOKE_OK))
+		buf_addf(&why, "verify --target-gpu %s says %s, and the kernels %s", capname,
+			 runs ? "yes" : "no", runs ? "ran" : "did not run");
+	else
+		buf_addf(&why, "verify --target-gpu %s says %s%s%s, but the kernels %s: report this",
+			 capname, runs ? "yes" : "no (", runs ? "" : no, runs ? "" : ")",
+			 k->status == SMOKE_OK ? "ran" : "did not run");
+	smoke_add_check(sr, "static_vs_runtime", runs == (k->status == SMOKE_OK) ? SMOKE_OK : SMOKE_FAIL,
+			why.s, 0);
+	buf_release(&how);
+	buf_release(&why);
+}
+
+
+/*
+ * Where `target` is imported from: an installed package's directory's
+ * parent (site-packages), or a wheel installed into a new directory under
+ * $TMPDIR whose path goes into *tmp for the caller to remove. -1 after
+ * reporting.
+ */
+static int
+importable_dir(const char *target, struct buf *dir, char **tmp)
+{
+	const char *t = getenv("TMPDIR");
+
+	if (is_dir(target)) {
+		char *abs = realpath(target, NULL);
+
+		if (!abs)
+			abs = path_absolute(target);
+		buf_add(dir, abs, (size_t)(strrchr(abs, '/') - abs));
+		free(abs);
+		return 0;
+	}
+	buf_addf(dir, "%s/bwbuild-smoke-XXXXXX", t && *t ? t : "/tmp");
+	if (!mkdtemp(dir->s))
+		return error("cannot make a temporary directory '%s':", dir->s);
+	*tmp = xstrdup(dir->s);
+	return install_wheel(target, dir->s);
+}
+
+int
+smoke_target(const struct smoke_request *rq, struct smoke_result *sr, struct json **result)
+{
+	struct smoke_opts so = { .gpu = rq->gpu, .timeout = rq->timeout, .quick = rq->quick };
+	struct strvec env = STRVEC_INIT, sass = STRVEC_INIT, ptx = STRVEC_INIT;
+	struct buf dir = BUF_INIT, features = BUF_INIT, archs = BUF_INIT, torchdir = BUF_INIT;
+	struct buf path = BUF_INIT;
+	const struct smoke_check *cuda;
+	struct wheel_report w;
+	char *probe = NULL, *tmp = NULL, *tmp_torch = NULL;
+	struct json *m = NULL;
+	size_t failed = 0;
+	int ret = -1;
+
+	*result = NULL;
+	if (wheel_verify(&w, rq->target, NULL) < 0)
+		return -1;
+	if (w.errors.n)
+		warning("'%s' fails verify (%s%s); it is run anyway, but what it shows is not the "
+			"wheel RECORD describes", rq->target, w.errors.v[0],
+			w.errors.n > 1 ? ", and more" : "");
+	if (!w.name || !*w.name) {
+		error("'%s': cannot tell the package's name", rq->target);
+		goto out;
+	}
+	probe = find_probe(w.name);
+	if (!probe) {
+		error("no probe for '%s': bwbuild ships probes/smoke-<package>.py for torch, the "
+		      "example and the extensions it knows; put smoke-%s.py on BWBUILD_PROBE_PATH",
+		      w.name, w.name);
+		goto out;
+	}
+	/* The package first, then (an extension's) the torch it was built on. */
+	if (importable_dir(rq->target, &dir, &tmp) < 0 ||
+	    (rq->against && importable_dir(rq->against, &torchdir, &tmp_torch) < 0))
+		goto out;
+	m = manifest_make(&(struct manifest_input){ .wheel = &w });
+	join_true_features(json_get(m, "features"), &features);
+	if (rq->profile) {
+		plan_targets(rq->profile, &sass, &ptx);
+		for (size_t i = 0; i < sass.n; i++)
+			buf_addf(&archs, "%s%s", archs.len ? "," : "", sass.v[i]);
+		for (size_t i = 0; i < ptx.n; i++)
+			buf_addf(&archs, "%s%s", archs.len ? "," : "", ptx.v[i]);
+		for (size_t i = 0; i < rq->profile->nruntime_env; i++)
+			strvec_pushf(&env, "%s=%s", rq->profile->runtime_env[i].key,
+				     rq->profile->runtime_env[i].val);
+	} else {
+		main_targets(dir.s, &archs);
+	}
+	so.python = rq->python;
+	so.probe = probe;
+	/* The extension first, then the torch it was built on. */
+	buf_addf(&path, "%s%s%s", dir.s, torchdir.len ? ":" : "", torchdir.len ? torchdir.s : "");
+	so.pythonpath = path.s;
+	so.features = features.s;
+	so.archs = archs.len ? archs.s : NULL;
+	so.env = &env;
+	fprintf(stderr, "smoke: %s with %s (%s)\n", rq->target, probe,
+		rq->python ? rq->python : "python3");
+	if (smoke_run(sr, &so) < 0)
+		goto out;
+	static_vs_runtime(sr, &w);
+	/* A wheel meant to have no PTX (cuda.ptx: none) is not failed for lacking it. */
+	for (size_t i = 0; i < sr->nchecks; i++) {
+		struct smoke_check *c = &sr->checks[i];
+
+		if (!strcmp(c->name, "forward_compat") && c->status == SMOKE_FAIL && rq->profile &&
+		    rq->profile->cuda_ptx.str && !strcmp(rq->profile->cuda_ptx.str, "none")) {
+			struct buf r = BUF_INIT;
+
+			buf_addf(&r, "%s (expected: the profile says cuda.ptx: none)", c->reason);
+			free(c->reason);
+			c->reason = buf_detach(&r);
+			c->status = SMOKE_WARN;
+		}
+	}
+	{
+		const char *name = json_str(json_get(json_get(sr->info, "gpu"), "name"));
+
+		for (size_t i = 0; i < sr->nbenches; i++)
+			sr->benches[i].peak = kb_gpu_peak(name, sr->benches[i].dtype);
+	}
+	cuda = smoke_find(sr, "cuda");
+	for (size_t i = 0; i < sr->nchecks; i++)
+		failed += sr->checks[i].status == SMOKE_FAIL;
+	ret = cuda && cuda->status == SMOKE_FAIL ? SMOKE_NO_GPU : failed ? 1 : 0;
+	*result = smoke_json(sr);
+	json_set(*result, "target", json_string(rq->target));
+	json_set(*result, "probe", json_string(probe));
+	json_set(*result, "status", json_string(ret == SMOKE_NO_GPU ? "no_gpu" :
+						ret ? "failed" : "ok"));
+out:
+	if (tmp) {
+		remove_tree(tmp);
+		free(tmp);
+	}
+	if (tmp_torch) {
+		remove_tree(tmp_torch);
+		free(tmp_torch);
+	}
+	wheel_report_release(&w);
+	json_free(m);
+	free(probe);
+	strvec_clear(&env);
+	strvec_clear(&sass);
+	strvec_clear(&ptx);
+	buf_release(&dir);
+	buf_release(&torchdir);
+	buf_release(&path);
+	buf_release(&features);
+	buf_release(&archs);
+	return ret;
+}
+
+int
+smoke_manifest_merge(const char *path, struct json *runtime)
+{
+	struct buf text = BUF_INIT, why = BUF_INIT;
+	struct json *m;
+	char *out;
+	int rc;
+
+	if (read_file(&text, path) < 0)
+		return -1;
+	m = json_parse(text.s, text.len, &why);
+	if (!m || !json_is_object(m)) {
+		rc = error("'%s' is not a manifest: %s", path, why.len ? why.s : "not an object");
+		json_free(m);
+		json_free(runtime);
+		buf_release(&text);
+		buf_release(&why);
+		return rc;
+	}
+	json_set(m, "runtime", runtime);
+	out = json_print(m, 1);
+	rc = write_file_atomic(path, out, strlen(out));
+	free(out);
+	json_free(m);
+	buf_release(&text);
+	buf_release(&why);
+	return rc;
+}
+
+
+/*
+ * The build's smoke step: when this machine has a GPU that every CUDA
+ * library of the wheel can run on, the checks (no benchmarks) run there and
+ * their result goes into the manifest's "runtime"; otherwise it says why it
+ * did not run. A failed check keeps the wheel from being published.
+ */
+int
+smoke_step_run(struct build *b)
+{
+	const char *argv[] = { "nvidia-smi", "--query-gpu=compute_cap", "--format=csv,noheader",
+			       NULL };
+	struct smoke_request rq = { .timeout = 300, .quick = 1, .gpu = -1 };
+	struct proc p = PROC_INIT;
+	struct buf out = BUF_INIT, how = BUF_INIT;
+	struct smoke_result sr;
+	char *nvsmi = find_program("nvidia-smi");
+	int index = 0, rc;
+
+	if (b->report.errors.n) {
+		fprintf(stderr, "smoke: skipped: the wheel failed verify\n");
+		return 0;
+	}
+	if (b->era == ERA_EXTENSION) {
+		/* A package's probe is optional: without one its own test suite checks its ops. */
+		char *probe = b->report.name ? find_probe(b->report.name) : NULL;
+
+		if (!probe) {
+			fprintf(stderr, "smoke: skipped: no probe for '%s' (probes/smoke-%s.py); its "
+				"own test suite checks its ops\n", b->report.name ? b->report.name : "?",
+				b->report.name ? b->report.name : "<package>");
+			return 0;
+		}
+		free(probe);
+		rq.against = b->torch.path;
+	}
+	for (size_t i = 0; argv[i]; i++)
+		strvec_push(&p.args, argv[i]);
+	if (nvsmi && proc_run_capture(&p, &out) == 0) {
+		for (const char *line = out.s; *line && rq.gpu < 0; index++) {
+			char *one = xstrndup(line, strcspn(line, "\r\n"));
+			int cc, ok = gpu_parse(one, &cc) == 0;
+
+			free(one);
+
+			for (size_t i = 0; ok && i < b->report.nlibs; i++) {
+				const struct wheel_lib *l = &b->report.libs[i];
+
+				buf_reset(&how);
+				ok = !l->has_fatbin || library_runs_on(&l->sass, &l->ptx, cc, &how) == 0;
+			}
+			if (ok)
+				rq.gpu = index;
+			line += strcspn(line, "\n");
+			line += *line == '\n';
+		}
+	}
+	proc_release(&p);
+	buf_release(&out);
+	buf_release(&how);
+	free(nvsmi);
+	if (rq.gpu < 0) {
+		fprintf(stderr, "smoke: skipped: %s (run 'bwbuild smoke' on the wheel where one is)\n",
+			index ? "no GPU here that the wheel can run on" : "no GPU here");
+		return 0;
+	}
+	rq.target = b->wheel.s;
+	rq.profile = &b->profile;
+	rq.python = b->python.s;
+	smoke_result_init(&sr);
+	rc = smoke_target(&rq, &sr, &b->runtime);
+	for (size_t i = 0; i < sr.nchecks; i++) {
+		const struct smoke_check *c = &sr.checks[i];
+
+		fprintf(stderr, "  %s %-20s %s\n", smoke_status_mark(c->status), c->name, c->reason);
+	}
+	smoke_result_release(&sr);
+	if (rc < 0)
+		return -1;
+	b->smoke_failed = rc != 0;
+	return 0;
+}

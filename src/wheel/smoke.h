@@ -1,0 +1,102 @@
+#ifndef BWBUILD_SMOKE_H
+#define BWBUILD_SMOKE_H
+
+#include <stddef.h>
+
+#include "core/strvec.h"
+
+/*
+ * `bwbuild smoke`: the wheel imported and run on a real GPU. A probe
+ * script shipped with bwbuild (probes/smoke-<package>.py) runs the checks in a
+ * child Python; this module owns that process: the environment, a
+ * timeout per check (a check silent longer than it is killed, recorded as
+ * failed, and the probe run again without it), and the result. docs/smoke.md.
+ */
+
+enum smoke_status { SMOKE_OK, SMOKE_WARN, SMOKE_SKIP, SMOKE_FAIL };
+
+struct smoke_check {
+	char *name;
+	enum smoke_status status;
+	char *reason;
+	double seconds;
+};
+
+struct smoke_bench {
+	char *name;
+	double value;
+	char *unit;      /* TFLOPS, GB/s */
+	char *dtype;     /* fp16, tf32, bytes */
+	char *shape;
+	double peak;     /* the GPU's datasheet peak in `unit`; 0 when unknown */
+};
+
+struct json;
+
+struct smoke_result {
+	struct json *info;          /* the probe's info objects, merged */
+	struct smoke_check *checks;
+	size_t nchecks, checks_cap;
+	struct smoke_bench *benches;
+	size_t nbenches, benches_cap;
+	char *current;              /* the check started and not yet reported */
+	unsigned restarts;          /* probe runs after a check timed out */
+};
+
+struct smoke_opts {
+	const char *python;         /* the interpreter; NULL: python3 */
+	const char *probe;          /* the probe script */
+	const char *pythonpath;     /* where the package is importable from */
+	double timeout;             /* seconds per check */
+	int quick;                  /* no benchmarks */
+	int gpu;                    /* CUDA_VISIBLE_DEVICES, or -1 */
+	const char *features;       /* comma-separated compiled-in features, or NULL */
+	const char *archs;          /* comma-separated targets get_arch_list() must equal, or NULL */
+	const struct strvec *env;   /* NAME=VALUE: the profile's runtime.env */
+};
+
+void smoke_result_init(struct smoke_result *r);
+void smoke_result_release(struct smoke_result *r);
+
+/* One line of probe output ("@bwbuild {...}"); others are ignored. Exposed for tests. */
+void smoke_line(struct smoke_result *r, const char *line, size_t len);
+
+/* Run the probe to the end, restarting it past checks that time out. -1 if it cannot start. */
+int smoke_run(struct smoke_result *r, const struct smoke_opts *o);
+
+void smoke_add_check(struct smoke_result *r, const char *name, enum smoke_status st,
+		     const char *reason, double seconds);
+const struct smoke_check *smoke_find(const struct smoke_result *r, const char *name);
+const char *smoke_status_name(enum smoke_status s);
+/* ✅ ⚠️ ➖ ❌ */
+const char *smoke_status_mark(enum smoke_status s);
+
+/* {checks: [...], benchmarks: [...], gpu, versions...} for the manifest's "runtime". */
+struct json *smoke_json(const struct smoke_result *r);
+
+/* smoke_target's answer when no GPU can be used (also bwbuild smoke's exit status). */
+#define SMOKE_NO_GPU 3
+
+struct profile;
+struct smoke_request {
+	const char *target;             /* a wheel (installed privately) or a package directory */
+	const struct profile *profile;  /* its targets and runtime.env; NULL: read from the wheel */
+	const char *python;             /* NULL: python3 */
+	const char *against;            /* an extension's torch (wheel or site-packages/torch); NULL: the interpreter's */
+	double timeout;                 /* seconds per check */
+	int quick;
+	int gpu;                        /* -1: any */
+};
+
+/*
+ * The whole of `bwbuild smoke` but the report: install, find the probe,
+ * run it, compare with verify's static answer, look up peaks. Returns 0
+ * (every check passed), 1 (one failed), SMOKE_NO_GPU, or -1 after
+ * reporting; *result is the JSON result (caller frees) unless -1.
+ */
+int smoke_target(const struct smoke_request *rq, struct smoke_result *r, struct json **result);
+
+/* Put `runtime` (taken) into the manifest at `path` under "runtime", atomically. */
+int smoke_manifest_merge(const char *path, struct json *runtime);
+
+#endif
