@@ -1,3 +1,15 @@
+/*
+ * Every libgit2 call of bwbuild: this is the only file that includes
+ * <git2.h> (the rule for src/sources/: libgit2's types stay here, and the
+ * logic that needs none of them lives beside it: repourl.c for where a
+ * repository's objects come from, repowork.c for the work tree's own
+ * files and progress lines). Over 800 lines for that reason: it holds
+ * the mirrors (fetch into cached bare mirrors, mirror directories,
+ * alternates, locks), the checkout (status, local changes,
+ * outputs.since, absent blobs) and the submodules, which share one
+ * checkout context and libgit2's objects; splitting them would put
+ * <git2.h> in three files.
+ */
 #include <git2.h>
 #include <ctype.h>
 #include <errno.h>
@@ -18,6 +30,8 @@
 #include "core/diag.h"
 #include "core/fault.h"
 #include "sources/git.h"
+#include "sources/repourl.h"
+#include "sources/repowork.h"
 #include "core/hash.h"
 #include "core/strvec.h"
 #include "core/util.h"
@@ -68,171 +82,7 @@ resolve(git_repository *repo, const char *ref, git_oid *out)
 
 /* ---- mirrors ---- */
 
-void
-repo_cache_dir(struct buf *out)
-{
-	const char *v = getenv("BWBUILD_CACHE_DIR");
-
-	if (v && *v) {
-		buf_addstr(out, v);
-		return;
-	}
-	v = getenv("XDG_CACHE_HOME");
-	if (v && *v == '/') {
-		buf_addf(out, "%s/bwbuild", v);
-		return;
-	}
-	v = getenv("HOME");
-	if (!v || !*v) {
-		struct passwd *pw = getpwuid(getuid());
-
-		v = pw && pw->pw_dir && *pw->pw_dir ? pw->pw_dir : NULL;
-	}
-	if (v)
-		buf_addf(out, "%s/.cache/bwbuild", v);
-}
-
-/*
- * One level of the cache that bwbuild reads sources from: it must be the
- * user's own and not writable by everyone (nor by the group where
- * `no_group`): whoever can write it can hand the build any source. An
- * absent level is fine (bwbuild makes it). -1 after reporting.
- */
-static int
-trust_level(const char *path, const char *what, int no_group)
-{
-	struct stat st;
-
-	if (stat(path, &st) < 0)
-		return errno == ENOENT ? 0 : error("cannot read '%s':", path);
-	if (st.st_uid != geteuid())
-		return error("%s '%s' belongs to uid %ld, not to you; remove it (bwbuild fetches it "
-			     "again) or set BWBUILD_CACHE_DIR to a directory of your own", what, path,
-			     (long)st.st_uid);
-	if (st.st_mode & (S_IWOTH | (no_group ? S_IWGRP : 0)))
-		return error("%s '%s' is writable by others; 'chmod go-w' it, remove it or set "
-			     "BWBUILD_CACHE_DIR to a directory of your own", what, path);
-	return 0;
-}
-
-int
-repo_cache_dir_check(const char *dir)
-{
-	/* Every level: the directory, git/ and each mirror in it (src/core/util.c). */
-	return cache_dir_check(dir);
-}
-
-static int
-is_remote_url(const char *url)
-{
-	const char *colon = strchr(url, ':'), *slash = strchr(url, '/');
-
-	if (!strncmp(url, "file://", 7) || url[0] == '/')
-		return 0;
-	/* scheme://... or scp-like host:path (a colon before any slash) */
-	return strstr(url, "://") != NULL || (colon && (!slash || colon < slash));
-}
-
-void
-repo_url_key(const char *url, struct buf *out)
-{
-	size_t n = strlen(url);
-
-	if (!is_remote_url(url)) {
-		buf_addstr(out, url);
-		return;
-	}
-	while (n && url[n - 1] == '/')
-		n--;
-	if (n > 4 && !strncmp(url + n - 4, ".git", 4))
-		n -= 4;
-	buf_add(out, url, n);
-}
-
-void
-repo_mirror_path(const char *cache_dir, const char *url, struct buf *out)
-{
-	struct buf h = BUF_INIT;
-	const char *base;
-	size_t n;
-
-	/* The last path component names it for people, the URL's hash keeps it unique. */
-	n = strlen(url);
-	while (n && (url[n - 1] == '/'))
-		n--;
-	base = url + n;
-	while (base > url && base[-1] != '/' && base[-1] != ':')
-		base--;
-	n -= (size_t)(base - url);
-	if (n > 4 && !strncmp(base + n - 4, ".git", 4))
-		n -= 4;
-	/* A remote URL names one repository with or without ".git" (GitHub answers both). */
-	{
-		struct buf key = BUF_INIT;
-
-		repo_url_key(url, &key);
-		sha256_hex(&h, key.s, key.len);
-		buf_release(&key);
-	}
-	buf_addf(out, "%s/git/", cache_dir);
-	for (size_t i = 0; i < n && i < 64; i++)
-		buf_addch(out, isalnum((unsigned char)base[i]) || base[i] == '-' || base[i] == '_' ||
-				       base[i] == '.' ? base[i] : '_');
-	buf_addf(out, "-%.12s.git", h.s);
-	buf_release(&h);
-}
-
-void
-repo_url_join(const char *base, const char *rel, struct buf *out)
-{
-	size_t n = strlen(base);
-
-	/* git's rule for .gitmodules: each leading ../ drops one component of the superproject's URL. */
-	while (n && base[n - 1] == '/')
-		n--;
-	for (;;) {
-		if (!strncmp(rel, "./", 2)) {
-			rel += 2;
-		} else if (!strncmp(rel, "../", 3)) {
-			rel += 3;
-			while (n && base[n - 1] != '/' && base[n - 1] != ':')
-				n--;
-			if (n)
-				n--;
-		} else {
-			break;
-		}
-	}
-	buf_add(out, base, n);
-	/* scp-like "host:path": keep the colon when the path was used up */
-	buf_addch(out, n && base[n] == ':' ? ':' : '/');
-	buf_addstr(out, rel);
-}
-
 static int odb_has(git_repository *repo, const git_oid *id);
-
-/* ---- where a URL's objects come from: insteadOf, mirror directories ---- */
-
-void
-repo_url_rewrite(const struct strvec *rules, const char *url, struct buf *out)
-{
-	size_t best = 0, len = 0;
-
-	/* git's rule: of all url.<base>.insteadOf prefixes of the URL, the longest wins. */
-	for (size_t i = 0; i + 1 < rules->n; i += 2) {
-		size_t n = strlen(rules->v[i + 1]);
-
-		if (n && n > len && !strncmp(url, rules->v[i + 1], n)) {
-			best = i + 1;
-			len = n;
-		}
-	}
-	if (!len) {
-		buf_addstr(out, url);
-		return;
-	}
-	buf_addf(out, "%s%s", rules->v[best - 1], url + len);
-}
 
 static int
 collect_insteadof(const git_config_entry *e, void *payload)
@@ -263,158 +113,6 @@ repo_url_rules_load(struct strvec *rules)
 	return rc < 0 && rc != GIT_ENOTFOUND ? -1 : 0;
 }
 
-void
-repo_mirror_dirs_env(struct strvec *dirs)
-{
-	const char *v = getenv("BWBUILD_MIRRORS");
-
-	while (v && *v) {
-		size_t n = strcspn(v, ":");
-
-		if (n)
-			strvec_push_nodup(dirs, xstrndup(v, n));
-		v += n;
-		if (*v == ':')
-			v++;
-	}
-}
-
-/* The last two components of a URL or path, "owner" and "name" (".git" and "/" dropped). */
-static void
-url_owner_name(const char *url, struct buf *owner, struct buf *name)
-{
-	struct buf key = BUF_INIT;
-	const char *end, *b;
-
-	buf_addstr(&key, url);
-	while (key.len && key.s[key.len - 1] == '/')
-		key.s[--key.len] = '\0';
-	if (key.len > 4 && ends_with(key.s, ".git"))
-		key.s[key.len -= 4] = '\0';
-	end = key.s + key.len;
-	b = end;
-	while (b > key.s && b[-1] != '/' && b[-1] != ':')
-		b--;
-	buf_add(name, b, (size_t)(end - b));
-	if (b > key.s) {
-		end = b - 1;
-		b = end;
-		while (b > key.s && b[-1] != '/' && b[-1] != ':')
-			b--;
-		buf_add(owner, b, (size_t)(end - b));
-	}
-	buf_release(&key);
-}
-
-void
-repo_mirror_candidates(const char *dir, const char *url, struct strvec *out)
-{
-	struct buf owner = BUF_INIT, name = BUF_INIT;
-	struct strvec bases = STRVEC_INIT;
-
-	url_owner_name(url, &owner, &name);
-	if (!name.len || !strcmp(name.s, ".") || !strcmp(name.s, ".."))
-		goto out;
-	if (owner.len && strcmp(owner.s, ".") && strcmp(owner.s, "..")) {
-		strvec_pushf(&bases, "%s+%s", owner.s, name.s);
-		strvec_pushf(&bases, "%s+%s.git", owner.s, name.s);
-		strvec_pushf(&bases, "%s/%s.git", owner.s, name.s);
-		strvec_pushf(&bases, "%s/%s", owner.s, name.s);
-	}
-	strvec_pushf(&bases, "%s.git", name.s);
-	strvec_push(&bases, name.s);
-	for (size_t i = 0; i < bases.n; i++) {
-		strvec_pushf(out, "%s/%s/repo", dir, bases.v[i]);
-		strvec_pushf(out, "%s/%s", dir, bases.v[i]);
-	}
-out:
-	strvec_clear(&bases);
-	buf_release(&owner);
-	buf_release(&name);
-}
-
-/*
- * `path` as it is on disk, each component matched without regard to case
- * when not found as spelled (GitHub's names are case-insensitive:
- * pytorch/fbgemm is pytorch+FBGEMM). 0 with the path in `out`, -1 when absent.
- */
-static int
-resolve_nocase(const char *path, struct buf *out)
-{
-	struct buf rest = BUF_INIT;
-	const char *p = path, *slash;
-	int ret = 0;
-
-	if (path_exists(path)) {
-		buf_addstr(out, path);
-		return 0;
-	}
-	while (*p == '/')
-		p++;
-	while (*p && ret == 0) {
-		DIR *d;
-		struct dirent *de;
-		size_t n;
-		int found = 0;
-
-		slash = strchr(p, '/');
-		n = slash ? (size_t)(slash - p) : strlen(p);
-		buf_reset(&rest);
-		buf_addf(&rest, "%s/%.*s", out->len ? out->s : "", (int)n, p);
-		if (!path_exists(rest.s)) {
-			d = opendir(out->len ? out->s : "/");
-			while (d && (de = readdir(d)))
-				if (strlen(de->d_name) == n && !strncasecmp(de->d_name, p, n)) {
-					buf_reset(&rest);
-					buf_addf(&rest, "%s/%s", out->len ? out->s : "", de->d_name);
-					found = 1;
-					break;
-				}
-			if (d)
-				closedir(d);
-			if (!found)
-				ret = -1;
-		}
-		buf_reset(out);
-		buf_addstr(out, rest.s);
-		p += n;
-		while (*p == '/')
-			p++;
-	}
-	buf_release(&rest);
-	return ret;
-}
-
-/* A mirror directory's repository, or its objects/, that everyone may write. */
-static int
-world_writable(const char *repo)
-{
-	struct buf objects = BUF_INIT;
-	struct stat st;
-	int ww = stat(repo, &st) == 0 && (st.st_mode & S_IWOTH);
-
-	buf_addf(&objects, "%s/objects", repo);
-	ww = ww || (stat(objects.s, &st) == 0 && (st.st_mode & S_IWOTH));
-	buf_release(&objects);
-	return ww;
-}
-
-/* A bare repository there: its HEAD, objects/ and refs/. */
-static int
-looks_bare(const char *path)
-{
-	struct buf b = BUF_INIT;
-	int ok;
-
-	buf_addf(&b, "%s/objects", path);
-	ok = is_dir(b.s);
-	buf_reset(&b);
-	buf_addf(&b, "%s/HEAD", path);
-	ok = ok && path_exists(b.s);
-	buf_release(&b);
-	return ok;
-}
-
 /*
  * A repository of the mirror directories `dirs` for `url` that has `ref`
  * (its commit into `out`) or the commit `want`: its path into `found`,
@@ -437,12 +135,12 @@ mirror_dir_find(const struct strvec *dirs, const char *url, const char *ref, con
 			git_repository *m = NULL;
 			git_oid id;
 
-			if (resolve_nocase(cands.v[i], &real) < 0) {
+			if (repo_resolve_nocase(cands.v[i], &real) < 0) {
 				buf_reset(&real);
-			} else if (!looks_bare(real.s)) {
+			} else if (!repo_looks_bare(real.s)) {
 				/* a clone with a work tree: its .git */
 				buf_addstr(&real, "/.git");
-				if (!looks_bare(real.s))
+				if (!repo_looks_bare(real.s))
 					buf_reset(&real);
 			}
 			if (!real.len || strset_has(&seen, real.s)) {
@@ -450,7 +148,7 @@ mirror_dir_find(const struct strvec *dirs, const char *url, const char *ref, con
 				continue;
 			}
 			strset_add(&seen, real.s);
-			if (world_writable(real.s)) {
+			if (repo_world_writable(real.s)) {
 				if (tried)
 					strvec_pushf(tried, "%s (refused: writable by all, so anyone could "
 						     "change what it serves)", real.s);
@@ -478,95 +176,20 @@ mirror_dir_find(const struct strvec *dirs, const char *url, const char *ref, con
 	return ret;
 }
 
-static int
-is_relative_url(const char *url)
-{
-	return !strncmp(url, "./", 2) || !strncmp(url, "../", 3);
-}
-
 /* A submodule's upstream: its URL, a relative one joined to the superproject's `parent` URL. */
 static void
 submodule_upstream(git_submodule *sm, const char *parent, struct buf *out)
 {
 	const char *url = git_submodule_url(sm);
 
-	if (url && parent && is_relative_url(url))
+	if (url && parent && repo_is_relative_url(url))
 		repo_url_join(parent, url, out);
 	else
 		buf_addstr(out, url ? url : "");
 }
 
-/*
- * Progress of one long operation. On a terminal: one line rewritten in
- * place. Otherwise (a log): nothing for the first 5 seconds, then at most
- * one line per 10% and per 5 seconds, so a log gets at most ten lines per
- * repository whatever libgit2 reports; the caller prints one summary.
- */
-struct progress {
-	const char *what;
-	struct repo_progress due;
-	int tty, shown;
-};
-
-void
-repo_progress_start(struct repo_progress *p, double now)
-{
-	p->start = p->last = now;
-	p->next_pct = 10;
-}
-
-int
-repo_progress_due(struct repo_progress *p, size_t done, size_t total, double now)
-{
-	unsigned pct = total ? (unsigned)(100.0 * (double)done / (double)total) : 0;
-
-	if (now - p->start < 5.0 || pct < p->next_pct || now - p->last < 5.0)
-		return 0;
-	p->next_pct = pct / 10 * 10 + 10;
-	p->last = now;
-	return 1;
-}
-
-static void
-progress_init(struct progress *p, const char *what)
-{
-	p->what = what;
-	repo_progress_start(&p->due, now_seconds());
-	p->tty = isatty(STDERR_FILENO);
-	p->shown = 0;
-}
-
-static void
-progress_update(struct progress *p, size_t done, size_t total, const char *detail)
-{
-	double t = now_seconds();
-	unsigned pct = total ? (unsigned)(100.0 * (double)done / (double)total) : 0;
-
-	if (p->tty) {
-		if (t - p->due.last < 0.25 && done != total)
-			return;
-		fprintf(stderr, "\r%s: %u%% (%zu/%zu)%s\033[K", p->what, pct, done, total, detail);
-		p->due.last = t;
-		p->shown = 1;
-		return;
-	}
-	if (!repo_progress_due(&p->due, done, total, t))
-		return;
-	fprintf(stderr, "%s: %u%% (%zu/%zu)%s\n", p->what, pct, done, total, detail);
-	p->shown = 1;
-}
-
-/* Clear a terminal's progress line. */
-static void
-progress_end(struct progress *p)
-{
-	if (p->tty && p->shown)
-		fputs("\r\033[K", stderr);
-	p->shown = 0;
-}
-
 struct fetch_progress {
-	struct progress p;
+	struct repo_meter p;
 	unsigned objects;
 	size_t bytes;
 };
@@ -582,9 +205,9 @@ fetch_progress_cb(const git_indexer_progress *st, void *payload)
 	snprintf(detail, sizeof(detail), " objects, %.1f MiB",
 		 (double)st->received_bytes / (1024.0 * 1024.0));
 	if (st->received_objects < st->total_objects)
-		progress_update(&fp->p, st->received_objects, st->total_objects, detail);
+		repo_progress_update(&fp->p, st->received_objects, st->total_objects, detail);
 	else if (st->total_deltas)
-		progress_update(&fp->p, st->indexed_deltas, st->total_deltas, " deltas resolved");
+		repo_progress_update(&fp->p, st->indexed_deltas, st->total_deltas, " deltas resolved");
 	return 0;
 }
 
@@ -600,7 +223,7 @@ mirror_fetch(git_repository *m, const char *url, const char *mpath, const char *
 
 	fprintf(stderr, "fetch: %s: fetching %s into %s\n", url, what, mpath);
 	buf_addf(&label, "fetch: %s", url);
-	progress_init(&fp.p, label.s);
+	repo_progress_init(&fp.p, label.s);
 	fo.download_tags = GIT_REMOTE_DOWNLOAD_TAGS_ALL;
 	fo.prune = GIT_FETCH_NO_PRUNE;
 	fo.callbacks.transfer_progress = fetch_progress_cb;
@@ -611,7 +234,7 @@ mirror_fetch(git_repository *m, const char *url, const char *mpath, const char *
 	}
 	rc = git_remote_fetch(remote, NULL, &fo, NULL);
 	git_remote_free(remote);
-	progress_end(&fp.p);
+	repo_progress_end(&fp.p);
 	if (rc == 0 && fp.objects)
 		fprintf(stderr, "fetch: %s: %u objects, %.1f MiB in %.1f s\n", url, fp.objects,
 			(double)fp.bytes / (1024.0 * 1024.0), now_seconds() - fp.p.due.start);
@@ -639,23 +262,6 @@ odb_has(git_repository *repo, const git_oid *id)
 	has = git_odb_exists(odb, id);
 	git_odb_free(odb);
 	return has;
-}
-
-/*
- * libgit2's fetch takes a local repository only as file://; paths are
- * normalized first so one repository has one mirror however it is
- * spelled.
- */
-static void
-fetch_url(const char *url, struct buf *out)
-{
-	if (url[0] != '/') {
-		buf_addstr(out, url);
-		return;
-	}
-	/* Lexically: the path must give the same mirror when it is gone (offline). */
-	buf_addstr(out, "file://");
-	path_normalize(out, url);
 }
 
 /* 1 when the mirror has `ref` (its commit into `out`), or else the commit `want`. */
@@ -748,7 +354,7 @@ mirror_ensure_once(const char *cache, const char *url, const char *ref, const gi
 	struct buf mpath = BUF_INIT, lockp = BUF_INIT, what = BUF_INIT, canon = BUF_INIT;
 	int fd = -1, ret = -1;
 
-	fetch_url(url, &canon);
+	repo_fetch_url(url, &canon);
 	repo_mirror_path(cache, canon.s, &mpath);
 	buf_addf(&lockp, "%s.lock", mpath.s);
 	buf_addf(objects, "%s/objects", mpath.s);
@@ -759,7 +365,7 @@ mirror_ensure_once(const char *cache, const char *url, const char *ref, const gi
 	if (mkdir_p_parent(lockp.s) < 0)
 		goto out;
 	/* every level bwbuild reads a mirror through, not only the top */
-	if (trust_level(mpath.s, "the mirror", 0) < 0 || trust_level(objects->s, "the mirror's objects", 0) < 0) {
+	if (repo_trust_level(mpath.s, "the mirror", 0) < 0 || repo_trust_level(objects->s, "the mirror's objects", 0) < 0) {
 		note("a mirror is made only by bwbuild, as you; one owned by another user or writable "
 		     "by all could hand the build any source");
 		goto out;
@@ -921,22 +527,6 @@ ensure_origin(git_repository *repo, const char *url)
 	return changed;
 }
 
-static int
-dir_is_empty(const char *path)
-{
-	DIR *d = opendir(path);
-	struct dirent *de;
-	int empty = 1;
-
-	if (!d)
-		return 1;
-	while ((de = readdir(d)))
-		if (strcmp(de->d_name, ".") && strcmp(de->d_name, ".."))
-			empty = 0;
-	closedir(d);
-	return empty;
-}
-
 /*
  * Open the work repository at `workdir`, or create it: its git directory
  * at `gitdir` (NULL: workdir/.git), `url` as its origin for people
@@ -963,7 +553,7 @@ work_repo_open(const char *workdir, const char *gitdir, const char *url, const c
 		return ensure_alternate(*out, objects);
 	}
 	buf_release(&dotgit);
-	if (path_exists(workdir) && !dir_is_empty(workdir)) {
+	if (path_exists(workdir) && !repo_dir_is_empty(workdir)) {
 		/* Not ours: checking out over it could overwrite someone's files. */
 		return error("'%s' exists, is not empty and is not a git checkout; remove it or "
 			     "choose another work directory", workdir);
@@ -1183,7 +773,7 @@ struct checkout_ctx {
 #define CHECKOUT_MARK "bwbuild-checkout"
 
 struct checkout_progress_ctx {
-	struct progress p;
+	struct repo_meter p;
 	size_t total;
 };
 
@@ -1195,7 +785,7 @@ checkout_progress(const char *path, size_t done, size_t total, void *payload)
 	cp->total = total;
 	if (path && done < total)
 		fault_point("checkout-file");
-	progress_update(&cp->p, done, total, " files");
+	repo_progress_update(&cp->p, done, total, " files");
 }
 
 /*
@@ -1320,12 +910,12 @@ checkout_commit(struct checkout_ctx *c, git_repository *repo, const git_oid *oid
 		co.paths.count = spec.n;
 	}
 	buf_addf(&label, "fetch: checking out %s", what);
-	progress_init(&cp.p, label.s);
+	repo_progress_init(&cp.p, label.s);
 	cp.total = 0;
 	co.progress_cb = checkout_progress;
 	co.progress_payload = &cp;
 	rc = git_checkout_tree(repo, target, &co);
-	progress_end(&cp.p);
+	repo_progress_end(&cp.p);
 	if (rc < 0) {
 		const git_error *e = git_error_last();
 
@@ -1391,69 +981,6 @@ checkout_begin(struct checkout_ctx *c)
 		return -1;
 	fault_point("checkout-begun");
 	return 0;
-}
-
-/* The relative path from the directory `from` to `to` (both absolute), as git writes gitlinks. */
-void
-repo_relative_path(const char *from, const char *to, struct buf *out)
-{
-	struct buf a = BUF_INIT, b = BUF_INIT;
-	size_t i = 0, common = 0;
-
-	path_normalize(&a, from);
-	path_normalize(&b, to);
-	/* the longest common prefix that ends at a component boundary */
-	while (a.s[i] && a.s[i] == b.s[i]) {
-		i++;
-		if ((a.s[i] == '/' || !a.s[i]) && (b.s[i] == '/' || !b.s[i]))
-			common = i;
-	}
-	for (const char *p = a.s + common; *p; p++)
-		if (*p == '/' && p[1])
-			buf_addstr(out, "../");
-	buf_addstr(out, b.s[common] == '/' ? b.s + common + 1 : b.s + common);
-	if (!out->len)
-		buf_addch(out, '.');
-	else if (out->s[out->len - 1] == '/')
-		out->s[--out->len] = '\0';
-	buf_release(&a);
-	buf_release(&b);
-}
-
-/*
- * Whether `dotgit` (a submodule's .git) is a gitlink bwbuild wrote for
- * `gitdir`, or the one libgit2 wrote while bwbuild made the repository:
- * then a repository that cannot be opened behind it is bwbuild's own,
- * half made, and can be removed.
- */
-static int
-gitlink_is_ours(const char *dotgit, const char *workdir, const char *gitdir)
-{
-	struct buf text = BUF_INIT, target = BUF_INIT, norm = BUF_INIT, want = BUF_INIT;
-	int ours = 0;
-
-	if (!is_regular(dotgit) || read_file(&text, dotgit) < 0 || !starts_with(text.s, "gitdir: "))
-		goto out;
-	text.len = strcspn(text.s, "\r\n");
-	text.s[text.len] = '\0';
-	if (text.s[8] == '/')
-		buf_addstr(&target, text.s + 8);
-	else
-		buf_addf(&target, "%s/%s", workdir, text.s + 8);
-	path_normalize(&norm, target.s);
-	path_normalize(&want, gitdir);
-	while (norm.len && norm.s[norm.len - 1] == '/')
-		norm.s[--norm.len] = '\0';
-	while (want.len && want.s[want.len - 1] == '/')
-		want.s[--want.len] = '\0';
-	ours = !strcmp(norm.s, want.s) ||
-	       (starts_with(norm.s, want.s) && !strcmp(norm.s + want.len, ".bwbuild-new"));
-out:
-	buf_release(&text);
-	buf_release(&target);
-	buf_release(&norm);
-	buf_release(&want);
-	return ours;
 }
 
 /*
@@ -1546,7 +1073,7 @@ sub_repo_open(struct checkout_ctx *c, const char *shown, const char *workdir, co
 			ret = ensure_alternate(*out, objects);
 			goto done;
 		}
-		if (!gitlink_is_ours(dotgit.s, workdir, gitdir)) {
+		if (!repo_gitlink_is_ours(dotgit.s, workdir, gitdir)) {
 			libgit2_fail("cannot open the checkout in", workdir);
 			note("'%s' is not the gitlink bwbuild makes for submodule '%s'; remove it or "
 			     "the work directory", dotgit.s, shown);
@@ -1558,7 +1085,7 @@ sub_repo_open(struct checkout_ctx *c, const char *shown, const char *workdir, co
 			error("cannot remove '%s':", dotgit.s);
 			goto done;
 		}
-	} else if (path_exists(workdir) && !dir_is_empty(workdir) && !c->force) {
+	} else if (path_exists(workdir) && !repo_dir_is_empty(workdir) && !c->force) {
 		error("'%s' exists, is not empty and is not a git checkout; remove it or run with "
 		      "--force", workdir);
 		goto done;
@@ -1747,34 +1274,6 @@ out:
 }
 
 /*
- * A checkout bwbuild began and did not finish (killed, power cut) leaves
- * <work>/.git/bwbuild-checkout behind, and maybe libgit2's lock files:
- * its half-written files are bwbuild's, not the user's, so the next run
- * removes the locks and forces the checkout instead of refusing them.
- */
-static void
-remove_stale_locks(const char *gitdir, int depth)
-{
-	struct buf path = BUF_INIT;
-	struct dirent *de;
-	DIR *d = opendir(gitdir);
-
-	while (d && (de = readdir(d))) {
-		if (de->d_name[0] == '.')
-			continue;
-		buf_reset(&path);
-		buf_addf(&path, "%s/%s", gitdir, de->d_name);
-		if (ends_with(de->d_name, ".lock") && !is_dir(path.s))
-			unlink(path.s);
-		else if (depth < 10 && strcmp(de->d_name, "objects") && is_dir(path.s))
-			remove_stale_locks(path.s, depth + 1);
-	}
-	if (d)
-		closedir(d);
-	buf_release(&path);
-}
-
-/*
  * The state of an existing work tree: 1 when a checkout of ours was cut
  * short (marker left, or a repository that cannot be opened or has no
  * HEAD yet), 0 otherwise.
@@ -1795,7 +1294,7 @@ checkout_interrupted(const char *dir)
 		else if (!cut && git_repository_head_unborn(repo) == 1)
 			cut = 1;
 		if (cut)
-			remove_stale_locks(dotgit.s, 0);
+			repo_remove_stale_locks(dotgit.s, 0);
 	}
 	git_repository_free(repo);
 	buf_release(&dotgit);
@@ -2218,7 +1717,7 @@ repo_resolve_source(const char *cache_dir, const struct strvec *mirror_dirs, con
 		buf_addstr(out, git_oid_tostr_s(&oid));
 	git_libgit2_shutdown();
 	if (ret < 0) {
-		fetch_url(real.s, &canon);
+		repo_fetch_url(real.s, &canon);
 		repo_mirror_path(cache_dir, canon.s, &mpath);
 		ret = is_dir(mpath.s) ? repo_resolve_local(mpath.s, ref, out) : -1;
 	}

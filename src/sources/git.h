@@ -3,11 +3,16 @@
 
 #include <stddef.h>
 
+#include "sources/repourl.h"
+#include "sources/repowork.h"
+
 struct buf;
 struct strvec;
 
 /*
- * Source checkouts through libgit2; the only file that includes <git2.h>.
+ * Source checkouts through libgit2 (git.c, the only file that includes
+ * <git2.h>); where repositories live is in repourl.h, the work tree's
+ * own files and progress lines in repowork.h.
  */
 
 /*
@@ -58,38 +63,9 @@ int repo_checkout(const struct repo_checkout_opts *o, struct repo_tree_info *out
 int repo_describe(const char *dir, struct repo_tree_info *out, struct strvec *changes);
 void repo_tree_info_release(struct repo_tree_info *ti);
 
-/* $BWBUILD_CACHE_DIR, else $XDG_CACHE_HOME/bwbuild, else ~/.cache/bwbuild (empty when no home). */
-void repo_cache_dir(struct buf *out);
-/* Create it if missing; refuse one owned by another user or writable by others. -1 after reporting. */
-int repo_cache_dir_check(const char *dir);
-/* <cache>/git/<last URL component>-<12 hex of sha256(URL)>.git */
-void repo_mirror_path(const char *cache_dir, const char *url, struct buf *out);
-/*
- * URLs of one repository: a remote URL without its trailing "/" and ".git"
- * (GitHub answers both spellings); a local path as it is.
- */
-void repo_url_key(const char *url, struct buf *out);
-/*
- * `url` after the url.<base>.insteadOf rules (pairs base, prefix in
- * `rules`): the longest matching prefix is replaced by its base, as git does.
- */
-void repo_url_rewrite(const struct strvec *rules, const char *url, struct buf *out);
 /* The rules of the user's git config (global, XDG, system). -1 when unreadable. */
 int repo_url_rules_load(struct strvec *rules);
-/* $BWBUILD_MIRRORS: mirror directories separated by ':'. */
-void repo_mirror_dirs_env(struct strvec *dirs);
-/*
- * Where a mirror directory `dir` may hold `url`'s repository, in the order
- * tried: <owner>+<name>, <owner>+<name>.git, <owner>/<name>.git,
- * <owner>/<name>, <name>.git, <name>, each first with a /repo suffix
- * (<owner> and <name> are the URL's last two components, ".git" dropped;
- * on disk a name also matches in another case).
- */
-void repo_mirror_candidates(const char *dir, const char *url, struct strvec *out);
-/* The relative path from directory `from` to `to` (both absolute), as a gitlink names it. */
-void repo_relative_path(const char *from, const char *to, struct buf *out);
-/* A .gitmodules URL ("../cutlass.git") joined to its superproject's URL, as git does. */
-void repo_url_join(const char *base, const char *rel, struct buf *out);
+
 
 /*
  * Remove the files git ignores in the work tree at `dir` (build outputs
@@ -129,18 +105,6 @@ void repo_build_outputs_since(long long since);
 
 /* The committer time of `commit` in the repository at `dir` (seconds since 1970); -1 when unknown. */
 int repo_commit_time(const char *dir, const char *commit, long long *out);
-/*
- * Progress into a log (not a terminal): nothing for the first 5 seconds,
- * then at most one line per 10% and per 5 seconds, however often libgit2
- * reports (a fetch reports on every object, and again while it resolves
- * deltas). repo_progress_due says whether a line is due `now` (seconds).
- */
-struct repo_progress {
-	double start, last;
-	unsigned next_pct;
-};
-void repo_progress_start(struct repo_progress *p, double now);
-int repo_progress_due(struct repo_progress *p, size_t done, size_t total, double now);
 
 /* libgit2's version, "1.5.1". */
 void repo_version_string(struct buf *out);
