@@ -1,0 +1,427 @@
+/*
+ * Finding and loading a profile (profile.h): the search path, the
+ * `extends:` chain (cycles, depth, a parent found beside its child),
+ * each file merged into its parent, --set KEY=VALUE on top, paths made
+ * relative to the file that set them, and the profile's lifetime. The
+ * YAML is read by profile.c, validation is profcheck.c's.
+ * May include: core/, formats/, host/, profile/.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <limits.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "core/buf.h"
+#include "core/diag.h"
+#include "core/strvec.h"
+#include "core/util.h"
+#include "profile/pnode.h"
+#include "profile/profile.h"
+
+/*
+ * A bound, not a design limit: real chains are 2-4 deep (base, family,
+ * machine); 64 covers any hand-made one and stops a generated one (each
+ * file extending the next) before it reads thousands of files.
+ */
+#define MAX_EXTENDS_DEPTH 64
+
+const char *
+profile_keep_str(struct profile *p, const char *s)
+{
+	ALLOC_GROW(p->files, p->nfiles + 1, p->files_cap);
+	p->files[p->nfiles] = xstrdup(s);
+	return p->files[p->nfiles++];
+}
+
+static int
+try_dir(char **out, const char *dir, const char *name)
+{
+	struct buf b = BUF_INIT;
+
+	buf_addf(&b, "%s/%s.yaml", dir, name);
+	if (access(b.s, R_OK) == 0) {
+		*out = buf_detach(&b);
+		return 1;
+	}
+	buf_release(&b);
+	return 0;
+}
+
+static int
+is_path_spec(const char *spec)
+{
+	return strchr(spec, '/') || ends_with(spec, ".yaml") || ends_with(spec, ".yml");
+}
+
+void
+profile_search_path(struct strvec *dirs)
+{
+	data_search_path("profiles", "BWBUILD_PROFILE_PATH", dirs);
+}
+
+int
+profile_find(char **out, const char *spec)
+{
+	struct buf tried = BUF_INIT;
+	const char *env;
+	int found = 0;
+
+	*out = NULL;
+	if (!*spec)
+		return error("empty profile name");
+	if (is_path_spec(spec)) {
+		if (access(spec, R_OK) < 0)
+			return error("cannot read profile '%s':", profile_shown(spec));
+		*out = xstrdup(spec);
+		return 0;
+	}
+	for (const char *c = spec; *c; c++)
+		if (!isalnum((unsigned char)*c) && !strchr("-_.", *c))
+			return error("'%s' is not a profile name (letters, digits, '-', '_' and '.')",
+				     profile_shown(spec));
+
+	{
+		struct strvec dirs = STRVEC_INIT;
+		size_t i;
+
+		profile_search_path(&dirs);
+		for (i = 0; i < dirs.n && !found; i++) {
+			found = try_dir(out, dirs.v[i], spec);
+			buf_addf(&tried, "%s%s", i ? ", " : "", dirs.v[i]);
+		}
+		strvec_clear(&dirs);
+	}
+	env = getenv("BWBUILD_PROFILE_PATH");
+	if (!found) {
+		error("no profile named '%s' (looked in %s%s); "
+		      "pass a name from there or a path to a .yaml file", profile_shown(spec), tried.s,
+		      env && *env ? "" : " and $BWBUILD_PROFILE_PATH, which is unset");
+		buf_release(&tried);
+		return -1;
+	}
+	buf_release(&tried);
+	return 0;
+}
+
+static char *
+dir_of(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+
+	if (!slash)
+		return xstrdup(".");
+	if (slash == path)
+		return xstrdup("/");
+	return xstrndup(path, (size_t)(slash - path));
+}
+
+/* -1 after reporting if `real` is already on the chain or the chain is too deep. */
+static int
+chain_check(char **chain, const char **names, int depth, const char *real, const char *path,
+	    const struct loc *from)
+{
+	for (int i = 0; i < depth; i++) {
+		if (!strcmp(chain[i], real)) {
+			struct buf cyc = BUF_INIT;
+
+			for (int k = i; k < depth; k++)
+				buf_addf(&cyc, "%s -> ", names[k]);
+			buf_addstr(&cyc, path);
+			error_at(from, "'extends' makes a cycle: %s", cyc.s);
+			buf_release(&cyc);
+			return -1;
+		}
+	}
+	if (depth >= MAX_EXTENDS_DEPTH) {
+		struct buf c = BUF_INIT;
+
+		for (int i = 0; i < depth; i++) {
+			if (i == 3 && depth > 6) {
+				buf_addf(&c, "(%d more) -> ", depth - 6);
+				i = depth - 3;
+			}
+			buf_addf(&c, "%s -> ", names[i]);
+		}
+		buf_addstr(&c, path);
+		error_at(from, "'extends' chain is deeper than %d profiles: %s; flatten it (real "
+			 "chains are 2-4 deep)", MAX_EXTENDS_DEPTH, c.s);
+		buf_release(&c);
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * The file that `extends: SPEC` in `path` names: a path relative to `path`,
+ * an absolute path, or a name looked up beside `path` and then on the
+ * search path. -1 after reporting.
+ */
+static int
+parent_path(char **out, const char *path, const struct pnode *ext)
+{
+	char *d;
+
+	if (is_path_spec(ext->str) && ext->str[0] != '/') {
+		struct buf b = BUF_INIT;
+
+		d = dir_of(path);
+		buf_addf(&b, "%s/%s", d, ext->str);
+		free(d);
+		*out = buf_detach(&b);
+		return 0;
+	}
+	if (is_path_spec(ext->str)) {
+		*out = xstrdup(ext->str);
+		return 0;
+	}
+	d = dir_of(path);
+	if (try_dir(out, d, ext->str)) {
+		free(d);
+		return 0;
+	}
+	free(d);
+	if (profile_find(out, ext->str) < 0) {
+		note_at(&ext->loc, "extended here");
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * Load `path` and everything it extends; `chain` holds the real paths on
+ * the way down, to detect cycles. Returns the merged tree or NULL.
+ */
+static struct pnode *
+load_chain(struct profile *p, const char *path, char **chain, const char **names, int depth,
+	   const struct loc *from)
+{
+	struct buf text = BUF_INIT;
+	struct pnode *n, *parent = NULL;
+	const struct pnode *ext;
+	const char *file;
+	char *real, *ppath;
+	size_t idx;
+
+	real = realpath(path, NULL);
+	if (!real) {
+		if (from)
+			error_at(from, "cannot read profile '%s': %s", profile_shown(path), strerror(errno));
+		else
+			error("cannot read profile '%s':", path);
+		return NULL;
+	}
+	if (chain_check(chain, names, depth, real, path, from) < 0 || read_file(&text, path) < 0) {
+		free(real);
+		return NULL;
+	}
+	chain[depth] = real;
+	file = profile_keep_str(p, path);
+	names[depth] = file;
+	n = pnode_parse(file, text.s, text.len);
+	buf_release(&text);
+	if (!n || !(ext = pnode_map_get(n, "extends", &idx))) {
+		free(real);
+		return n;
+	}
+	if (ext->kind != PN_SCALAR || !*ext->str) {
+		error_at(&ext->loc, "'extends' takes one profile name or path");
+	} else if (parent_path(&ppath, path, ext) == 0) {
+		parent = load_chain(p, ppath, chain, names, depth + 1, &ext->loc);
+		free(ppath);
+	}
+	if (parent) {
+		pnode_map_remove(n, idx);
+		pnode_merge(parent, n);
+	} else {
+		pnode_free(n);
+	}
+	free(real);
+	return parent;
+}
+
+
+static int
+is_url(const char *s)
+{
+	const char *colon = strchr(s, ':');
+
+	if (strstr(s, "://"))
+		return 1;
+	/* scp-like "host:path", not "C:" nor a path containing ':' after '/'. */
+	return colon && colon - s > 1 && !memchr(s, '/', (size_t)(colon - s));
+}
+
+/*
+ * Apply one --set KEY=VALUE (dotted key) on top of the merged profile, as
+ * one more file would be merged: maps merged, anything else replaced.
+ */
+static int
+apply_set(struct profile *p, const char *spec)
+{
+	const char *eq = strchr(spec, '=');
+	struct buf b = BUF_INIT;
+	struct loc loc;
+	struct pnode *node;
+	char *key, *dot;
+
+	buf_addf(&b, "--set %s", spec);
+	loc.file = profile_keep_str(p, b.s);
+	loc.line = 1;
+	loc.col = 1;
+	buf_release(&b);
+	/* Only the key is checked: the value is anything (-I../inc, a=b). */
+	if (!eq || eq == spec || eq[-1] == '.' || spec[0] == '.' ||
+	    memmem(spec, (size_t)(eq - spec), "..", 2)) {
+		error("--set '%s' is not KEY=VALUE with a dotted key (e.g. "
+		      "--set features.flash_attention=off)", spec);
+		return -1;
+	}
+	node = xcalloc(1, sizeof(*node));
+	node->kind = PN_SCALAR;
+	node->str = xstrdup(eq + 1);
+	node->loc = loc;
+	key = xstrndup(spec, (size_t)(eq - spec));
+	/* Wrap the value in one map per key component, innermost first. */
+	for (;;) {
+		struct pnode *m = xcalloc(1, sizeof(*m));
+
+		dot = strrchr(key, '.');
+		m->kind = PN_MAP;
+		m->loc = loc;
+		m->n = m->cap = 1;
+		m->items = xcalloc(1, sizeof(*m->items));
+		m->keys = xcalloc(1, sizeof(*m->keys));
+		m->keylocs = xcalloc(1, sizeof(*m->keylocs));
+		m->items[0] = node;
+		m->keys[0] = xstrdup(dot ? dot + 1 : key);
+		m->keylocs[0] = loc;
+		node = m;
+		if (!dot)
+			break;
+		*dot = '\0';
+	}
+	free(key);
+	pnode_merge(p->root, node);
+	return 0;
+}
+
+int
+profile_load(struct profile *p, const char *spec)
+{
+	return profile_load_set(p, spec, NULL);
+}
+
+int
+profile_load_set(struct profile *p, const char *spec, const struct strvec *sets)
+{
+	char *chain[MAX_EXTENDS_DEPTH + 1] = { 0 };
+	const char *names[MAX_EXTENDS_DEPTH + 1] = { 0 };
+	int before = diag_errors;
+	char *path;
+
+	memset(p, 0, sizeof(*p));
+	if (profile_find(&path, spec) < 0)
+		return -1;
+	p->path = profile_keep_str(p, path);
+	free(path);
+	p->root = load_chain(p, p->path, chain, names, 0, NULL);
+	if (!p->root)
+		return -1;
+	for (size_t i = 0; sets && i < sets->n; i++)
+		if (apply_set(p, sets->v[i]) < 0)
+			return -1;
+	profile_validate(p);
+	if (!p->name.str) {
+		const char *base = strrchr(p->path, '/');
+		char *name = xstrdup(base ? base + 1 : p->path);
+		char *dot = strrchr(name, '.');
+
+		if (dot)
+			*dot = '\0';
+		p->name.str = profile_keep_str(p, name);
+		free(name);
+	}
+	/* A torch given as a path (not a profile name): relative to the file that set it. */
+	if (p->torch.str && p->torch.str[0] != '/' &&
+	    (strchr(p->torch.str, '/') || ends_with(p->torch.str, ".yaml") ||
+	     ends_with(p->torch.str, ".yml") || ends_with(p->torch.str, ".whl"))) {
+		char *d = dir_of(p->torch.loc.file);
+		struct buf b = BUF_INIT;
+		char *abs;
+
+		buf_addf(&b, "%s/%s", d, p->torch.str);
+		abs = path_absolute(b.s);
+		p->torch.str = profile_keep_str(p, abs);
+		free(abs);
+		free(d);
+		buf_release(&b);
+	}
+	if (p->source_repo.str && !is_url(p->source_repo.str) && p->source_repo.str[0] != '/') {
+		/* Relative to the file that set it, like an #include. */
+		char *d = dir_of(p->source_repo.loc.file);
+		struct buf b = BUF_INIT;
+		char *abs;
+
+		buf_addf(&b, "%s/%s", d, p->source_repo.str);
+		free(d);
+		abs = path_absolute(b.s);
+		buf_release(&b);
+		p->repo_abs = realpath(abs, NULL);
+		if (!p->repo_abs)
+			p->repo_abs = abs;
+		else
+			free(abs);
+		p->source_repo.str = p->repo_abs;
+	}
+	if (p->source_mirrors.str && *p->source_mirrors.str && p->source_mirrors.str[0] != '/') {
+		/* relative to the file that set it, like source.repo */
+		char *d = dir_of(p->source_mirrors.loc.file);
+		struct buf b = BUF_INIT;
+		char *abs;
+
+		buf_addf(&b, "%s/%s", d, p->source_mirrors.str);
+		abs = path_absolute(b.s);
+		p->source_mirrors.str = profile_keep_str(p, abs);
+		free(abs);
+		free(d);
+		buf_release(&b);
+	}
+	return diag_errors > before ? -1 : 0;
+}
+
+void
+profile_release(struct profile *p)
+{
+	size_t i;
+
+	pnode_free(p->root);
+	for (i = 0; i < p->nfiles; i++)
+		free(p->files[i]);
+	free(p->files);
+	free(p->archs);
+	free(p->cmake);
+	free(p->runtime_env);
+	free(p->build_env);
+	for (i = 0; i < p->nexceptions; i++)
+		free(p->exceptions[i].missing);
+	free(p->exceptions);
+	free(p->submodules_exclude);
+	free(p->repo_abs);
+	memset(p, 0, sizeof(*p));
+}
+
+void
+profile_arch_list(const struct profile *p, struct buf *out)
+{
+	size_t i;
+
+	for (i = 0; i < p->narchs; i++) {
+		if (i)
+			buf_addch(out, ';');
+		arch_format(&p->archs[i].arch, out);
+	}
+}
