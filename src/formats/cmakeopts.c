@@ -1,19 +1,8 @@
 /*
  * CMake option scanner.
  *
- * The part of the CMake language (cmake-language(7)) needed to find
- * command invocations without running CMake:
- *
- *   file        := (space | newline | comment | invocation | other)*
- *   comment     := '#' bracket-open ... bracket-close     (bracket comment)
- *                | '#' ... end of line                    (line comment)
- *   invocation  := identifier [ \t]* '(' arguments ')'
- *   identifier  := [A-Za-z_][A-Za-z0-9_]*
- *   arguments   := (space | newline | comment | argument | '(' arguments ')')*
- *   argument    := bracket-open ... bracket-close          (bracket argument, verbatim)
- *                | '"' (char | '\' any | '\' newline)* '"' (quoted argument)
- *                | (char other than space ( ) # " \ | '\' any)+  (unquoted argument)
- *   bracket-open  := '[' '='{n} '['   and bracket-close := ']' '='{n} ']'
+ * Finds option() and cmake_dependent_option() calls with the CMake-language
+ * lexer of cmakelex.c (its grammar; escapes kept as the escaped character).
  *
  * Command names are case-insensitive. Only the arguments at the
  * invocation's own parenthesis level count (nested parentheses are part
@@ -30,6 +19,7 @@
 #include <sys/stat.h>
 
 #include "core/buf.h"
+#include "formats/cmakelex.h"
 #include "formats/cmakeopts.h"
 #include "core/diag.h"
 #include "core/util.h"
@@ -37,161 +27,43 @@
 #define MAX_ARGS 6
 #define MAX_FILE_BYTES (4u << 20)
 
-struct scanner {
-	const char *s;
-	size_t len, i;
-	unsigned line;
-};
-
-static int
-at(const struct scanner *sc, size_t k)
-{
-	return sc->i + k < sc->len ? (unsigned char)sc->s[sc->i + k] : -1;
-}
-
-static void
-advance(struct scanner *sc, size_t n)
-{
-	while (n-- && sc->i < sc->len) {
-		if (sc->s[sc->i] == '\n')
-			sc->line++;
-		sc->i++;
-	}
-}
-
-/* At '[': the n of '[' '='{n} '[', or -1 when this is not a bracket opening. */
-static long
-bracket_level(const struct scanner *sc)
-{
-	size_t k = 1;
-
-	if (at(sc, 0) != '[')
-		return -1;
-	while (at(sc, k) == '=')
-		k++;
-	return at(sc, k) == '[' ? (long)(k - 1) : -1;
-}
-
-/* Skip a bracket opened at sc->i with level n, up to and past its closing; text into out. */
-static void
-skip_bracket(struct scanner *sc, long n, struct buf *out)
-{
-	advance(sc, (size_t)n + 2);
-	while (sc->i < sc->len) {
-		if (at(sc, 0) == ']') {
-			long k = 1;
-
-			while (at(sc, (size_t)k) == '=')
-				k++;
-			if (k - 1 == n && at(sc, (size_t)k) == ']') {
-				advance(sc, (size_t)k + 1);
-				return;
-			}
-		}
-		if (out)
-			buf_addch(out, sc->s[sc->i]);
-		advance(sc, 1);
-	}
-}
-
-static void
-skip_comment(struct scanner *sc)
-{
-	long n;
-
-	advance(sc, 1);
-	n = bracket_level(sc);
-	if (n >= 0) {
-		skip_bracket(sc, n, NULL);
-		return;
-	}
-	while (sc->i < sc->len && sc->s[sc->i] != '\n')
-		advance(sc, 1);
-}
-
-static void
-quoted(struct scanner *sc, struct buf *out)
-{
-	advance(sc, 1);
-	while (sc->i < sc->len && sc->s[sc->i] != '"') {
-		if (sc->s[sc->i] == '\\' && sc->i + 1 < sc->len) {
-			if (sc->s[sc->i + 1] == '\n') {
-				advance(sc, 2);
-				continue;
-			}
-			if (sc->s[sc->i + 1] == '\r' && at(sc, 2) == '\n') {
-				advance(sc, 3);
-				continue;
-			}
-			advance(sc, 1);
-		}
-		buf_addch(out, sc->s[sc->i]);
-		advance(sc, 1);
-	}
-	advance(sc, 1); /* the closing quote, if any */
-}
-
-static void
-unquoted(struct scanner *sc, struct buf *out)
-{
-	while (sc->i < sc->len) {
-		int c = at(sc, 0);
-
-		if (isspace(c) || c == '(' || c == ')' || c == '#' || c == '"')
-			break;
-		if (c == '\\' && sc->i + 1 < sc->len) {
-			buf_addch(out, sc->s[sc->i + 1]);
-			advance(sc, 2);
-			continue;
-		}
-		buf_addch(out, (char)c);
-		advance(sc, 1);
-	}
-}
-
 /*
  * Parse the arguments after '(' up to the matching ')'. Arguments at the
  * top level go to args (at most MAX_ARGS); returns how many were seen, or
  * -1 when the text ends before the invocation does.
  */
 static long
-arguments(struct scanner *sc, struct buf *args)
+arguments(struct cmakelex *lx, struct buf *args)
 {
 	long nargs = 0;
 	unsigned depth = 1;
 
-	while (sc->i < sc->len) {
-		int c = at(sc, 0);
+	while (lx->i < lx->len) {
+		int c = cmakelex_at(lx, 0);
 		struct buf tmp = BUF_INIT;
 		struct buf *dst;
-		long n;
 
 		if (isspace(c)) {
-			advance(sc, 1);
+			cmakelex_advance(lx, 1);
 			continue;
 		}
 		if (c == '#') {
-			skip_comment(sc);
+			cmakelex_comment(lx);
 			continue;
 		}
 		if (c == '(') {
 			depth++;
-			advance(sc, 1);
+			cmakelex_advance(lx, 1);
 			continue;
 		}
 		if (c == ')') {
-			advance(sc, 1);
+			cmakelex_advance(lx, 1);
 			if (--depth == 0)
 				return nargs;
 			continue;
 		}
 		dst = depth == 1 && nargs < MAX_ARGS ? &args[nargs] : &tmp;
-		if (c == '"')
-			quoted(sc, dst);
-		else if ((n = bracket_level(sc)) >= 0)
-			skip_bracket(sc, n, dst);
-		else
-			unquoted(sc, dst);
+		cmakelex_argument(lx, dst);
 		if (depth == 1)
 			nargs++;
 		buf_release(&tmp);
@@ -229,53 +101,21 @@ add_option(struct cmake_options *o, const char *file, unsigned line, struct buf 
 void
 cmakeopts_scan_buffer(struct cmake_options *o, const char *file, const char *text, size_t len)
 {
-	struct scanner sc = { text, len, 0, 1 };
+	struct cmakelex lx = CMAKELEX_INIT(text, len);
+	size_t start, nlen;
+	unsigned line;
 
-	while (sc.i < sc.len) {
-		int c = at(&sc, 0);
-		size_t start;
-		unsigned line;
+	while (cmakelex_command(&lx, &start, &nlen, &line)) {
+		struct buf args[MAX_ARGS] = { BUF_INIT, BUF_INIT, BUF_INIT,
+					      BUF_INIT, BUF_INIT, BUF_INIT };
+		int is_opt = nlen == 6 && !strncasecmp(text + start, "option", 6);
+		int is_dep = nlen == 22 && !strncasecmp(text + start, "cmake_dependent_option", 22);
+		long nargs = arguments(&lx, args);
 
-		if (c == '#') {
-			skip_comment(&sc);
-			continue;
-		}
-		if (!(isalpha(c) || c == '_')) {
-			if (c == '"') {
-				struct buf junk = BUF_INIT;
-
-				quoted(&sc, &junk);
-				buf_release(&junk);
-			} else {
-				advance(&sc, 1);
-			}
-			continue;
-		}
-		start = sc.i;
-		line = sc.line;
-		while (isalnum(at(&sc, 0)) || at(&sc, 0) == '_')
-			advance(&sc, 1);
-		{
-			size_t nlen = sc.i - start;
-			struct buf args[MAX_ARGS] = { BUF_INIT, BUF_INIT, BUF_INIT,
-						      BUF_INIT, BUF_INIT, BUF_INIT };
-			long nargs;
-			size_t k;
-			int is_opt, is_dep;
-
-			while (at(&sc, 0) == ' ' || at(&sc, 0) == '\t')
-				advance(&sc, 1);
-			if (at(&sc, 0) != '(')
-				continue;
-			advance(&sc, 1);
-			is_opt = nlen == 6 && !strncasecmp(text + start, "option", 6);
-			is_dep = nlen == 22 && !strncasecmp(text + start, "cmake_dependent_option", 22);
-			nargs = arguments(&sc, args);
-			if ((is_opt || is_dep) && nargs >= 0)
-				add_option(o, file, line, args, (size_t)nargs, is_dep);
-			for (k = 0; k < MAX_ARGS; k++)
-				buf_release(&args[k]);
-		}
+		if ((is_opt || is_dep) && nargs >= 0)
+			add_option(o, file, line, args, (size_t)nargs, is_dep);
+		for (size_t k = 0; k < MAX_ARGS; k++)
+			buf_release(&args[k]);
 	}
 }
 

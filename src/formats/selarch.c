@@ -1,18 +1,9 @@
 /*
  * Reader of PyTorch's select_compute_arch.cmake (selarch.h says what it
- * takes from it). The part of the CMake language it reads
- * (cmake-language(7)):
- *
- *   file        := (space | comment | invocation | other)*
- *   comment     := '#' bracket | '#' ... end of line
- *   invocation  := identifier [ \t]* '(' arguments ')'
- *   arguments   := (space | comment | argument | '(' arguments ')')*
- *   argument    := bracket                       (verbatim)
- *                | '"' (char | '\' escape)* '"'    (quoted)
- *                | (char other than space ( ) # " | '\' escape)+
- *   bracket     := '[' '='{n} '[' ... ']' '='{n} ']'
- *   escape      := 't' | 'n' | 'r' | ';' (kept as "\;") | newline (quoted:
- *                  a continuation) | any other non-alphanumeric (itself)
+ * takes from it), over the CMake-language lexer of cmakelex.c (its
+ * grammar) with CMake's escapes: \t \n \r, \; kept as "\;", '\' newline
+ * in a quoted argument a continuation, any other non-alphanumeric
+ * character itself.
  *
  * Nested parentheses of a condition become "(" and ")" arguments. Command
  * names are case-insensitive, keywords (AND, NOT, STREQUAL) are not. The
@@ -29,6 +20,7 @@
 #include <strings.h>
 
 #include "core/buf.h"
+#include "formats/cmakelex.h"
 #include "formats/selarch.h"
 #include "core/util.h"
 
@@ -46,146 +38,11 @@ const char *const selarch_paths[] = {
 	NULL,
 };
 
-struct scan {
-	const char *s;
-	size_t len, i;
-	unsigned line;
-};
-
 struct inv {
 	char name[48];
 	struct strvec args;
 	unsigned line;
 };
-
-static int
-at(const struct scan *sc, size_t k)
-{
-	return sc->i + k < sc->len ? (unsigned char)sc->s[sc->i + k] : -1;
-}
-
-static void
-adv(struct scan *sc, size_t n)
-{
-	while (n-- && sc->i < sc->len) {
-		if (sc->s[sc->i] == '\n')
-			sc->line++;
-		sc->i++;
-	}
-}
-
-static long
-bracket_level(const struct scan *sc)
-{
-	size_t k = 1;
-
-	if (at(sc, 0) != '[')
-		return -1;
-	while (at(sc, k) == '=')
-		k++;
-	return at(sc, k) == '[' ? (long)(k - 1) : -1;
-}
-
-static void
-add_capped(struct buf *out, int c)
-{
-	if (out && out->len < MAX_ARG)
-		buf_addch(out, c);
-}
-
-static void
-bracket(struct scan *sc, long n, struct buf *out)
-{
-	adv(sc, (size_t)n + 2);
-	while (sc->i < sc->len) {
-		if (at(sc, 0) == ']') {
-			long k = 1;
-
-			while (at(sc, (size_t)k) == '=')
-				k++;
-			if (k - 1 == n && at(sc, (size_t)k) == ']') {
-				adv(sc, (size_t)k + 1);
-				return;
-			}
-		}
-		add_capped(out, sc->s[sc->i]);
-		adv(sc, 1);
-	}
-}
-
-static void
-comment(struct scan *sc)
-{
-	long n;
-
-	adv(sc, 1);
-	if ((n = bracket_level(sc)) >= 0) {
-		bracket(sc, n, NULL);
-		return;
-	}
-	while (sc->i < sc->len && sc->s[sc->i] != '\n')
-		adv(sc, 1);
-}
-
-/* At '\': one escape into out. */
-static void
-escape(struct scan *sc, struct buf *out, int quoted)
-{
-	int c = at(sc, 1);
-
-	if (c < 0) {
-		adv(sc, 1);
-		return;
-	}
-	if (quoted && c == '\n') {
-		adv(sc, 2);
-		return;
-	}
-	switch (c) {
-	case 't': add_capped(out, '\t'); break;
-	case 'n': add_capped(out, '\n'); break;
-	case 'r': add_capped(out, '\r'); break;
-	case ';': add_capped(out, '\\'); add_capped(out, ';'); break;
-	default:
-		/* An alphanumeric escape is an error to CMake: kept, so no regex is built from it. */
-		if (isalnum(c))
-			add_capped(out, '\\');
-		add_capped(out, c);
-	}
-	adv(sc, 2);
-}
-
-static void
-quoted(struct scan *sc, struct buf *out)
-{
-	adv(sc, 1);
-	while (sc->i < sc->len && at(sc, 0) != '"') {
-		if (at(sc, 0) == '\\') {
-			escape(sc, out, 1);
-			continue;
-		}
-		add_capped(out, sc->s[sc->i]);
-		adv(sc, 1);
-	}
-	adv(sc, 1);
-}
-
-static void
-unquoted(struct scan *sc, struct buf *out)
-{
-	while (sc->i < sc->len) {
-		int c = at(sc, 0);
-
-		if (isspace(c) || c == '(' || c == ')' || c == '#' || c == '"')
-			break;
-		if (c == '\\') {
-			escape(sc, out, 0);
-			continue;
-		}
-		add_capped(out, c);
-		adv(sc, 1);
-	}
-}
 
 static void
 push_arg(struct inv *inv, struct buf *a)
@@ -197,27 +54,26 @@ push_arg(struct inv *inv, struct buf *a)
 
 /* After '(': the arguments up to the matching ')'; -1 when the text ends first. */
 static int
-arguments(struct scan *sc, struct inv *inv)
+arguments(struct cmakelex *lx, struct inv *inv)
 {
 	struct buf a = BUF_INIT;
 	unsigned depth = 1;
 	int ret = -1;
 
-	while (sc->i < sc->len) {
-		int c = at(sc, 0);
-		long n;
+	while (lx->i < lx->len) {
+		int c = cmakelex_at(lx, 0);
 
 		if (isspace(c)) {
-			adv(sc, 1);
+			cmakelex_advance(lx, 1);
 		} else if (c == '#') {
-			comment(sc);
+			cmakelex_comment(lx);
 		} else if (c == '(') {
 			depth++;
-			adv(sc, 1);
+			cmakelex_advance(lx, 1);
 			buf_addch(&a, '(');
 			push_arg(inv, &a);
 		} else if (c == ')') {
-			adv(sc, 1);
+			cmakelex_advance(lx, 1);
 			if (--depth == 0) {
 				ret = 0;
 				break;
@@ -225,12 +81,7 @@ arguments(struct scan *sc, struct inv *inv)
 			buf_addch(&a, ')');
 			push_arg(inv, &a);
 		} else {
-			if (c == '"')
-				quoted(sc, &a);
-			else if ((n = bracket_level(sc)) >= 0)
-				bracket(sc, n, &a);
-			else
-				unquoted(sc, &a);
+			cmakelex_argument(lx, &a);
 			push_arg(inv, &a);
 		}
 	}
@@ -240,47 +91,20 @@ arguments(struct scan *sc, struct inv *inv)
 
 /* The next invocation into inv (args cleared first); 0 at the end of the text. */
 static int
-next_invocation(struct scan *sc, struct inv *inv)
+next_invocation(struct cmakelex *lx, struct inv *inv)
 {
-	while (sc->i < sc->len) {
-		int c = at(sc, 0);
-		size_t start, n;
+	size_t start, n;
 
-		if (c == '#') {
-			comment(sc);
-			continue;
-		}
-		if (c == '"') {
-			struct buf junk = BUF_INIT;
-
-			quoted(sc, &junk);
-			buf_release(&junk);
-			continue;
-		}
-		if (!(isalpha(c) || c == '_')) {
-			adv(sc, 1);
-			continue;
-		}
-		start = sc->i;
-		inv->line = sc->line;
-		while (isalnum(at(sc, 0)) || at(sc, 0) == '_')
-			adv(sc, 1);
-		n = sc->i - start;
-		while (at(sc, 0) == ' ' || at(sc, 0) == '\t')
-			adv(sc, 1);
-		if (at(sc, 0) != '(')
-			continue;
-		adv(sc, 1);
-		if (n >= sizeof(inv->name))
-			n = sizeof(inv->name) - 1;
-		memcpy(inv->name, sc->s + start, n);
-		inv->name[n] = '\0';
-		strvec_clear(&inv->args);
-		if (arguments(sc, inv) < 0)
-			return 0;
-		return 1;
-	}
-	return 0;
+	if (!cmakelex_command(lx, &start, &n, &inv->line))
+		return 0;
+	if (n >= sizeof(inv->name))
+		n = sizeof(inv->name) - 1;
+	memcpy(inv->name, lx->s + start, n);
+	inv->name[n] = '\0';
+	strvec_clear(&inv->args);
+	if (arguments(lx, inv) < 0)
+		return 0;
+	return 1;
 }
 
 /* "12.6", "12.6.0" -> 1206; 0 when not such a version. */
@@ -545,7 +369,7 @@ conditional(struct state *st, const struct inv *inv)
 int
 selarch_parse(struct selarch *sa, const char *text, size_t len)
 {
-	struct scan sc = { text, len > MAX_TEXT ? MAX_TEXT : len, 0, 1 };
+	struct cmakelex sc = { text, len > MAX_TEXT ? MAX_TEXT : len, 0, 1, MAX_ARG, 1 };
 	struct inv inv = { "", STRVEC_INIT, 0 };
 	struct state st;
 
