@@ -2,6 +2,10 @@
  * The knowledge base: facts about toolkits, releases and features, kept as
  * data so that a new CUDA or torch release is a new row, not new code.
  * Sources: ../shared/reference/pytorch-build.md §5-7 and user-needs.md.
+ * This file: the toolkit, arch, torch/CUDA and feature tables and the
+ * checks of a profile (and of its source tree) against them. Facts used
+ * outside those checks (GPU peaks, companion releases) are kbfacts.c's.
+ * May include: core/, formats/, host/, profile/.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -792,106 +796,4 @@ kb_check_tree(const struct profile *p, const struct cmake_options *opts, const c
 				   "setup helper mentions it, so it would be ignored", tree, name);
 	}
 	return diag_errors > before ? -1 : 0;
-}
-
-/*
- * Datasheet peaks, dense (NVIDIA publishes tensor TFLOPS "with sparsity":
- * halved here). fp32 is the non-tensor rate. Sources: H100 and H200
- * product briefs (SXM: FP32 67, TF32 989/2, BF16/FP16 1979/2, FP8 3958/2;
- * HBM3 3.35 TB/s, H200 HBM3e 4.8 TB/s; PCIe: 51, 756/2, 1513/2, 3026/2,
- * 2.0 TB/s; NVL: 60, 835/2, 1671/2, 3341/2, 3.9 TB/s), the DGX B200
- * datasheet divided by its 8 GPUs (TF32 18 PF, FP16 36 PF, FP8 72 PF
- * sparse; 8 TB/s), the RTX Blackwell GPU architecture whitepaper (RTX 5090:
- * FP32 104.8, FP16/BF16 tensor with FP32 accumulate 209.5 dense, TF32
- * 104.8, FP8 419, 1792 GB/s; RTX PRO 6000 Blackwell: FP32 126, TF32 126,
- * FP16 503.8, FP8 1007.6, 1792 GB/s). The order matters: the first
- * row whose name part the device name contains wins ("H100 PCIe" before
- * "H100").
- */
-static const struct gpu_peak {
-	const char *name_part;
-	double fp32, tf32, fp16, bf16, fp8, gbps;
-} gpu_peaks[] = {
-	{ "H100 PCIe", 51, 378, 756, 756, 1513, 2000 },
-	{ "H100 NVL", 60, 417.5, 835.5, 835.5, 1670.5, 3900 },
-	{ "H100", 67, 494.5, 989.5, 989.5, 1979, 3350 },
-	{ "H200", 67, 494.5, 989.5, 989.5, 1979, 4800 },
-	{ "B200", 80, 1125, 2250, 2250, 4500, 8000 },
-	{ "RTX 5090", 104.8, 104.8, 209.5, 209.5, 419, 1792 },
-	{ "RTX PRO 6000", 126, 126, 503.8, 503.8, 1007.6, 1792 },
-};
-
-double
-kb_gpu_peak(const char *device_name, const char *dtype)
-{
-	for (size_t i = 0; device_name && dtype && i < ARRAY_SIZE(gpu_peaks); i++) {
-		const struct gpu_peak *g = &gpu_peaks[i];
-
-		if (!strstr(device_name, g->name_part))
-			continue;
-		if (!strcmp(dtype, "fp32"))
-			return g->fp32;
-		if (!strcmp(dtype, "tf32"))
-			return g->tf32;
-		if (!strcmp(dtype, "fp16"))
-			return g->fp16;
-		if (!strcmp(dtype, "bf16"))
-			return g->bf16;
-		if (!strcmp(dtype, "fp8"))
-			return g->fp8;
-		if (!strcmp(dtype, "bytes"))
-			return g->gbps;
-		return 0;
-	}
-	return 0;
-}
-
-/*
- * Companion packages released with each torch (pytorch/pytorch RELEASE.md,
- * "Release Compatibility Matrix"; torchvision's README): a companion built
- * against another torch fails at import (`operator torchvision::nms does
- * not exist`, undefined c10 symbols). Versions as major*100 + minor.
- */
-static const struct companion_row {
-	unsigned torch, torchvision, torchaudio;
-} companions[] = {
-	{ 207, 22, 207 }, { 208, 23, 208 }, { 209, 24, 209 }, { 210, 25, 210 }, { 211, 26, 211 },
-};
-
-int
-kb_companion(const char *project)
-{
-	return !strcmp(project, "torchvision") || !strcmp(project, "torchaudio");
-}
-
-int
-kb_companion_check(const char *project, unsigned version, unsigned torch, struct buf *why)
-{
-	int vision = !strcmp(project, "torchvision");
-	unsigned want = 0, torch_for = 0;
-
-	if (!kb_companion(project))
-		return 0;
-	for (size_t i = 0; i < ARRAY_SIZE(companions); i++) {
-		unsigned v = vision ? companions[i].torchvision : companions[i].torchaudio;
-
-		if (companions[i].torch == torch)
-			want = v;
-		if (v == version)
-			torch_for = companions[i].torch;
-	}
-	if (!want && !torch_for) {
-		buf_addf(why, "bwbuild knows the %s releases for torch 2.7 to 2.11 only; %s %u.%u with "
-			 "torch %u.%u is not checked", project, project, version / 100, version % 100,
-			 torch / 100, torch % 100);
-		return 1;
-	}
-	if (want == version)
-		return 0;
-	buf_addf(why, "%s %u.%u is released for torch %u.%u, not %u.%u", project, version / 100,
-		 version % 100, torch_for / 100, torch_for % 100, torch / 100, torch % 100);
-	if (want)
-		buf_addf(why, "; torch %u.%u goes with %s %u.%u (tag v%u.%u.0)", torch / 100,
-			 torch % 100, project, want / 100, want % 100, want / 100, want % 100);
-	return -1;
 }
