@@ -1,3 +1,11 @@
+/*
+ * The preflight checklist behind `bwbuild doctor` (doctor.h): each check
+ * of the toolchain, the libraries the profile's features need, disk,
+ * memory and GPUs, with what to do when it is not right, and the checks
+ * a build's steps run before they start (nvcc's archs, cmake's version).
+ * The report of the list (text, JSON) is doctor_report.c's.
+ * May include: core/, formats/, host/, profile/, sources/, build/.
+ */
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -791,60 +799,4 @@ doctor_run(struct doctor *d, const struct profile *p, const struct plan *pl, con
 	if (pl)
 		check_memory(d, pl);
 	check_gpus(d, pl, cuda);
-}
-
-void
-doctor_release(struct doctor *d)
-{
-	size_t i;
-
-	for (i = 0; i < d->n; i++) {
-		free(d->checks[i].name);
-		free(d->checks[i].detail);
-	}
-	free(d->checks);
-	memset(d, 0, sizeof(*d));
-}
-
-int
-doctor_failed(const struct doctor *d)
-{
-	size_t i;
-
-	for (i = 0; i < d->n; i++)
-		if (d->checks[i].status == CHECK_FAIL)
-			return 1;
-	return 0;
-}
-
-static const char *const marks[] = { "✅", "⚠️ ", "❌" };
-static const char *const words[] = { "ok", "warn", "fail" };
-
-void
-doctor_format(const struct doctor *d, struct buf *out)
-{
-	size_t i;
-
-	for (i = 0; i < d->n; i++)
-		buf_addf(out, "%s %-14s %s\n", marks[d->checks[i].status], d->checks[i].name,
-			 d->checks[i].detail);
-}
-
-struct json *
-doctor_json(const struct doctor *d)
-{
-	struct json *o = json_object(), *a = json_array();
-	size_t i;
-
-	for (i = 0; i < d->n; i++) {
-		struct json *c = json_object();
-
-		json_set(c, "name", json_string(d->checks[i].name));
-		json_set(c, "status", json_string(words[d->checks[i].status]));
-		json_set(c, "detail", json_string(d->checks[i].detail));
-		json_push(a, c);
-	}
-	json_set(o, "ok", json_bool(!doctor_failed(d)));
-	json_set(o, "checks", a);
-	return o;
 }
