@@ -6,7 +6,8 @@ struct buf;
 
 /*
  * What bwbuild knows about CUDA toolkits, torch releases and features, as
- * one table in knowledge.c, and the checks of a profile against it.
+ * tables in knowledge.c (kbfacts.c: GPU peaks, companion releases), and
+ * the checks of a profile against them.
  * Versions are major*100+minor: CUDA 12.8 = 1208, torch 2.11 = 211; 0 is
  * unknown, and the checks that need it are skipped.
  */
