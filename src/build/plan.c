@@ -10,7 +10,6 @@
 #include "build/plan.h"
 #include "profile/profile.h"
 #include "core/util.h"
-#include "wheel/verify.h"
 
 const char *const step_names[STEP__COUNT] = {
 	"fetch", "configure", "compile", "wheel", "verify", "smoke", "publish",
@@ -120,21 +119,6 @@ plan_targets(const struct profile *p, struct strvec *sass, struct strvec *ptx)
 		}
 	}
 	buf_release(&b);
-}
-
-struct wheel_exception *
-plan_exceptions(const struct profile *p, size_t *n)
-{
-	struct wheel_exception *e = p->nexceptions ? xcalloc(p->nexceptions, sizeof(*e)) : NULL;
-
-	for (size_t i = 0; i < p->nexceptions; i++) {
-		e[i].library = p->exceptions[i].library;
-		e[i].missing = p->exceptions[i].missing;
-		e[i].nmissing = p->exceptions[i].nmissing;
-		e[i].reason = p->exceptions[i].reason;
-	}
-	*n = p->nexceptions;
-	return e;
 }
 
 static void

@@ -91,12 +91,6 @@ int plan_make(struct plan *out, const struct profile *p, const struct host *h,
 	      const struct plan_opts *opts);
 void plan_release(struct plan *pl);
 
-/*
- * The profile's verify.exceptions as verify takes them (a malloc'd array
- * pointing into the profile; free() it); NULL with *n = 0 when there are none.
- */
-struct wheel_exception;
-struct wheel_exception *plan_exceptions(const struct profile *p, size_t *n);
 
 /* What every CUDA library of a wheel built from `p` must carry: sm_XY SASS and compute_XY PTX. */
 void plan_targets(const struct profile *p, struct strvec *sass, struct strvec *ptx);

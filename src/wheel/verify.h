@@ -51,6 +51,14 @@ struct wheel_exception {
 	const char *reason;
 };
 
+/*
+ * The profile's verify.exceptions as verify takes them (a malloc'd array
+ * pointing into the profile; free() it); NULL with *n = 0 when there are
+ * none (src/wheel/verify_policy.c; the name is older than the file).
+ */
+struct profile;
+struct wheel_exception *plan_exceptions(const struct profile *p, size_t *n);
+
 struct wheel_expect {
 	const struct strvec *sass; /* each CUDA library must carry these; NULL: no check */
 	const struct strvec *ptx;
