@@ -2,6 +2,7 @@
 #include <stdio.h>
 #include <unistd.h>
 
+#include "build/build.h"
 #include "core/diag.h"
 #include "core/fault.h"
 #include "core/proc.h"

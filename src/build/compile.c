@@ -4,6 +4,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "build/build.h"
 #include "build/ccache.h"
 #include "core/diag.h"
 #include "build/eta.h"

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "build/build.h"
 #include "formats/cmakeopts.h"
 #include "core/diag.h"
 #include "core/json.h"

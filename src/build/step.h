@@ -3,7 +3,6 @@
 
 #include "wheel/against.h"
 #include "core/buf.h"
-#include "build/build.h"
 #include "sources/era.h"
 #include "sources/git.h"
 #include "sources/patch.h"
@@ -12,6 +11,7 @@
 #include "host/toolchain.h"
 #include "wheel/verify.h"
 
+struct build_opts;
 struct json;
 struct proc;
 

@@ -20,6 +20,7 @@
 #include "formats/manylinux.h"
 #include "formats/record.h"
 #include "core/util.h"
+#include "wheel/verify.h"
 #include "formats/zip.h"
 
 /*

@@ -2,9 +2,10 @@
 #define BWBUILD_AGAINST_H
 
 #include "core/strvec.h"
-#include "wheel/verify.h"
 
 struct json;
+struct wheel_expect;
+struct wheel_report;
 
 /*
  * The torch an extension is built against (verify --against): read from

@@ -15,6 +15,7 @@
 #include "profile/profile.h"
 #include "build/step.h"
 #include "core/util.h"
+#include "wheel/verify.h"
 #include "formats/zip.h"
 
 /*
