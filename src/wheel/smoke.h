@@ -96,6 +96,9 @@ struct smoke_request {
  */
 int smoke_target(const struct smoke_request *rq, struct smoke_result *r, struct json **result);
 
+/* probes/smoke-<package>.py on the probe path (BWBUILD_PROBE_PATH, data/), absolute; NULL: none. */
+char *smoke_find_probe(const char *package);
+
 /* Put `runtime` (taken) into the manifest at `path` under "runtime", atomically. */
 int smoke_manifest_merge(const char *path, struct json *runtime);
 

@@ -1,0 +1,100 @@
+/*
+ * The build's smoke step (src/build/step.h): picks a GPU of this machine
+ * that every CUDA library of the verified wheel runs on and hands the
+ * wheel to smoke_target (src/wheel/smoke.c); apart from smoke.c so the
+ * smoke engine, which `bwbuild smoke` uses alone, needs nothing of a build.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/buf.h"
+#include "profile/compat.h"
+#include "core/proc.h"
+#include "wheel/smoke.h"
+#include "build/step.h"
+#include "core/strvec.h"
+#include "core/util.h"
+#include "wheel/verify.h"
+
+/*
+ * The build's smoke step: when this machine has a GPU that every CUDA
+ * library of the wheel can run on, the checks (no benchmarks) run there and
+ * their result goes into the manifest's "runtime"; otherwise it says why it
+ * did not run. A failed check keeps the wheel from being published.
+ */
+int
+smoke_step_run(struct build *b)
+{
+	const char *argv[] = { "nvidia-smi", "--query-gpu=compute_cap", "--format=csv,noheader",
+			       NULL };
+	struct smoke_request rq = { .timeout = 300, .quick = 1, .gpu = -1 };
+	struct proc p = PROC_INIT;
+	struct buf out = BUF_INIT, how = BUF_INIT;
+	struct smoke_result sr;
+	char *nvsmi = find_program("nvidia-smi");
+	int index = 0, rc;
+
+	if (b->report.errors.n) {
+		fprintf(stderr, "smoke: skipped: the wheel failed verify\n");
+		return 0;
+	}
+	if (b->era == ERA_EXTENSION) {
+		/* A package's probe is optional: without one its own test suite checks its ops. */
+		char *probe = b->report.name ? smoke_find_probe(b->report.name) : NULL;
+
+		if (!probe) {
+			fprintf(stderr, "smoke: skipped: no probe for '%s' (probes/smoke-%s.py); its "
+				"own test suite checks its ops\n", b->report.name ? b->report.name : "?",
+				b->report.name ? b->report.name : "<package>");
+			return 0;
+		}
+		free(probe);
+		rq.against = b->torch.path;
+	}
+	for (size_t i = 0; argv[i]; i++)
+		strvec_push(&p.args, argv[i]);
+	if (nvsmi && proc_run_capture(&p, &out) == 0) {
+		for (const char *line = out.s; *line && rq.gpu < 0; index++) {
+			char *one = xstrndup(line, strcspn(line, "\r\n"));
+			int cc, ok = gpu_parse(one, &cc) == 0;
+
+			free(one);
+
+			for (size_t i = 0; ok && i < b->report.nlibs; i++) {
+				const struct wheel_lib *l = &b->report.libs[i];
+
+				buf_reset(&how);
+				ok = !l->has_fatbin || library_runs_on(&l->sass, &l->ptx, cc, &how) == 0;
+			}
+			if (ok)
+				rq.gpu = index;
+			line += strcspn(line, "\n");
+			line += *line == '\n';
+		}
+	}
+	proc_release(&p);
+	buf_release(&out);
+	buf_release(&how);
+	free(nvsmi);
+	if (rq.gpu < 0) {
+		fprintf(stderr, "smoke: skipped: %s (run 'bwbuild smoke' on the wheel where one is)\n",
+			index ? "no GPU here that the wheel can run on" : "no GPU here");
+		return 0;
+	}
+	rq.target = b->wheel.s;
+	rq.profile = &b->profile;
+	rq.python = b->python.s;
+	smoke_result_init(&sr);
+	rc = smoke_target(&rq, &sr, &b->runtime);
+	for (size_t i = 0; i < sr.nchecks; i++) {
+		const struct smoke_check *c = &sr.checks[i];
+
+		fprintf(stderr, "  %s %-20s %s\n", smoke_status_mark(c->status), c->name, c->reason);
+	}
+	smoke_result_release(&sr);
+	if (rc < 0)
+		return -1;
+	b->smoke_failed = rc != 0;
+	return 0;
+}
