@@ -17,8 +17,8 @@ static const struct build_step steps[STEP__COUNT] = {
 	[STEP_CONFIGURE] = { "configure", NULL, configure_run }, /* src/build/configure.c */
 	[STEP_COMPILE] = { "compile", compile_check, compile_run }, /* src/build/compile.c */
 	[STEP_WHEEL] = { "wheel", NULL, package_run },           /* src/build/package.c */
-	[STEP_VERIFY] = { "verify", NULL, verify_run },          /* src/wheel/verify.c */
-	[STEP_SMOKE] = { "smoke", NULL, smoke_step_run },        /* src/wheel/smoke.c */
+	[STEP_VERIFY] = { "verify", NULL, verify_run },          /* src/wheel/verify_step.c */
+	[STEP_SMOKE] = { "smoke", NULL, smoke_step_run },        /* src/wheel/smoke_step.c */
 	[STEP_PUBLISH] = { "publish", publish_check, publish_run }, /* src/build/publish.c */
 };
 

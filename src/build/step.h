@@ -76,8 +76,8 @@ int configure_settle(struct build *b);
 int compile_check(struct build *b);             /* src/build/compile.c */
 int compile_run(struct build *b);
 int package_run(struct build *b);               /* src/build/package.c */
-int verify_run(struct build *b);                /* src/wheel/verify.c */
-int smoke_step_run(struct build *b);            /* src/wheel/smoke.c */
+int verify_run(struct build *b);                /* src/wheel/verify_step.c */
+int smoke_step_run(struct build *b);            /* src/wheel/smoke_step.c */
 int publish_check(struct build *b);             /* src/build/publish.c */
 int publish_run(struct build *b);
 /*

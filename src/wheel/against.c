@@ -217,7 +217,7 @@ torch_ref_load(struct torch_ref *t, const char *path)
 		const struct wheel_lib *l = &r.libs[i];
 		struct elf e;
 
-		/* One ABI's names only; a library with both tells nothing (verify.c). */
+		/* One ABI's names only; a library with both tells nothing (verify_policy.c). */
 		if (l->cxx_abi == ELF_CXX11_ABI)
 			t->cxx11_abi = 1;
 		else if (l->cxx_abi == ELF_OLD_ABI && !t->cxx11_abi)

@@ -39,7 +39,7 @@ run 1 "$BW" verify "$TMP/junk.whl"
 contains "$TMP/err" "is not a valid zip file"
 
 # A member over 32 MiB is hashed on a second thread while it inflates (the
-# pipe in src/wheel/verify.c): a wrong hash, a damaged stream and a good one.
+# pipe in src/wheel/verify_members.c): a wrong hash, a damaged stream and a good one.
 python3 - "$TMP" <<'PY'
 import base64, hashlib, os, random, sys, zipfile
 top = sys.argv[1]
