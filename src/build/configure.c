@@ -709,7 +709,7 @@ fresh_cache(const struct build *b)
 
 /*
  * <work>/outputs.since, made before the configure step first writes into
- * the checkout: untracked files newer than it are the build's (git.c,
+ * the checkout: untracked files newer than it are the build's (git_checkout.c,
  * repo_build_outputs_since), so a configured tree is not "changed".
  */
 static void

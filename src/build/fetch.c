@@ -208,7 +208,7 @@ tree_is_current(struct build *b, const char *cache, const struct strvec *dirs, c
 /*
  * <work>/outputs.since: made when the configure step first writes into
  * this checkout (configure.c); what appears in the tree untracked from
- * then on is the build's output, not a local change (git.c). A fresh
+ * then on is the build's output, not a local change (git_checkout.c). A fresh
  * checkout starts without it.
  */
 static void

@@ -10,9 +10,12 @@ struct buf;
 struct strvec;
 
 /*
- * Source checkouts through libgit2 (git.c, the only file that includes
- * <git2.h>); where repositories live is in repourl.h, the work tree's
- * own files and progress lines in repowork.h.
+ * Source checkouts through libgit2. libgit2 is used only by
+ * src/sources/git*.c, the wrapper family (git.c, git_mirror.c,
+ * git_checkout.c, git_submodule.c, sharing git_priv.h); nothing else
+ * includes <git2.h>, and this header keeps libgit2's types out. Where
+ * repositories live is in repourl.h, the work tree's own files and
+ * progress lines in repowork.h.
  */
 
 /*

@@ -3,8 +3,8 @@
  * the cache directory and the trust checks on it, a URL's key and mirror
  * path, .gitmodules URL joins, url.<base>.insteadOf rewriting, the
  * mirror directories of $BWBUILD_MIRRORS and the names a repository may
- * have in them. git.c, the only file that includes <git2.h>, does the
- * fetching and opening. May include: core/, and repourl.h.
+ * have in them. The libgit2 wrapper family (src/sources/git*.c, the only
+ * files that include <git2.h>) does the fetching and opening. May include: core/, and repourl.h.
  */
 #include <ctype.h>
 #include <dirent.h>

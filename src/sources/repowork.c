@@ -2,8 +2,8 @@
  * The files of a work tree that bwbuild itself writes or reads around
  * libgit2, as pure logic (no libgit2): relative gitlink paths, whether a
  * gitlink is bwbuild's own, lock files a cut checkout left, and the
- * progress lines of a long fetch or checkout. git.c, the only file that
- * includes <git2.h>, calls them. May include: core/, and repowork.h.
+ * progress lines of a long fetch or checkout. The libgit2 wrapper family
+ * (src/sources/git*.c, the only files that include <git2.h>) calls them. May include: core/, and repowork.h.
  */
 #include <dirent.h>
 #include <stdio.h>

@@ -5,8 +5,13 @@ includes go one way, from a layer to itself or to a lower one:
     core  <-  formats, host  <-  profile, sources  <-  build, wheel  <-  cli
 
 A lower layer including a higher one fails, and so does a circle of modules
-(a module is NAME.c with NAME.h) outside core. Prints each violation as
-FILE:LINE: what, and exits 1 when there is one."""
+(a module is NAME.c with NAME.h) outside core, and so does a library's
+header included outside its wrapper (LIBRARY): libgit2 is used only by
+src/sources/git*.c (the wrapper family, whose private git_priv.h brings
+<git2.h> and is theirs alone); nothing else includes <git2.h>, only
+profile.c includes <yaml.h>, only json.c <cjson/cJSON.h>. Prints each
+violation as FILE:LINE: what, and exits 1 when there is one."""
+import fnmatch
 import os
 import re
 import sys
@@ -14,6 +19,24 @@ import sys
 RANK = {"core": 0, "formats": 1, "host": 1, "profile": 2, "sources": 2,
         "build": 3, "wheel": 3, "cli": 4}
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"')
+SYSINCLUDE = re.compile(r'^\s*#\s*include\s*<([^>]+)>')
+# One wrapper per library: the files (patterns from the top) that may
+# include each header; anything else includes it through the wrapper's API.
+GIT_FAMILY = ("src/sources/git*.c",)
+LIBRARY = {
+    "git2.h": GIT_FAMILY + ("src/sources/git_priv.h",),
+    "yaml.h": ("src/profile/profile.c",),
+    "cjson/cJSON.h": ("src/core/json.c",),
+    "sources/git_priv.h": GIT_FAMILY,
+}
+
+
+def wrapper_only(rel, n, inc, bad):
+    """A library header (or the git family's private one) outside its wrapper."""
+    allowed = LIBRARY.get(inc)
+    if allowed and not any(fnmatch.fnmatchcase(rel, p) for p in allowed):
+        bad.append("%s:%d: includes %s, which only %s may include"
+                   % (rel, n, inc, " and ".join(allowed)))
 
 
 def sources(top):
@@ -44,10 +67,15 @@ def main():
         layer_of[module(path)] = layer
         with open(path, encoding="utf-8") as fh:
             for n, line in enumerate(fh, 1):
+                m = SYSINCLUDE.match(line)
+                if m:
+                    wrapper_only(rel, n, m.group(1), bad)
+                    continue
                 m = INCLUDE.match(line)
                 if not m:
                     continue
                 inc = m.group(1)
+                wrapper_only(rel, n, inc, bad)
                 parts = inc.split("/")
                 if len(parts) != 2 or parts[0] not in RANK:
                     bad.append("%s:%d: include \"%s\" names no layer "
