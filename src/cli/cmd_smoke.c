@@ -15,8 +15,10 @@ static const char about[] =
 	"changes), import it in a child Python and run one kernel family per compiled-in\n"
 	"feature, forward compatibility under CUDA_FORCE_PTX_JIT=1, then micro-benchmarks\n"
 	"as % of the GPU's datasheet peak. The probe, probes/smoke-<package>.py, ships\n"
-	"with bwbuild. Exit 0 when every check passed (warnings allowed), 1 when one failed,\n"
-	"3 when there is no usable GPU, 2 on bad usage. Docs: docs/smoke.md.\n";
+	"with bwbuild. --gpu all runs it on every GPU, then an NCCL group across them\n"
+	"(probes/multi-<package>.py). Exit 0 when every check passed (warnings allowed),\n"
+	"1 when one failed, 3 when there is no usable GPU, 2 on bad usage. Docs:\n"
+	"docs/smoke.md.\n";
 
 static void
 report_text(const struct smoke_result *r, FILE *out)
@@ -46,15 +48,171 @@ report_text(const struct smoke_result *r, FILE *out)
 	}
 }
 
+static const char *
+mark_of(const struct json *check)
+{
+	static const char *const names[] = { "ok", "warn", "skip", "fail" };
+	const char *st = json_str(json_get(check, "status"));
+
+	for (int i = SMOKE_OK; st && i <= SMOKE_FAIL; i++)
+		if (!strcmp(st, names[i]))
+			return smoke_status_mark((enum smoke_status)i);
+	return "?";
+}
+
+static void
+checks_text(const struct json *checks, FILE *out)
+{
+	for (size_t i = 0; i < json_len(checks); i++) {
+		const struct json *c = json_at(checks, i);
+
+		fprintf(out, "%s %-20s %s\n", mark_of(c), json_str(json_get(c, "name")),
+			json_str(json_get(c, "reason")) ? json_str(json_get(c, "reason")) : "");
+	}
+}
+
+static const char *
+str_or(const struct json *j, const char *dflt)
+{
+	return json_str(j) ? json_str(j) : dflt;
+}
+
+/* --gpu all: each GPU's checks, their benchmarks side by side, then across GPUs. */
+static void
+report_multi(const struct json *r, FILE *out)
+{
+	const struct json *gpus = json_get(r, "gpus"), *cross = json_get(r, "cross_gpu");
+	const struct json *first = json_at(gpus, 0), *benches = json_get(cross, "benchmarks");
+	size_t n = json_len(gpus);
+
+	for (size_t g = 0; g < n; g++) {
+		const struct json *one = json_at(gpus, g), *gpu = json_get(one, "gpu");
+
+		fprintf(out, "%sgpu %s: %s (%s), driver %s\n", g ? "\n" : "",
+			str_or(json_get(one, "visible"), "?"), str_or(json_get(gpu, "name"), "?"),
+			str_or(json_get(gpu, "capability"), "?"), str_or(json_get(gpu, "driver"), "?"));
+		checks_text(json_get(one, "checks"), out);
+	}
+	if (json_len(json_get(first, "benchmarks"))) {
+		fprintf(out, "\n| benchmark | shape |");
+		for (size_t g = 0; g < n; g++)
+			fprintf(out, " gpu %s |", str_or(json_get(json_at(gpus, g), "visible"), "?"));
+		fprintf(out, "\n|---|---|");
+		for (size_t g = 0; g < n; g++)
+			fprintf(out, "---|");
+		fputc('\n', out);
+	}
+	for (size_t i = 0; i < json_len(json_get(first, "benchmarks")); i++) {
+		const struct json *b0 = json_at(json_get(first, "benchmarks"), i);
+		const char *name = json_str(json_get(b0, "name"));
+
+		fprintf(out, "| %s | %s |", name ? name : "?", str_or(json_get(b0, "shape"), ""));
+		for (size_t g = 0; g < n; g++) {
+			const struct json *bs = json_get(json_at(gpus, g), "benchmarks"), *b = NULL;
+
+			for (size_t k = 0; name && k < json_len(bs) && !b; k++)
+				if (!strcmp(str_or(json_get(json_at(bs, k), "name"), ""), name))
+					b = json_at(bs, k);
+			if (!b)
+				fprintf(out, " – |");
+			else if (json_number_value(json_get(b, "percent_of_peak")) > 0)
+				fprintf(out, " %.1f %s (%.0f %%) |", json_number_value(json_get(b, "value")),
+					str_or(json_get(b, "unit"), ""),
+					json_number_value(json_get(b, "percent_of_peak")));
+			else
+				fprintf(out, " %.1f %s |", json_number_value(json_get(b, "value")),
+					str_or(json_get(b, "unit"), ""));
+		}
+		fputc('\n', out);
+	}
+	if (!strcmp(str_or(json_get(cross, "status"), ""), "skipped")) {
+		fprintf(out, "\nacross GPUs: skipped: %s\n", str_or(json_get(cross, "reason"), "?"));
+		return;
+	}
+	fprintf(out, "\nacross GPUs %s: link %s, NCCL %s\n", str_or(json_get(cross, "visible"), "?"),
+		str_or(json_get(cross, "link"), "unknown"), str_or(json_get(cross, "nccl"), "?"));
+	checks_text(json_get(cross, "checks"), out);
+	if (json_len(benches))
+		fprintf(out, "\n| all-reduce | algbw | busbw | %% of datasheet |\n|---|---|---|---|\n");
+	for (size_t i = 0; i < json_len(benches); i++) {
+		const struct json *b = json_at(benches, i);
+		double peak = json_number_value(json_get(b, "peak"));
+
+		fprintf(out, "| %s | %.1f GB/s | %.1f GB/s |", str_or(json_get(b, "shape"), "?"),
+			json_number_value(json_get(b, "algbw")), json_number_value(json_get(b, "value")));
+		if (peak > 0)
+			fprintf(out, " %.0f %% of %.0f (%s) |\n",
+				json_number_value(json_get(b, "value")) / peak * 100, peak,
+				str_or(json_get(b, "link"), "?"));
+		else
+			fprintf(out, " – |\n");
+	}
+}
+
+/* How many checks failed in a --gpu all result, each GPU's and across. */
+static size_t
+multi_failed(const struct json *r)
+{
+	const struct json *gpus = json_get(r, "gpus");
+	size_t failed = 0;
+
+	for (size_t g = 0; g <= json_len(gpus); g++) {
+		const struct json *part = g < json_len(gpus) ? json_at(gpus, g) : json_get(r, "cross_gpu");
+		const struct json *checks = json_get(part, "checks");
+
+		for (size_t i = 0; i < json_len(checks); i++)
+			failed += !strcmp(str_or(json_get(json_at(checks, i), "status"), ""), "fail");
+	}
+	return failed;
+}
+
+/* --gpu all, --gpu 0,1, --gpu 0 --gpu 1: several; one index alone: the single-GPU run. */
+static int
+parse_gpus(const struct strvec *set, struct smoke_request *rq, struct strvec *list)
+{
+	unsigned gpu;
+	char end;
+
+	for (size_t i = 0; i < set->n; i++) {
+		struct buf one = BUF_INIT;
+
+		for (const char *p = set->v[i]; *p;) {
+			size_t len = strcspn(p, ",");
+
+			buf_reset(&one);
+			buf_add(&one, p, len);
+			if (!strcmp(one.s, "all")) {
+				rq->all_gpus = 1;
+			} else if (!smoke_gpu_entry_ok(one.s)) {
+				error("--gpu '%s' is not a GPU such as 0, GPU-<uuid>, a list (0,1) "
+				      "or all", one.s);
+				buf_release(&one);
+				return -1;
+			} else {
+				strvec_push(list, one.s);
+			}
+			p += len + (p[len] == ',');
+		}
+		buf_release(&one);
+	}
+	if (rq->all_gpus || list->n != 1)
+		return 0;
+	if (sscanf(list->v[0], "%u%c", &gpu, &end) != 1)
+		return 0;   /* GPU-<uuid>: as a one-entry list */
+	rq->gpu = (int)gpu;
+	strvec_clear(list);
+	return 0;
+}
+
 int
 cmd_smoke(int argc, char **argv, const struct command *cmd)
 {
 	struct resolve_opts ro = { 0 };
 	struct smoke_request rq = { .gpu = -1 };
 	const char *out = NULL, *manifest = NULL;
-	unsigned timeout = 300, gpu = 0;
+	unsigned timeout = 300;
 	int json = 0, ret = EXIT_USAGE, rc;
-	struct strvec gpu_set = STRVEC_INIT;
+	struct strvec gpu_set = STRVEC_INIT, gpu_list = STRVEC_INIT;
 	const struct option options[] = {
 		OPT_ARG("target", &rq.target, "WHEEL|PKGDIR",
 			"a wheel (installed privately), or an installed package such as "
@@ -65,7 +223,9 @@ cmd_smoke(int argc, char **argv, const struct command *cmd)
 		OPT_STRING(0, "manifest", &manifest, "FILE",
 			   "put the result into this manifest's \"runtime\" section"),
 		OPT_FLAG(0, "quick", &rq.quick, "checks only, no benchmarks"),
-		OPT_LIST(0, "gpu", &gpu_set, "N", "the GPU to use (CUDA_VISIBLE_DEVICES=N)"),
+		OPT_LIST(0, "gpu", &gpu_set, "N|LIST|all",
+			 "the GPU to use (CUDA_VISIBLE_DEVICES=N); several (0,1) or all: each "
+			 "checked, then NCCL, P2P and the link across them"),
 		OPT_UNSIGNED(0, "timeout", &timeout, "SECONDS", 1, 86400,
 			     "a check silent this long is killed and failed (default 300)"),
 		OPT_STRING(0, "against", &rq.against, "TORCH",
@@ -85,22 +245,28 @@ cmd_smoke(int argc, char **argv, const struct command *cmd)
 	if (cmd_parse(cmd, about, options, argc, argv, &ret) ||
 	    (ro.profile && resolve_profile(&p, &ro) < 0))
 		goto out;
-	if (gpu_set.n && sscanf(gpu_set.v[gpu_set.n - 1], "%u", &gpu) != 1) {
-		error("--gpu '%s' is not a GPU index such as 0", gpu_set.v[gpu_set.n - 1]);
+	if (parse_gpus(&gpu_set, &rq, &gpu_list) < 0)
 		goto out;
-	}
-	rq.gpu = gpu_set.n ? (int)gpu : -1;
+	rq.gpus = &gpu_list;
 	rq.timeout = timeout;
 	rq.profile = ro.profile ? &p : NULL;
-	rc = smoke_target(&rq, &sr, &result);
+	if (rq.all_gpus || gpu_list.n)
+		rc = smoke_target_multi(&rq, &result);
+	else
+		rc = smoke_target(&rq, &sr, &result);
 	if (rc < 0) {
 		ret = is_regular(rq.target) || is_dir(rq.target) ? EXIT_FAIL : EXIT_USAGE;
 		goto out;
 	}
 	ret = rc == SMOKE_NO_GPU ? SMOKE_NO_GPU : rc ? EXIT_FAIL : EXIT_OK;
-	if (!json)
+	if (!json && json_get(result, "gpus"))
+		report_multi(result, stdout);
+	else if (!json)
 		report_text(&sr, stdout);
-	if (rc == SMOKE_NO_GPU)
+	if (rc == SMOKE_NO_GPU && json_get(result, "gpus"))
+		error("no usable GPU on any of the %zu runs (exit %d: nothing beyond the import was "
+		      "run)", json_len(json_get(result, "gpus")), SMOKE_NO_GPU);
+	else if (rc == SMOKE_NO_GPU)
 		error("no usable GPU: %s (exit %d: nothing beyond the import was run)",
 		      smoke_find(&sr, "cuda")->reason, SMOKE_NO_GPU);
 	else if (rc) {
@@ -108,6 +274,8 @@ cmd_smoke(int argc, char **argv, const struct command *cmd)
 
 		for (size_t i = 0; i < sr.nchecks; i++)
 			failed += sr.checks[i].status == SMOKE_FAIL;
+		if (json_get(result, "gpus"))
+			failed = multi_failed(result);
 		error("%zu check%s failed", failed, failed == 1 ? "" : "s");
 	}
 	if (json)
@@ -129,5 +297,6 @@ out:
 	smoke_result_release(&sr);
 	profile_release(&p);
 	strvec_clear(&gpu_set);
+	strvec_clear(&gpu_list);
 	return ret;
 }

@@ -24,18 +24,25 @@
  * FP16 503.8, FP8 1007.6, 1792 GB/s). The order matters: the first
  * row whose name part the device name contains wins ("H100 PCIe" before
  * "H100").
+ *
+ * The links between GPUs, per direction (the datasheets give both
+ * directions together; nccl-tests' busbw is a one-direction figure,
+ * doc/PERFORMANCE.md): NVLink 4 on H100 SXM and H200 900 GB/s -> 450; the
+ * NVLink bridge of H100 PCIe/NVL 600 GB/s -> 300; NVLink 5 on B200
+ * 1.8 TB/s -> 900; PCIe Gen5 x16 128 GB/s -> 64 (H100 PCIe, B200 and the
+ * RTX Blackwell cards; the RTX cards have no NVLink: 0).
  */
 static const struct gpu_peak {
 	const char *name_part;
-	double fp32, tf32, fp16, bf16, fp8, gbps;
+	double fp32, tf32, fp16, bf16, fp8, gbps, nvlink, pcie;
 } gpu_peaks[] = {
-	{ "H100 PCIe", 51, 378, 756, 756, 1513, 2000 },
-	{ "H100 NVL", 60, 417.5, 835.5, 835.5, 1670.5, 3900 },
-	{ "H100", 67, 494.5, 989.5, 989.5, 1979, 3350 },
-	{ "H200", 67, 494.5, 989.5, 989.5, 1979, 4800 },
-	{ "B200", 80, 1125, 2250, 2250, 4500, 8000 },
-	{ "RTX 5090", 104.8, 104.8, 209.5, 209.5, 419, 1792 },
-	{ "RTX PRO 6000", 126, 126, 503.8, 503.8, 1007.6, 1792 },
+	{ "H100 PCIe", 51, 378, 756, 756, 1513, 2000, 300, 64 },
+	{ "H100 NVL", 60, 417.5, 835.5, 835.5, 1670.5, 3900, 300, 64 },
+	{ "H100", 67, 494.5, 989.5, 989.5, 1979, 3350, 450, 64 },
+	{ "H200", 67, 494.5, 989.5, 989.5, 1979, 4800, 450, 64 },
+	{ "B200", 80, 1125, 2250, 2250, 4500, 8000, 900, 64 },
+	{ "RTX 5090", 104.8, 104.8, 209.5, 209.5, 419, 1792, 0, 64 },
+	{ "RTX PRO 6000", 126, 126, 503.8, 503.8, 1007.6, 1792, 0, 64 },
 };
 
 double
@@ -58,6 +65,10 @@ kb_gpu_peak(const char *device_name, const char *dtype)
 			return g->fp8;
 		if (!strcmp(dtype, "bytes"))
 			return g->gbps;
+		if (!strcmp(dtype, "nvlink"))
+			return g->nvlink;
+		if (!strcmp(dtype, "pcie"))
+			return g->pcie;
 		return 0;
 	}
 	return 0;

@@ -71,7 +71,8 @@ unsigned kb_gcc_max(unsigned cuda);
 /*
  * A GPU's datasheet peak for a benchmark's `dtype` (fp32, tf32, fp16,
  * bf16, fp8: dense tensor TFLOPS, no sparsity; "bytes": memory bandwidth
- * in GB/s), matched on the CUDA device name ("NVIDIA H100 80GB HBM3").
+ * in GB/s; "nvlink", "pcie": the link to another GPU, GB/s per direction),
+ * matched on the CUDA device name ("NVIDIA H100 80GB HBM3").
  * 0 when the GPU or the dtype is not in the table.
  */
 double kb_gpu_peak(const char *device_name, const char *dtype);

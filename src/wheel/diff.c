@@ -318,8 +318,8 @@ diff_versions(const struct json *a, const struct json *b, struct buf *text, size
  * only said.
  */
 static struct json *
-diff_runtime(const struct json *a, const struct json *b, double tolerance, struct buf *text,
-	     size_t *n)
+diff_runtime_part(const struct json *a, const struct json *b, double tolerance, const char *label,
+		  struct buf *text, size_t *n)
 {
 	const struct json *ca = json_get(a, "checks"), *cb = json_get(b, "checks");
 	const struct json *ba = json_get(a, "benchmarks"), *bb = json_get(b, "benchmarks");
@@ -345,7 +345,7 @@ diff_runtime(const struct json *a, const struct json *b, double tolerance, struc
 		json_set(c, "a", sa ? json_string(sa) : json_null());
 		json_set(c, "b", json_string(sb));
 		json_push(checks, c);
-		buf_addf(text, "runtime check %s: %s -> %s\n", name, sa ? sa : "(not run)", sb);
+		buf_addf(text, "runtime %scheck %s: %s -> %s\n", label, name, sa ? sa : "(not run)", sb);
 		(*n)++;
 	}
 	for (size_t i = 0; i < nbn; i++) {
@@ -369,7 +369,7 @@ diff_runtime(const struct json *a, const struct json *b, double tolerance, struc
 		json_set(c, "change_percent", json_number((double)(long)(change * 10) / 10));
 		json_set(c, "regression", json_bool(change < 0));
 		json_push(benches, c);
-		buf_addf(text, "runtime benchmark %s: %.1f -> %.1f %s (%+.1f %%%s)\n", name, va, vb,
+		buf_addf(text, "runtime %sbenchmark %s: %.1f -> %.1f %s (%+.1f %%%s)\n", label, name, va, vb,
 			 json_str(json_get(jb, "unit")) ? json_str(json_get(jb, "unit")) : "",
 			 change, change < 0 ? ", slower than the tolerance allows" : "");
 		if (change < 0)
@@ -381,6 +381,63 @@ diff_runtime(const struct json *a, const struct json *b, double tolerance, struc
 	index_release(&xbn);
 	json_set(o, "checks", checks);
 	json_set(o, "benchmarks", benches);
+	return o;
+}
+
+/* A runtime's per-GPU runs: smoke --gpu all's "gpus", or the single-GPU runtime itself. */
+static size_t
+runtime_runs(const struct json *rt, const struct json ***out)
+{
+	if (json_is_array(json_get(rt, "gpus")))
+		return json_items(json_get(rt, "gpus"), out);
+	if (!json_is_object(rt)) {
+		*out = NULL;
+		return 0;
+	}
+	*out = xmalloc(sizeof(**out));
+	(*out)[0] = rt;
+	return 1;
+}
+
+/*
+ * bwbuild smoke's results on both sides; with --gpu all on either, GPU i
+ * against GPU i (a single-GPU runtime is GPU 0), then across GPUs.
+ */
+static struct json *
+diff_runtime(const struct json *a, const struct json *b, double tolerance, struct buf *text,
+	     size_t *n)
+{
+	const struct json **ra, **rb;
+	struct json *o, *per;
+	size_t na, nb;
+
+	if (!json_is_array(json_get(a, "gpus")) && !json_is_array(json_get(b, "gpus")))
+		return diff_runtime_part(a, b, tolerance, "", text, n);
+	o = json_object();
+	per = json_array();
+	na = runtime_runs(a, &ra);
+	nb = runtime_runs(b, &rb);
+	for (size_t i = 0; i < nb; i++) {
+		const char *vis = json_str(json_get(rb[i], "visible"));
+		struct buf label = BUF_INIT;
+		struct json *part;
+
+		if (vis)
+			buf_addf(&label, "gpu %s ", vis);
+		else
+			buf_addf(&label, "gpu #%zu ", i);
+		part = diff_runtime_part(i < na ? ra[i] : NULL, rb[i], tolerance, label.s, text, n);
+		json_set(part, "gpu", vis ? json_string(vis) : json_number((double)i));
+		json_push(per, part);
+		buf_release(&label);
+	}
+	json_set(o, "gpus", per);
+	if (json_is_object(json_get(b, "cross_gpu")))
+		json_set(o, "cross_gpu", diff_runtime_part(json_get(a, "cross_gpu"),
+							   json_get(b, "cross_gpu"), tolerance,
+							   "across GPUs ", text, n));
+	free(ra);
+	free(rb);
 	return o;
 }
 

@@ -418,35 +418,194 @@ md_list(struct buf *out, const struct json *arr, const char *none)
 	free(items);
 }
 
+static const char *
+md_mark(const struct json *check)
+{
+	static const char *const marks[][2] = { { "ok", "✅" }, { "warn", "⚠️" }, { "skip", "➖" },
+						{ "fail", "❌" } };
+	const char *st = json_str(json_get(check, "status"));
+
+	for (size_t k = 0; st && k < ARRAY_SIZE(marks); k++)
+		if (!strcmp(st, marks[k][0]))
+			return marks[k][1];
+	return "?";
+}
+
+/* The checks of one run: ✅/⚠️/➖/❌ and the reason. */
+static void
+checks_markdown(const struct json *checks, struct buf *out)
+{
+	const struct json **items;
+	size_t n = json_items(checks, &items);
+
+	buf_addstr(out, "| Check | | Detail |\n|---|---|---|\n");
+	for (size_t i = 0; i < n; i++)
+		buf_addf(out, "| %s | %s | %s |\n", md_str(json_get(items[i], "name")),
+			 md_mark(items[i]), md_str(json_get(items[i], "reason")));
+	free(items);
+}
+
+/*
+ * The entry of `arr` named `name`: at position `i` when the runs list
+ * them in the same order (one probe: the usual case), else among the
+ * first 64 (a manifest from outside may be large; this stays linear).
+ */
+static const struct json *
+same_named(const struct json *arr, size_t i, const char *name)
+{
+	const struct json *j = json_at(arr, i);
+
+	if (name && json_str(json_get(j, "name")) && !strcmp(json_str(json_get(j, "name")), name))
+		return j;
+	for (size_t k = 0; name && k < json_len(arr) && k < 64; k++)
+		if (json_str(json_get(json_at(arr, k), "name")) &&
+		    !strcmp(json_str(json_get(json_at(arr, k), "name")), name))
+			return json_at(arr, k);
+	return NULL;
+}
+
+/*
+ * bwbuild smoke --gpu all: the GPUs, one column of marks per GPU (the
+ * detail of the first that is not ✅), the benchmarks side by side, then
+ * across GPUs: its checks, the P2P matrix and the all-reduce bandwidth.
+ */
+static void
+runtime_markdown_multi(const struct json *rt, struct buf *out)
+{
+	const struct json *gpus = json_get(rt, "gpus"), *cross = json_get(rt, "cross_gpu");
+	const struct json *first = json_at(gpus, 0), *p2p = json_get(cross, "p2p");
+	const struct json *topo = json_get(cross, "topology");
+	size_t n = json_len(gpus) > 64 ? 64 : json_len(gpus), nc;
+
+	buf_addf(out, "\n## On %zu GPU%s\n\n| GPU | Model | Capability | Driver | Result |\n"
+		 "|---|---|---|---|---|\n", json_len(gpus), json_len(gpus) == 1 ? "" : "s");
+	for (size_t g = 0; g < n; g++) {
+		const struct json *one = json_at(gpus, g), *gpu = json_get(one, "gpu");
+
+		buf_addf(out, "| %s | %s | %s | %s | %s |\n", md_str(json_get(one, "visible")),
+			 md_str(json_get(gpu, "name")), md_str(json_get(gpu, "capability")),
+			 md_str(json_get(gpu, "driver")), md_str(json_get(one, "status")));
+	}
+	buf_addstr(out, "\n| Check |");
+	for (size_t g = 0; g < n; g++)
+		buf_addf(out, " GPU %s |", md_str(json_get(json_at(gpus, g), "visible")));
+	buf_addstr(out, " Detail |\n|---|");
+	for (size_t g = 0; g <= n; g++)
+		buf_addstr(out, "---|");
+	buf_addch(out, '\n');
+	nc = json_len(json_get(first, "checks"));
+	for (size_t i = 0; i < nc; i++) {
+		const struct json *c0 = json_at(json_get(first, "checks"), i), *detail = c0;
+		const char *name = json_str(json_get(c0, "name"));
+
+		buf_addf(out, "| %s |", md_str(json_get(c0, "name")));
+		for (size_t g = 0; g < n; g++) {
+			const struct json *c = same_named(json_get(json_at(gpus, g), "checks"), i, name);
+
+			buf_addf(out, " %s |", c ? md_mark(c) : "–");
+			if (c && detail == c0 && strcmp(md_str(json_get(c, "status")), "ok") &&
+			    !strcmp(md_str(json_get(c0, "status")), "ok"))
+				detail = c;
+		}
+		buf_addf(out, " %s |\n", md_str(json_get(detail, "reason")));
+	}
+	nc = json_len(json_get(first, "benchmarks"));
+	if (nc) {
+		buf_addstr(out, "\n| Benchmark | Shape |");
+		for (size_t g = 0; g < n; g++)
+			buf_addf(out, " GPU %s |", md_str(json_get(json_at(gpus, g), "visible")));
+		buf_addstr(out, "\n|---|---|");
+		for (size_t g = 0; g < n; g++)
+			buf_addstr(out, "---|");
+		buf_addch(out, '\n');
+	}
+	for (size_t i = 0; i < nc; i++) {
+		const struct json *b0 = json_at(json_get(first, "benchmarks"), i);
+
+		buf_addf(out, "| %s | %s |", md_str(json_get(b0, "name")), md_str(json_get(b0, "shape")));
+		for (size_t g = 0; g < n; g++) {
+			const struct json *b = same_named(json_get(json_at(gpus, g), "benchmarks"), i,
+							  json_str(json_get(b0, "name")));
+			double pct = json_number_value(json_get(b, "percent_of_peak"));
+
+			if (!b)
+				buf_addstr(out, " – |");
+			else if (pct > 0)
+				buf_addf(out, " %.1f %s (%.0f %%) |", json_number_value(json_get(b, "value")),
+					 md_str(json_get(b, "unit")), pct);
+			else
+				buf_addf(out, " %.1f %s |", json_number_value(json_get(b, "value")),
+					 md_str(json_get(b, "unit")));
+		}
+		buf_addch(out, '\n');
+	}
+	if (!json_is_object(cross))
+		return;
+	if (!strcmp(md_str(json_get(cross, "status")), "skipped")) {
+		buf_addf(out, "\n### Across GPUs: skipped\n\n%s\n", md_str(json_get(cross, "reason")));
+		return;
+	}
+	buf_addf(out, "\n### Across GPUs %s: link %s, NCCL %s\n\n", md_str(json_get(cross, "visible")),
+		 md_str(json_get(cross, "link")), md_str(json_get(cross, "nccl")));
+	checks_markdown(json_get(cross, "checks"), out);
+	n = json_len(p2p) > 64 ? 64 : json_len(p2p);
+	if (n) {
+		buf_addstr(out, "\nPeer access (nvidia-smi topo -m):\n\n| from \\ to |");
+		for (size_t b = 0; b < n; b++)
+			buf_addf(out, " %zu |", b);
+		buf_addstr(out, "\n|---|");
+		for (size_t b = 0; b < n; b++)
+			buf_addstr(out, "---|");
+		buf_addch(out, '\n');
+	}
+	for (size_t a = 0; a < n; a++) {
+		buf_addf(out, "| %zu |", a);
+		for (size_t b = 0; b < n; b++) {
+			const struct json *v = json_at(json_at(p2p, a), b);
+			const char *how = json_str(json_at(json_at(topo, a), b));
+
+			buf_addf(out, " %s%s%s%s |", a == b ? "–" : json_is_true(v) ? "✅" : "❌",
+				 how ? " (" : "", how ? how : "", how ? ")" : "");
+		}
+		buf_addch(out, '\n');
+	}
+	nc = json_len(json_get(cross, "benchmarks"));
+	if (nc)
+		buf_addstr(out, "\n| All-reduce | algbw | busbw | % of datasheet |\n|---|---|---|---|\n");
+	for (size_t i = 0; i < nc; i++) {
+		const struct json *b = json_at(json_get(cross, "benchmarks"), i);
+		double pct = json_number_value(json_get(b, "percent_of_peak"));
+
+		buf_addf(out, "| %s | %.1f GB/s | %.1f GB/s |", md_str(json_get(b, "shape")),
+			 json_number_value(json_get(b, "algbw")), json_number_value(json_get(b, "value")));
+		if (pct > 0)
+			buf_addf(out, " %.0f %% of %.0f (%s) |\n", pct,
+				 json_number_value(json_get(b, "peak")), md_str(json_get(b, "link")));
+		else
+			buf_addstr(out, " – |\n");
+	}
+}
+
 /* bwbuild smoke's result: ✅/⚠️/➖/❌ per check, then the benchmarks. */
 static void
 runtime_markdown(const struct json *rt, struct buf *out)
 {
-	static const char *const marks[][2] = { { "ok", "✅" }, { "warn", "⚠️" }, { "skip", "➖" },
-						{ "fail", "❌" } };
 	const struct json *gpu = json_get(rt, "gpu"), *checks = json_get(rt, "checks");
 	const struct json *benches = json_get(rt, "benchmarks");
 
 	if (!json_is_object(rt))
 		return;
-	buf_addf(out, "\n## On the GPU: %s (%s), driver %s\n\n| Check | | Detail |\n|---|---|---|\n",
+	if (json_is_array(json_get(rt, "gpus"))) {
+		runtime_markdown_multi(rt, out);
+		return;
+	}
+	buf_addf(out, "\n## On the GPU: %s (%s), driver %s\n\n",
 		 md_str(json_get(gpu, "name")), md_str(json_get(gpu, "capability")),
 		 md_str(json_get(gpu, "driver")));
+	checks_markdown(checks, out);
 	const struct json **items;
 	size_t n;
 
-	n = json_items(checks, &items);
-	for (size_t i = 0; i < n; i++) {
-		const struct json *c = items[i];
-		const char *st = json_str(json_get(c, "status")), *mark = "?";
-
-		for (size_t k = 0; st && k < ARRAY_SIZE(marks); k++)
-			if (!strcmp(st, marks[k][0]))
-				mark = marks[k][1];
-		buf_addf(out, "| %s | %s | %s |\n", md_str(json_get(c, "name")), mark,
-			 md_str(json_get(c, "reason")));
-	}
-	free(items);
 	n = json_items(benches, &items);
 	if (n)
 		buf_addstr(out, "\n| Benchmark | Shape | Value | % of peak |\n|---|---|---|---|\n");

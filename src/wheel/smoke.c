@@ -43,6 +43,7 @@ smoke_result_release(struct smoke_result *r)
 		free(r->benches[i].unit);
 		free(r->benches[i].dtype);
 		free(r->benches[i].shape);
+		free(r->benches[i].link);
 	}
 	free(r->checks);
 	free(r->benches);
@@ -151,6 +152,9 @@ smoke_line(struct smoke_result *r, const char *line, size_t len)
 		b->unit = str_field(o, "unit");
 		b->dtype = str_field(o, "dtype");
 		b->shape = str_field(o, "shape");
+		if (json_str(json_get(o, "link")))
+			b->link = str_field(o, "link");
+		b->algbw = json_number_value(json_get(o, "algbw"));
 		buf_addf(&key, "bench:%s", b->name);
 		if (r->current && !strcmp(r->current, key.s)) {
 			free(r->current);
@@ -158,7 +162,22 @@ smoke_line(struct smoke_result *r, const char *line, size_t len)
 		}
 		buf_release(&key);
 	} else if ((v = json_get(o, "info")) && json_is_object(v)) {
-		json_merge_into(r->info, json_take(o, "info"));
+		struct json *add = json_take(o, "info");
+		struct strvec keys = STRVEC_INIT;
+
+		/* One level deep: a later {"cross": {...}} adds to the earlier ones. */
+		for (size_t i = 0; i < json_len(add); i++)
+			if (json_is_object(json_at(add, i)) &&
+			    json_is_object(json_get(r->info, json_key_at(add, i))))
+				strvec_push(&keys, json_key_at(add, i));
+		for (size_t i = 0; i < keys.n; i++) {
+			struct json *old = json_take(r->info, keys.v[i]);
+
+			json_merge_into(old, json_take(add, keys.v[i]));
+			json_set(add, keys.v[i], old);
+		}
+		strvec_clear(&keys);
+		json_merge_into(r->info, add);
 	}
 	json_free(o);
 }
@@ -198,14 +217,16 @@ smoke_run(struct smoke_result *r, const struct smoke_opts *o)
 			strvec_pushf(&p.args, "--features=%s", o->features);
 		if (o->archs)
 			strvec_pushf(&p.args, "--archs=%s", o->archs);
+		for (size_t i = 0; o->args && i < o->args->n; i++)
+			strvec_push(&p.args, o->args->v[i]);
 		for (size_t i = 0; o->env && i < o->env->n; i++)
 			strvec_push(&p.env, o->env->v[i]);
 		if (o->pythonpath)
 			strvec_env_prepend_path(&p.env, "PYTHONPATH", o->pythonpath);
 		strvec_env_set(&p.env, "PYTHONDONTWRITEBYTECODE", "1");
 		strvec_env_set(&p.env, "PYTHONUNBUFFERED", "1");
-		if (o->gpu >= 0)
-			strvec_pushf(&p.env, "CUDA_VISIBLE_DEVICES=%d", o->gpu);
+		if (o->visible)
+			strvec_env_set(&p.env, "CUDA_VISIBLE_DEVICES", o->visible);
 		p.on_line = on_line;
 		p.ctx = r;
 		p.tail_max = 4096;
@@ -273,6 +294,10 @@ smoke_json(const struct smoke_result *r)
 		json_set(j, "unit", json_string(b->unit));
 		json_set(j, "dtype", json_string(b->dtype));
 		json_set(j, "shape", json_string(b->shape));
+		if (b->algbw > 0)
+			json_set(j, "algbw", json_number(b->algbw));
+		if (b->link)
+			json_set(j, "link", json_string(b->link));
 		json_set(j, "peak", b->peak > 0 ? json_number(b->peak) : json_null());
 		json_set(j, "percent_of_peak", b->peak > 0 ?
 			 json_number((double)(long)(b->value / b->peak * 1000) / 10) : json_null());
@@ -400,8 +425,8 @@ main_targets(const char *dir, struct buf *out)
 	archs_report_release(&r);
 }
 
-char *
-smoke_find_probe(const char *package)
+static char *
+find_probe_as(const char *prefix, const char *package)
 {
 	struct strvec dirs = STRVEC_INIT;
 	struct buf path = BUF_INIT;
@@ -410,13 +435,25 @@ smoke_find_probe(const char *package)
 	data_search_path("probes", "BWBUILD_PROBE_PATH", &dirs);
 	for (size_t i = dirs.n; i-- > 0 && !found;) {
 		buf_reset(&path);
-		buf_addf(&path, "%s/smoke-%s.py", dirs.v[i], package);
+		buf_addf(&path, "%s/%s-%s.py", dirs.v[i], prefix, package);
 		if (is_regular(path.s))
 			found = path_absolute(path.s);
 	}
 	strvec_clear(&dirs);
 	buf_release(&path);
 	return found;
+}
+
+char *
+smoke_find_probe(const char *package)
+{
+	return find_probe_as("smoke", package);
+}
+
+char *
+smoke_find_cross_probe(const char *package)
+{
+	return find_probe_as("multi", package);
 }
 
 /* verify --target-gpu's static answer for the GPU the probe found, against what ran. */
@@ -482,69 +519,133 @@ importable_dir(const char *target, struct buf *dir, char **tmp)
 	return install_wheel(target, dir->s);
 }
 
-int
-smoke_target(const struct smoke_request *rq, struct smoke_result *sr, struct json **result)
+/*
+ * Across GPUs: the datasheet figure of the link for the slowest of the
+ * models the probe listed (info.cross.gpus[].name); 0 when one is unknown.
+ */
+static double
+link_peak(const struct json *info, const char *link)
 {
-	struct smoke_opts so = { .gpu = rq->gpu, .timeout = rq->timeout, .quick = rq->quick };
-	struct strvec env = STRVEC_INIT, sass = STRVEC_INIT, ptx = STRVEC_INIT;
-	struct buf dir = BUF_INIT, features = BUF_INIT, archs = BUF_INIT, torchdir = BUF_INIT;
-	struct buf path = BUF_INIT;
-	const struct smoke_check *cuda;
-	struct wheel_report w;
-	char *probe = NULL, *tmp = NULL, *tmp_torch = NULL;
-	struct json *m = NULL;
-	size_t failed = 0;
-	int ret = -1;
+	const struct json *gpus = json_get(json_get(info, "cross"), "gpus");
+	double low = 0;
 
-	*result = NULL;
-	if (wheel_verify(&w, rq->target, NULL) < 0)
-		return -1;
-	if (w.errors.n)
-		warning("'%s' fails verify (%s%s); it is run anyway, but what it shows is not the "
-			"wheel RECORD describes", rq->target, w.errors.v[0],
-			w.errors.n > 1 ? ", and more" : "");
-	if (!w.name || !*w.name) {
-		error("'%s': cannot tell the package's name", rq->target);
-		goto out;
+	for (size_t i = 0; i < json_len(gpus); i++) {
+		double p = kb_gpu_peak(json_str(json_get(json_at(gpus, i), "name")), link);
+
+		if (p <= 0)
+			return 0;
+		if (!low || p < low)
+			low = p;
 	}
-	probe = smoke_find_probe(w.name);
-	if (!probe) {
+	return low;
+}
+
+void
+smoke_setup_release(struct smoke_setup *s)
+{
+	if (s->tmp) {
+		remove_tree(s->tmp);
+		free(s->tmp);
+	}
+	if (s->tmp_torch) {
+		remove_tree(s->tmp_torch);
+		free(s->tmp_torch);
+	}
+	wheel_report_release(&s->w);
+	free(s->probe);
+	strvec_clear(&s->env);
+	buf_release(&s->dir);
+	buf_release(&s->torchdir);
+	buf_release(&s->path);
+	buf_release(&s->features);
+	buf_release(&s->archs);
+	memset(s, 0, sizeof(*s));
+}
+
+int
+smoke_setup_init(struct smoke_setup *s, const struct smoke_request *rq)
+{
+	struct strvec sass = STRVEC_INIT, ptx = STRVEC_INIT;
+	struct json *m;
+
+	memset(s, 0, sizeof(*s));
+	buf_init(&s->dir);
+	buf_init(&s->torchdir);
+	buf_init(&s->path);
+	buf_init(&s->features);
+	buf_init(&s->archs);
+	if (wheel_verify(&s->w, rq->target, NULL) < 0) {
+		memset(&s->w, 0, sizeof(s->w));   /* released already */
+		return -1;
+	}
+	if (s->w.errors.n)
+		warning("'%s' fails verify (%s%s); it is run anyway, but what it shows is not the "
+			"wheel RECORD describes", rq->target, s->w.errors.v[0],
+			s->w.errors.n > 1 ? ", and more" : "");
+	if (!s->w.name || !*s->w.name) {
+		error("'%s': cannot tell the package's name", rq->target);
+		return -1;
+	}
+	s->probe = smoke_find_probe(s->w.name);
+	if (!s->probe) {
 		error("no probe for '%s': bwbuild ships probes/smoke-<package>.py for torch, the "
 		      "example and the extensions it knows; put smoke-%s.py on BWBUILD_PROBE_PATH",
-		      w.name, w.name);
-		goto out;
+		      s->w.name, s->w.name);
+		return -1;
 	}
 	/* The package first, then (an extension's) the torch it was built on. */
-	if (importable_dir(rq->target, &dir, &tmp) < 0 ||
-	    (rq->against && importable_dir(rq->against, &torchdir, &tmp_torch) < 0))
-		goto out;
-	m = manifest_make(&(struct manifest_input){ .wheel = &w });
-	join_true_features(json_get(m, "features"), &features);
+	if (importable_dir(rq->target, &s->dir, &s->tmp) < 0 ||
+	    (rq->against && importable_dir(rq->against, &s->torchdir, &s->tmp_torch) < 0))
+		return -1;
+	m = manifest_make(&(struct manifest_input){ .wheel = &s->w });
+	join_true_features(json_get(m, "features"), &s->features);
+	json_free(m);
 	if (rq->profile) {
 		plan_targets(rq->profile, &sass, &ptx);
 		for (size_t i = 0; i < sass.n; i++)
-			buf_addf(&archs, "%s%s", archs.len ? "," : "", sass.v[i]);
+			buf_addf(&s->archs, "%s%s", s->archs.len ? "," : "", sass.v[i]);
 		for (size_t i = 0; i < ptx.n; i++)
-			buf_addf(&archs, "%s%s", archs.len ? "," : "", ptx.v[i]);
+			buf_addf(&s->archs, "%s%s", s->archs.len ? "," : "", ptx.v[i]);
 		for (size_t i = 0; i < rq->profile->nruntime_env; i++)
-			strvec_pushf(&env, "%s=%s", rq->profile->runtime_env[i].key,
+			strvec_pushf(&s->env, "%s=%s", rq->profile->runtime_env[i].key,
 				     rq->profile->runtime_env[i].val);
 	} else {
-		main_targets(dir.s, &archs);
+		main_targets(s->dir.s, &s->archs);
 	}
-	so.python = rq->python;
-	so.probe = probe;
+	strvec_clear(&sass);
+	strvec_clear(&ptx);
 	/* The extension first, then the torch it was built on. */
-	buf_addf(&path, "%s%s%s", dir.s, torchdir.len ? ":" : "", torchdir.len ? torchdir.s : "");
-	so.pythonpath = path.s;
-	so.features = features.s;
-	so.archs = archs.len ? archs.s : NULL;
-	so.env = &env;
-	fprintf(stderr, "smoke: %s with %s (%s)\n", rq->target, probe,
-		rq->python ? rq->python : "python3");
+	buf_addf(&s->path, "%s%s%s", s->dir.s, s->torchdir.len ? ":" : "",
+		 s->torchdir.len ? s->torchdir.s : "");
+	return 0;
+}
+
+int
+smoke_setup_run(struct smoke_setup *s, const struct smoke_request *rq, const char *probe,
+		const char *visible, const struct strvec *args, struct smoke_result *sr,
+		struct json **result)
+{
+	struct smoke_opts so = { .timeout = rq->timeout, .quick = rq->quick };
+	const struct smoke_check *cuda;
+	size_t failed = 0;
+	int ret;
+
+	*result = NULL;
+	so.python = rq->python;
+	so.probe = probe ? probe : s->probe;
+	so.pythonpath = s->path.s;
+	so.features = s->features.s;
+	so.archs = s->archs.len ? s->archs.s : NULL;
+	so.env = &s->env;
+	so.visible = visible;
+	so.args = args;
+	fprintf(stderr, "smoke: %s with %s (%s)%s%s\n", rq->target, so.probe,
+		rq->python ? rq->python : "python3", visible ? " on GPU " : "",
+		visible ? visible : "");
 	if (smoke_run(sr, &so) < 0)
-		goto out;
-	static_vs_runtime(sr, &w);
+		return -1;
+	if (!probe)
+		static_vs_runtime(sr, &s->w);
 	/* A wheel meant to have no PTX (cuda.ptx: none) is not failed for lacking it. */
 	for (size_t i = 0; i < sr->nchecks; i++) {
 		struct smoke_check *c = &sr->checks[i];
@@ -563,7 +664,9 @@ smoke_target(const struct smoke_request *rq, struct smoke_result *sr, struct jso
 		const char *name = json_str(json_get(json_get(sr->info, "gpu"), "name"));
 
 		for (size_t i = 0; i < sr->nbenches; i++)
-			sr->benches[i].peak = kb_gpu_peak(name, sr->benches[i].dtype);
+			sr->benches[i].peak = sr->benches[i].link ?
+				link_peak(sr->info, sr->benches[i].link) :
+				kb_gpu_peak(name, sr->benches[i].dtype);
 	}
 	cuda = smoke_find(sr, "cuda");
 	for (size_t i = 0; i < sr->nchecks; i++)
@@ -571,29 +674,25 @@ smoke_target(const struct smoke_request *rq, struct smoke_result *sr, struct jso
 	ret = cuda && cuda->status == SMOKE_FAIL ? SMOKE_NO_GPU : failed ? 1 : 0;
 	*result = smoke_json(sr);
 	json_set(*result, "target", json_string(rq->target));
-	json_set(*result, "probe", json_string(probe));
+	json_set(*result, "probe", json_string(so.probe));
 	json_set(*result, "status", json_string(ret == SMOKE_NO_GPU ? "no_gpu" :
 						ret ? "failed" : "ok"));
-out:
-	if (tmp) {
-		remove_tree(tmp);
-		free(tmp);
+	return ret;
+}
+
+int
+smoke_target(const struct smoke_request *rq, struct smoke_result *sr, struct json **result)
+{
+	struct smoke_setup s;
+	char visible[16];
+	int ret = -1;
+
+	*result = NULL;
+	if (smoke_setup_init(&s, rq) == 0) {
+		snprintf(visible, sizeof(visible), "%d", rq->gpu);
+		ret = smoke_setup_run(&s, rq, NULL, rq->gpu >= 0 ? visible : NULL, NULL, sr, result);
 	}
-	if (tmp_torch) {
-		remove_tree(tmp_torch);
-		free(tmp_torch);
-	}
-	wheel_report_release(&w);
-	json_free(m);
-	free(probe);
-	strvec_clear(&env);
-	strvec_clear(&sass);
-	strvec_clear(&ptx);
-	buf_release(&dir);
-	buf_release(&torchdir);
-	buf_release(&path);
-	buf_release(&features);
-	buf_release(&archs);
+	smoke_setup_release(&s);
 	return ret;
 }
 

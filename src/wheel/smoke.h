@@ -3,7 +3,9 @@
 
 #include <stddef.h>
 
+#include "core/buf.h"
 #include "core/strvec.h"
+#include "wheel/verify.h"
 
 /*
  * `bwbuild smoke`: the wheel imported and run on a real GPU. A probe
@@ -29,6 +31,9 @@ struct smoke_bench {
 	char *dtype;     /* fp16, tf32, bytes */
 	char *shape;
 	double peak;     /* the GPU's datasheet peak in `unit`; 0 when unknown */
+	/* Across GPUs: the link the busbw is compared with (nvlink, pcie) and its algbw. */
+	char *link;
+	double algbw;
 };
 
 struct json;
@@ -49,7 +54,8 @@ struct smoke_opts {
 	const char *pythonpath;     /* where the package is importable from */
 	double timeout;             /* seconds per check */
 	int quick;                  /* no benchmarks */
-	int gpu;                    /* CUDA_VISIBLE_DEVICES, or -1 */
+	const char *visible;        /* CUDA_VISIBLE_DEVICES, or NULL */
+	const struct strvec *args;  /* more arguments for the probe, or NULL */
 	const char *features;       /* comma-separated compiled-in features, or NULL */
 	const char *archs;          /* comma-separated targets get_arch_list() must equal, or NULL */
 	const struct strvec *env;   /* NAME=VALUE: the profile's runtime.env */
@@ -86,6 +92,9 @@ struct smoke_request {
 	double timeout;                 /* seconds per check */
 	int quick;
 	int gpu;                        /* -1: any */
+	/* smoke_target_multi: --gpu all, or the CUDA_VISIBLE_DEVICES entries to check. */
+	int all_gpus;
+	const struct strvec *gpus;
 };
 
 /*
@@ -98,6 +107,37 @@ int smoke_target(const struct smoke_request *rq, struct smoke_result *r, struct 
 
 /* probes/smoke-<package>.py on the probe path (BWBUILD_PROBE_PATH, data/), absolute; NULL: none. */
 char *smoke_find_probe(const char *package);
+/*
+ * Where smoke_target and smoke_target_multi meet (smoke.c): what every probe
+ * run of one target shares (the verified wheel, its private install, the
+ * probe, the features and archs it is told), and one run judged.
+ */
+struct smoke_setup {
+	struct wheel_report w;
+	char *probe, *tmp, *tmp_torch;
+	struct buf dir, torchdir, path, features, archs;
+	struct strvec env;
+};
+int smoke_setup_init(struct smoke_setup *s, const struct smoke_request *rq);
+void smoke_setup_release(struct smoke_setup *s);
+/* Run `probe` (NULL: the setup's) on `visible` (NULL: any GPU); returns as smoke_target. */
+int smoke_setup_run(struct smoke_setup *s, const struct smoke_request *rq, const char *probe,
+		    const char *visible, const struct strvec *args, struct smoke_result *sr,
+		    struct json **result);
+/* probes/multi-<package>.py, the cross-GPU probe, as smoke_find_probe finds its own. */
+char *smoke_find_cross_probe(const char *package);
+
+/*
+ * `bwbuild smoke --gpu all` (or a list): the probe on each GPU, one after
+ * the other, each judged against the wheel's archs for its own capability,
+ * then probes/multi-<package>.py across them (an NCCL group, P2P, the link
+ * and its all-reduce bandwidth), skipped with its reason when fewer than
+ * two GPUs answered. *result: {gpus: [...], cross_gpu: {...}, status}.
+ * Returns as smoke_target.
+ */
+int smoke_target_multi(const struct smoke_request *rq, struct json **result);
+/* An entry of CUDA_VISIBLE_DEVICES as a user writes one: 0, GPU-<uuid>, MIG-<uuid>. */
+int smoke_gpu_entry_ok(const char *s);
 
 /* Put `runtime` (taken) into the manifest at `path` under "runtime", atomically. */
 int smoke_manifest_merge(const char *path, struct json *runtime);
