@@ -249,7 +249,7 @@ def run_group(world, args, skip, info):
                 emit(check=n, status="skip",
                      reason="not run again: the NCCL group was stopped in an earlier run of this probe")
         return
-    limit = max(5.0, args.timeout * 0.8)
+    limit = max(1.0, args.timeout * 0.8)
     tmp = tempfile.mkdtemp(prefix="bwbuild-nccl-")
     group = Group(world, os.path.join(tmp, "store"), args.quick)
     stopped, seen, gone = None, {}, {}

@@ -4,10 +4,11 @@
 #include "../../src/core/buf.h"
 #include "../../src/wheel/diff.h"
 #include "../../src/core/json.h"
+#include "../../src/wheel/manifest.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-/* Manifests read by `bwbuild diff` are outside bytes: walk any JSON as one. */
+/* Manifests read by `bwbuild diff` and `manifest --format md` are outside bytes: walk any JSON as one. */
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -21,6 +22,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		json_free(r);
 		manifest_diff(a, a, 10, &r, &text);
 		json_free(r);
+		manifest_markdown(a, &text);
 		json_free(a);
 	}
 	json_free(b);
