@@ -32,13 +32,24 @@ smoke_gpu_entry_ok(const char *s)
 	return 1;
 }
 
+/* A GPU named twice is checked once (and is one rank of the group, not two). */
+static int
+listed_already(const struct strvec *sv, const char *s)
+{
+	for (size_t i = 0; i < sv->n; i++)
+		if (!strcmp(sv->v[i], s))
+			return 1;
+	return 0;
+}
+
 static void
 split_entries(const char *list, struct strvec *out)
 {
 	char *copy = xstrdup(list), *save = NULL;
 
 	for (char *tok = strtok_r(copy, ", \t\n", &save); tok; tok = strtok_r(NULL, ", \t\n", &save))
-		strvec_push(out, tok);
+		if (!listed_already(out, tok))
+			strvec_push(out, tok);
 	free(copy);
 }
 
@@ -174,7 +185,8 @@ smoke_target_multi(const struct smoke_request *rq, struct json **result)
 			error("--gpu '%s' is not a GPU such as 0, GPU-<uuid> or all", rq->gpus->v[i]);
 			goto out;
 		}
-		strvec_push(&gpus, rq->gpus->v[i]);
+		if (!listed_already(&gpus, rq->gpus->v[i]))
+			strvec_push(&gpus, rq->gpus->v[i]);
 	}
 	if (smoke_setup_init(&s, rq) < 0) {
 		smoke_setup_release(&s);

@@ -82,8 +82,8 @@ PY
 # Into a manifest; its Markdown shows every GPU and what ran across them.
 printf '{"schema": "bwbuild-manifest/1", "wheel": {"file": "x.whl"}}\n' > "$TMP/m.json"
 rm -f "$TMP/calls"
-PATH="$TMP/gpu2:$PATH" run 1 "$BW" smoke "$whl" --gpu 0,1 --manifest "$TMP/m.json"
-cmp "$TMP/want" "$TMP/calls" || { cat "$TMP/calls"; fail "--gpu 0,1 ran otherwise than --gpu all"; }
+PATH="$TMP/gpu2:$PATH" run 1 "$BW" smoke "$whl" --gpu 0,1 --gpu 1 --manifest "$TMP/m.json"
+cmp "$TMP/want" "$TMP/calls" || { cat "$TMP/calls"; fail "--gpu 0,1 --gpu 1 ran otherwise than --gpu all"; }
 run 0 "$BW" manifest "$TMP/m.json" --format md
 contains "$TMP/out" "## On 2 GPUs"
 contains "$TMP/out" "| 1 | NVIDIA H100 80GB HBM3 | sm_90 | 580.159.04 | failed |"
@@ -130,6 +130,19 @@ REPLAY_FAIL=0:cuda_graph PATH="$TMP/gpu2:$PATH" run 1 "$BW" smoke "$whl" --gpu a
 run 1 "$BW" diff "$TMP/m1.json" "$TMP/m3.json"
 contains "$TMP/out" "runtime gpu 0 check cuda_graph: ok -> fail"
 if grep -q "runtime gpu 1 " "$TMP/out"; then fail "GPU 1 is not in the single-GPU runtime"; fi
+
+# A mixed node: each GPU judged for its own capability, against its own peaks.
+REPLAY_MODEL="1:NVIDIA GeForce RTX 5090:sm_120" PATH="$TMP/gpu2:$PATH" run 1 "$BW" smoke "$whl" --gpu all --json
+python3 - "$TMP/out" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+g0, g1 = r["gpus"]
+why = {g["visible"]: next(c["reason"] for c in g["checks"] if c["name"] == "static_vs_runtime") for g in r["gpus"]}
+assert why == {"0": "verify --target-gpu sm_90 says yes, and the kernels ran",
+               "1": "verify --target-gpu sm_120 says yes, and the kernels ran"}, why
+peak = {g["visible"]: next(b["peak"] for b in g["benchmarks"] if b["name"] == "gemm_fp16") for g in r["gpus"]}
+assert peak == {"0": 989.5, "1": 209.5}, peak
+PY
 
 # One GPU: its checks, and the cross-GPU part skipped with the reason.
 rm -f "$TMP/calls"
