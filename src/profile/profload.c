@@ -7,6 +7,7 @@
  * May include: core/, formats/, host/, profile/.
  */
 #include <ctype.h>
+#include <dirent.h>
 #include <errno.h>
 #include <limits.h>
 #include <stddef.h>
@@ -18,6 +19,7 @@
 #include "core/buf.h"
 #include "core/diag.h"
 #include "core/strvec.h"
+#include "core/suggest.h"
 #include "core/util.h"
 #include "profile/pnode.h"
 #include "profile/profile.h"
@@ -63,12 +65,43 @@ profile_search_path(struct strvec *dirs)
 	data_search_path("profiles", "BWBUILD_PROFILE_PATH", dirs);
 }
 
+/* "hint: did you mean 'sm120'?": the nearest name of a profile in `dirs`. */
+static void
+suggest_profile(const struct strvec *dirs, const char *spec)
+{
+	struct strvec names = STRVEC_INIT;
+	struct suggest s;
+
+	for (size_t i = 0; i < dirs->n; i++) {
+		DIR *d = opendir(dirs->v[i]);
+		struct dirent *de;
+
+		while (d && (de = readdir(d))) {
+			size_t n = strlen(de->d_name);
+
+			if (de->d_name[0] != '.' && n > 5 && ends_with(de->d_name, ".yaml"))
+				strvec_push_nodup(&names, xstrndup(de->d_name, n - 5));
+		}
+		if (d)
+			closedir(d);
+	}
+	strvec_sort(&names);
+	suggest_init(&s, spec);
+	for (size_t i = 0; i < names.n; i++)
+		suggest_add(&s, names.v[i]);
+	if (suggest_best(&s))
+		hint("did you mean '%s'?", suggest_best(&s));
+	strvec_clear(&names);
+}
+
 int
 profile_find(char **out, const char *spec)
 {
 	struct buf tried = BUF_INIT;
+	struct strvec dirs = STRVEC_INIT;
 	const char *env;
 	int found = 0;
+	size_t i;
 
 	*out = NULL;
 	if (!*spec)
@@ -84,27 +117,21 @@ profile_find(char **out, const char *spec)
 			return error("'%s' is not a profile name (letters, digits, '-', '_' and '.')",
 				     profile_shown(spec));
 
-	{
-		struct strvec dirs = STRVEC_INIT;
-		size_t i;
-
-		profile_search_path(&dirs);
-		for (i = 0; i < dirs.n && !found; i++) {
-			found = try_dir(out, dirs.v[i], spec);
-			buf_addf(&tried, "%s%s", i ? ", " : "", dirs.v[i]);
-		}
-		strvec_clear(&dirs);
+	profile_search_path(&dirs);
+	for (i = 0; i < dirs.n && !found; i++) {
+		found = try_dir(out, dirs.v[i], spec);
+		buf_addf(&tried, "%s%s", i ? ", " : "", dirs.v[i]);
 	}
 	env = getenv("BWBUILD_PROFILE_PATH");
 	if (!found) {
 		error("no profile named '%s' (looked in %s%s); "
 		      "pass a name from there or a path to a .yaml file", profile_shown(spec), tried.s,
 		      env && *env ? "" : " and $BWBUILD_PROFILE_PATH, which is unset");
-		buf_release(&tried);
-		return -1;
+		suggest_profile(&dirs, spec);
 	}
+	strvec_clear(&dirs);
 	buf_release(&tried);
-	return 0;
+	return found ? 0 : -1;
 }
 
 static char *
