@@ -146,16 +146,39 @@ extension_archs(struct profile *p)
 	return rc;
 }
 
+static int resolve_kb(struct profile *p, const struct resolve_opts *o);
+
 int
 resolve_profile(struct profile *p, const struct resolve_opts *o)
+{
+	int rc;
+
+	/*
+	 * Every problem of the profile in one run, sorted by file and line:
+	 * a profile that loaded but failed validation is still checked
+	 * against the knowledge base (validation leaves out what it refused).
+	 */
+	diag_collect_begin();
+	rc = profile_load_set(p, o->profile, o->sets);
+	/* The name is set once validation ran: before it, the file could not be read or merged. */
+	if (rc == 0 || p->name.str) {
+		if (check_name(p) < 0)
+			rc = -1;
+		if (extension_archs(p) < 0 || resolve_kb(p, o) < 0)
+			rc = -1;
+	}
+	diag_collect_end();
+	return rc;
+}
+
+/* The CUDA version the archs are judged against and the knowledge base's checks. */
+static int
+resolve_kb(struct profile *p, const struct resolve_opts *o)
 {
 	struct kb_context kc = { 0, NULL, 0, NULL, NULL };
 	struct buf from = BUF_INIT;
 	int rc;
 
-	if (profile_load_set(p, o->profile, o->sets) < 0 || check_name(p) < 0 ||
-	    extension_archs(p) < 0)
-		return -1;
 	if (p->cuda_version.str) {
 		kc.cuda = kb_parse_version(p->cuda_version.str);
 		kc.cuda_from = "cuda.version";
