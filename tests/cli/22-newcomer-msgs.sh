@@ -37,3 +37,27 @@ import json, sys
 p = [x for x in json.load(open(sys.argv[1])) if x["name"] == "broken"][0]
 assert p["valid"] is False and p["problems"] == 4, p
 PY
+
+# A local profile extends the shipped one of its own name (was: "a cycle").
+mkdir -p "$TMP/local"
+printf 'extends: sm120\ndescription: my own sm120\nbuild: {jobs: 3}\n' > "$TMP/local/sm120.yaml"
+run 0 "$BW" plan --profile "$TMP/local/sm120.yaml"
+contains "$TMP/out" "description  my own sm120"
+contains "$TMP/out" "profiles/base/pytorch.yaml"
+BWBUILD_PROFILE_PATH="$TMP/local" run 0 "$BW" plan --profile "$TMP/local/sm120.yaml"
+printf 'extends: nothere\n' > "$TMP/local/nothere.yaml"
+run 2 "$BW" plan --profile "$TMP/local/nothere.yaml"
+contains "$TMP/err" "nothere.yaml:1:10: error: 'extends: nothere' names this file itself, and no other profile named 'nothere' is on the search path"
+
+# torch: NAME in an extension profile: beside the profile file, not in the
+# directory bwbuild runs in (whose profiles/mytorch.yaml differs).
+mkdir -p "$TMP/ext" "$TMP/elsewhere/profiles"
+printf 'name: mytorch\nsource: {repo: https://github.com/pytorch/pytorch, ref: v2.6.0}\ncuda: {archs: ["%s"], version: "12.8"}\n' \
+	"12.0+PTX" > "$TMP/ext/mytorch.yaml"
+printf 'name: mytorch\nsource: {repo: https://github.com/pytorch/pytorch, ref: v2.6.0}\ncuda: {archs: ["%s"], version: "12.8"}\n' \
+	"9.0+PTX" > "$TMP/elsewhere/profiles/mytorch.yaml"
+printf 'name: myext\nkind: extension\ntorch: mytorch\nsource: {repo: https://github.com/pytorch/extension-cpp.git, ref: v1}\n' \
+	> "$TMP/ext/myext.yaml"
+(cd "$TMP/elsewhere" && run 0 "$BW" plan --profile ../ext/myext.yaml)
+contains "$TMP/out" "archs        12.0+PTX"
+contains "$TMP/out" "($TMP/ext/mytorch.yaml:3)"
