@@ -148,6 +148,46 @@ extension_archs(struct profile *p)
 
 static int resolve_kb(struct profile *p, const struct resolve_opts *o);
 
+/*
+ * cuda.version says which toolkit the profile is meant for; the one at
+ * cuda.home is the one that builds. Read from its files (no process
+ * started, as an up-to-date build starts none) and said when they differ:
+ * a warning, an error under --strict (-1 then).
+ */
+static int
+check_toolkit_version(const struct profile *p, unsigned declared, int strict)
+{
+	struct buf from = BUF_INIT;
+	const char *home = resolve_cuda_home(p);
+	unsigned have;
+	int rc = 0;
+
+	buf_addf(&from, "%s/version.json", home);
+	have = cuda_version_json(from.s);
+	if (!have) {
+		buf_reset(&from);
+		buf_addf(&from, "%s/include/cuda.h", home);
+		have = cuda_version_header(from.s);
+	}
+	if (have && declared && have != declared && p->features[FEAT_CUDA] != TRI_OFF) {
+		struct buf msg = BUF_INIT;
+
+		buf_addf(&msg, "the profile says cuda.version %u.%u but the toolkit at '%s' is CUDA "
+			 "%u.%u (%s), and that one builds: the archs were checked for %u.%u; set "
+			 "cuda.home to a CUDA %u.%u toolkit, or cuda.version to \"%u.%u\"",
+			 declared / 100, declared % 100, home, have / 100, have % 100, from.s,
+			 declared / 100, declared % 100, declared / 100, declared % 100, have / 100,
+			 have % 100);
+		if (strict)
+			rc = error_at(&p->cuda_version.loc, "%s", msg.s);
+		else
+			warning_at(&p->cuda_version.loc, "%s", msg.s);
+		buf_release(&msg);
+	}
+	buf_release(&from);
+	return rc;
+}
+
 int
 resolve_profile(struct profile *p, const struct resolve_opts *o)
 {
@@ -177,11 +217,13 @@ resolve_kb(struct profile *p, const struct resolve_opts *o)
 {
 	struct kb_context kc = { 0, NULL, 0, NULL, NULL };
 	struct buf from = BUF_INIT;
-	int rc;
+	int rc, rc_toolkit = 0;
 
 	if (p->cuda_version.str) {
 		kc.cuda = kb_parse_version(p->cuda_version.str);
 		kc.cuda_from = "cuda.version";
+		if (check_toolkit_version(p, kc.cuda, o->strict) < 0)
+			rc_toolkit = -1;
 	} else {
 		buf_addf(&from, "%s/version.json", resolve_cuda_home(p));
 		kc.cuda = cuda_version_json(from.s);
@@ -217,7 +259,7 @@ resolve_kb(struct profile *p, const struct resolve_opts *o)
 	kc.src_dir = o->source_dir;
 	rc = kb_check(p, &kc, o->strict);
 	buf_release(&from);
-	return rc;
+	return rc < 0 ? rc : rc_toolkit;
 }
 
 /* `given`, else <base>/<profile name>, as an absolute path. */

@@ -9,7 +9,7 @@ contains "$TMP/err" "hint: did you mean 'build'?"
 run 2 "$BW" help verfy
 contains "$TMP/err" "hint: did you mean 'verify'?"
 run 2 "$BW" xyzzy
-grep -q "hint:" "$TMP/err" && fail "a hint for a word near no command"
+if grep -q "hint:" "$TMP/err"; then fail "a hint for a word near no command"; fi
 run 2 "$BW" plan --profle demo
 contains "$TMP/err" "error: unknown option '--profle'; see 'bwbuild plan --help'"
 contains "$TMP/err" "hint: did you mean '--profile'?"
@@ -61,3 +61,13 @@ printf 'name: myext\nkind: extension\ntorch: mytorch\nsource: {repo: https://git
 (cd "$TMP/elsewhere" && run 0 "$BW" plan --profile ../ext/myext.yaml)
 contains "$TMP/out" "archs        12.0+PTX"
 contains "$TMP/out" "($TMP/ext/mytorch.yaml:3)"
+
+# cuda.version against the toolkit that builds: said, naming both and what to do.
+mkdir -p "$TMP/cuda13"
+printf '{"cuda": {"name": "CUDA SDK", "version": "13.0.88"}}\n' > "$TMP/cuda13/version.json"
+run 0 "$BW" plan --profile sm120 --set "cuda.home=$TMP/cuda13" --set cuda.version=12.8
+contains "$TMP/err" "--set cuda.version=12.8:1:1: warning: the profile says cuda.version 12.8 but the toolkit at '$TMP/cuda13' is CUDA 13.0 ($TMP/cuda13/version.json), and that one builds: the archs were checked for 12.8; set cuda.home to a CUDA 12.8 toolkit, or cuda.version to \"13.0\""
+run 2 "$BW" plan --profile sm120 --set "cuda.home=$TMP/cuda13" --set cuda.version=12.8 --strict
+contains "$TMP/err" "error: the profile says cuda.version 12.8 but the toolkit"
+run 0 "$BW" plan --profile sm120 --set "cuda.home=$TMP/cuda13" --set cuda.version=13.0
+if grep -q "cuda.version" "$TMP/err"; then fail "a warning for a toolkit that agrees"; fi
