@@ -277,6 +277,38 @@ default_dir(const char *given, const char *base, const struct profile *p)
 	return abs;
 }
 
+/*
+ * A shell's MAX_JOBS=8 or TORCH_CUDA_ARCH_LIST the plan sets otherwise:
+ * said once, naming the value replaced, so a setting the user made is
+ * never dropped without a word.
+ */
+static void
+say_replaced(const struct plan *pl, char *const *env)
+{
+	for (; env && *env; env++) {
+		size_t n = strcspn(*env, "=");
+		const char *how;
+		char *name;
+		long at;
+
+		if (!(*env)[n] || !env_changes_build(*env) ||
+		    (at = strvec_env_find(&pl->env, *env, n)) < 0 ||
+		    !strcmp(pl->env.v[at] + n + 1, *env + n + 1))
+			continue;
+		name = xstrndup(*env, n);
+		if (!strcmp(name, "MAX_JOBS"))
+			how = "bwbuild sets it from build.jobs and the memory budget; choose it with "
+			      "build.jobs in the profile";
+		else if (!strcmp(name, "TORCH_CUDA_ARCH_LIST"))
+			how = "bwbuild sets it from cuda.archs; choose them in the profile or with "
+			      "--set 'cuda.archs=...'";
+		else
+			how = "the profile sets it; change it there";
+		warning("this shell's %s is replaced by %s (%s)", *env, pl->env.v[at], how);
+		free(name);
+	}
+}
+
 int
 resolve_plan(struct plan *pl, const struct profile *p, const struct resolve_opts *o)
 {
@@ -316,6 +348,8 @@ resolve_plan(struct plan *pl, const struct profile *p, const struct resolve_opts
 		po.arch_source = arch_source.s;
 	}
 	ret = plan_make(pl, p, &h, &po);
+	if (ret == 0)
+		say_replaced(pl, environ);
 	buf_release(&arch_source);
 	free(src);
 	free(self);

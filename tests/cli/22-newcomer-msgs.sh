@@ -71,3 +71,17 @@ run 2 "$BW" plan --profile sm120 --set "cuda.home=$TMP/cuda13" --set cuda.versio
 contains "$TMP/err" "error: the profile says cuda.version 12.8 but the toolkit"
 run 0 "$BW" plan --profile sm120 --set "cuda.home=$TMP/cuda13" --set cuda.version=13.0
 if grep -q "cuda.version" "$TMP/err"; then fail "a warning for a toolkit that agrees"; fi
+
+# A shell's MAX_JOBS / TORCH_CUDA_ARCH_LIST replaced by the plan: said once, with the value replaced.
+MAX_JOBS=777 TORCH_CUDA_ARCH_LIST=7.0 run 0 "$BW" plan --profile demo --set build.jobs=3
+contains "$TMP/err" "warning: this shell's MAX_JOBS=777 is replaced by MAX_JOBS=3 (bwbuild sets it from build.jobs and the memory budget; choose it with build.jobs in the profile)"
+contains "$TMP/err" "warning: this shell's TORCH_CUDA_ARCH_LIST=7.0 is replaced by TORCH_CUDA_ARCH_LIST=8.0;12.0+PTX (bwbuild sets it from cuda.archs"
+[ "$(grep -c "MAX_JOBS=777" "$TMP/err")" = 1 ] || fail "said more than once"
+# The same value: nothing to say.
+MAX_JOBS=3 run 0 "$BW" plan --profile demo --set build.jobs=3
+if grep -q "MAX_JOBS" "$TMP/err"; then fail "warned about a MAX_JOBS the plan keeps"; fi
+
+# An inherited USE_MKLDNN=0 is the shell's, not the tree's default.
+USE_MKLDNN=0 run 0 "$BW" plan --profile demo
+contains "$TMP/out" "  mkldnn             USE_MKLDNN=0 (inherited from the environment)"
+if grep -q "mkldnn *tree default" "$TMP/out"; then fail "inherited USE_MKLDNN shown as tree default"; fi
