@@ -359,6 +359,9 @@ format_source(const struct plan *pl, struct buf *out)
 	add_loc(out, &p->source_repo.loc);
 	buf_addf(out, "\nref          %s", p->source_ref.str);
 	add_loc(out, &p->source_ref.loc);
+	if (pl->local_source)
+		buf_addf(out, "\nsource tree  %s  (--source: built as it is, at whatever commit it "
+			 "is; the ref above is not checked out)", pl->src_dir);
 	if (p->cuda_version.str) {
 		buf_addf(out, "\ncuda         %s", p->cuda_version.str);
 		add_loc(out, &p->cuda_version.loc);

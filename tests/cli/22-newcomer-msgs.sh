@@ -85,3 +85,37 @@ if grep -q "MAX_JOBS" "$TMP/err"; then fail "warned about a MAX_JOBS the plan ke
 USE_MKLDNN=0 run 0 "$BW" plan --profile demo
 contains "$TMP/out" "  mkldnn             USE_MKLDNN=0 (inherited from the environment)"
 if grep -q "mkldnn *tree default" "$TMP/out"; then fail "inherited USE_MKLDNN shown as tree default"; fi
+
+# --source: the banner names the tree and its real commit, not the profile's ref.
+ex="$TMP/example"
+sh scripts/make-example-repo.sh tests/fixtures/minitorch "$ex/minitorch.git" v2.11.0 >/dev/null
+export BWBUILD_CACHE_DIR="$TMP/cache"
+cat > "$TMP/src.yaml" <<YAML
+extends: $TOP/profiles/demo.yaml
+name: src22
+source:
+  repo: $ex/minitorch.git
+  ref: v2.11.0
+YAML
+run 0 "$BW" --profile "$TMP/src.yaml" --work "$TMP/work" --out "$TMP/wheels" --until fetch
+cp -r "$TMP/work/src" "$TMP/tree"
+commit=$(git -C "$TMP/tree" rev-parse HEAD)
+run 0 "$BW" --profile "$TMP/src.yaml" --source "$TMP/tree" --work "$TMP/works" --out "$TMP/wheels" --until fetch --set source.ref=v2.12.0
+contains "$TMP/err" "fetch: --source $TMP/tree, built as it is (the profile's $ex/minitorch.git @ v2.12.0 is not checked out)"
+contains "$TMP/err" "fetch: $TMP/tree at $commit"
+if grep -q "fetch: $ex/minitorch.git @ v2.12.0" "$TMP/err"; then fail "the banner shows the profile's ref"; fi
+run 0 "$BW" plan --profile "$TMP/src.yaml" --source "$TMP/tree"
+contains "$TMP/out" "source tree  $TMP/tree  (--source: built as it is"
+
+# The configure table: an inherited USE_MKLDNN=0 is the environment's, not the tree's.
+USE_MKLDNN=0 run 0 "$BW" --profile "$TMP/src.yaml" --source "$TMP/tree" --work "$TMP/works" --out "$TMP/wheels" --until configure
+contains "$TMP/err" "  mkldnn               USE_MKLDNN                   0 (env)    off"
+contains "$TMP/err" "  (env): not in the profile, inherited from this shell's environment"
+
+# A --source tree without a submodule: the first CMake error of configure.log, with its line.
+rm -rf "$TMP/tree/third_party/cutlite/"* "$TMP/tree/build"
+run 1 "$BW" --profile "$TMP/src.yaml" --source "$TMP/tree" --work "$TMP/works" --out "$TMP/wheels" --until configure
+line=$(grep -n "^CMake Error" "$TMP/works/logs/configure.log" | head -1 | cut -d: -f1)
+contains "$TMP/err" "error: cause, the first CMake error ($TMP/works/logs/configure.log:$line):"
+contains "$TMP/err" "submodule third_party/cutlite/include is missing"
+contains "$TMP/err" "hint: the --source tree lacks a submodule: run 'git -C $TMP/tree submodule update --init --recursive'"
