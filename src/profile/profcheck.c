@@ -538,8 +538,21 @@ unknown_key(const struct pnode *m, size_t i, const char *section)
 	else
 		error_at(&m->keylocs[i], "unknown key '%s' (known keys: %s)", profile_shown(m->keys[i]),
 			 known.s);
-	if (suggest_best(&s))
+	if (suggest_best(&s)) {
 		hint("did you mean '%s'?", suggest_best(&s));
+	} else {
+		/* A key of another section: 'archs:' at the top is cuda.archs. */
+		for (size_t k = 0; k < profile_nkeys; k++) {
+			const struct profile_key *r = &profile_keys[k];
+
+			if (r->section && !strcmp(r->key, m->keys[i]) &&
+			    (!section || strcmp(r->section, section))) {
+				hint("did you mean '%s.%s' (the key '%s' under '%s:')?", r->section,
+				     r->key, r->key, r->section);
+				break;
+			}
+		}
+	}
 	buf_release(&known);
 }
 

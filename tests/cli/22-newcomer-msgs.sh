@@ -25,6 +25,11 @@ contains "$TMP/err" "$TMP/keys/x.yaml:3:3: error: unknown key 'archz' in 'cuda'"
 contains "$TMP/err" "hint: did you mean 'archs'?"
 # The hint follows its error, before the next one.
 [ "$(sed -n 2p "$TMP/err")" = "hint: did you mean 'archs'?" ] || fail "hint not after its error"
+# A key of another section, at the top or under the wrong one.
+printf 'extends: demo\narchs: ["12.0"]\nbuild:\n  home: /x\n' > "$TMP/keys/y.yaml"
+run 2 "$BW" plan --profile "$TMP/keys/y.yaml"
+contains "$TMP/err" "hint: did you mean 'cuda.archs' (the key 'archs' under 'cuda:')?"
+contains "$TMP/err" "hint: did you mean 'cuda.home' (the key 'home' under 'cuda:')?"
 
 # profiles: an invalid one is named by the command that shows why.
 mkdir -p "$TMP/pp"
