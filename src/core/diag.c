@@ -114,16 +114,42 @@ diag_collect_end(void)
 		flush_held();
 }
 
+/* "file:line:col: level: message" to stderr, as it comes: no allocation (xmalloc's die() reports here). */
+static void
+vprint(const struct loc *loc, const char *level, int err, const char *fmt, va_list ap)
+{
+	size_t n = strlen(fmt);
+
+	fflush(stdout);
+	if (loc && loc->file) {
+		fputs(loc->file, stderr);
+		if (loc->line > 0)
+			fprintf(stderr, ":%d", loc->line);
+		if (loc->line > 0 && loc->col > 0)
+			fprintf(stderr, ":%d", loc->col);
+		fputs(": ", stderr);
+	}
+	fprintf(stderr, "%s: ", level);
+	vfprintf(stderr, fmt, ap);
+	if (n && fmt[n - 1] == ':')
+		fprintf(stderr, " %s", strerror(err));
+	fputc('\n', stderr);
+}
+
 static void
 vreport(const struct loc *loc, const char *level, const char *fmt, va_list ap)
 {
 	int err = errno;
 	size_t n = strlen(fmt);
-
 	struct buf b = BUF_INIT;
 
 	if (diag_quiet)
 		return;
+	if (!held.depth) {
+		vprint(loc, level, err, fmt, ap);
+		errno = err;
+		return;
+	}
 	if (loc && loc->file) {
 		buf_addstr(&b, loc->file);
 		if (loc->line > 0)
@@ -137,12 +163,7 @@ vreport(const struct loc *loc, const char *level, const char *fmt, va_list ap)
 	if (n && fmt[n - 1] == ':')
 		buf_addf(&b, " %s", strerror(err));
 	buf_addch(&b, '\n');
-	if (held.depth) {
-		hold(loc, level, b.s);
-	} else {
-		fflush(stdout);
-		fputs(b.s, stderr);
-	}
+	hold(loc, level, b.s);
 	buf_release(&b);
 	errno = err;
 }
