@@ -441,8 +441,10 @@ remove_stale_configure(const struct build *b, const char *diff)
  * hook's dump) says the build will do. Mismatches were errors already.
  */
 static void
-print_effective(const struct json *effective, const char *src_dir)
+print_effective(const struct json *effective, const struct plan *pl)
 {
+	const char *src_dir = pl->src_dir;
+	int from_env = 0;
 	const struct json **items = NULL;
 	size_t n = json_items(effective, &items);
 
@@ -456,10 +458,23 @@ print_effective(const struct json *effective, const char *src_dir)
 		const struct json *opt = json_get(items[i], "option");
 		const char *r = req && json_str(req) ? json_str(req) : "(tree)";
 		const char *e = !eff || !json_is_bool(eff) ? "unset" : json_is_true(eff) ? "on" : "off";
+		const char *o = opt && json_str(opt) ? json_str(opt) : "?";
+		struct buf inherited = BUF_INIT;
+		long at = -1;
 
-		fprintf(stderr, "  %-20s %-28s %-10s %s\n", json_member_key(items[i]),
-			opt && json_str(opt) ? json_str(opt) : "?", r, e);
+		/* Not the profile's and not the tree's: this shell's USE_MKLDNN=0 asked for it. */
+		if (!(req && json_str(req)) && strcmp(o, "?"))
+			at = strvec_env_find(&pl->inherited, o, strlen(o));
+		if (at >= 0) {
+			buf_addf(&inherited, "%s (env)", pl->inherited.v[at] + strlen(o) + 1);
+			r = inherited.s;
+			from_env++;
+		}
+		fprintf(stderr, "  %-20s %-28s %-10s %s\n", json_member_key(items[i]), o, r, e);
+		buf_release(&inherited);
 	}
+	if (from_env)
+		fprintf(stderr, "  (env): not in the profile, inherited from this shell's environment\n");
 	free(items);
 }
 
@@ -478,7 +493,7 @@ configure_settle(struct build *b)
 		      "change the profile");
 	} else {
 		if (b->effective)
-			print_effective(b->effective, b->plan.src_dir);
+			print_effective(b->effective, &b->plan);
 		fault_point("configure-read-back");
 		stamp_path(b, &stamp);
 		stamp_text(b, &text);

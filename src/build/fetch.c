@@ -304,7 +304,12 @@ fetch_run(struct build *b)
 	struct buf why = BUF_INIT;
 	int rc = -1;
 
-	fprintf(stderr, "fetch: %s @ %s\n", p->source_repo.str, p->source_ref.str);
+	/* A --source tree is whatever commit it is at (said below), not the profile's ref. */
+	if (b->plan.local_source)
+		fprintf(stderr, "fetch: --source %s, built as it is (the profile's %s @ %s is "
+			"not checked out)\n", b->plan.src_dir, p->source_repo.str, p->source_ref.str);
+	else
+		fprintf(stderr, "fetch: %s @ %s\n", p->source_repo.str, p->source_ref.str);
 	if ((b->plan.local_source ? use_local_source(b) : checkout_source(b)) < 0)
 		goto out;
 	json_set(b->source, "submodules", submodules_json(&b->tree));

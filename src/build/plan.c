@@ -359,6 +359,9 @@ format_source(const struct plan *pl, struct buf *out)
 	add_loc(out, &p->source_repo.loc);
 	buf_addf(out, "\nref          %s", p->source_ref.str);
 	add_loc(out, &p->source_ref.loc);
+	if (pl->local_source)
+		buf_addf(out, "\nsource tree  %s  (--source: built as it is, at whatever commit it "
+			 "is; the ref above is not checked out)", pl->src_dir);
 	if (p->cuda_version.str) {
 		buf_addf(out, "\ncuda         %s", p->cuda_version.str);
 		add_loc(out, &p->cuda_version.loc);
@@ -424,9 +427,17 @@ format_settings(const struct plan *pl, struct buf *out)
 
 	buf_addstr(out, "\nfeatures\n");
 	for (i = 0; i < FEAT__COUNT; i++) {
-		buf_addf(out, "  %-18s %s", feature_table[i].key,
-			 p->features[i] == TRI_ON ? "on" : p->features[i] == TRI_OFF ? "off"
-										 : "tree default");
+		const char *opt = feature_table[i].option;
+		long at = p->features[i] == TRI_UNSET ?
+			  strvec_env_find(&pl->inherited, opt, strlen(opt)) : -1;
+
+		buf_addf(out, "  %-18s ", feature_table[i].key);
+		/* Unset in the profile but set in this shell: the shell's value decides, not the tree. */
+		if (at >= 0)
+			buf_addf(out, "%s (inherited from the environment)", pl->inherited.v[at]);
+		else
+			buf_addstr(out, p->features[i] == TRI_ON ? "on" : p->features[i] == TRI_OFF ?
+				   "off" : "tree default");
 		add_loc(out, &p->feature_loc[i]);
 		buf_addstr(out, "\n");
 	}

@@ -146,19 +146,84 @@ extension_archs(struct profile *p)
 	return rc;
 }
 
+static int resolve_kb(struct profile *p, const struct resolve_opts *o);
+
+/*
+ * cuda.version says which toolkit the profile is meant for; the one at
+ * cuda.home is the one that builds. Read from its files (no process
+ * started, as an up-to-date build starts none) and said when they differ:
+ * a warning, an error under --strict (-1 then).
+ */
+static int
+check_toolkit_version(const struct profile *p, unsigned declared, int strict)
+{
+	struct buf from = BUF_INIT;
+	const char *home = resolve_cuda_home(p);
+	unsigned have;
+	int rc = 0;
+
+	buf_addf(&from, "%s/version.json", home);
+	have = cuda_version_json(from.s);
+	if (!have) {
+		buf_reset(&from);
+		buf_addf(&from, "%s/include/cuda.h", home);
+		have = cuda_version_header(from.s);
+	}
+	if (have && declared && have != declared && p->features[FEAT_CUDA] != TRI_OFF) {
+		struct buf msg = BUF_INIT;
+
+		buf_addf(&msg, "the profile says cuda.version %u.%u but the toolkit at '%s' is CUDA "
+			 "%u.%u (%s), and that one builds: the archs were checked for %u.%u; set "
+			 "cuda.home to a CUDA %u.%u toolkit, or cuda.version to \"%u.%u\"",
+			 declared / 100, declared % 100, home, have / 100, have % 100, from.s,
+			 declared / 100, declared % 100, declared / 100, declared % 100, have / 100,
+			 have % 100);
+		if (strict)
+			rc = error_at(&p->cuda_version.loc, "%s", msg.s);
+		else
+			warning_at(&p->cuda_version.loc, "%s", msg.s);
+		buf_release(&msg);
+	}
+	buf_release(&from);
+	return rc;
+}
+
 int
 resolve_profile(struct profile *p, const struct resolve_opts *o)
 {
-	struct kb_context kc = { 0, NULL, 0, NULL, NULL };
-	struct buf from = BUF_INIT;
 	int rc;
 
-	if (profile_load_set(p, o->profile, o->sets) < 0 || check_name(p) < 0 ||
-	    extension_archs(p) < 0)
-		return -1;
+	/*
+	 * Every problem of the profile in one run, sorted by file and line:
+	 * a profile that loaded but failed validation is still checked
+	 * against the knowledge base (validation leaves out what it refused).
+	 */
+	diag_collect_begin();
+	rc = profile_load_set(p, o->profile, o->sets);
+	/* The name is set once validation ran: before it, the file could not be read or merged. */
+	if (rc == 0 || p->name.str) {
+		if (check_name(p) < 0)
+			rc = -1;
+		if (extension_archs(p) < 0 || resolve_kb(p, o) < 0)
+			rc = -1;
+	}
+	diag_collect_end();
+	return rc;
+}
+
+/* The CUDA version the archs are judged against and the knowledge base's checks. */
+static int
+resolve_kb(struct profile *p, const struct resolve_opts *o)
+{
+	struct kb_context kc = { 0, NULL, 0, NULL, NULL };
+	struct buf from = BUF_INIT;
+	int rc, rc_toolkit = 0;
+
 	if (p->cuda_version.str) {
 		kc.cuda = kb_parse_version(p->cuda_version.str);
 		kc.cuda_from = "cuda.version";
+		if (check_toolkit_version(p, kc.cuda, o->strict) < 0)
+			rc_toolkit = -1;
 	} else {
 		buf_addf(&from, "%s/version.json", resolve_cuda_home(p));
 		kc.cuda = cuda_version_json(from.s);
@@ -194,7 +259,7 @@ resolve_profile(struct profile *p, const struct resolve_opts *o)
 	kc.src_dir = o->source_dir;
 	rc = kb_check(p, &kc, o->strict);
 	buf_release(&from);
-	return rc;
+	return rc < 0 ? rc : rc_toolkit;
 }
 
 /* `given`, else <base>/<profile name>, as an absolute path. */
@@ -210,6 +275,38 @@ default_dir(const char *given, const char *base, const struct profile *p)
 	abs = path_absolute(b.s);
 	buf_release(&b);
 	return abs;
+}
+
+/*
+ * A shell's MAX_JOBS=8 or TORCH_CUDA_ARCH_LIST the plan sets otherwise:
+ * said once, naming the value replaced, so a setting the user made is
+ * never dropped without a word.
+ */
+static void
+say_replaced(const struct plan *pl, char *const *env)
+{
+	for (; env && *env; env++) {
+		size_t n = strcspn(*env, "=");
+		const char *how;
+		char *name;
+		long at;
+
+		if (!(*env)[n] || !env_changes_build(*env) ||
+		    (at = strvec_env_find(&pl->env, *env, n)) < 0 ||
+		    !strcmp(pl->env.v[at] + n + 1, *env + n + 1))
+			continue;
+		name = xstrndup(*env, n);
+		if (!strcmp(name, "MAX_JOBS"))
+			how = "bwbuild sets it from build.jobs and the memory budget; choose it with "
+			      "build.jobs in the profile";
+		else if (!strcmp(name, "TORCH_CUDA_ARCH_LIST"))
+			how = "bwbuild sets it from cuda.archs; choose them in the profile or with "
+			      "--set 'cuda.archs=...'";
+		else
+			how = "the profile sets it; change it there";
+		warning("this shell's %s is replaced by %s (%s)", *env, pl->env.v[at], how);
+		free(name);
+	}
 }
 
 int
@@ -251,6 +348,8 @@ resolve_plan(struct plan *pl, const struct profile *p, const struct resolve_opts
 		po.arch_source = arch_source.s;
 	}
 	ret = plan_make(pl, p, &h, &po);
+	if (ret == 0)
+		say_replaced(pl, environ);
 	buf_release(&arch_source);
 	free(src);
 	free(self);

@@ -136,6 +136,44 @@ scan_cause(const char *log, size_t *best, struct buf *found)
 	free(line);
 }
 
+/*
+ * The first "CMake Error" of a configure log and the lines of its message
+ * (up to the blank line that ends it): PyTorch's configure prints hundreds
+ * of lines after it, so the tail shows only "Configuring incomplete". Its
+ * line number into *lineno; 0 if the log has none.
+ */
+static int
+first_cmake_error(const char *log, struct buf *block, long *lineno)
+{
+	int fd = open_nofollow(log, O_RDONLY | O_NONBLOCK, 0);
+	FILE *f = fd >= 0 ? fdopen(fd, "r") : NULL;
+	char *line = NULL;
+	size_t cap = 0, taken = 0;
+	ssize_t n;
+	long at = 0;
+
+	*lineno = 0;
+	while (f && (n = getline(&line, &cap, f)) > 0) {
+		at++;
+		if (n && line[n - 1] == '\n')
+			line[--n] = '\0';
+		if (!*lineno) {
+			if (!starts_with(line, "CMake Error"))
+				continue;
+			*lineno = at;
+		} else if (!n || ++taken > 12) {
+			break;
+		}
+		buf_addf(block, "%s%s", block->len ? "\n" : "", line);
+	}
+	if (f)
+		fclose(f);
+	else if (fd >= 0)
+		close(fd);
+	free(line);
+	return *lineno > 0;
+}
+
 int
 step_cause(const char *step, const struct plan *pl)
 {
@@ -152,8 +190,25 @@ step_cause(const char *step, const struct plan *pl)
 		buf_addf(&path, "%s/%s", pl->src_dir, cmake_logs[i]);
 		scan_cause(path.s, &best, &found);
 	}
-	if (best < ARRAY_SIZE(causes))
+	if (best < ARRAY_SIZE(causes)) {
 		error("cause: %s\n  %s", found.s, causes[best].hint);
+	} else if (!strcmp(step, "configure")) {
+		long line;
+
+		buf_reset(&path);
+		buf_addf(&path, "%s/logs/%s.log", pl->work_dir, step);
+		buf_reset(&found);
+		if (first_cmake_error(path.s, &found, &line)) {
+			error("cause, the first CMake error (%s:%ld):\n%s", path.s, line, found.s);
+			if (strstr(found.s, "submodule") && pl->local_source)
+				hint("the --source tree lacks a submodule: run 'git -C %s submodule "
+				     "update --init --recursive'", pl->src_dir);
+			else if (strstr(found.s, "submodule"))
+				hint("a submodule is missing from the checkout: check "
+				     "source.submodules.exclude, or remove the work directory's src/");
+			best = 0;
+		}
+	}
 	buf_release(&found);
 	buf_release(&path);
 	return best < ARRAY_SIZE(causes);

@@ -18,7 +18,7 @@ cmd_profiles(int argc, char **argv, const struct command *cmd)
 	int json = 0, ret;
 	const struct option options[] = {
 		OPT_FLAG(0, "json", &json,
-			 "print them as JSON: name, path, description, valid, shadowed"),
+			 "print them as JSON: name, path, description, valid, problems, shadowed"),
 		OPT_END(),
 	};
 	struct buf text = BUF_INIT;

@@ -3,6 +3,7 @@
 
 #include "cli/cmd.h"
 #include "core/diag.h"
+#include "core/suggest.h"
 #include "core/util.h"
 #include "core/version.h"
 
@@ -42,12 +43,19 @@ usage(FILE *f)
 static const struct command *
 find_command(const char *name)
 {
+	struct suggest s;
 	size_t i;
 
-	for (i = 0; i < ARRAY_SIZE(commands); i++)
+	suggest_init(&s, name);
+	for (i = 0; i < ARRAY_SIZE(commands); i++) {
 		if (!strcmp(name, commands[i].name))
 			return &commands[i];
+		suggest_add(&s, commands[i].name);
+	}
+	suggest_add(&s, "help");
 	error("'%s' is not a bwbuild command; see 'bwbuild --help'", name);
+	if (suggest_best(&s))
+		hint("did you mean '%s'?", suggest_best(&s));
 	return NULL;
 }
 

@@ -11,6 +11,7 @@
 #include "cli/options.h"
 #include "build/plan.h"
 #include "core/strvec.h"
+#include "core/suggest.h"
 #include "core/util.h"
 
 enum {
@@ -200,6 +201,26 @@ take(const struct option *o, const char *v)
 	}
 }
 
+/* "hint: did you mean '--profile'?" for a mistyped long option (its "=VALUE" aside). */
+static void
+suggest_option(const struct option *opts, const char *arg)
+{
+	struct suggest s;
+	char *word;
+
+	if (arg[1] != '-')
+		return;
+	word = xstrndup(arg + 2, strcspn(arg + 2, "="));
+	suggest_init(&s, word);
+	for (const struct option *o = opts; o->kind != OPTION_END; o++)
+		if (!is_positional(o))
+			suggest_add(&s, o->long_name);
+	suggest_add(&s, "help");
+	if (suggest_best(&s))
+		hint("did you mean '--%s'?", suggest_best(&s));
+	free(word);
+}
+
 /* The option at argv[*i] with its value stored (a separate value advances *i); NULL after reporting. */
 static const struct option *
 parse_option(int argc, char **argv, int *i, const struct opt_command *cmd,
@@ -210,6 +231,7 @@ parse_option(int argc, char **argv, int *i, const struct opt_command *cmd,
 
 	if (!o) {
 		error("unknown option '%s'; see 'bwbuild %s --help'", arg, cmd->name);
+		suggest_option(opts, arg);
 		return NULL;
 	}
 	if (o->kind == OPTION_FLAG && v) {

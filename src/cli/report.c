@@ -251,7 +251,7 @@ profile_entry(const char *dir, const char *file, const struct json *list)
 	struct buf path = BUF_INIT, name = BUF_INIT;
 	struct json *o = json_object();
 	struct profile p;
-	int ok, shadowed = 0;
+	int ok, shadowed = 0, errors;
 	size_t q;
 
 	buf_addf(&path, "%s/%s", dir, file);
@@ -260,13 +260,17 @@ profile_entry(const char *dir, const char *file, const struct json *list)
 		if (!strcmp(json_str(json_get(json_at(list, q), "name")), name.s))
 			shadowed = 1;
 	diag_quiet++;
+	errors = diag_errors;
 	ok = profile_load(&p, path.s) == 0;
+	errors = diag_errors - errors;
+	diag_errors -= errors;
 	diag_quiet--;
 	json_set(o, "name", json_string(name.s));
 	json_set(o, "path", json_string(path.s));
 	json_set(o, "description", ok && p.description.str ? json_string(p.description.str) :
 							      json_null());
 	json_set(o, "valid", json_bool(ok));
+	json_set(o, "problems", json_number(ok ? 0 : errors ? errors : 1));
 	json_set(o, "shadowed", json_bool(shadowed));
 	profile_release(&p);
 	buf_release(&path);
@@ -308,12 +312,19 @@ report_profiles_format(const struct json *list, struct buf *out)
 	for (q = 0; q < json_len(list); q++) {
 		const struct json *o = json_at(list, q);
 		const char *description = json_str(json_get(o, "description"));
+		const char *path = json_str(json_get(o, "path"));
+		struct buf invalid = BUF_INIT;
 
+		/* Named by its path: a shadowed one is not what its name finds. */
+		if (!json_is_true(json_get(o, "valid"))) {
+			double n = json_number_value(json_get(o, "problems"));
+
+			buf_addf(&invalid, "(invalid, %.0f problem%s: 'bwbuild plan --profile %s' "
+				 "shows %s)", n, n == 1 ? "" : "s", path, n == 1 ? "it" : "them");
+		}
 		buf_addf(out, "%-16s %s%s%s\n%-16s   %s\n", json_str(json_get(o, "name")),
-			 description ? description : "",
-			 json_is_true(json_get(o, "valid")) ? "" :
-			 "(invalid: run 'bwbuild plan --profile' on it)",
-			 json_is_true(json_get(o, "shadowed")) ? " [shadowed]" : "", "",
-			 json_str(json_get(o, "path")));
+			 description ? description : "", invalid.len ? invalid.s : "",
+			 json_is_true(json_get(o, "shadowed")) ? " [shadowed]" : "", "", path);
+		buf_release(&invalid);
 	}
 }

@@ -55,7 +55,7 @@ int report_plan(const struct plan *pl, const struct profile *p, struct buf *out)
 
 /*
  * The profiles on the search path, in its order, each loaded and checked:
- * [{name, path, description, valid, shadowed}]. A directory reached twice
+ * [{name, path, description, valid, problems, shadowed}]. A directory reached twice
  * is listed once; a name found again later is shadowed.
  */
 struct json *report_profiles(void);

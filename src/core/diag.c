@@ -4,20 +4,122 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/buf.h"
 #include "core/diag.h"
+#include "core/util.h"
 
 int diag_errors;
 int diag_warnings;
 int diag_quiet;
 
-static void
-vreport(const struct loc *loc, const char *level, const char *fmt, va_list ap)
+/* A held report: its place, its text, and the first report of its group. */
+struct held {
+	char *file;
+	int line, col;
+	size_t seq, group;
+	char *text;
+};
+
+static struct {
+	int depth;
+	struct held *v;
+	size_t n, cap;
+} held;
+
+static int
+is_attached(const char *level)
 {
-	int err = errno;
+	return !strcmp(level, "note") || !strcmp(level, "hint");
+}
+
+static void
+hold(const struct loc *loc, const char *level, const char *text)
+{
+	struct held *h;
+
+	ALLOC_GROW(held.v, held.n + 1, held.cap);
+	h = &held.v[held.n];
+	memset(h, 0, sizeof(*h));
+	if (loc && loc->file) {
+		h->file = xstrdup(loc->file);
+		h->line = loc->line;
+		h->col = loc->col;
+	}
+	h->seq = held.n;
+	h->group = is_attached(level) && held.n ? held.v[held.n - 1].group : held.n;
+	h->text = xstrdup(text);
+	held.n++;
+}
+
+/* Groups by their first report's place; within a group, as they came. */
+static int
+cmp_held(const void *pa, const void *pb)
+{
+	const struct held *a = pa, *b = pb;
+	const struct held *ga = &held.v[a->group], *gb = &held.v[b->group];
+	int c;
+
+	if (a->group != b->group) {
+		if (!ga->file != !gb->file)
+			return ga->file ? -1 : 1;
+		if (ga->file && (c = strcmp(ga->file, gb->file)))
+			return c;
+		if (ga->line != gb->line)
+			return ga->line < gb->line ? -1 : 1;
+		if (ga->col != gb->col)
+			return ga->col < gb->col ? -1 : 1;
+		return a->group < b->group ? -1 : 1;
+	}
+	return a->seq < b->seq ? -1 : a->seq > b->seq;
+}
+
+void
+diag_collect_begin(void)
+{
+	held.depth++;
+}
+
+static void
+flush_held(void)
+{
+	struct held *sorted = held.v;
+	size_t n = held.n;
+
+	held.v = NULL;
+	held.n = held.cap = 0;
+	/* cmp_held reads the groups' heads through held.v: sort a copy against the original. */
+	if (n) {
+		struct held *copy = xcalloc(n, sizeof(*copy));
+
+		memcpy(copy, sorted, n * sizeof(*copy));
+		held.v = sorted;
+		qsort(copy, n, sizeof(*copy), cmp_held);
+		held.v = NULL;
+		fflush(stdout);
+		for (size_t i = 0; i < n; i++)
+			fputs(copy[i].text, stderr);
+		free(copy);
+	}
+	for (size_t i = 0; i < n; i++) {
+		free(sorted[i].file);
+		free(sorted[i].text);
+	}
+	free(sorted);
+}
+
+void
+diag_collect_end(void)
+{
+	if (held.depth > 0 && --held.depth == 0)
+		flush_held();
+}
+
+/* "file:line:col: level: message" to stderr, as it comes: no allocation (xmalloc's die() reports here). */
+static void
+vprint(const struct loc *loc, const char *level, int err, const char *fmt, va_list ap)
+{
 	size_t n = strlen(fmt);
 
-	if (diag_quiet)
-		return;
 	fflush(stdout);
 	if (loc && loc->file) {
 		fputs(loc->file, stderr);
@@ -32,6 +134,37 @@ vreport(const struct loc *loc, const char *level, const char *fmt, va_list ap)
 	if (n && fmt[n - 1] == ':')
 		fprintf(stderr, " %s", strerror(err));
 	fputc('\n', stderr);
+}
+
+static void
+vreport(const struct loc *loc, const char *level, const char *fmt, va_list ap)
+{
+	int err = errno;
+	size_t n = strlen(fmt);
+	struct buf b = BUF_INIT;
+
+	if (diag_quiet)
+		return;
+	if (!held.depth) {
+		vprint(loc, level, err, fmt, ap);
+		errno = err;
+		return;
+	}
+	if (loc && loc->file) {
+		buf_addstr(&b, loc->file);
+		if (loc->line > 0)
+			buf_addf(&b, ":%d", loc->line);
+		if (loc->line > 0 && loc->col > 0)
+			buf_addf(&b, ":%d", loc->col);
+		buf_addstr(&b, ": ");
+	}
+	buf_addf(&b, "%s: ", level);
+	buf_vaddf(&b, fmt, ap);
+	if (n && fmt[n - 1] == ':')
+		buf_addf(&b, " %s", strerror(err));
+	buf_addch(&b, '\n');
+	hold(loc, level, b.s);
+	buf_release(&b);
 	errno = err;
 }
 
@@ -65,8 +198,16 @@ note(const char *fmt, ...)
 }
 
 void
+hint(const char *fmt, ...)
+{
+	REPORT(NULL, "hint");
+}
+
+void
 die(const char *fmt, ...)
 {
+	held.depth = 0;
+	flush_held();
 	REPORT(NULL, "fatal");
 	exit(EXIT_FAIL);
 }

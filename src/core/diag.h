@@ -28,6 +28,8 @@ struct loc {
 int error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void warning(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* "hint: did you mean 'archs'?": what to do, after the error it belongs to. */
+void hint(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 __attribute__((noreturn)) void die(const char *fmt, ...)
 	__attribute__((format(printf, 1, 2)));
 #define BUG(...) bug_at(__FILE__, __LINE__, __VA_ARGS__)
@@ -43,6 +45,17 @@ void note_at(const struct loc *loc, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 /* A note per line, the first `most` of them, then "and N more". */
 void note_lines(char *const *lines, size_t n, size_t most);
+
+/*
+ * Between diag_collect_begin() and diag_collect_end(), reports are held
+ * and then printed sorted by file, line and column (the order they came
+ * in among equals; reports with no place after the others), each note
+ * and hint staying after the report it follows. Used where one run
+ * reports every problem of a profile, found in whatever order the checks
+ * run. Nested pairs print at the outermost end.
+ */
+void diag_collect_begin(void);
+void diag_collect_end(void);
 
 /* Number of errors reported since start (lets a caller report many). */
 extern int diag_errors;

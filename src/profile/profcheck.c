@@ -18,6 +18,7 @@
 #include "core/buf.h"
 #include "core/diag.h"
 #include "core/strvec.h"
+#include "core/suggest.h"
 #include "core/util.h"
 #include "profile/pnode.h"
 #include "profile/profile.h"
@@ -513,7 +514,9 @@ unknown_key(const struct pnode *m, size_t i, const char *section)
 {
 	struct buf known = BUF_INIT;
 	const char *last = NULL;
+	struct suggest s;
 
+	suggest_init(&s, m->keys[i]);
 	for (size_t k = 0; k < profile_nkeys; k++) {
 		const struct profile_key *r = &profile_keys[k];
 		const char *name;
@@ -526,6 +529,7 @@ unknown_key(const struct pnode *m, size_t i, const char *section)
 		if (!name || (last && !strcmp(name, last)))
 			continue;
 		buf_addf(&known, "%s%s", known.len ? ", " : "", name);
+		suggest_add(&s, name);
 		last = name;
 	}
 	if (section)
@@ -534,6 +538,21 @@ unknown_key(const struct pnode *m, size_t i, const char *section)
 	else
 		error_at(&m->keylocs[i], "unknown key '%s' (known keys: %s)", profile_shown(m->keys[i]),
 			 known.s);
+	if (suggest_best(&s)) {
+		hint("did you mean '%s'?", suggest_best(&s));
+	} else {
+		/* A key of another section: 'archs:' at the top is cuda.archs. */
+		for (size_t k = 0; k < profile_nkeys; k++) {
+			const struct profile_key *r = &profile_keys[k];
+
+			if (r->section && !strcmp(r->key, m->keys[i]) &&
+			    (!section || strcmp(r->section, section))) {
+				hint("did you mean '%s.%s' (the key '%s' under '%s:')?", r->section,
+				     r->key, r->key, r->section);
+				break;
+			}
+		}
+	}
 	buf_release(&known);
 }
 

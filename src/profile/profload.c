@@ -7,6 +7,7 @@
  * May include: core/, formats/, host/, profile/.
  */
 #include <ctype.h>
+#include <dirent.h>
 #include <errno.h>
 #include <limits.h>
 #include <stddef.h>
@@ -18,6 +19,7 @@
 #include "core/buf.h"
 #include "core/diag.h"
 #include "core/strvec.h"
+#include "core/suggest.h"
 #include "core/util.h"
 #include "profile/pnode.h"
 #include "profile/profile.h"
@@ -63,12 +65,43 @@ profile_search_path(struct strvec *dirs)
 	data_search_path("profiles", "BWBUILD_PROFILE_PATH", dirs);
 }
 
+/* "hint: did you mean 'sm120'?": the nearest name of a profile in `dirs`. */
+static void
+suggest_profile(const struct strvec *dirs, const char *spec)
+{
+	struct strvec names = STRVEC_INIT;
+	struct suggest s;
+
+	for (size_t i = 0; i < dirs->n; i++) {
+		DIR *d = opendir(dirs->v[i]);
+		struct dirent *de;
+
+		while (d && (de = readdir(d))) {
+			size_t n = strlen(de->d_name);
+
+			if (de->d_name[0] != '.' && n > 5 && ends_with(de->d_name, ".yaml"))
+				strvec_push_nodup(&names, xstrndup(de->d_name, n - 5));
+		}
+		if (d)
+			closedir(d);
+	}
+	strvec_sort(&names);
+	suggest_init(&s, spec);
+	for (size_t i = 0; i < names.n; i++)
+		suggest_add(&s, names.v[i]);
+	if (suggest_best(&s))
+		hint("did you mean '%s'?", suggest_best(&s));
+	strvec_clear(&names);
+}
+
 int
 profile_find(char **out, const char *spec)
 {
 	struct buf tried = BUF_INIT;
+	struct strvec dirs = STRVEC_INIT;
 	const char *env;
 	int found = 0;
+	size_t i;
 
 	*out = NULL;
 	if (!*spec)
@@ -84,27 +117,21 @@ profile_find(char **out, const char *spec)
 			return error("'%s' is not a profile name (letters, digits, '-', '_' and '.')",
 				     profile_shown(spec));
 
-	{
-		struct strvec dirs = STRVEC_INIT;
-		size_t i;
-
-		profile_search_path(&dirs);
-		for (i = 0; i < dirs.n && !found; i++) {
-			found = try_dir(out, dirs.v[i], spec);
-			buf_addf(&tried, "%s%s", i ? ", " : "", dirs.v[i]);
-		}
-		strvec_clear(&dirs);
+	profile_search_path(&dirs);
+	for (i = 0; i < dirs.n && !found; i++) {
+		found = try_dir(out, dirs.v[i], spec);
+		buf_addf(&tried, "%s%s", i ? ", " : "", dirs.v[i]);
 	}
 	env = getenv("BWBUILD_PROFILE_PATH");
 	if (!found) {
 		error("no profile named '%s' (looked in %s%s); "
 		      "pass a name from there or a path to a .yaml file", profile_shown(spec), tried.s,
 		      env && *env ? "" : " and $BWBUILD_PROFILE_PATH, which is unset");
-		buf_release(&tried);
-		return -1;
+		suggest_profile(&dirs, spec);
 	}
+	strvec_clear(&dirs);
 	buf_release(&tried);
-	return 0;
+	return found ? 0 : -1;
 }
 
 static char *
@@ -155,10 +182,47 @@ chain_check(char **chain, const char **names, int depth, const char *real, const
 	return 0;
 }
 
+static int
+same_file(const char *a, const char *b)
+{
+	char *ra = realpath(a, NULL), *rb = realpath(b, NULL);
+	int same = ra && rb && !strcmp(ra, rb);
+
+	free(ra);
+	free(rb);
+	return same;
+}
+
+/* The first profile named ext->str on the search path that is not `self`; -1 after reporting. */
+static int
+find_other(char **out, const char *self, const struct pnode *ext)
+{
+	struct strvec dirs = STRVEC_INIT;
+	int found = 0;
+
+	profile_search_path(&dirs);
+	for (size_t i = 0; i < dirs.n && !found; i++) {
+		if (try_dir(out, dirs.v[i], ext->str) && same_file(*out, self)) {
+			free(*out);
+			*out = NULL;
+		} else {
+			found = *out != NULL;
+		}
+	}
+	strvec_clear(&dirs);
+	if (!found)
+		return error_at(&ext->loc, "'extends: %s' names this file itself, and no other "
+				"profile named '%s' is on the search path; extend another profile or "
+				"give a path", profile_shown(ext->str), profile_shown(ext->str));
+	return 0;
+}
+
 /*
  * The file that `extends: SPEC` in `path` names: a path relative to `path`,
  * an absolute path, or a name looked up beside `path` and then on the
- * search path. -1 after reporting.
+ * search path (beside itself, a file's own name means the next one on the
+ * search path: a local sm120.yaml extends the shipped sm120). -1 after
+ * reporting.
  */
 static int
 parent_path(char **out, const char *path, const struct pnode *ext)
@@ -181,7 +245,12 @@ parent_path(char **out, const char *path, const struct pnode *ext)
 	d = dir_of(path);
 	if (try_dir(out, d, ext->str)) {
 		free(d);
-		return 0;
+		if (!same_file(*out, path))
+			return 0;
+		/* A local sm120.yaml with 'extends: sm120' means the one on the search path. */
+		free(*out);
+		*out = NULL;
+		return find_other(out, path, ext);
 	}
 	free(d);
 	if (profile_find(out, ext->str) < 0) {
@@ -359,6 +428,27 @@ profile_load_set(struct profile *p, const char *spec, const struct strvec *sets)
 		free(abs);
 		free(d);
 		buf_release(&b);
+	}
+	/*
+	 * A torch given as a profile name: first beside the file that set it,
+	 * as 'extends:' is, then on the search path (never the directory
+	 * bwbuild happens to run in, before the file's own).
+	 */
+	if (p->torch.str && p->torch.loc.file && !is_path_spec(p->torch.str) &&
+	    !ends_with(p->torch.str, ".whl")) {
+		char *d = dir_of(p->torch.loc.file), *beside = NULL;
+
+		if (try_dir(&beside, d, p->torch.str) && !same_file(beside, p->torch.loc.file)) {
+			char *abs = realpath(beside, NULL);
+
+			if (!abs)
+				abs = path_absolute(beside);
+
+			p->torch.str = profile_keep_str(p, abs);
+			free(abs);
+		}
+		free(beside);
+		free(d);
 	}
 	if (p->source_repo.str && !is_url(p->source_repo.str) && p->source_repo.str[0] != '/') {
 		/* Relative to the file that set it, like an #include. */

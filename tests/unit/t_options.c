@@ -134,7 +134,11 @@ t_errors(void)
 	CHECK(parse_kinds("--flag --nope=1", &v) == PARSE_ERROR);
 	CHECK_STR(err, "error: unknown option '--nope=1'; see 'bwbuild t --help'\n");
 	CHECK(parse_kinds("--fla", &v) == PARSE_ERROR);
-	CHECK_STR(err, "error: unknown option '--fla'; see 'bwbuild t --help'\n");
+	CHECK_STR(err, "error: unknown option '--fla'; see 'bwbuild t --help'\n"
+		       "hint: did you mean '--flag'?\n");
+	CHECK(parse_kinds("--sizr=1G", &v) == PARSE_ERROR);
+	CHECK_STR(err, "error: unknown option '--sizr=1G'; see 'bwbuild t --help'\n"
+		       "hint: did you mean '--size'?\n");
 	CHECK(parse_kinds("--flag=1", &v) == PARSE_ERROR);
 	CHECK_STR(err, "error: option '--flag' takes no value\n");
 	CHECK(parse_kinds("stray", &v) == PARSE_ERROR);

@@ -1,0 +1,126 @@
+# Messages a newcomer meets first: "did you mean", every problem of a
+# profile in one run, and messages that name the cause (issue 24).
+. "$(dirname "$0")/lib.sh"
+
+# "Did you mean" for commands, options, profile keys and profile names.
+run 2 "$BW" buidl
+contains "$TMP/err" "error: 'buidl' is not a bwbuild command; see 'bwbuild --help'"
+contains "$TMP/err" "hint: did you mean 'build'?"
+run 2 "$BW" help verfy
+contains "$TMP/err" "hint: did you mean 'verify'?"
+run 2 "$BW" xyzzy
+if grep -q "hint:" "$TMP/err"; then fail "a hint for a word near no command"; fi
+run 2 "$BW" plan --profle demo
+contains "$TMP/err" "error: unknown option '--profle'; see 'bwbuild plan --help'"
+contains "$TMP/err" "hint: did you mean '--profile'?"
+run 2 "$BW" --profile demo --stict
+contains "$TMP/err" "hint: did you mean '--strict'?"
+run 2 "$BW" plan --profile sm12
+contains "$TMP/err" "error: no profile named 'sm12'"
+contains "$TMP/err" "hint: did you mean 'sm120'?"
+mkdir -p "$TMP/keys"
+printf 'extends: demo\ncuda:\n  archz: ["12.0"]\n' > "$TMP/keys/x.yaml"
+run 2 "$BW" plan --profile "$TMP/keys/x.yaml"
+contains "$TMP/err" "$TMP/keys/x.yaml:3:3: error: unknown key 'archz' in 'cuda'"
+contains "$TMP/err" "hint: did you mean 'archs'?"
+# The hint follows its error, before the next one.
+[ "$(sed -n 2p "$TMP/err")" = "hint: did you mean 'archs'?" ] || fail "hint not after its error"
+# A key of another section, at the top or under the wrong one.
+printf 'extends: demo\narchs: ["12.0"]\nbuild:\n  home: /x\n' > "$TMP/keys/y.yaml"
+run 2 "$BW" plan --profile "$TMP/keys/y.yaml"
+contains "$TMP/err" "hint: did you mean 'cuda.archs' (the key 'archs' under 'cuda:')?"
+contains "$TMP/err" "hint: did you mean 'cuda.home' (the key 'home' under 'cuda:')?"
+
+# profiles: an invalid one is named by the command that shows why.
+mkdir -p "$TMP/pp"
+printf 'name: broken\ncolour: red\n' > "$TMP/pp/broken.yaml"
+BWBUILD_PROFILE_PATH="$TMP/pp" run 0 "$BW" profiles
+contains "$TMP/out" "broken           (invalid, 4 problems: 'bwbuild plan --profile $TMP/pp/broken.yaml' shows them)"
+BWBUILD_PROFILE_PATH="$TMP/pp" run 0 "$BW" profiles --json
+python3 - "$TMP/out" <<'PY'
+import json, sys
+p = [x for x in json.load(open(sys.argv[1])) if x["name"] == "broken"][0]
+assert p["valid"] is False and p["problems"] == 4, p
+PY
+
+# A local profile extends the shipped one of its own name (was: "a cycle").
+mkdir -p "$TMP/local"
+printf 'extends: sm120\ndescription: my own sm120\nbuild: {jobs: 3}\n' > "$TMP/local/sm120.yaml"
+run 0 "$BW" plan --profile "$TMP/local/sm120.yaml"
+contains "$TMP/out" "description  my own sm120"
+contains "$TMP/out" "profiles/base/pytorch.yaml"
+BWBUILD_PROFILE_PATH="$TMP/local" run 0 "$BW" plan --profile "$TMP/local/sm120.yaml"
+printf 'extends: nothere\n' > "$TMP/local/nothere.yaml"
+run 2 "$BW" plan --profile "$TMP/local/nothere.yaml"
+contains "$TMP/err" "nothere.yaml:1:10: error: 'extends: nothere' names this file itself, and no other profile named 'nothere' is on the search path"
+
+# torch: NAME in an extension profile: beside the profile file, not in the
+# directory bwbuild runs in (whose profiles/mytorch.yaml differs).
+mkdir -p "$TMP/ext" "$TMP/elsewhere/profiles"
+printf 'name: mytorch\nsource: {repo: https://github.com/pytorch/pytorch, ref: v2.6.0}\ncuda: {archs: ["%s"], version: "12.8"}\n' \
+	"12.0+PTX" > "$TMP/ext/mytorch.yaml"
+printf 'name: mytorch\nsource: {repo: https://github.com/pytorch/pytorch, ref: v2.6.0}\ncuda: {archs: ["%s"], version: "12.8"}\n' \
+	"9.0+PTX" > "$TMP/elsewhere/profiles/mytorch.yaml"
+printf 'name: myext\nkind: extension\ntorch: mytorch\nsource: {repo: https://github.com/pytorch/extension-cpp.git, ref: v1}\n' \
+	> "$TMP/ext/myext.yaml"
+(cd "$TMP/elsewhere" && run 0 "$BW" plan --profile ../ext/myext.yaml)
+contains "$TMP/out" "archs        12.0+PTX"
+contains "$TMP/out" "($TMP/ext/mytorch.yaml:3)"
+
+# cuda.version against the toolkit that builds: said, naming both and what to do.
+mkdir -p "$TMP/cuda13"
+printf '{"cuda": {"name": "CUDA SDK", "version": "13.0.88"}}\n' > "$TMP/cuda13/version.json"
+run 0 "$BW" plan --profile sm120 --set "cuda.home=$TMP/cuda13" --set cuda.version=12.8
+contains "$TMP/err" "--set cuda.version=12.8:1:1: warning: the profile says cuda.version 12.8 but the toolkit at '$TMP/cuda13' is CUDA 13.0 ($TMP/cuda13/version.json), and that one builds: the archs were checked for 12.8; set cuda.home to a CUDA 12.8 toolkit, or cuda.version to \"13.0\""
+run 2 "$BW" plan --profile sm120 --set "cuda.home=$TMP/cuda13" --set cuda.version=12.8 --strict
+contains "$TMP/err" "error: the profile says cuda.version 12.8 but the toolkit"
+run 0 "$BW" plan --profile sm120 --set "cuda.home=$TMP/cuda13" --set cuda.version=13.0
+if grep -q "cuda.version" "$TMP/err"; then fail "a warning for a toolkit that agrees"; fi
+
+# A shell's MAX_JOBS / TORCH_CUDA_ARCH_LIST replaced by the plan: said once, with the value replaced.
+MAX_JOBS=777 TORCH_CUDA_ARCH_LIST=7.0 run 0 "$BW" plan --profile demo --set build.jobs=3
+contains "$TMP/err" "warning: this shell's MAX_JOBS=777 is replaced by MAX_JOBS=3 (bwbuild sets it from build.jobs and the memory budget; choose it with build.jobs in the profile)"
+contains "$TMP/err" "warning: this shell's TORCH_CUDA_ARCH_LIST=7.0 is replaced by TORCH_CUDA_ARCH_LIST=8.0;12.0+PTX (bwbuild sets it from cuda.archs"
+[ "$(grep -c "MAX_JOBS=777" "$TMP/err")" = 1 ] || fail "said more than once"
+# The same value: nothing to say.
+MAX_JOBS=3 run 0 "$BW" plan --profile demo --set build.jobs=3
+if grep -q "MAX_JOBS" "$TMP/err"; then fail "warned about a MAX_JOBS the plan keeps"; fi
+
+# An inherited USE_MKLDNN=0 is the shell's, not the tree's default.
+USE_MKLDNN=0 run 0 "$BW" plan --profile demo
+contains "$TMP/out" "  mkldnn             USE_MKLDNN=0 (inherited from the environment)"
+if grep -q "mkldnn *tree default" "$TMP/out"; then fail "inherited USE_MKLDNN shown as tree default"; fi
+
+# --source: the banner names the tree and its real commit, not the profile's ref.
+ex="$TMP/example"
+sh scripts/make-example-repo.sh tests/fixtures/minitorch "$ex/minitorch.git" v2.11.0 >/dev/null
+export BWBUILD_CACHE_DIR="$TMP/cache"
+cat > "$TMP/src.yaml" <<YAML
+extends: $TOP/profiles/demo.yaml
+name: src22
+source:
+  repo: $ex/minitorch.git
+  ref: v2.11.0
+YAML
+run 0 "$BW" --profile "$TMP/src.yaml" --work "$TMP/work" --out "$TMP/wheels" --until fetch
+cp -r "$TMP/work/src" "$TMP/tree"
+commit=$(git -C "$TMP/tree" rev-parse HEAD)
+run 0 "$BW" --profile "$TMP/src.yaml" --source "$TMP/tree" --work "$TMP/works" --out "$TMP/wheels" --until fetch --set source.ref=v2.12.0
+contains "$TMP/err" "fetch: --source $TMP/tree, built as it is (the profile's $ex/minitorch.git @ v2.12.0 is not checked out)"
+contains "$TMP/err" "fetch: $TMP/tree at $commit"
+if grep -q "fetch: $ex/minitorch.git @ v2.12.0" "$TMP/err"; then fail "the banner shows the profile's ref"; fi
+run 0 "$BW" plan --profile "$TMP/src.yaml" --source "$TMP/tree"
+contains "$TMP/out" "source tree  $TMP/tree  (--source: built as it is"
+
+# The configure table: an inherited USE_MKLDNN=0 is the environment's, not the tree's.
+USE_MKLDNN=0 run 0 "$BW" --profile "$TMP/src.yaml" --source "$TMP/tree" --work "$TMP/works" --out "$TMP/wheels" --until configure
+contains "$TMP/err" "  mkldnn               USE_MKLDNN                   0 (env)    off"
+contains "$TMP/err" "  (env): not in the profile, inherited from this shell's environment"
+
+# A --source tree without a submodule: the first CMake error of configure.log, with its line.
+rm -rf "$TMP/tree/third_party/cutlite/"* "$TMP/tree/build"
+run 1 "$BW" --profile "$TMP/src.yaml" --source "$TMP/tree" --work "$TMP/works" --out "$TMP/wheels" --until configure
+line=$(grep -n "^CMake Error" "$TMP/works/logs/configure.log" | head -1 | cut -d: -f1)
+contains "$TMP/err" "error: cause, the first CMake error ($TMP/works/logs/configure.log:$line):"
+contains "$TMP/err" "submodule third_party/cutlite/include is missing"
+contains "$TMP/err" "hint: the --source tree lacks a submodule: run 'git -C $TMP/tree submodule update --init --recursive'"
