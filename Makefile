@@ -144,6 +144,18 @@ asan: $(DEPS_OK)
 	@BW=$(CURDIR)/$(ASAN)/bwbuild TESTBIN=$(CURDIR)/$(ASAN) ASAN_OPTIONS=detect_leaks=1 \
 		LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp sh tests/run.sh $(T)
 
+# Line coverage with plain gcov: the same test run against a --coverage
+# build in obj-cov/, then lines run per layer (tests/tools/coverage.py;
+# COV_FLAGS=-v adds each file). `make coverage T=unit`: the unit tests alone.
+COV = obj-cov
+
+coverage: $(DEPS_OK)
+	@$(MAKE) --no-print-directory all test-bins OBJ=$(COV) BIN=$(COV) TBIN=$(COV) \
+		CFLAGS="-std=c17 -O0 -g $(WARN) --coverage" LDFLAGS="--coverage"
+	@find $(COV) -name '*.gcda' -delete
+	@rc=0; BW=$(CURDIR)/$(COV)/bwbuild TESTBIN=$(CURDIR)/$(COV) sh tests/run.sh $(T) || rc=$$?; \
+		python3 tests/tools/coverage.py $(COV_FLAGS) $(COV) || exit 2; exit $$rc
+
 # Includes go one way between the layer folders of src/ (src/README.md).
 layers:
 	@python3 tests/tools/layers.py
@@ -173,11 +185,11 @@ install: $(BIN)/bwbuild
 		"$(DESTDIR)$(PREFIX)/share/bash-completion/completions/bwbuild"
 
 clean-obj:
-	rm -rf obj bin tests/bin $(ASAN) obj-fuzz
+	rm -rf obj bin tests/bin $(ASAN) $(COV) obj-fuzz
 
 clean: clean-obj
 	rm -rf build work out
 
 FORCE:
 
-.PHONY: layers install bench-archs bench-device bench-inflate fuzz-campaign all deps demo test test-bins asan check-headers pkg-check clean clean-obj FORCE
+.PHONY: coverage layers install bench-archs bench-device bench-inflate fuzz-campaign all deps demo test test-bins asan check-headers pkg-check clean clean-obj FORCE
