@@ -39,6 +39,18 @@ extern int t_checks;
 
 /* Write `text` to a fresh file under tests/tmp and return its path (static). */
 const char *t_write(const char *name, const char *text);
+/*
+ * A fresh, empty directory tests/tmp/unit/NAME (an old one removed first);
+ * the suite removes it with remove_tree when done. Static path.
+ */
+const char *t_tmpdir(const char *name);
+/*
+ * What the code under test writes to standard error between the two
+ * calls (reports, notes), kept out of the test's output; the text is
+ * valid until the next t_stderr_end. Not nested.
+ */
+void t_stderr_begin(void);
+const char *t_stderr_end(void);
 /* The test wheels of tests/fixtures/wheels, made on first use: "tests/tmp/wheels". */
 const char *t_wheels(void);
 

@@ -1,5 +1,7 @@
+#include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "../../src/core/diag.h"
@@ -58,6 +60,56 @@ plain(void)
 	error_at(&a5, "a5");
 }
 
+/* git's wording: "LEVEL: msg", a place first when known, strerror after a ':'; quiet counts. */
+static void
+basics(void)
+{
+	struct loc at = { "profiles/x.yaml", 12, 5 }, line_only = { "p.yaml", 3, 0 },
+		   nowhere = { NULL, 0, 0 };
+	static char one[] = "one", two[] = "two", three[] = "three", four[] = "four";
+	char *lines[] = { one, two, three, four };
+	int errors = diag_errors, warnings = diag_warnings;
+	const char *e;
+
+	t_stderr_begin();
+	CHECK(error("cannot read '%s'", "a") == -1);
+	warning("slow %d", 1);
+	note("see %s", "docs");
+	errno = ENOENT;
+	error("cannot open '%s':", "b");
+	CHECK(errno == ENOENT);   /* reporting keeps errno */
+	CHECK(error_at(&at, "unknown key '%s'", "jobz") == -1);
+	warning_at(&line_only, "deprecated");
+	note_at(&nowhere, "plain");
+	note_lines(lines, 4, 2);
+	note_lines(lines, 2, 5);
+	e = t_stderr_end();
+	CHECK_STR(e, "error: cannot read 'a'\n"
+		     "warning: slow 1\n"
+		     "note: see docs\n"
+		     "error: cannot open 'b': No such file or directory\n"
+		     "profiles/x.yaml:12:5: error: unknown key 'jobz'\n"
+		     "p.yaml:3: warning: deprecated\n"
+		     "note: plain\n"
+		     "note: one\nnote: two\nnote: and 2 more\n"
+		     "note: one\nnote: two\n");
+	CHECK(diag_errors == errors + 3);
+	CHECK(diag_warnings == warnings + 2);
+
+	/* Quiet: counted, never printed. */
+	t_stderr_begin();
+	diag_quiet = 1;
+	error("hidden");
+	warning("hidden");
+	diag_quiet = 0;
+	e = t_stderr_end();
+	CHECK_STR(e, "");
+	CHECK(diag_errors == errors + 4);
+	CHECK(diag_warnings == warnings + 3);
+	diag_errors = errors;
+	diag_warnings = warnings;
+}
+
 void
 t_diag(void)
 {
@@ -77,4 +129,5 @@ t_diag(void)
 	/* Outside a collection: as they come. */
 	capture(plain);
 	CHECK_STR(err, "b.yaml:8:9: error: b8\na.yaml:5:3: error: a5\n");
+	basics();
 }

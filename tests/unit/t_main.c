@@ -1,8 +1,12 @@
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
+#include "../../src/core/buf.h"
+#include "../../src/core/util.h"
 #include "t.h"
 
 int t_failures;
@@ -36,6 +40,50 @@ t_write(const char *name, const char *text)
 	fputs(text, f);
 	fclose(f);
 	return path;
+}
+
+const char *
+t_tmpdir(const char *name)
+{
+	static char path[512];
+
+	snprintf(path, sizeof(path), "tests/tmp/unit/%s", name);
+	if (remove_tree(path) < 0 || mkdir_p(path) < 0) {
+		fprintf(stderr, "error: cannot make a fresh '%s'\n", path);
+		exit(1);
+	}
+	return path;
+}
+
+static int saved_stderr = -1;
+static struct buf captured = BUF_INIT;
+
+void
+t_stderr_begin(void)
+{
+	const char *path = t_write("stderr.txt", "");
+	int fd = open(path, O_WRONLY | O_TRUNC);
+
+	fflush(stderr);
+	saved_stderr = dup(2);
+	if (fd < 0 || saved_stderr < 0 || dup2(fd, 2) < 0) {
+		perror(path);
+		exit(1);
+	}
+	close(fd);
+}
+
+const char *
+t_stderr_end(void)
+{
+	fflush(stderr);
+	dup2(saved_stderr, 2);
+	close(saved_stderr);
+	saved_stderr = -1;
+	buf_reset(&captured);
+	if (read_file(&captured, "tests/tmp/unit/stderr.txt") < 0)
+		exit(1);
+	return captured.s;
 }
 
 const char *
