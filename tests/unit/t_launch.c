@@ -297,7 +297,7 @@ archs_are(const char *cmd, const char *want)
 }
 
 static void
-t_archs(void)
+t_launch_archs(void)
 {
 	archs_are("/usr/bin/c++ -O2 -c a.cpp", "-");
 	archs_are("nvcc -gencode arch=compute_120,code=[sm_120,compute_120] "
@@ -392,7 +392,7 @@ void
 t_launch(void)
 {
 	t_probe();
-	t_archs();
+	t_launch_archs();
 	t_seed();
 	t_kind_bound();
 	t_table();
