@@ -436,7 +436,7 @@ add_need(struct py_needs *n, const char *module, const char *where)
 static void
 absolute_module(const char *rel, const char *name, struct buf *out)
 {
-	size_t dots = strspn(name, ".");
+	size_t dots = strspn(name, "."), n = strlen(rel);
 	struct buf pkg = BUF_INIT;
 
 	buf_reset(out);
@@ -444,8 +444,11 @@ absolute_module(const char *rel, const char *name, struct buf *out)
 		buf_addstr(out, name);
 		return;
 	}
-	for (const char *c = rel; *c; c++)
-		buf_addch(&pkg, *c == '/' ? '.' : *c);
+	/* The module's dotted name: without ".py", whose dot is no package boundary. */
+	if (ends_with(rel, ".py"))
+		n -= 3;
+	for (size_t i = 0; i < n; i++)
+		buf_addch(&pkg, rel[i] == '/' ? '.' : rel[i]);
 	/* drop the file name: its package is what the dots count from */
 	while (pkg.len && pkg.s[pkg.len - 1] != '.')
 		pkg.len--;

@@ -7,7 +7,7 @@
 #include "t.h"
 
 static void
-t_treeneeds(void)
+t_doctor_treeneeds(void)
 {
 	static const char py[] =
 		"import os, sys as s\n"
@@ -74,5 +74,5 @@ t_doctor(void)
 	CHECK(smi_line_parse("no commas here", &cc, &drv, &name) < 0);
 	CHECK(smi_line_parse("x, [N/A], 570", &cc, &drv, &name) < 0);
 	buf_release(&name);
-	t_treeneeds();
+	t_doctor_treeneeds();
 }
