@@ -1,0 +1,143 @@
+#include <stdlib.h>
+#include <string.h>
+
+#include "../../src/build/build.h"
+#include "../../src/build/plan.h"
+#include "../../src/build/resolve.h"
+#include "../../src/build/step.h"
+#include "../../src/core/buf.h"
+#include "../../src/core/json.h"
+#include "../../src/core/util.h"
+#include "../../src/sources/era.h"
+#include "t.h"
+
+/*
+ * The fetch step on a --source tree (a copy of the example minitorch): the
+ * tree taken as it is, its commit and local changes recorded when it is a
+ * git checkout, its build era, options checked, the wheel's version.
+ */
+
+static struct buf dir = BUF_INIT, src = BUF_INIT;
+
+static int
+fetch(const char *extra, struct build *b, struct build_opts *bo, const char **err)
+{
+	struct buf path = BUF_INIT, text = BUF_INIT;
+	int rc = -1;
+
+	buf_addf(&text, "name: t-fetch\nsource: {repo: https://example.invalid/m.git, ref: v2.11.0}\n"
+			"cuda: {version: \"12.8\", archs: [\"8.0\", \"12.0+PTX\"]}\n"
+			"features: {cuda: on, cudnn: off, nccl: off}\n%s", extra);
+	buf_addf(&path, "%s/p.yaml", dir.s);
+	remove(path.s);
+	if (write_file_atomic(path.s, text.s, text.len) < 0)
+		exit(1);
+	memset(bo, 0, sizeof(*bo));
+	bo->r.profile = path.s;
+	bo->r.source_dir = src.s;
+	bo->r.work_dir = "tests/tmp/unit/fetch/work";
+	build_init(b, bo);
+	buf_addstr(&b->python, "python3");
+	t_stderr_begin();
+	if (resolve_profile(&b->profile, &bo->r) == 0 && resolve_plan(&b->plan, &b->profile, &bo->r) == 0)
+		rc = fetch_run(b);
+	*err = t_stderr_end();
+	buf_release(&path);
+	buf_release(&text);
+	return rc;
+}
+
+static void
+t_plain_tree(void)
+{
+	struct build b;
+	struct build_opts bo;
+	const char *e;
+
+	CHECK(fetch("wheel: {version_suffix: \"+bw1\"}\n", &b, &bo, &e) == 0);
+	CHECK(strstr(e, "is not a git checkout; the manifest will name no commit") != NULL);
+	CHECK(strstr(e, "fetch: build era: ") != NULL);
+	CHECK(strstr(e, " options declared in ") != NULL);
+	CHECK(b.era == ERA_SETUP_HELPERS || b.era == ERA_SETUP_ENVFWD);
+	CHECK_STR(b.version.s, "2.11.0+bw1");
+	CHECK_STR(b.commit.s, "none");
+	CHECK(b.epoch == -1);
+	CHECK(json_str(json_get(b.source, "local")) && ends_with(json_str(json_get(b.source, "local")), "/src"));
+	build_release(&b);
+
+	/* No suffix: the tree's own version; a version.txt with a local label refuses a suffix. */
+	CHECK(fetch("", &b, &bo, &e) == 0);
+	CHECK(b.version.len == 0);
+	build_release(&b);
+	{
+		struct buf v = BUF_INIT;
+
+		buf_addf(&v, "%s/version.txt", src.s);
+		remove(v.s);
+		CHECK(write_file_atomic(v.s, "2.11.0+local\n", 13) == 0);
+		CHECK(fetch("wheel: {version_suffix: \"+bw1\"}\n", &b, &bo, &e) == -1);
+		CHECK(strstr(e, "version.txt already has a local label ('2.11.0+local'); drop 'wheel.version_suffix'") != NULL);
+		build_release(&b);
+		remove(v.s);
+		CHECK(fetch("wheel: {version_suffix: \"+bw1\"}\n", &b, &bo, &e) == -1);
+		CHECK(strstr(e, "/version.txt' is missing; 'wheel.version_suffix' needs it") != NULL);
+		build_release(&b);
+		CHECK(write_file_atomic(v.s, "2.11.0\n", 7) == 0);
+		buf_release(&v);
+	}
+}
+
+static void
+t_git_tree(void)
+{
+	struct build b;
+	struct build_opts bo;
+	struct buf cmd = BUF_INIT, f = BUF_INIT;
+	const char *e;
+
+	buf_addf(&cmd, "cd %s && git init -q && git add -A && GIT_COMMITTER_DATE='2024-01-02T03:04:05Z' GIT_AUTHOR_DATE='2024-01-02T03:04:05Z' "
+		       "git -c user.name=t -c user.email=t@example.invalid -c commit.gpgsign=false commit -qm tree", src.s);
+	CHECK(system(cmd.s) == 0);
+	CHECK(fetch("", &b, &bo, &e) == 0);
+	CHECK(strlen(b.commit.s) == 40);
+	CHECK(b.epoch == 1704164645);
+	CHECK(json_len(json_get(b.source, "changes")) == 0);
+	CHECK(strstr(e, "not a git checkout") == NULL);
+	build_release(&b);
+
+	/* A local change: said, and recorded. */
+	buf_addf(&f, "%s/setup.py", src.s);
+	{
+		struct buf text = BUF_INIT;
+
+		CHECK(read_file(&text, f.s) == 0);
+		buf_addstr(&text, "# changed\n");
+		remove(f.s);
+		CHECK(write_file_atomic(f.s, text.s, text.len) == 0);
+		buf_release(&text);
+	}
+	CHECK(fetch("", &b, &bo, &e) == 0);
+	CHECK(strstr(e, "with 1 local change (recorded in the manifest)") != NULL);
+	CHECK(json_len(json_get(b.source, "changes")) == 1);
+	CHECK_STR(json_str(json_at(json_get(b.source, "changes"), 0)), "modified: setup.py");
+	build_release(&b);
+	buf_release(&cmd);
+	buf_release(&f);
+}
+
+void
+t_fetch(void)
+{
+	struct buf cmd = BUF_INIT;
+
+	buf_addstr(&dir, t_tmpdir("fetch"));
+	buf_addf(&src, "%s/src", dir.s);
+	buf_addf(&cmd, "cp -r tests/fixtures/minitorch %s", src.s);
+	CHECK(system(cmd.s) == 0);
+	t_plain_tree();
+	t_git_tree();
+	remove_tree(dir.s);
+	buf_release(&dir);
+	buf_release(&src);
+	buf_release(&cmd);
+}
