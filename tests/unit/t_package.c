@@ -1,0 +1,116 @@
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "../../src/build/build.h"
+#include "../../src/build/plan.h"
+#include "../../src/build/step.h"
+#include "../../src/core/buf.h"
+#include "../../src/core/util.h"
+#include "../../src/sources/era.h"
+#include "t.h"
+
+/*
+ * The wheel step with a fake interpreter standing in for `python3 setup.py
+ * bdist_wheel -d DIST`: the one wheel it leaves in <work>/dist, a stale
+ * dist/ emptied first, the staging of an unfinished run removed, and the
+ * scikit-build-core era's wheel taken as the compile left it.
+ */
+
+static struct buf dir = BUF_INIT;
+
+static void
+put(const char *rel, const char *text, int exec)
+{
+	struct buf p = BUF_INIT;
+
+	buf_addf(&p, "%s/%s", dir.s, rel);
+	remove(p.s);
+	if (mkdir_p_parent(p.s) < 0 || write_file_atomic(p.s, text, strlen(text)) < 0 ||
+	    (exec && chmod(p.s, 0755) < 0))
+		exit(1);
+	buf_release(&p);
+}
+
+static int
+package(struct build *b, const char *python, enum build_era era, int stale, const char **err)
+{
+	struct build_opts bo;
+	struct buf w = BUF_INIT, s = BUF_INIT;
+	int rc;
+
+	memset(&bo, 0, sizeof(bo));
+	build_init(b, &bo);
+	buf_addf(&w, "%s/work", dir.s);
+	buf_addf(&s, "%s/src", dir.s);
+	b->plan.work_dir = buf_detach(&w);
+	b->plan.src_dir = buf_detach(&s);
+	buf_addf(&b->python, "%s/%s", dir.s, python);
+	b->era = era;
+	b->staging_stale = stale;
+	t_stderr_begin();
+	rc = package_run(b);
+	*err = t_stderr_end();
+	return rc;
+}
+
+void
+t_package(void)
+{
+	struct build b;
+	struct buf p = BUF_INIT;
+	const char *e;
+
+	{
+		char *abs = path_absolute(t_tmpdir("package"));
+
+		buf_addstr(&dir, abs);   /* the command runs in the source tree */
+		free(abs);
+	}
+	put("work/logs/.keep", "", 0);
+	put("work/dist/old-0.9-py3-none-any.whl", "stale", 0);
+	put("src/build/lib.linux-x86_64-3.11/torch/x.py", "", 0);
+	put("src/build/bdist.linux-x86_64/wheel/y", "", 0);
+	put("src/build/temp.linux-x86_64-3.11/z.o", "", 0);
+	/* `python setup.py bdist_wheel -d DIST`: one wheel into DIST, run in the source tree. */
+	put("python-one", "#!/bin/sh\n[ \"$1 $2\" = 'setup.py bdist_wheel' ] && [ -f setup.py ] || exit 9\n"
+			  "echo building; mkdir -p \"$4\"; echo wheel > \"$4/t-1.0-py3-none-any.whl\"\n", 1);
+	put("python-two", "#!/bin/sh\nmkdir -p \"$4\"; touch \"$4/a-1.0-py3-none-any.whl\" \"$4/b-1.0-py3-none-any.whl\"\n", 1);
+	put("python-fail", "#!/bin/sh\necho 'error: invalid command bdist_wheel'; exit 1\n", 1);
+	put("src/setup.py", "# setup\n", 0);
+
+	CHECK(package(&b, "python-one", ERA_SETUP_HELPERS, 1, &e) == 0);
+	buf_addf(&p, "%s/work/dist/t-1.0-py3-none-any.whl", dir.s);
+	CHECK_STR(b.wheel.s, p.s);
+	buf_reset(&p);
+	buf_addf(&p, "%s/work/dist/old-0.9-py3-none-any.whl", dir.s);
+	CHECK(!path_exists(p.s));                     /* dist/ emptied before */
+	CHECK(strstr(e, "wheel: '") && strstr(e, "/build/lib.linux-x86_64-3.11' is made afresh"));
+	buf_reset(&p);
+	buf_addf(&p, "%s/src/build/bdist.linux-x86_64", dir.s);
+	CHECK(!path_exists(p.s));
+	buf_reset(&p);
+	buf_addf(&p, "%s/src/build/temp.linux-x86_64-3.11/z.o", dir.s);
+	CHECK(path_exists(p.s));                      /* the compile's objects stay */
+	CHECK(strstr(e, "wheel: done in ") != NULL);
+	build_release(&b);
+
+	CHECK(package(&b, "python-two", ERA_SETUP_HELPERS, 0, &e) == -1);
+	CHECK(strstr(e, "/work/dist', found 2") && strstr(e, "error: expected one wheel in '"));
+	build_release(&b);
+	CHECK(package(&b, "python-fail", ERA_SETUP_ENVFWD, 0, &e) == -1);
+	CHECK(strstr(e, "error: step 'wheel' failed: ") != NULL);
+	CHECK(strstr(e, "error: invalid command bdist_wheel\n") != NULL);
+	build_release(&b);
+
+	/* scikit-build-core made its wheel while compiling: nothing is run, dist/ is kept. */
+	put("work/dist/sk-2.0-cp311-cp311-linux_x86_64.whl", "wheel", 0);
+	CHECK(package(&b, "python-fail", ERA_SKBUILD, 0, &e) == 0);
+	CHECK(ends_with(b.wheel.s, "/work/dist/sk-2.0-cp311-cp311-linux_x86_64.whl"));
+	CHECK_STR(e, "");
+	build_release(&b);
+
+	remove_tree(dir.s);
+	buf_release(&dir);
+	buf_release(&p);
+}
