@@ -50,7 +50,7 @@ join_list(const struct selarch *sa, unsigned cuda, enum selarch_list l, struct b
 }
 
 static void
-t_selarch(void)
+t_knowledge_selarch(void)
 {
 	struct selarch sa;
 	struct buf b = BUF_INIT, why = BUF_INIT;
@@ -160,5 +160,5 @@ t_knowledge(void)
 	CHECK(kb_gcc_max(1209) == 14);
 	CHECK(kb_gcc_max(1000) == 0);
 
-	t_selarch();
+	t_knowledge_selarch();
 }
