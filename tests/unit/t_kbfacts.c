@@ -1,0 +1,45 @@
+#include <string.h>
+
+#include "../../src/core/buf.h"
+#include "../../src/profile/knowledge.h"
+#include "t.h"
+
+/* The knowledge base's facts: GPU datasheet peaks by device name, companion releases by torch. */
+
+void
+t_kbfacts(void)
+{
+	struct buf why = BUF_INIT;
+
+	/* The first row whose name part the device name holds: PCIe before the plain H100. */
+	CHECK(kb_gpu_peak("NVIDIA H100 PCIe", "fp16") == 756);
+	CHECK(kb_gpu_peak("NVIDIA H100 80GB HBM3", "fp16") == 989.5);
+	CHECK(kb_gpu_peak("NVIDIA H100 NVL", "bytes") == 3900);
+	CHECK(kb_gpu_peak("NVIDIA H200", "bytes") == 4800);
+	CHECK(kb_gpu_peak("NVIDIA B200", "fp8") == 4500);
+	CHECK(kb_gpu_peak("NVIDIA GeForce RTX 5090", "tf32") == 104.8);
+	CHECK(kb_gpu_peak("NVIDIA RTX PRO 6000 Blackwell Server Edition", "bf16") == 503.8);
+	CHECK(kb_gpu_peak("NVIDIA B200", "fp32") == 80);
+	CHECK(kb_gpu_peak("NVIDIA B200", "int4") == 0);      /* a dtype without a peak */
+	CHECK(kb_gpu_peak("NVIDIA A100-SXM4-80GB", "fp16") == 0);
+	CHECK(kb_gpu_peak(NULL, "fp16") == 0 && kb_gpu_peak("NVIDIA B200", NULL) == 0);
+
+	CHECK(kb_companion("torchvision") && kb_companion("torchaudio"));
+	CHECK(!kb_companion("torch") && !kb_companion("xformers"));
+	CHECK(kb_companion_check("xformers", 30, 207, &why) == 0 && why.len == 0);
+	/* torchvision versions as major*100+minor: 0.22 is 22; torchaudio follows torch's number. */
+	CHECK(kb_companion_check("torchvision", 22, 207, &why) == 0);
+	CHECK(kb_companion_check("torchaudio", 211, 211, &why) == 0);
+	CHECK(why.len == 0);
+	CHECK(kb_companion_check("torchvision", 23, 207, &why) == -1);
+	CHECK_STR(why.s, "torchvision 0.23 is released for torch 2.8, not 2.7; torch 2.7 goes with "
+			 "torchvision 0.22 (tag v0.22.0)");
+	buf_reset(&why);
+	CHECK(kb_companion_check("torchaudio", 208, 212, &why) == -1);
+	CHECK_STR(why.s, "torchaudio 2.8 is released for torch 2.8, not 2.12");
+	buf_reset(&why);
+	CHECK(kb_companion_check("torchvision", 21, 206, &why) == 1);
+	CHECK_STR(why.s, "bwbuild knows the torchvision releases for torch 2.7 to 2.11 only; "
+			 "torchvision 0.21 with torch 2.6 is not checked");
+	buf_release(&why);
+}
