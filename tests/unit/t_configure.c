@@ -33,7 +33,7 @@ static const char v26_cmake[] =
 	"                (\"EXITCODE\", \"EXITCODE__TRYRUN_OUTPUT\")\n";
 
 static void
-t_contract(void)
+t_configure_contract(void)
 {
 	struct configure_contract c;
 
@@ -214,7 +214,7 @@ feature_is(const struct json *eff, const char *key, const char *requested, int e
 void
 t_configure(void)
 {
-	t_contract();
+	t_configure_contract();
 	t_command();
 	t_adopt();
 	t_stamp_diff();
