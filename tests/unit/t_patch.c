@@ -4,8 +4,11 @@
 #include <unistd.h>
 
 #include "../../src/core/buf.h"
+#include "../../src/core/json.h"
+#include "../../src/sources/git.h"
 #include "../../src/sources/patch.h"
 #include "../../src/core/strvec.h"
+#include "../../src/core/util.h"
 #include "t.h"
 
 /* check(TEXT, LINE, WHY): patch_check finds its first problem at LINE (0: none), its reason containing WHY. */
@@ -161,6 +164,98 @@ t_patch_relocate(void)
 	buf_release(&out);
 }
 
+/*
+ * patch.c: the shipped miniext series applied to a git copy of its fixture,
+ * found applied the next time, undone before a checkout; a patch that does
+ * not apply leaves the tree as it was.
+ */
+static void
+t_patch_apply(void)
+{
+	char *dir = path_absolute(t_tmpdir("patch-apply"));
+	struct buf cmd = BUF_INIT, src = BUF_INIT, rec = BUF_INIT, setup = BUF_INIT, before = BUF_INIT;
+	struct buf head = BUF_INIT;
+	struct patch_set ps;
+	struct json *out = json_array();
+	const char *e;
+
+	buf_addf(&src, "%s/src", dir);
+	buf_addf(&rec, "%s/patches.applied", dir);
+	buf_addf(&setup, "%s/setup.py", src.s);
+	buf_addf(&cmd, "cp -r tests/fixtures/miniext %s && cd %s && git init -q && git add -A && "
+		       "git -c user.name=t -c user.email=t@example.invalid -c commit.gpgsign=false "
+		       "commit -qm tree", src.s, src.s);
+	CHECK(system(cmd.s) == 0);
+	CHECK(read_file(&before, setup.s) == 0);
+	CHECK(repo_head_commit(src.s, &head) == 0);
+	CHECK(patch_set_load(&ps, "miniext") == 0);
+	CHECK(ps.n >= 1);
+
+	t_stderr_begin();
+	CHECK(patches_apply(&ps, 0, src.s, rec.s, out) == 0);
+	e = t_stderr_end();
+	CHECK(strstr(e, "fetch: patch 0001-honour-torch-cuda-arch-list.patch: applied\n") != NULL);
+	CHECK_STR(json_str(json_get(json_at(out, 0), "status")), "applied");
+	{
+		struct buf now = BUF_INIT, r = BUF_INIT;
+
+		CHECK(read_file(&now, setup.s) == 0 && strcmp(now.s, before.s));
+		CHECK(read_file(&r, rec.s) == 0);
+		CHECK(strstr(r.s, " 0001-honour-torch-cuda-arch-list.patch\n") != NULL);
+		buf_release(&now);
+		buf_release(&r);
+	}
+	/* Again: already applied, nothing changes. */
+	json_free(out);
+	out = json_array();
+	t_stderr_begin();
+	CHECK(patches_apply(&ps, 0, src.s, rec.s, out) == 0);
+	t_stderr_end();
+	CHECK_STR(json_str(json_get(json_at(out, 0), "status")), "already applied");
+
+	/* Before a checkout of the same commit with the same series: kept (1). */
+	t_stderr_begin();
+	CHECK(patches_before_checkout(&ps, 0, src.s, rec.s, head.s, 0) == 1);
+	/* For another commit: undone, the tree as committed. */
+	CHECK(patches_before_checkout(&ps, 0, src.s, rec.s, "0000000000000000000000000000000000000000", 0) == 0);
+	e = t_stderr_end();
+	CHECK(strstr(e, "fetch: patch 0001-honour-torch-cuda-arch-list.patch: undone\n") != NULL);
+	{
+		struct buf now = BUF_INIT;
+
+		CHECK(read_file(&now, setup.s) == 0);
+		CHECK_STR(now.s, before.s);
+		buf_release(&now);
+	}
+
+	/* A tree the patch does not fit: refused, the tree left as it was. */
+	remove(setup.s);
+	CHECK(write_file_atomic(setup.s, "# another setup.py\n", 19) == 0);
+	json_free(out);
+	out = json_array();
+	t_stderr_begin();
+	CHECK(patches_apply(&ps, 0, src.s, rec.s, out) == -1);
+	e = t_stderr_end();
+	CHECK(strstr(e, "does not apply to this tree") != NULL);
+	{
+		struct buf now = BUF_INIT;
+
+		CHECK(read_file(&now, setup.s) == 0);
+		CHECK_STR(now.s, "# another setup.py\n");
+		buf_release(&now);
+	}
+	json_free(out);
+	patch_set_release(&ps);
+	remove_tree(dir);
+	free(dir);
+	buf_release(&cmd);
+	buf_release(&src);
+	buf_release(&rec);
+	buf_release(&setup);
+	buf_release(&before);
+	buf_release(&head);
+}
+
 void
 t_patch(void)
 {
@@ -222,4 +317,5 @@ t_patch(void)
 	t_patch_check();
 	t_patch_tree();
 	t_patch_relocate();
+	t_patch_apply();
 }
