@@ -1,0 +1,110 @@
+#include <stdlib.h>
+#include <string.h>
+
+#include "../../src/core/buf.h"
+#include "../../src/core/strvec.h"
+#include "../../src/core/util.h"
+#include "../../src/profile/profile.h"
+#include "t.h"
+
+/*
+ * Finding and loading a profile: by name or path, an `extends:` chain with
+ * a parent beside its child, --set on top, relative repository paths made
+ * absolute from the file that set them, and what cannot be loaded.
+ */
+
+static struct buf dir = BUF_INIT;
+
+static void
+put(const char *rel, const char *text)
+{
+	struct buf p = BUF_INIT;
+
+	buf_addf(&p, "%s/%s", dir.s, rel);
+	remove(p.s);
+	if (mkdir_p_parent(p.s) < 0 || write_file_atomic(p.s, text, strlen(text)) < 0)
+		exit(1);
+	buf_release(&p);
+}
+
+void
+t_profload(void)
+{
+	char *abs = path_absolute(t_tmpdir("profload"));
+	char *old = getenv("BWBUILD_PROFILE_PATH") ? xstrdup(getenv("BWBUILD_PROFILE_PATH")) : NULL;
+	struct strvec sets = STRVEC_INIT;
+	struct profile p;
+	struct buf path = BUF_INIT, b = BUF_INIT;
+	char *found = NULL;
+	const char *e;
+
+	buf_addstr(&dir, abs);
+	free(abs);
+	put("family/base.yaml", "source: {repo: ../mirrors/torch.git, ref: v2.6.0}\n"
+				"cuda: {archs: [\"9.0\", \"12.0+PTX\"]}\nfeatures: {cuda: on, nccl: on}\n"
+				"build: {jobs: 8}\n");
+	put("family/child.yaml", "extends: base\nname: child\nfeatures: {nccl: off}\n");
+	put("loop-a.yaml", "extends: loop-b.yaml\nname: a\n");
+	put("loop-b.yaml", "extends: loop-a.yaml\nname: b\n");
+
+	/* A name on $BWBUILD_PROFILE_PATH; a path as it is; none. */
+	buf_addf(&path, "%s/family", dir.s);
+	setenv("BWBUILD_PROFILE_PATH", path.s, 1);
+	CHECK(profile_find(&found, "child") == 0);
+	CHECK(found && ends_with(found, "/family/child.yaml"));
+	free(found);
+	found = NULL;
+	CHECK(profile_find(&found, "tests/tmp/unit/profload/loop-a.yaml") == 0);
+	CHECK_STR(found, "tests/tmp/unit/profload/loop-a.yaml");
+	free(found);
+	found = NULL;
+	t_stderr_begin();
+	CHECK(profile_find(&found, "no-such-profile-here") == -1);
+	e = t_stderr_end();
+	CHECK(strstr(e, "error: no profile named 'no-such-profile-here'") != NULL);
+
+	/* The chain: the parent found beside the child, the child's values on top, then --set. */
+	strvec_push(&sets, "build.jobs=3");
+	strvec_push(&sets, "features.cuda=off");
+	memset(&p, 0, sizeof(p));
+	CHECK(profile_load_set(&p, "child", &sets) == 0);
+	CHECK_STR(p.name.str, "child");
+	CHECK_STR(p.source_ref.str, "v2.6.0");
+	CHECK(p.jobs == 3);
+	CHECK(p.features[FEAT_NCCL] == TRI_OFF && p.features[FEAT_CUDA] == TRI_OFF);
+	/* The repository path relative to base.yaml, where it was written. */
+	buf_reset(&b);
+	buf_addf(&b, "%s/family/../mirrors/torch.git", dir.s);
+	CHECK_STR(p.source_repo.str, b.s);
+	buf_reset(&b);
+	profile_arch_list(&p, &b);
+	CHECK_STR(b.s, "9.0;12.0+PTX");
+	profile_release(&p);
+
+	/* A cycle; a --set that is no KEY=VALUE. */
+	memset(&p, 0, sizeof(p));
+	t_stderr_begin();
+	CHECK(profile_load(&p, "tests/tmp/unit/profload/loop-a.yaml") == -1);
+	e = t_stderr_end();
+	CHECK(strstr(e, "'extends' makes a cycle: ") != NULL);
+	profile_release(&p);
+	strvec_clear(&sets);
+	strvec_push(&sets, "=3");
+	memset(&p, 0, sizeof(p));
+	t_stderr_begin();
+	CHECK(profile_load_set(&p, "child", &sets) == -1);
+	e = t_stderr_end();
+	CHECK(strstr(e, "--set '=3' is not KEY=VALUE with a dotted key") != NULL);
+	profile_release(&p);
+
+	if (old)
+		setenv("BWBUILD_PROFILE_PATH", old, 1);
+	else
+		unsetenv("BWBUILD_PROFILE_PATH");
+	free(old);
+	remove_tree(dir.s);
+	buf_release(&dir);
+	buf_release(&path);
+	buf_release(&b);
+	strvec_clear(&sets);
+}
