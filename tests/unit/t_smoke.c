@@ -50,7 +50,7 @@ t_run(const char *dir)
 	o.pythonpath = "/site";
 	o.timeout = 0.5;
 	o.quick = 1;
-	o.gpu = 1;
+	o.visible = "1";
 	o.features = "cuda,nccl";
 	o.env = &env;
 	smoke_result_init(&r);
