@@ -108,6 +108,7 @@ struct profile {
 	struct loc launcher_loc;
 	struct pvalue cache;        /* build.cache: "ccache" or "none" */
 	struct pvalue cache_remote; /* build.cache_remote: redis://HOST:PORT */
+	struct pvalue remote;       /* build.remote: distccd hosts (profile/hostlist.h) or a file of them */
 	struct pkv *build_env;      /* build.env: allowed variables only (build_env_refusal) */
 	size_t nbuild_env;
 	struct pvalue version_suffix;
