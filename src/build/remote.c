@@ -119,8 +119,11 @@ launch_remote_command(char *const *argv, const char *host, const char *dir, stru
 	strvec_env_set(env, "DISTCC_FALLBACK", "0");
 	/* A compile error is the source's: not compiled again here, outside the budget. */
 	strvec_env_set(env, "DISTCC_SKIP_LOCAL_RETRY", "1");
-	/* Which host is down is the launcher's to know (hosts-down), for every compile. */
-	strvec_env_set(env, "DISTCC_BACKOFF_PERIOD", "0");
+	/*
+	 * distcc's own backoff stays: with DISTCC_BACKOFF_PERIOD=0 a refused
+	 * connection is retried at once, without end (distcc 3.4 aborts out
+	 * of descriptors); with it, it exits 116 and the launcher marks the host down.
+	 */
 	buf_addf(&b, "%s/distcc", dir);
 	mkdir_p(b.s);
 	strvec_env_set(env, "DISTCC_DIR", b.s);
