@@ -165,6 +165,12 @@ BWBUILD_LAUNCH_REMOTE="127.0.0.1:$pa/2" run 0 "$BW" launch -- "$TMP/fakecuda/nvc
 [ -f "$TMP/fakecuda/ran" ] || fail "nvcc did not run here"
 [ -z "$(cat "$TMP/l2/ledger" 2>/dev/null)" ] || fail "ledger not empty: $(cat "$TMP/l2/ledger")"
 
+# doctor: the daemon left compiles the probe with the same bytes; the host without one is named.
+run 1 "$BW" doctor --profile "$TMP/local.yaml" --remote "127.0.0.1:$pa/2 127.0.0.1:$pc/1"
+contains "$TMP/out" "✅ remote host    127.0.0.1:$pa: compiles with "
+contains "$TMP/out" "the same bytes as here"
+contains "$TMP/out" "❌ remote host    127.0.0.1:$pc: 127.0.0.1:$pc: Connection refused"
+
 stop_daemons
 trap - EXIT
 for p in $pids; do

@@ -4,6 +4,7 @@
 #include "../../src/core/buf.h"
 #include "../../src/build/launch.h"
 #include "../../src/build/remote.h"
+#include "../../src/build/remotecheck.h"
 #include "../../src/core/strvec.h"
 #include "../../src/core/util.h"
 #include "../../src/profile/hostlist.h"
@@ -167,9 +168,29 @@ t_command(void)
 	strvec_clear(&env);
 }
 
+/* The compiler named in an object's .comment, for doctor's "versions disagree". */
+static void
+t_compiler_id(void)
+{
+	static const char obj[] = "\177ELF....\0GCC: (Debian 12.2.0-14) 12.2.0\0.symtab";
+	static const char clang[] = "xx\0clang version 14.0.6\0";
+	struct buf id = BUF_INIT;
+
+	object_compiler_id(obj, sizeof(obj), &id);
+	CHECK_STR(id.s, "GCC: (Debian 12.2.0-14) 12.2.0");
+	buf_reset(&id);
+	object_compiler_id(clang, sizeof(clang), &id);
+	CHECK_STR(id.s, "clang version 14.0.6");
+	buf_reset(&id);
+	object_compiler_id("none", 4, &id);
+	CHECK(id.len == 0);
+	buf_release(&id);
+}
+
 void
 t_remote(void)
 {
+	t_compiler_id();
 	t_capable();
 	t_hostlist();
 	t_pick();
