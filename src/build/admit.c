@@ -48,9 +48,9 @@ ledger_read(struct ledger *l, const char *path)
 		char state;
 		int used = 0;
 
-		if (sscanf(p, "%lu %ld %c %llu %llu %d %n", &e.ticket, &e.pid, &state,
+		if (sscanf(p, "%lu %ld %c %llu %llu %d %u %n", &e.ticket, &e.pid, &state,
 			   (unsigned long long *)&e.bytes, (unsigned long long *)&e.pre, &e.host,
-			   &used) < 6 || !pid_alive(e.pid))
+			   &e.cores, &used) < 7 || !pid_alive(e.pid))
 			continue;
 		e.state = state;
 		ALLOC_GROW(l->v, l->n + 1, l->cap);
@@ -68,9 +68,9 @@ ledger_write(const struct ledger *l, const char *path)
 	int rc;
 
 	for (i = 0; i < l->n; i++)
-		buf_addf(&b, "%lu %ld %c %llu %llu %d %s\n", l->v[i].ticket, l->v[i].pid,
+		buf_addf(&b, "%lu %ld %c %llu %llu %d %u %s\n", l->v[i].ticket, l->v[i].pid,
 			 l->v[i].state, (unsigned long long)l->v[i].bytes,
-			 (unsigned long long)l->v[i].pre, l->v[i].host, l->keys.v[i]);
+			 (unsigned long long)l->v[i].pre, l->v[i].host, l->v[i].cores, l->keys.v[i]);
 	rc = write_file_atomic(path, b.s, b.len);
 	buf_release(&b);
 	return rc;
@@ -126,7 +126,7 @@ launch_may_start(const struct launch_entry *v, size_t n, unsigned long me, uint6
 
 	for (i = 0; i < n; i++) {
 		if (v[i].state == 'R') {
-			running++;
+			running += v[i].cores > 1 ? v[i].cores : 1;
 			reserved += v[i].bytes;
 		} else if (v[i].state == 'X') {
 			reserved += v[i].pre; /* no slot here: only its preprocessing */
@@ -221,6 +221,35 @@ launch_remote_pick(const struct launch_entry *v, size_t n, unsigned long me, uin
 	return host;
 }
 
+unsigned
+launch_pole_cores(const struct launch_entry *v, size_t n, unsigned long me, uint64_t budget,
+		  unsigned slots, unsigned want, uint64_t est)
+{
+	unsigned running = 0, give;
+	uint64_t reserved = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		if (v[i].ticket == me)
+			continue;
+		if (v[i].state == 'W')
+			return 1; /* others wait: the cores are theirs */
+		if (v[i].state == 'R') {
+			running += v[i].cores > 1 ? v[i].cores : 1;
+			reserved += v[i].bytes;
+		} else if (v[i].state == 'X') {
+			reserved += v[i].pre;
+		}
+	}
+	if (running + 1 >= slots || want < 2)
+		return 1;
+	give = slots - running;
+	if (give > want)
+		give = want;
+	while (give > 1 && reserved + est * give > budget)
+		give--;
+	return give;
+}
+
 volatile sig_atomic_t launch_stop_signal;
 
 void
@@ -288,6 +317,7 @@ enter(struct launcher *s, const char *key, uint64_t est, uint64_t pre, unsigned 
 	l.v[l.n].bytes = est;
 	l.v[l.n].pre = s->hosts.n ? pre : 0;
 	l.v[l.n].host = -1;
+	l.v[l.n].cores = 1;
 	l.n++;
 	strvec_push(&l.keys, key);
 	ledger_write(&l, s->ledger.s);
@@ -330,6 +360,13 @@ wait_turn(struct launcher *s, const char *key, uint64_t est, uint64_t pre, unsig
 		if (host >= 0 || launch_may_start(l.v, l.n, *ticket, s->budget, s->slots)) {
 			l.v[me].state = host >= 0 ? 'X' : 'R';
 			l.v[me].host = host;
+			s->cores = 1;
+			if (host < 0 && s->want_cores > 1) {
+				s->cores = launch_pole_cores(l.v, l.n, *ticket, s->budget, s->slots,
+							     s->want_cores, est);
+				l.v[me].cores = s->cores;
+				l.v[me].bytes = est * s->cores;
+			}
 			ledger_write(&l, s->ledger.s);
 			ledger_release(&l);
 			unlock_ledger(s);

@@ -18,7 +18,8 @@
  * remote host ('X'). `bytes` is its estimate, held by whichever machine
  * compiles it; `pre` what it holds here when it runs remotely (distcc's
  * local preprocessing), 0 for a compile that only runs here; `host` the
- * index of its host in build.remote while 'X'.
+ * index of its host in build.remote while 'X'; `cores` the CPU slots it
+ * holds here.
  */
 struct launch_entry {
 	unsigned long ticket;
@@ -27,6 +28,7 @@ struct launch_entry {
 	uint64_t bytes;
 	uint64_t pre;
 	int host;
+	unsigned cores; /* cores it holds here: 1, more for a long pole (0 reads as 1) */
 };
 
 /*
@@ -53,6 +55,15 @@ int launch_may_start(const struct launch_entry *v, size_t n, unsigned long me, u
 int launch_remote_pick(const struct launch_entry *v, size_t n, unsigned long me, uint64_t budget,
 		       const struct remote_host *hosts, size_t nhosts, long now);
 
+/*
+ * The long-pole rule: the cores a CUDA compile `me`, just admitted, may
+ * use (1 to `want`) when nothing waits and cores idle, the tail of a build
+ * or an extension's one big unit: 1 + the idle slots, fewer while its
+ * reservation, `est` for each core, would not fit the budget.
+ */
+unsigned launch_pole_cores(const struct launch_entry *v, size_t n, unsigned long me, uint64_t budget,
+			   unsigned slots, unsigned want, uint64_t est);
+
 /* One compile's view of its launch directory (inside bwbuild launch). */
 struct launcher {
 	struct buf dir, lockpath, ledger, peaks, oom, down, times;
@@ -61,6 +72,8 @@ struct launcher {
 	int lock_fd;
 	int peaks_fd; /* the lock of peaks: lock_fd, or <table>.lock */
 	struct remote_hosts hosts; /* build.remote; none: every compile runs here */
+	unsigned want_cores;       /* a CUDA compile's use for idle cores (launch_pole_cores) */
+	unsigned cores;            /* what it was given, once admitted here */
 };
 
 /* The signal that stopped a wait (SIGINT, SIGTERM), 0 while none. */

@@ -421,6 +421,84 @@ run_remote(struct launcher *s, char *const *argv, int host, const char *rkey, in
 	return again;
 }
 
+/* Where nvcc is in the command (0, or 1 behind ccache), or -1 when it is not nvcc. */
+static int
+nvcc_at(char *const *argv)
+{
+	for (int i = 0; i < 2 && argv[i]; i++) {
+		const char *b = strrchr(argv[i], '/') ? strrchr(argv[i], '/') + 1 : argv[i];
+
+		if (!strcmp(b, "nvcc"))
+			return i;
+		if (strcmp(b, "ccache"))
+			return -1;
+	}
+	return -1;
+}
+
+/*
+ * The long pole (launch_pole_cores): how many cores a CUDA compile could
+ * use, and its gencodes: --threads up to one per gencode (the objects'
+ * bytes do not change), and with BWBUILD_LAUNCH_SPLIT=on --split-compile
+ * for the rest (nvcc records it in the cubin's notes: the bytes then
+ * depend on when the unit ran). 1 for anything else, for a command that
+ * already says --threads or --split-compile, and once the learned times
+ * say the extra cores did not pay (pole:KEY no faster than KEY by 10 %).
+ */
+static unsigned
+pole_want(char *const *argv, const char *times, const char *key, const char *pkey, unsigned slots,
+	  unsigned *gencodes)
+{
+	const char *split = getenv(LAUNCH_ENV_SPLIT);
+	int at = nvcc_at(argv);
+	uint64_t plain, pole;
+
+	*gencodes = 0;
+	if (at < 0)
+		return 1;
+	for (size_t i = (size_t)at + 1; argv[i]; i++) {
+		const char *a = argv[i];
+
+		if (!strcmp(a, "-gencode") || !strcmp(a, "--generate-code") ||
+		    starts_with(a, "-gencode=") || starts_with(a, "--generate-code="))
+			(*gencodes)++;
+		else if (!strcmp(a, "-t") || starts_with(a, "--threads") || starts_with(a, "-split-compile") ||
+			 starts_with(a, "--split-compile"))
+			return 1;
+	}
+	plain = peaks_get(times, key);
+	pole = peaks_get(times, pkey);
+	if (plain && pole && pole * 10 >= plain * 9)
+		return 1;
+	if (split && !strcmp(split, "on"))
+		return slots;
+	return *gencodes > 1 ? *gencodes : 1;
+}
+
+/* The command with the long pole's flags after nvcc; what they are into `said`. */
+static void
+pole_args(char *const *argv, unsigned cores, unsigned gencodes, struct strvec *out, struct buf *said)
+{
+	const char *split = getenv(LAUNCH_ENV_SPLIT);
+	unsigned threads = gencodes > 1 ? (gencodes < cores ? gencodes : cores) : 1;
+	unsigned parts = split && !strcmp(split, "on") ? cores / threads : 1;
+	int at = nvcc_at(argv);
+
+	for (int i = 0; argv[i]; i++) {
+		strvec_push(out, argv[i]);
+		if (i != at)
+			continue;
+		if (threads > 1) {
+			strvec_pushf(out, "--threads=%u", threads);
+			buf_addf(said, " --threads=%u", threads);
+		}
+		if (parts > 1) {
+			strvec_pushf(out, "--split-compile=%u", parts);
+			buf_addf(said, " --split-compile=%u", parts);
+		}
+	}
+}
+
 int
 launch_run(char *const *argv)
 {
@@ -428,8 +506,9 @@ launch_run(char *const *argv)
 	const char *slots = getenv(LAUNCH_ENV_SLOTS), *inside, *phase = getenv(LAUNCH_ENV_PHASE);
 	struct launcher s;
 	struct buf key = BUF_INIT, source = BUF_INIT, text = BUF_INIT, kind = BUF_INIT;
-	struct buf rkey = BUF_INIT;
-	struct strvec args = STRVEC_INIT;
+	struct buf rkey = BUF_INIT, pkey = BUF_INIT, pkind = BUF_INIT, times = BUF_INIT;
+	struct strvec args = STRVEC_INIT, pole = STRVEC_INIT;
+	unsigned gencodes = 0;
 	const char *object;
 	struct sigaction sa;
 	unsigned long ticket = 0;
@@ -482,6 +561,10 @@ launch_run(char *const *argv)
 	est = launch_estimate_from(text.s, key.s, kind.s, peaks_get(text.s, key.s) ? 0 :
 				   seed_peak(argv, source.s), launch_estimate(argv, source.s));
 
+	buf_addf(&pkey, "pole:%s", key.s);
+	if (path_exists(s.times.s))
+		read_file(&times, s.times.s);
+	s.want_cores = pole_want(argv, times.s, key.s, pkey.s, s.slots, &gencodes);
 	remote = s.hosts.n && launch_remote_capable(argv);
 	if (remote) {
 		buf_addf(&rkey, "remote:%s", key.s);
@@ -500,14 +583,33 @@ launch_run(char *const *argv)
 		ret = 128 + (launch_stop_signal ? launch_stop_signal : SIGTERM);
 	} else if (host >= 0) {
 		/* ret: the remote compile's */
-	} else if (run_measured(argv, NULL, &status, &peak, &ms) < 0) {
-		ret = 1;
 	} else {
-		launch_leave(&s, ticket);
-		record_outcome(&s, key.s, kind.s, source.s, est, status, peak);
-		ret = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-		if (!ret)
-			learn_in(&s, s.times.s, key.s, ms, 1);
+		const char *lkey = key.s, *lkind = kind.s;
+
+		if (s.cores > 1) {
+			struct buf said = BUF_INIT;
+
+			pole_args(argv, s.cores, gencodes, &pole, &said);
+			argv = pole.v;
+			/* Learned apart: its peak and time with the extra cores are not the unit's own. */
+			lkey = pkey.s;
+			buf_addstr(&pkind, "pole:");
+			buf_addstr(&pkind, kind.s);
+			lkind = pkind.s;
+			if (said.len)
+				fprintf(stderr, "bwbuild launch: %s: long pole, %u cores idle:%s\n",
+					source.s, s.cores - 1, said.s);
+			buf_release(&said);
+		}
+		if (run_measured(argv, NULL, &status, &peak, &ms) < 0) {
+			ret = 1;
+		} else {
+			launch_leave(&s, ticket);
+			record_outcome(&s, lkey, lkind, source.s, est * s.cores, status, peak);
+			ret = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+			if (!ret)
+				learn_in(&s, s.times.s, lkey, ms, 1);
+		}
 	}
 	launch_leave(&s, ticket);
 	if (!ret && (object = repro_nvcc_output(argv)) && repro_fix_object(object) < 0)
@@ -518,7 +620,11 @@ launch_run(char *const *argv)
 	buf_release(&text);
 	buf_release(&kind);
 	buf_release(&rkey);
+	buf_release(&pkey);
+	buf_release(&pkind);
+	buf_release(&times);
 	strvec_clear(&args);
+	strvec_clear(&pole);
 	return ret;
 }
 

@@ -37,6 +37,8 @@ struct strvec;
 /* Seconds a host that failed stays marked down (default LAUNCH_REMOTE_BACKOFF). */
 #define LAUNCH_ENV_REMOTE_BACKOFF "BWBUILD_LAUNCH_REMOTE_BACKOFF"
 #define LAUNCH_REMOTE_BACKOFF 60
+/* "on": the long pole may also get nvcc --split-compile (build.split_compile; bytes then vary). */
+#define LAUNCH_ENV_SPLIT "BWBUILD_LAUNCH_SPLIT"
 /* In the launch directory: the compiles refused during configure, one "SOURCE" a line. */
 #define LAUNCH_CONFIGURE_COMPILES "configure-compiles"
 

@@ -249,6 +249,8 @@ compile_env(struct plan *pl, const struct profile *p, const struct plan_opts *o)
 		env_set_u64(pl, LAUNCH_ENV_BUDGET, pl->jobs.budget);
 		env_set_u64(pl, LAUNCH_ENV_SLOTS, pl->jobs.slots);
 		strvec_env_set(&pl->env, LAUNCH_ENV_ROOT, pl->src_dir);
+		if (p->split_compile == TRI_ON)
+			strvec_env_set(&pl->env, LAUNCH_ENV_SPLIT, "on");
 	}
 	if (o->ccache) {
 		/* Path-independent keys, so two checkouts share hits. */
@@ -596,6 +598,11 @@ format_jobs(const struct plan *pl, struct buf *out)
 			 (unsigned long long)(EST_LAUNCH_CXX / GiB),
 			 (unsigned long long)(EST_LAUNCH_CUDA / GiB),
 			 (unsigned long long)(EST_LAUNCH_HEAVY / GiB));
+	if (jc->launcher)
+		buf_addf(out, "  long pole       a CUDA compile admitted while nothing waits gets the idle "
+			 "slots: nvcc --threads\n                  up to its gencodes%s, its "
+			 "reservation times the cores\n", pl->profile && pl->profile->split_compile == TRI_ON ?
+			 ", then --split-compile (build.split_compile)" : "");
 	if (jc->remote_slots)
 		format_remote(pl, out);
 	if (jc->heavy_jobs) {

@@ -165,6 +165,26 @@ BWBUILD_LAUNCH_REMOTE="127.0.0.1:$pa/2" run 0 "$BW" launch -- "$TMP/fakecuda/nvc
 [ -f "$TMP/fakecuda/ran" ] || fail "nvcc did not run here"
 [ -z "$(cat "$TMP/l2/ledger" 2>/dev/null)" ] || fail "ledger not empty: $(cat "$TMP/l2/ledger")"
 
+# The long pole: a CUDA unit alone gets idle slots as --threads up to its gencodes ...
+printf '#!/bin/sh\necho "$@" >>"%s/fakecuda/args"\nfor a; do o=$a; done\ncp "%s/good.o" "$o"\n' "$TMP" "$TMP" >"$TMP/fakecuda/nvcc"
+g3="-gencode arch=compute_80,code=sm_80 -gencode arch=compute_90,code=sm_90 -gencode arch=compute_120,code=sm_120"
+BWBUILD_LAUNCH_BUDGET=$((64 << 30)) BWBUILD_LAUNCH_SLOTS=8 run 0 "$BW" launch -- "$TMP/fakecuda/nvcc" $g3 -c "$TMP/pole.cu" -o "$TMP/pole.o"
+contains "$TMP/err" "pole.cu: long pole, 2 cores idle: --threads=3"
+contains "$TMP/fakecuda/args" "--threads=3 "
+grep -q "split-compile" "$TMP/fakecuda/args" && fail "--split-compile without build.split_compile"
+# ... and --split-compile for the rest only when asked;
+BWBUILD_LAUNCH_BUDGET=$((64 << 30)) BWBUILD_LAUNCH_SLOTS=8 BWBUILD_LAUNCH_SPLIT=on run 0 "$BW" launch -- "$TMP/fakecuda/nvcc" $g3 -c "$TMP/pole.cu" -o "$TMP/pole.o"
+contains "$TMP/err" "--threads=3 --split-compile=2"
+# ... never with one slot, nor once the learned times say it did not pay.
+: >"$TMP/fakecuda/args"
+BWBUILD_LAUNCH_SLOTS=1 run 0 "$BW" launch -- "$TMP/fakecuda/nvcc" $g3 -c "$TMP/pole.cu" -o "$TMP/pole.o"
+grep -q "threads" "$TMP/fakecuda/args" && fail "a long pole with one slot"
+pk=$(sed -n 's/^pole:\(pole.cu#[0-9a-f]*\) .*/\1/p' "$TMP/l2/peaks.times" | head -n 1)
+[ -n "$pk" ] || fail "no pole time learned: $(cat "$TMP/l2/peaks.times")"
+echo "$pk 1" >>"$TMP/l2/peaks.times"
+BWBUILD_LAUNCH_BUDGET=$((64 << 30)) BWBUILD_LAUNCH_SLOTS=8 run 0 "$BW" launch -- "$TMP/fakecuda/nvcc" $g3 -c "$TMP/pole.cu" -o "$TMP/pole.o"
+grep -q "threads" "$TMP/fakecuda/args" && fail "the long pole was kept though it did not pay"
+
 # doctor: the daemon left compiles the probe with the same bytes; the host without one is named.
 run 1 "$BW" doctor --profile "$TMP/local.yaml" --remote "127.0.0.1:$pa/2 127.0.0.1:$pc/1"
 contains "$TMP/out" "✅ remote host    127.0.0.1:$pa: compiles with "

@@ -3,6 +3,7 @@
 
 #include "../../src/core/buf.h"
 #include "../../src/build/launch.h"
+#include "../../src/build/admit.h"
 #include "../../src/build/remote.h"
 #include "../../src/build/remotecheck.h"
 #include "../../src/core/strvec.h"
@@ -94,9 +95,10 @@ t_hostlist(void)
 
 #define G (1ULL << 30)
 #define M (1ULL << 20)
-#define W(t, b, pre) { (t), 1, 'W', (b), (pre), -1 }
-#define X(t, b, pre, h) { (t), 1, 'X', (b), (pre), (h) }
-#define R(t, b) { (t), 1, 'R', (b), 0, -1 }
+#define W(t, b, pre) { (t), 1, 'W', (b), (pre), -1, 1 }
+#define X(t, b, pre, h) { (t), 1, 'X', (b), (pre), (h), 1 }
+#define R(t, b) { (t), 1, 'R', (b), 0, -1, 1 }
+#define RC(t, b, c) { (t), 1, 'R', (b), 0, -1, (c) }
 
 /* Which host a compile goes to: slots, memory, down hosts, first come first served, local room. */
 static void
@@ -141,6 +143,32 @@ t_pick(void)
 		CHECK(launch_may_start(g, 3, 3, 4 * G, 2));
 		CHECK(!launch_may_start(g, 3, 3, 3 * G, 2));
 	}
+}
+
+/* The long pole: idle slots to a CUDA unit only while nothing waits, within the budget. */
+static void
+t_pole(void)
+{
+	/* Alone on 16 slots: up to what it can use (3 gencodes), or all of them. */
+	struct launch_entry a[] = { R(1, 3 * G) };
+	/* Something waits: nothing extra. */
+	struct launch_entry b[] = { R(1, 3 * G), W(2, G, 0) };
+	/* Another long pole holds 10 cores: 6 are idle (its own included). */
+	struct launch_entry c[] = { RC(1, 30 * G, 10), R(2, 3 * G) };
+	/* A remote unit holds no slot here, only its preprocessing. */
+	struct launch_entry d[] = { X(1, 2 * G, 512 * M, 0), R(2, 3 * G) };
+
+	CHECK(launch_pole_cores(a, 1, 1, 64 * G, 16, 3, 3 * G) == 3);
+	CHECK(launch_pole_cores(a, 1, 1, 64 * G, 16, 16, 3 * G) == 16);
+	CHECK(launch_pole_cores(a, 1, 1, 10 * G, 16, 16, 3 * G) == 3);  /* memory: 3 x 3 GiB */
+	CHECK(launch_pole_cores(a, 1, 1, 64 * G, 16, 1, 3 * G) == 1);   /* nothing to use them for */
+	CHECK(launch_pole_cores(b, 2, 1, 64 * G, 16, 16, 3 * G) == 1);
+	CHECK(launch_pole_cores(c, 2, 2, 64 * G, 16, 16, 3 * G) == 6);
+	CHECK(launch_pole_cores(d, 2, 2, 64 * G, 4, 16, 3 * G) == 4);
+	CHECK(launch_pole_cores(a, 1, 1, 64 * G, 1, 16, 3 * G) == 1);   /* one slot */
+	/* A long pole's cores count as running for admission. */
+	CHECK(!launch_may_start((struct launch_entry[]){ RC(1, 3 * G, 4), W(2, G, 0) }, 2, 2, 64 * G, 4));
+	CHECK(launch_may_start((struct launch_entry[]){ RC(1, 3 * G, 3), W(2, G, 0) }, 2, 2, 64 * G, 4));
 }
 
 /* distcc's command: one host, no fallback, before the compiler or as ccache's prefix. */
@@ -191,6 +219,7 @@ void
 t_remote(void)
 {
 	t_compiler_id();
+	t_pole();
 	t_capable();
 	t_hostlist();
 	t_pick();
