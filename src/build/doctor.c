@@ -17,7 +17,6 @@
 #include "profile/compat.h"
 #include "build/doctor.h"
 #include "build/remotecheck.h"
-#include "profile/hostlist.h"
 #include "core/json.h"
 #include "profile/knowledge.h"
 #include "build/plan.h"
@@ -772,32 +771,10 @@ out:
 	buf_release(&how);
 }
 
-/* build.remote: distcc here, and each host reachable, allowing the compiler, the same compiler. */
 static void
-check_remote(struct doctor *d, const struct plan *pl)
+add_remote(void *ctx, int st, const char *detail)
 {
-	struct remote_hosts h;
-	struct buf err = BUF_INIT, detail = BUF_INIT;
-	char *distcc = find_program("distcc"), *cxx = find_program("c++");
-
-	if (!distcc) {
-		add(d, CHECK_FAIL, "remote", "build.remote names hosts, but there is no distcc here "
-		    "(apt-get install distcc)");
-	} else if (remote_hosts_parse(&h, pl->remote, &err) == 0) {
-		for (size_t i = 0; i < h.n; i++) {
-			int st;
-
-			buf_reset(&detail);
-			st = remote_check_host(&h.v[i], cxx ? cxx : "c++", &detail);
-			add(d, st == 0 ? CHECK_OK : st == 1 ? CHECK_WARN : CHECK_FAIL, "remote host",
-			    "%s: %s", h.v[i].name, detail.s);
-		}
-		remote_hosts_release(&h);
-	}
-	free(distcc);
-	free(cxx);
-	buf_release(&err);
-	buf_release(&detail);
+	add(ctx, st == 0 ? CHECK_OK : st == 1 ? CHECK_WARN : CHECK_FAIL, "remote host", "%s", detail);
 }
 
 void
@@ -829,6 +806,6 @@ doctor_run(struct doctor *d, const struct profile *p, const struct plan *pl, con
 	if (pl)
 		check_memory(d, pl);
 	if (pl && pl->remote)
-		check_remote(d, pl);
+		remote_check_all(pl->remote, add_remote, d);
 	check_gpus(d, pl, cuda);
 }

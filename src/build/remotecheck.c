@@ -191,3 +191,33 @@ out:
 	buf_release(&idb);
 	return st;
 }
+
+void
+remote_check_all(const char *list, void (*report)(void *ctx, int status, const char *detail),
+		 void *ctx)
+{
+	struct remote_hosts h;
+	struct buf err = BUF_INIT, detail = BUF_INIT;
+	char *distcc = find_program("distcc"), *cxx = find_program("c++");
+
+	if (!distcc) {
+		report(ctx, 2, "build.remote names hosts, but there is no distcc here (apt-get install "
+		       "distcc)");
+	} else if (remote_hosts_parse(&h, list, &err) == 0) {
+		for (size_t i = 0; i < h.n; i++) {
+			struct buf one = BUF_INIT;
+			int st;
+
+			st = remote_check_host(&h.v[i], cxx ? cxx : "c++", &one);
+			buf_reset(&detail);
+			buf_addf(&detail, "%s: %s", h.v[i].name, one.s);
+			report(ctx, st, detail.s);
+			buf_release(&one);
+		}
+		remote_hosts_release(&h);
+	}
+	free(distcc);
+	free(cxx);
+	buf_release(&err);
+	buf_release(&detail);
+}

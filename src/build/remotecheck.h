@@ -16,6 +16,14 @@ struct remote_host;
  */
 int remote_check_host(const struct remote_host *h, const char *cxx, struct buf *detail);
 
+/*
+ * Every host of `list` (build.remote as the plan holds it), each reported
+ * as report(ctx, status, "HOST: what was found"); first distcc here (a
+ * failure without it).
+ */
+void remote_check_all(const char *list, void (*report)(void *ctx, int status, const char *detail),
+		      void *ctx);
+
 /* The compiler's identification in an object's .comment ("GCC: (Debian 12.2.0-14) 12.2.0"), or "". */
 void object_compiler_id(const char *bytes, size_t n, struct buf *out);
 
