@@ -755,6 +755,10 @@ plan_json(const struct plan *pl)
 	json_set(jobs, "jobs_given", json_bool(jc->jobs_given));
 	if (jc->heavy_jobs)
 		json_set(jobs, "flash_attention_max_jobs", json_number(jc->heavy_jobs));
+	if (pl->remote) {
+		json_set(jobs, "remote", json_string(pl->remote));
+		json_set(jobs, "remote_slots", json_number(jc->remote_slots));
+	}
 	json_set(o, "jobs", jobs);
 	for (i = 0; i < STEP__COUNT; i++)
 		json_push(steps, json_string(step_names[i]));
