@@ -92,6 +92,11 @@ bench-verify: all
 bench-sched: all
 	@sh scripts/bench-sched.sh
 
+# build.remote's reach: PyTorch v2.6.0's units on 1 machine + 0-8 distcc hosts
+# (TREE: a configured real tree's build directory; docs/scale-out.md).
+bench-scaleout:
+	@python3 scripts/sim-scaleout.py $(if $(TREE),--tree $(TREE)) $(if $(PEAKS),--peaks $(PEAKS))
+
 # DIR: a directory of libraries (default: the installed torch's lib/ when
 # python3 has one, else the fixtures); cuobjdump is the peer where installed.
 bench-archs: all
@@ -192,4 +197,4 @@ clean: clean-obj
 
 FORCE:
 
-.PHONY: coverage layers install bench-archs bench-device bench-inflate fuzz-campaign all deps demo test test-bins asan check-headers pkg-check clean clean-obj FORCE
+.PHONY: coverage layers install bench-scaleout bench-archs bench-device bench-inflate fuzz-campaign all deps demo test test-bins asan check-headers pkg-check clean clean-obj FORCE

@@ -16,6 +16,7 @@
 #include "core/buf.h"
 #include "profile/compat.h"
 #include "build/doctor.h"
+#include "build/remotecheck.h"
 #include "core/json.h"
 #include "profile/knowledge.h"
 #include "build/plan.h"
@@ -770,6 +771,12 @@ out:
 	buf_release(&how);
 }
 
+static void
+add_remote(void *ctx, int st, const char *detail)
+{
+	add(ctx, st == 0 ? CHECK_OK : st == 1 ? CHECK_WARN : CHECK_FAIL, "remote host", "%s", detail);
+}
+
 void
 doctor_run(struct doctor *d, const struct profile *p, const struct plan *pl, const char *cuda_home,
 	   const char *work_dir)
@@ -798,5 +805,7 @@ doctor_run(struct doctor *d, const struct profile *p, const struct plan *pl, con
 	check_disk(d, p, work_dir);
 	if (pl)
 		check_memory(d, pl);
+	if (pl && pl->remote)
+		remote_check_all(pl->remote, add_remote, d);
 	check_gpus(d, pl, cuda);
 }

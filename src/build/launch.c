@@ -1,4 +1,10 @@
 /*
+ * bwbuild launch itself: one compile from its arguments to its exit
+ * status (where it runs, measuring its process tree, learning its peak
+ * and time), the launch directory's files and OOM records. The estimate
+ * is peaks.c's, the ledger and the wait for a turn admit.c's, the choice
+ * of a remote host and distcc's command remote.c's.
+ *
  * Files in the launch directory (BWBUILD_LAUNCH_DIR, <work>/launch):
  *
  *	lock     flock(2) target guarding the two files below
@@ -9,6 +15,12 @@
  *	         names no table shared by the builds of one tree version
  *	         (<cache>/peaks/<version>.peaks, same format, its own lock
  *	         <table>.lock)
+ *	<peaks>.times  "KEY MS": the learned wall time of each compile;
+ *	         "remote:KEY" lines (in both) are the compiles sent to a host:
+ *	         what they held here (distcc's preprocessing) and their time,
+ *	         kept apart from the same units compiled here
+ *	hosts-down  "HOST UNTIL": build.remote hosts that failed (admit.c)
+ *	distcc/  DISTCC_DIR of the compiles sent to a host
  *	oom      "KEY BYTES": compiles that died of SIGKILL (appended)
  *	configure-compiles  "SOURCE": real compiles refused during configure
  *
@@ -32,614 +44,15 @@
 
 #include "core/buf.h"
 #include "core/diag.h"
+#include "build/admit.h"
 #include "build/launch.h"
 #include "build/memmodel.h"
+#include "build/remote.h"
 #include "build/repro.h"
 #include "core/strvec.h"
 #include "core/util.h"
 
 #define POLL_NS (50 * 1000 * 1000L)
-
-static uint64_t
-fnv1a(uint64_t h, const char *s)
-{
-	for (; *s; s++) {
-		h ^= (unsigned char)*s;
-		h *= 0x100000001b3ULL;
-	}
-	return h ^ 0xff; /* separator between arguments */
-}
-
-static int
-is_source(const char *a)
-{
-	return ends_with(a, ".c") || ends_with(a, ".cc") || ends_with(a, ".cpp") ||
-	       ends_with(a, ".cxx") || ends_with(a, ".cu");
-}
-
-/* Flags that change a compile's memory, and whether they take the next argument. */
-static int
-memory_flag(const char *a, int *takes_next)
-{
-	static const char *const with_arg[] = { "-gencode", "--generate-code", "-arch", "--threads",
-						"-t", "-arch=", NULL };
-	static const char *const prefixes[] = { "-gencode=", "--generate-code=", "-arch=",
-						"--gpu-architecture", "--threads=", "-O", "-G",
-						"-lineinfo", "-g", NULL };
-	size_t i;
-
-	*takes_next = 0;
-	for (i = 0; with_arg[i]; i++) {
-		if (!strcmp(a, with_arg[i])) {
-			*takes_next = 1;
-			return 1;
-		}
-	}
-	for (i = 0; prefixes[i]; i++)
-		if (starts_with(a, prefixes[i]))
-			return 1;
-	return 0;
-}
-
-void
-launch_key(char *const *argv, const char *root, struct buf *key, struct buf *source)
-{
-	uint64_t h = 0xcbf29ce484222325ULL;
-	const char *src = NULL, *rel;
-	size_t i, rl = root ? strlen(root) : 0;
-
-	for (i = 1; argv[i]; i++) {
-		int next;
-
-		if (!strcmp(argv[i], "-c") && argv[i + 1])
-			src = argv[i + 1];
-		if (memory_flag(argv[i], &next)) {
-			h = fnv1a(h, argv[i]);
-			if (next && argv[i + 1])
-				h = fnv1a(h, argv[++i]);
-		}
-	}
-	for (i = 1; !src && argv[i]; i++)
-		if (is_source(argv[i]))
-			src = argv[i];
-	if (!src)
-		src = argv[0];
-	rel = src;
-	if (rl && !strncmp(src, root, rl) && src[rl] == '/')
-		rel = src + rl + 1;
-	buf_reset(key);
-	buf_addf(key, "%s#%016llx", rel, (unsigned long long)h);
-	if (source) {
-		buf_reset(source);
-		buf_addstr(source, rel);
-	}
-}
-
-/* Heavy kernels by path: flash/memory-efficient attention, CUTLASS, MSLK. */
-static int
-is_heavy(const char *source)
-{
-	static const char *const marks[] = { "flash", "mem_eff", "cutlass", "fmha", "mslk",
-					     "fbgemm_gpu", "genai", NULL };
-	size_t i;
-
-	for (i = 0; marks[i]; i++)
-		if (strstr(source, marks[i]))
-			return 1;
-	return 0;
-}
-
-/* What the flags say: the language, gencode count and nvcc --threads (0 = every CPU). */
-static void
-compile_shape(char *const *argv, const char *source, int *cuda, unsigned *gencodes,
-	      unsigned *threads)
-{
-	const char *cc = strrchr(argv[0], '/') ? strrchr(argv[0], '/') + 1 : argv[0];
-
-	*cuda = ends_with(source, ".cu") || !strcmp(cc, "nvcc");
-	*gencodes = 0;
-	*threads = 1;
-	for (size_t i = 1; argv[i]; i++) {
-		const char *a = argv[i];
-
-		if (!strcmp(a, "-gencode") || !strcmp(a, "--generate-code"))
-			(*gencodes)++;
-		else if (starts_with(a, "-gencode=") || starts_with(a, "--generate-code="))
-			(*gencodes)++;
-		else if ((!strcmp(a, "--threads") || !strcmp(a, "-t")) && argv[i + 1])
-			*threads = (unsigned)strtoul(argv[i + 1], NULL, 10);
-		else if (starts_with(a, "--threads="))
-			*threads = (unsigned)strtoul(a + 10, NULL, 10);
-		else if (!strcmp(a, "-x") && argv[i + 1] && !strcmp(argv[i + 1], "cu"))
-			*cuda = 1;
-	}
-	if (!*gencodes)
-		*gencodes = 1;
-	if (*threads == 0)
-		*threads = (unsigned)sysconf(_SC_NPROCESSORS_ONLN);
-	if (*threads > *gencodes)
-		*threads = *gencodes;
-	if (*threads < 1)
-		*threads = 1;
-}
-
-uint64_t
-launch_estimate(char *const *argv, const char *source)
-{
-	unsigned gencodes, threads;
-	uint64_t base;
-	int cuda;
-
-	compile_shape(argv, source, &cuda, &gencodes, &threads);
-	if (!cuda)
-		return EST_LAUNCH_CXX;
-	base = is_heavy(source) ? EST_LAUNCH_HEAVY : EST_LAUNCH_CUDA;
-	/* est = base x (1 + 0.1 x (n - 1)) x min(T, n)  (build-scheduling.md §3) */
-	return base * (10 + (gencodes - 1)) / 10 * threads;
-}
-
-void
-launch_kind(char *const *argv, const char *source, struct buf *kind)
-{
-	unsigned gencodes, threads;
-	int cuda;
-
-	compile_shape(argv, source, &cuda, &gencodes, &threads);
-	buf_addf(kind, "kind:%s%s", cuda ? "cuda" : "cxx", is_heavy(source) ? "-heavy" : "");
-	if (cuda)
-		buf_addf(kind, "-g%u-t%u", gencodes, threads);
-}
-
-uint64_t
-peaks_get(const char *text, const char *key)
-{
-	size_t kl = strlen(key);
-	const char *p = text;
-	uint64_t v = 0;
-
-	while (p && *p) {
-		if (!strncmp(p, key, kl) && p[kl] == ' ')
-			v = strtoull(p + kl + 1, NULL, 10);
-		p = strchr(p, '\n');
-		if (p)
-			p++;
-	}
-	return v;
-}
-
-uint64_t
-peaks_learn(uint64_t old, uint64_t peak)
-{
-	return old > peak ? (9 * old + peak) / 10 : peak;
-}
-
-unsigned
-peaks_samples(const char *text, const char *key)
-{
-	size_t kl = strlen(key);
-	const char *p = text;
-	unsigned v = 0;
-
-	while (p && *p) {
-		if (!strncmp(p, key, kl) && p[kl] == ' ') {
-			char *end;
-
-			strtoull(p + kl + 1, &end, 10);
-			v = *end == ' ' ? (unsigned)strtoul(end + 1, NULL, 10) : 0;
-		}
-		p = strchr(p, '\n');
-		if (p)
-			p++;
-	}
-	return v;
-}
-
-uint64_t
-launch_estimate_from(const char *learned, const char *key, const char *kind, uint64_t seed,
-		     uint64_t est)
-{
-	uint64_t v;
-
-	if (learned && (v = peaks_get(learned, key)))
-		return v + v / 10;
-	if (seed)
-		return seed + seed / 10;
-	/* Never compiled: its kind's largest +25 %, once enough real units of the kind have run. */
-	if (learned && (v = peaks_get(learned, kind)) &&
-	    peaks_samples(learned, kind) >= LAUNCH_KIND_MIN_SAMPLES && v + v / 4 < est)
-		return v + v / 4;
-	return est;
-}
-
-int
-launch_is_probe(char *const *argv, const char *cwd)
-{
-	static const char *const marks[] = { "/CMakeFiles/CMakeScratch/", "/CMakeFiles/CMakeTmp",
-					     "/TryCompile-", "/CompilerIdC", "/CompilerIdCUDA",
-					     "/CompilerIdCXX", "CompilerABI.c", NULL };
-
-	for (size_t m = 0; marks[m]; m++) {
-		if (cwd && strstr(cwd, marks[m]))
-			return 1;
-		for (size_t i = 0; argv[i]; i++)
-			if (strstr(argv[i], marks[m]))
-				return 1;
-	}
-	return 0;
-}
-
-void
-launch_tree_version(const char *src_dir, struct buf *out)
-{
-	struct buf path = BUF_INIT, text = BUF_INIT;
-	size_t n = 0;
-
-	buf_addf(&path, "%s/version.txt", src_dir ? src_dir : ".");
-	if (src_dir && path_exists(path.s) && read_file(&text, path.s) == 0) {
-		const char *t = text.s + strspn(text.s, " \t\r\n");
-
-		n = strspn(t, "0123456789.");
-		while (n && t[n - 1] == '.')
-			n--;
-		buf_add(out, t, n);
-	}
-	if (!n)
-		buf_addstr(out, "unknown");
-	buf_release(&path);
-	buf_release(&text);
-}
-
-int
-launch_table_path(const char *cache_dir, const char *src_dir, struct buf *out)
-{
-	struct buf v = BUF_INIT;
-	int rc = 0;
-
-	launch_tree_version(src_dir, &v);
-	if (!strcmp(v.s, "unknown"))
-		rc = -1;
-	else
-		buf_addf(out, "%s/peaks/pytorch-%s.peaks", cache_dir, v.s);
-	buf_release(&v);
-	return rc;
-}
-
-/* One gencode's "arch=compute_XY,code=..." into the sm and compute sets (numbers XY with suffix). */
-static void
-gencode_archs(const char *g, struct strvec *sm, struct strvec *ptx)
-{
-	const char *code = strstr(g, "code=");
-	const char *p;
-
-	if (!code)
-		return;
-	for (p = code + 5; *p;) {
-		size_t n;
-
-		p += strspn(p, "[],\"' ");
-		n = strcspn(p, "[],\"' ");
-		if (!n)
-			break;
-		char *v = NULL;
-
-		if (n > 3 && !strncmp(p, "sm_", 3))
-			strset_add(sm, v = xstrndup(p + 3, n - 3));
-		else if (n > 8 && !strncmp(p, "compute_", 8))
-			strset_add(ptx, v = xstrndup(p + 8, n - 8));
-		free(v);
-		p += n;
-	}
-}
-
-void
-launch_archs(char *const *argv, struct buf *out)
-{
-	struct strvec sm = STRVEC_INIT, ptx = STRVEC_INIT;
-	struct buf g = BUF_INIT;
-
-	for (size_t i = 1; argv[i]; i++) {
-		const char *a = argv[i];
-
-		buf_reset(&g);
-		if ((!strcmp(a, "-gencode") || !strcmp(a, "--generate-code")) && argv[i + 1])
-			buf_addstr(&g, argv[++i]);
-		else if (starts_with(a, "-gencode="))
-			buf_addstr(&g, a + 9);
-		else if (starts_with(a, "--generate-code="))
-			buf_addstr(&g, a + 16);
-		else if (starts_with(a, "-arch=sm_"))
-			buf_addf(&g, "code=sm_%s", a + 9);
-		else if (!strcmp(a, "-arch") && argv[i + 1] && starts_with(argv[i + 1], "sm_"))
-			buf_addf(&g, "code=%s", argv[++i]);
-		if (g.len)
-			gencode_archs(g.s, &sm, &ptx);
-	}
-	/* A PTX-only target is listed as such. */
-	for (size_t i = 0; i < ptx.n; i++)
-		strset_add(&sm, ptx.v[i]);
-	for (size_t i = 0; i < sm.n; i++) {
-		const char *v = sm.v[i];
-		size_t digits = strspn(v, "0123456789");
-
-		if (i)
-			buf_addch(out, ';');
-		if (digits >= 2)
-			buf_addf(out, "%.*s.%.*s%s", (int)digits - 1, v, 1, v + digits - 1, v + digits);
-		else
-			buf_addstr(out, v);
-		if (strset_has(&ptx, v))
-			buf_addstr(out, "+PTX");
-	}
-	if (!sm.n)
-		buf_addstr(out, "-");
-	strvec_clear(&sm);
-	strvec_clear(&ptx);
-	buf_release(&g);
-}
-
-uint64_t
-launch_seed_lookup(const char *text, const char *path, const char *archs, const char *version)
-{
-	uint64_t best = 0;
-
-	for (const char *p = text; p && *p;) {
-		size_t n = strcspn(p, "\n");
-		char f[6][512];
-		char line[2048];
-		int got;
-
-		if (n < sizeof(line)) {
-			memcpy(line, p, n);
-			line[n] = '\0';
-			got = sscanf(line, "%511s %511s %511s %511s %511s %511s", f[0], f[1], f[2], f[3],
-				     f[4], f[5]);
-			if (got == 6 && f[0][0] != '#' && !strcmp(f[0], path) && !strcmp(f[2], archs) &&
-			    !strcmp(f[5], version)) {
-				char *end;
-				double mb = strtod(f[3], &end);
-
-				if (*end == '\0' && mb > 0 && mb < 1e9 && (uint64_t)(mb * MiB) > best)
-					best = (uint64_t)(mb * MiB);
-			}
-		}
-		p += n + (p[n] == '\n');
-	}
-	return best;
-}
-
-/* ---- the ledger ---- */
-
-
-struct ledger {
-	struct launch_entry *v;
-	size_t n, cap;
-	struct strvec keys;
-};
-
-static int
-pid_alive(long pid)
-{
-	return pid > 0 && (kill((pid_t)pid, 0) == 0 || errno == EPERM);
-}
-
-static void
-ledger_read(struct ledger *l, const char *path)
-{
-	struct buf text = BUF_INIT;
-	const char *p;
-
-	memset(l, 0, sizeof(*l));
-	strvec_init(&l->keys);
-	if (!path_exists(path) || read_file(&text, path) < 0)
-		return;
-	for (p = text.s; p && *p; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : NULL) {
-		struct launch_entry e;
-		char state;
-		int used = 0;
-
-		if (sscanf(p, "%lu %ld %c %llu %n", &e.ticket, &e.pid, &state,
-			   (unsigned long long *)&e.bytes, &used) < 4 || !pid_alive(e.pid))
-			continue;
-		e.state = state;
-		ALLOC_GROW(l->v, l->n + 1, l->cap);
-		l->v[l->n++] = e;
-		strvec_push_nodup(&l->keys, xstrndup(p + used, strcspn(p + used, "\n")));
-	}
-	buf_release(&text);
-}
-
-static int
-ledger_write(const struct ledger *l, const char *path)
-{
-	struct buf b = BUF_INIT;
-	size_t i;
-	int rc;
-
-	for (i = 0; i < l->n; i++)
-		buf_addf(&b, "%lu %ld %c %llu %s\n", l->v[i].ticket, l->v[i].pid, l->v[i].state,
-			 (unsigned long long)l->v[i].bytes, l->keys.v[i]);
-	rc = write_file_atomic(path, b.s, b.len);
-	buf_release(&b);
-	return rc;
-}
-
-static void
-ledger_release(struct ledger *l)
-{
-	free(l->v);
-	strvec_clear(&l->keys);
-}
-
-struct launcher {
-	struct buf dir, lockpath, ledger, peaks, oom;
-	uint64_t budget;
-	unsigned slots;
-	int lock_fd;
-	int peaks_fd; /* the lock of peaks: lock_fd, or <table>.lock */
-};
-
-static int
-lock_ledger(struct launcher *s)
-{
-	while (flock(s->lock_fd, LOCK_EX) < 0)
-		if (errno != EINTR)
-			return -1;
-	return 0;
-}
-
-static void
-unlock_ledger(struct launcher *s)
-{
-	flock(s->lock_fd, LOCK_UN);
-}
-
-/* Whether waiting entry `w` fits now: a free slot and room in the budget (alone, always). */
-static int
-fits(const struct launch_entry *w, unsigned running, uint64_t reserved, uint64_t budget,
-     unsigned slots)
-{
-	return !running || (running < slots && reserved + w->bytes <= budget);
-}
-
-/* Whether `w` may pass the blocked head: see launch.h. */
-static int
-may_backfill(const struct launch_entry *w, const struct launch_entry *head, unsigned running,
-	     unsigned younger, uint64_t reserved, uint64_t budget, unsigned slots)
-{
-	return running && fits(w, running, reserved, budget, slots) &&
-	       w->bytes + head->bytes <= budget && younger + 1 < slots;
-}
-
-int
-launch_may_start(const struct launch_entry *v, size_t n, unsigned long me, uint64_t budget,
-		 unsigned slots)
-{
-	const struct launch_entry *head = NULL, *self = NULL;
-	unsigned running = 0, younger = 0;
-	uint64_t reserved = 0;
-	size_t i;
-
-	for (i = 0; i < n; i++) {
-		if (v[i].state == 'R') {
-			running++;
-			reserved += v[i].bytes;
-		} else if (!head || v[i].ticket < head->ticket) {
-			head = &v[i];
-		}
-		if (v[i].ticket == me)
-			self = &v[i];
-	}
-	if (!self || self->state != 'W')
-		return 0;
-	if (self == head)
-		return fits(head, running, reserved, budget, slots);
-	if (fits(head, running, reserved, budget, slots))
-		return 0; /* the head goes first */
-	for (i = 0; i < n; i++)
-		if (v[i].state == 'R' && v[i].ticket > head->ticket)
-			younger++;
-	if (!may_backfill(self, head, running, younger, reserved, budget, slots))
-		return 0;
-	/* Among those that could pass the head, the oldest goes. */
-	for (i = 0; i < n; i++)
-		if (v[i].state == 'W' && &v[i] != head && v[i].ticket < me &&
-		    may_backfill(&v[i], head, running, younger, reserved, budget, slots))
-			return 0;
-	return 1;
-}
-
-static volatile sig_atomic_t stop_signal;
-
-static void
-on_stop(int sig)
-{
-	stop_signal = sig;
-}
-
-/* Take a ticket, then wait until first in line and there is room. 0 admitted, -1 stopped. */
-static int
-admit(struct launcher *s, const char *key, uint64_t est, unsigned long *ticket)
-{
-	struct ledger l;
-	unsigned long max = 0;
-	size_t i;
-
-	if (lock_ledger(s) < 0)
-		return -1;
-	ledger_read(&l, s->ledger.s);
-	for (i = 0; i < l.n; i++)
-		if (l.v[i].ticket > max)
-			max = l.v[i].ticket;
-	*ticket = max + 1;
-	ALLOC_GROW(l.v, l.n + 1, l.cap);
-	l.v[l.n].ticket = *ticket;
-	l.v[l.n].pid = (long)getpid();
-	l.v[l.n].state = 'W';
-	l.v[l.n].bytes = est;
-	l.n++;
-	strvec_push(&l.keys, key);
-	ledger_write(&l, s->ledger.s);
-	ledger_release(&l);
-	unlock_ledger(s);
-
-	for (;;) {
-		size_t me = (size_t)-1;
-		/* Short: a slot freed is taken within 20 ms, not a tenth of a second later. */
-		struct timespec ts = { 0, 20 * 1000 * 1000L };
-
-		if (stop_signal)
-			return -1;
-		if (lock_ledger(s) < 0)
-			return -1;
-		ledger_read(&l, s->ledger.s);
-		for (i = 0; i < l.n; i++)
-			if (l.v[i].ticket == *ticket && l.v[i].pid == (long)getpid())
-				me = i;
-		if (me == (size_t)-1) {
-			/* Our line was lost (the ledger was removed): take a new one. */
-			ledger_release(&l);
-			unlock_ledger(s);
-			return admit(s, key, est, ticket);
-		}
-		if (launch_may_start(l.v, l.n, *ticket, s->budget, s->slots)) {
-			l.v[me].state = 'R';
-			ledger_write(&l, s->ledger.s);
-			ledger_release(&l);
-			unlock_ledger(s);
-			return 0;
-		}
-		ledger_release(&l);
-		unlock_ledger(s);
-		nanosleep(&ts, NULL);
-	}
-}
-
-static void
-leave(struct launcher *s, unsigned long ticket)
-{
-	struct ledger l;
-	size_t i, j = 0;
-
-	if (lock_ledger(s) < 0)
-		return;
-	ledger_read(&l, s->ledger.s);
-	for (i = 0; i < l.n; i++) {
-		if (l.v[i].ticket == ticket && l.v[i].pid == (long)getpid()) {
-			free(l.keys.v[i]);
-			continue;
-		}
-		l.v[j] = l.v[i];
-		l.keys.v[j] = l.keys.v[i];
-		j++;
-	}
-	l.n = j;
-	l.keys.n = j;
-	l.keys.v[j] = NULL;
-	ledger_write(&l, s->ledger.s);
-	ledger_release(&l);
-	unlock_ledger(s);
-}
-
 /* ---- the process tree's resident memory, from /proc/<pid>/stat ---- */
 
 struct proc_row {
@@ -743,7 +156,7 @@ append_line(const char *path, const char *key, uint64_t bytes)
 }
 
 static void
-learn(struct launcher *s, const char *key, uint64_t value, int force)
+learn_in(struct launcher *s, const char *path, const char *key, uint64_t value, int force)
 {
 	struct buf text = BUF_INIT, out = BUF_INIT;
 	const char *p;
@@ -754,8 +167,8 @@ learn(struct launcher *s, const char *key, uint64_t value, int force)
 	while (flock(s->peaks_fd, LOCK_EX) < 0)
 		if (errno != EINTR)
 			return;
-	if (path_exists(s->peaks.s))
-		read_file(&text, s->peaks.s);
+	if (path_exists(path))
+		read_file(&text, path);
 	old = peaks_get(text.s, key);
 	for (p = text.s; p && *p; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : NULL)
 		if (strncmp(p, key, kl) || p[kl] != ' ')
@@ -767,11 +180,17 @@ learn(struct launcher *s, const char *key, uint64_t value, int force)
 	if (kind)
 		buf_addf(&out, " %u", peaks_samples(text.s, key) + 1);
 	buf_addch(&out, '\n');
-	if (mkdir_p_parent(s->peaks.s) == 0)
-		write_file_atomic(s->peaks.s, out.s, out.len);
+	if (mkdir_p_parent(path) == 0)
+		write_file_atomic(path, out.s, out.len);
 	flock(s->peaks_fd, LOCK_UN);
 	buf_release(&text);
 	buf_release(&out);
+}
+
+static void
+learn(struct launcher *s, const char *key, uint64_t value, int force)
+{
+	learn_in(s, s->peaks.s, key, value, force);
 }
 
 static int
@@ -785,7 +204,7 @@ exec_direct(char *const *argv)
 /* The launch directory's files and the budget from the environment; -1 if unusable. */
 static int
 launcher_open(struct launcher *s, const char *dir, const char *budget, const char *slots,
-	      const char *table)
+	      const char *table, const char *remote)
 {
 	memset(s, 0, sizeof(*s));
 	s->lock_fd = -1;
@@ -798,6 +217,15 @@ launcher_open(struct launcher *s, const char *dir, const char *budget, const cha
 	buf_addf(&s->lockpath, "%s/lock", dir);
 	buf_addf(&s->ledger, "%s/ledger", dir);
 	buf_addf(&s->oom, "%s/oom", dir);
+	buf_addf(&s->down, "%s/hosts-down", dir);
+	if (remote && *remote) {
+		struct buf err = BUF_INIT;
+
+		if (remote_hosts_parse(&s->hosts, remote, &err) < 0)
+			fprintf(stderr, "bwbuild launch: " LAUNCH_ENV_REMOTE ": %s; compiling here\n",
+				err.s);
+		buf_release(&err);
+	}
 	if (mkdir_p(dir) < 0)
 		return -1;
 	s->lock_fd = open(s->lockpath.s, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0666);
@@ -817,6 +245,7 @@ launcher_open(struct launcher *s, const char *dir, const char *budget, const cha
 	} else {
 		buf_addf(&s->peaks, "%s/peaks", dir);
 	}
+	buf_addf(&s->times, "%s.times", s->peaks.s);
 	return 0;
 }
 
@@ -832,6 +261,9 @@ launcher_close(struct launcher *s)
 	buf_release(&s->ledger);
 	buf_release(&s->peaks);
 	buf_release(&s->oom);
+	buf_release(&s->down);
+	buf_release(&s->times);
+	remote_hosts_release(&s->hosts);
 }
 
 /*
@@ -839,18 +271,23 @@ launcher_close(struct launcher *s)
  * wait status into *status, the peak into *peak. -1 if it could not fork.
  */
 static int
-run_measured(char *const *argv, int *status, uint64_t *peak)
+run_measured(char *const *argv, const struct strvec *env, int *status, uint64_t *peak,
+	     uint64_t *ms)
 {
+	struct timespec t0, t1;
 	struct rusage ru;
 	pid_t child;
 
 	memset(&ru, 0, sizeof(ru));
 	*status = 0;
 	*peak = 0;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
 	child = fork();
 	if (child == 0) {
 		signal(SIGINT, SIG_DFL);
 		signal(SIGTERM, SIG_DFL);
+		for (size_t i = 0; env && i < env->n; i++)
+			putenv(env->v[i]);
 		execvp(argv[0], argv);
 		fprintf(stderr, "bwbuild launch: cannot run '%s': %s\n", argv[0], strerror(errno));
 		_exit(127);
@@ -873,6 +310,9 @@ run_measured(char *const *argv, int *status, uint64_t *peak)
 	}
 	if ((uint64_t)ru.ru_maxrss * 1024 > *peak)
 		*peak = (uint64_t)ru.ru_maxrss * 1024;
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	*ms = (uint64_t)(t1.tv_sec - t0.tv_sec) * 1000 + (uint64_t)(t1.tv_nsec / 1000000) -
+	      (uint64_t)(t0.tv_nsec / 1000000);
 	return 0;
 }
 
@@ -945,6 +385,120 @@ refuse_in_configure(const char *dir, const char *source)
 	return 1;
 }
 
+/*
+ * A compile on build.remote's host `host` through distcc: 0 with its exit
+ * status in *ret, or 1 when distcc itself failed (100-127: the host is
+ * unreachable, refused the compiler, crashed or timed out), the host
+ * marked down and the compile to run here instead.
+ */
+static int
+run_remote(struct launcher *s, char *const *argv, int host, const char *rkey, int *ret)
+{
+	struct strvec cmd = STRVEC_INIT, env = STRVEC_INIT;
+	const char *name = s->hosts.v[host].name, *secs = getenv(LAUNCH_ENV_REMOTE_BACKOFF);
+	unsigned backoff = secs && *secs ? (unsigned)strtoul(secs, NULL, 10) : LAUNCH_REMOTE_BACKOFF;
+	uint64_t peak, ms;
+	int status, again = 0;
+
+	launch_remote_command(argv, name, s->dir.s, &cmd, &env);
+	if (run_measured(cmd.v, &env, &status, &peak, &ms) < 0) {
+		*ret = 1;
+	} else if (WIFEXITED(status) && launch_remote_failed(WEXITSTATUS(status))) {
+		fprintf(stderr, "bwbuild launch: host %s failed (distcc exit %d); it gets no compile "
+			"for %us, this one runs here\n", name, WEXITSTATUS(status), backoff);
+		launch_mark_down(s, host, backoff);
+		again = 1;
+	} else {
+		*ret = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+		/* What it held here and how long it took there: never the unit's own peak or time. */
+		if (!*ret && peak >= LEARN_MIN)
+			learn(s, rkey, peak, 0);
+		if (!*ret)
+			learn_in(s, s->times.s, rkey, ms, 1);
+	}
+	strvec_clear(&cmd);
+	strvec_clear(&env);
+	return again;
+}
+
+/* Where nvcc is in the command (0, or 1 behind ccache), or -1 when it is not nvcc. */
+static int
+nvcc_at(char *const *argv)
+{
+	for (int i = 0; i < 2 && argv[i]; i++) {
+		const char *b = strrchr(argv[i], '/') ? strrchr(argv[i], '/') + 1 : argv[i];
+
+		if (!strcmp(b, "nvcc"))
+			return i;
+		if (strcmp(b, "ccache"))
+			return -1;
+	}
+	return -1;
+}
+
+/*
+ * The long pole (launch_pole_cores): how many cores a CUDA compile could
+ * use, and its gencodes: --threads up to one per gencode (the objects'
+ * bytes do not change), and with BWBUILD_LAUNCH_SPLIT=on --split-compile
+ * for the rest (nvcc records it in the cubin's notes: the bytes then
+ * depend on when the unit ran). 1 for anything else, for a command that
+ * already says --threads or --split-compile, and once the learned times
+ * say the extra cores did not pay (pole:KEY no faster than KEY by 10 %).
+ */
+static unsigned
+pole_want(char *const *argv, const char *times, const char *key, const char *pkey, unsigned slots,
+	  unsigned *gencodes)
+{
+	const char *split = getenv(LAUNCH_ENV_SPLIT);
+	int at = nvcc_at(argv);
+	uint64_t plain, pole;
+
+	*gencodes = 0;
+	if (at < 0)
+		return 1;
+	for (size_t i = (size_t)at + 1; argv[i]; i++) {
+		const char *a = argv[i];
+
+		if (!strcmp(a, "-gencode") || !strcmp(a, "--generate-code") ||
+		    starts_with(a, "-gencode=") || starts_with(a, "--generate-code="))
+			(*gencodes)++;
+		else if (!strcmp(a, "-t") || starts_with(a, "--threads") || starts_with(a, "-split-compile") ||
+			 starts_with(a, "--split-compile"))
+			return 1;
+	}
+	plain = peaks_get(times, key);
+	pole = peaks_get(times, pkey);
+	if (plain && pole && pole * 10 >= plain * 9)
+		return 1;
+	if (split && !strcmp(split, "on"))
+		return slots;
+	return *gencodes > 1 ? *gencodes : 1;
+}
+
+/* The command with the long pole's flags after nvcc; what they are into `said`. */
+static void
+pole_args(char *const *argv, unsigned cores, unsigned gencodes, struct strvec *out, struct buf *said)
+{
+	const char *split = getenv(LAUNCH_ENV_SPLIT);
+	unsigned threads = gencodes > 1 ? (gencodes < cores ? gencodes : cores) : 1;
+	unsigned parts = split && !strcmp(split, "on") ? cores / threads : 1;
+	int at = nvcc_at(argv);
+
+	for (int i = 0; argv[i]; i++) {
+		strvec_push(out, argv[i]);
+		if (i != at)
+			continue;
+		if (threads > 1) {
+			strvec_pushf(out, "--threads=%u", threads);
+			buf_addf(said, " --threads=%u", threads);
+		}
+		if (parts > 1) {
+			strvec_pushf(out, "--split-compile=%u", parts);
+			buf_addf(said, " --split-compile=%u", parts);
+		}
+	}
+}
+
 int
 launch_run(char *const *argv)
 {
@@ -952,12 +506,14 @@ launch_run(char *const *argv)
 	const char *slots = getenv(LAUNCH_ENV_SLOTS), *inside, *phase = getenv(LAUNCH_ENV_PHASE);
 	struct launcher s;
 	struct buf key = BUF_INIT, source = BUF_INIT, text = BUF_INIT, kind = BUF_INIT;
-	struct strvec args = STRVEC_INIT;
+	struct buf rkey = BUF_INIT, pkey = BUF_INIT, pkind = BUF_INIT, times = BUF_INIT;
+	struct strvec args = STRVEC_INIT, pole = STRVEC_INIT;
+	unsigned gencodes = 0;
 	const char *object;
 	struct sigaction sa;
-	unsigned long ticket;
-	uint64_t est, peak;
-	int status, ret;
+	unsigned long ticket = 0;
+	uint64_t est, peak, ms, pre = 0;
+	int status, ret, remote, host;
 	char *cwd;
 
 	/*
@@ -985,7 +541,7 @@ launch_run(char *const *argv)
 		buf_release(&source);
 		return ret;
 	}
-	if (launcher_open(&s, dir, b, slots, getenv(LAUNCH_ENV_TABLE)) < 0) {
+	if (launcher_open(&s, dir, b, slots, getenv(LAUNCH_ENV_TABLE), getenv(LAUNCH_ENV_REMOTE)) < 0) {
 		launcher_close(&s);
 		return exec_direct(argv);
 	}
@@ -1005,29 +561,70 @@ launch_run(char *const *argv)
 	est = launch_estimate_from(text.s, key.s, kind.s, peaks_get(text.s, key.s) ? 0 :
 				   seed_peak(argv, source.s), launch_estimate(argv, source.s));
 
+	buf_addf(&pkey, "pole:%s", key.s);
+	if (path_exists(s.times.s))
+		read_file(&times, s.times.s);
+	s.want_cores = pole_want(argv, times.s, key.s, pkey.s, s.slots, &gencodes);
+	remote = s.hosts.n && launch_remote_capable(argv);
+	if (remote) {
+		buf_addf(&rkey, "remote:%s", key.s);
+		pre = peaks_get(text.s, rkey.s);
+		pre = pre ? pre + pre / 10 : EST_LAUNCH_PRE;
+	}
+
 	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_stop;
+	sa.sa_handler = launch_on_stop;
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
-	if (admit(&s, key.s, est, &ticket) < 0) {
-		leave(&s, ticket);
-		ret = 128 + (stop_signal ? stop_signal : SIGTERM);
-	} else if (run_measured(argv, &status, &peak) < 0) {
-		leave(&s, ticket);
-		ret = 1;
+	host = launch_admit(&s, key.s, est, remote ? pre : 0, &ticket);
+	while (host >= 0 && run_remote(&s, argv, host, rkey.s, &ret) > 0)
+		host = launch_requeue(&s, key.s, est, &ticket);
+	if (host == -2) {
+		ret = 128 + (launch_stop_signal ? launch_stop_signal : SIGTERM);
+	} else if (host >= 0) {
+		/* ret: the remote compile's */
 	} else {
-		leave(&s, ticket);
-		record_outcome(&s, key.s, kind.s, source.s, est, status, peak);
-		ret = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-		if (!ret && (object = repro_nvcc_output(argv)) && repro_fix_object(object) < 0)
+		const char *lkey = key.s, *lkind = kind.s;
+
+		if (s.cores > 1) {
+			struct buf said = BUF_INIT;
+
+			pole_args(argv, s.cores, gencodes, &pole, &said);
+			argv = pole.v;
+			/* Learned apart: its peak and time with the extra cores are not the unit's own. */
+			lkey = pkey.s;
+			buf_addstr(&pkind, "pole:");
+			buf_addstr(&pkind, kind.s);
+			lkind = pkind.s;
+			if (said.len)
+				fprintf(stderr, "bwbuild launch: %s: long pole, %u cores idle:%s\n",
+					source.s, s.cores - 1, said.s);
+			buf_release(&said);
+		}
+		if (run_measured(argv, NULL, &status, &peak, &ms) < 0) {
 			ret = 1;
+		} else {
+			launch_leave(&s, ticket);
+			record_outcome(&s, lkey, lkind, source.s, est * s.cores, status, peak);
+			ret = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+			if (!ret)
+				learn_in(&s, s.times.s, lkey, ms, 1);
+		}
 	}
+	launch_leave(&s, ticket);
+	if (!ret && (object = repro_nvcc_output(argv)) && repro_fix_object(object) < 0)
+		ret = 1;
 	launcher_close(&s);
 	buf_release(&key);
 	buf_release(&source);
 	buf_release(&text);
 	buf_release(&kind);
+	buf_release(&rkey);
+	buf_release(&pkey);
+	buf_release(&pkind);
+	buf_release(&times);
 	strvec_clear(&args);
+	strvec_clear(&pole);
 	return ret;
 }
 

@@ -4,6 +4,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "build/admit.h"
 #include "build/memmodel.h"
 
 struct buf;
@@ -31,6 +32,13 @@ struct strvec;
 #define LAUNCH_ENV_TABLE "BWBUILD_LAUNCH_TABLE"
 /* Seed tables (format in launch_seed_lookup), ':'-separated. */
 #define LAUNCH_ENV_SEED "BWBUILD_LAUNCH_SEED"
+/* build.remote as remote_hosts_format writes it: where host C++ compiles may go (remote.c). */
+#define LAUNCH_ENV_REMOTE "BWBUILD_LAUNCH_REMOTE"
+/* Seconds a host that failed stays marked down (default LAUNCH_REMOTE_BACKOFF). */
+#define LAUNCH_ENV_REMOTE_BACKOFF "BWBUILD_LAUNCH_REMOTE_BACKOFF"
+#define LAUNCH_REMOTE_BACKOFF 60
+/* "on": the long pole may also get nvcc --split-compile (build.split_compile; bytes then vary). */
+#define LAUNCH_ENV_SPLIT "BWBUILD_LAUNCH_SPLIT"
 /* In the launch directory: the compiles refused during configure, one "SOURCE" a line. */
 #define LAUNCH_CONFIGURE_COMPILES "configure-compiles"
 
@@ -108,27 +116,6 @@ uint64_t launch_estimate_from(const char *learned, const char *key, const char *
 			      uint64_t est);
 /* Rise at once, decay slowly: new = old > peak ? (9*old + peak) / 10 : peak. */
 uint64_t peaks_learn(uint64_t old, uint64_t peak);
-
-/* One ledger line: a compile waiting ('W') or running ('R') with its reservation. */
-struct launch_entry {
-	unsigned long ticket;
-	long pid;
-	char state;
-	uint64_t bytes;
-};
-
-/*
- * Admission, with backfilling: the oldest waiting compile (the head)
- * starts when a slot is free and its reservation fits in the budget (or
- * nothing runs). While the head waits for memory, a younger compile may
- * start if it fits now, if it and the head fit in the budget together (so
- * once the compiles older than the head finish, the head fits beside it:
- * its start is not delayed for memory), and if a slot stays for the head
- * (younger compiles running < slots - 1); among such, the oldest goes. The
- * head is never passed for a slot it could take, so it cannot starve.
- */
-int launch_may_start(const struct launch_entry *v, size_t n, unsigned long me, uint64_t budget,
-		     unsigned slots);
 
 /* Run `argv` under admission control; returns the exit status to exit with. */
 int launch_run(char *const *argv);

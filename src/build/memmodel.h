@@ -30,6 +30,11 @@
 #define EST_LAUNCH_CXX (2 * GiB)
 #define EST_LAUNCH_CUDA (3 * GiB)
 #define EST_LAUNCH_HEAVY (6 * GiB)
+/*
+ * What a compile sent to a remote host holds here until its own is
+ * learned: distcc's local preprocessing (cpp of a PyTorch unit: 0.1-0.4 GB).
+ */
+#define EST_LAUNCH_PRE (512 * MiB)
 /* Peaks below this are cache hits or trivia: not learned. */
 #define LEARN_MIN (64 * MiB)
 /*

@@ -8,6 +8,7 @@
 #include "build/launch.h"
 #include "build/memmodel.h"
 #include "build/plan.h"
+#include "profile/hostlist.h"
 #include "profile/profile.h"
 #include "core/util.h"
 
@@ -248,6 +249,8 @@ compile_env(struct plan *pl, const struct profile *p, const struct plan_opts *o)
 		env_set_u64(pl, LAUNCH_ENV_BUDGET, pl->jobs.budget);
 		env_set_u64(pl, LAUNCH_ENV_SLOTS, pl->jobs.slots);
 		strvec_env_set(&pl->env, LAUNCH_ENV_ROOT, pl->src_dir);
+		if (p->split_compile == TRI_ON)
+			strvec_env_set(&pl->env, LAUNCH_ENV_SPLIT, "on");
 	}
 	if (o->ccache) {
 		/* Path-independent keys, so two checkouts share hits. */
@@ -259,8 +262,71 @@ compile_env(struct plan *pl, const struct profile *p, const struct plan_opts *o)
 				       "-ffile-prefix-map=* -Xcompiler=-ffile-prefix-map=*");
 		if (p->cache_remote.str)
 			strvec_env_set(&pl->env, "CCACHE_REMOTE_STORAGE", p->cache_remote.str);
+		/*
+		 * Before distcc, ccache looks a unit up by the compiler's own
+		 * dependency file, not by preprocessing it here first.
+		 */
+		if (pl->remote)
+			strvec_env_set(&pl->env, "CCACHE_DEPEND", "true");
 	}
+	if (pl->remote && pl->jobs.launcher)
+		strvec_env_set(&pl->env, LAUNCH_ENV_REMOTE, pl->remote);
 	buf_release(&b);
+}
+
+/*
+ * build.remote, from the profile or a file it names (relative to the
+ * profile's directory), into the launcher's form; the hosts' slots are
+ * added to ninja's jobs (they wait in the launcher, not in ninja).
+ */
+static int
+plan_remote(struct plan *pl, const struct profile *p)
+{
+	struct buf text = BUF_INIT, err = BUF_INIT, path = BUF_INIT;
+	struct remote_hosts h;
+	const char *v = p->remote.str;
+	int rc = 0;
+
+	if (!v)
+		return 0;
+	if (remote_is_file(v)) {
+		const char *f = p->remote.loc.file, *slash = f ? strrchr(f, '/') : NULL;
+
+		/* --set and --remote values are relative to the current directory. */
+		if (v[0] != '/' && slash && !starts_with(f, "--set"))
+			buf_addf(&path, "%.*s/", (int)(slash - f), f);
+		buf_addstr(&path, v);
+		if (!path_exists(path.s) || read_file(&text, path.s) < 0) {
+			rc = error_at(&p->remote.loc, "build.remote: cannot read the host list '%s'",
+				      path.s);
+			goto out;
+		}
+		v = text.s;
+	}
+	if (remote_hosts_parse(&h, v, &err) < 0) {
+		rc = error_at(&p->remote.loc, "build.remote%s%s: %s", path.len ? " " : "", path.s,
+			      err.s);
+		goto out;
+	}
+	if (p->launcher == TRI_OFF) {
+		remote_hosts_release(&h);
+		rc = error_at(&p->remote.loc, "build.remote needs build.launcher: the launcher "
+			      "decides where each compile runs");
+		goto out;
+	}
+	buf_reset(&err);
+	remote_hosts_format(&h, &err);
+	pl->remote = buf_detach(&err);
+	pl->jobs.remote_slots = remote_hosts_slots(&h);
+	pl->jobs.remote_hosts = h.n;
+	if (pl->jobs.launcher && !pl->jobs.jobs_given)
+		pl->jobs.jobs += pl->jobs.remote_slots;
+	remote_hosts_release(&h);
+out:
+	buf_release(&text);
+	buf_release(&err);
+	buf_release(&path);
+	return rc;
 }
 
 int
@@ -293,6 +359,8 @@ plan_make(struct plan *pl, const struct profile *p, const struct host *h,
 	pl->arch_list = buf_detach(&b);
 	plan_targets(p, &pl->sass, &pl->ptx);
 	jobs_compute(&pl->jobs, p, h, o->self_exe && p->launcher != TRI_OFF, o->mem_budget);
+	if (plan_remote(pl, p) < 0)
+		return -1;
 
 	profile_env(pl, p);
 	compile_env(pl, p, o);
@@ -333,6 +401,7 @@ plan_release(struct plan *pl)
 	free(pl->ccache);
 	free(pl->cuda_home);
 	free(pl->arch_source);
+	free(pl->remote);
 	memset(pl, 0, sizeof(*pl));
 }
 
@@ -461,6 +530,25 @@ format_settings(const struct plan *pl, struct buf *out)
 		buf_addf(out, "  -D%s\n", pl->cmake.v[i]);
 }
 
+/* build.remote: the hosts, their slots and what each remote compile costs here. */
+static void
+format_remote(const struct plan *pl, struct buf *out)
+{
+	const struct jobs_calc *jc = &pl->jobs;
+	uint64_t pre = jc->slots ? (uint64_t)EST_LAUNCH_PRE : 0;
+	unsigned by_mem = pre ? (unsigned)(jc->budget / pre) : 0;
+
+	buf_addf(out, "  remote          %zu distccd hosts, %u slots: %s\n", jc->remote_hosts,
+		 jc->remote_slots, pl->remote);
+	buf_addf(out, "                  host C++ compiles only (never .cu, device link, fatbinary "
+		 "or a link);\n                  each holds a host slot and its estimate of the "
+		 "host's mem, and here only\n                  the preprocessing: ");
+	format_size(out, pre);
+	buf_addf(out, " until learned, so budget/");
+	format_size(out, pre);
+	buf_addf(out, " = %u remote compiles fit here\n", by_mem);
+}
+
 /* The MAX_JOBS arithmetic, step by step. */
 static void
 format_jobs(const struct plan *pl, struct buf *out)
@@ -491,6 +579,10 @@ format_jobs(const struct plan *pl, struct buf *out)
 	buf_addf(out, " (%s, %zu targets)\n", jc->per_job_kind, pl->sass.n + pl->ptx.n);
 	if (jc->jobs_given)
 		buf_addf(out, "  MAX_JOBS        %u (build.jobs)\n", jc->jobs);
+	else if (jc->launcher && jc->remote_slots)
+		buf_addf(out, "  MAX_JOBS        2 x cpus + %u remote slots = %u ninja slots; the launcher "
+			 "admits at most %u\n                  compiles at once here, while their "
+			 "reservations fit the budget\n", jc->remote_slots, jc->jobs, jc->slots);
 	else if (jc->launcher)
 		buf_addf(out, "  MAX_JOBS        2 x cpus = %u ninja slots; the launcher admits at most %u "
 			 "compiles at once\n                  and only while their reservations fit the "
@@ -506,6 +598,13 @@ format_jobs(const struct plan *pl, struct buf *out)
 			 (unsigned long long)(EST_LAUNCH_CXX / GiB),
 			 (unsigned long long)(EST_LAUNCH_CUDA / GiB),
 			 (unsigned long long)(EST_LAUNCH_HEAVY / GiB));
+	if (jc->launcher)
+		buf_addf(out, "  long pole       a CUDA compile admitted while nothing waits gets the idle "
+			 "slots: nvcc --threads\n                  up to its gencodes%s, its "
+			 "reservation times the cores\n", pl->profile && pl->profile->split_compile == TRI_ON ?
+			 ", then --split-compile (build.split_compile)" : "");
+	if (jc->remote_slots)
+		format_remote(pl, out);
 	if (jc->heavy_jobs) {
 		buf_addstr(out, "  heavy pool      FLASH_ATTENTION_MAX_JOBS = min(slots, budget/");
 		format_size(out, jc->heavy_per_job);
@@ -656,6 +755,10 @@ plan_json(const struct plan *pl)
 	json_set(jobs, "jobs_given", json_bool(jc->jobs_given));
 	if (jc->heavy_jobs)
 		json_set(jobs, "flash_attention_max_jobs", json_number(jc->heavy_jobs));
+	if (pl->remote) {
+		json_set(jobs, "remote", json_string(pl->remote));
+		json_set(jobs, "remote_slots", json_number(jc->remote_slots));
+	}
 	json_set(o, "jobs", jobs);
 	for (i = 0; i < STEP__COUNT; i++)
 		json_push(steps, json_string(step_names[i]));

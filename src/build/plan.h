@@ -48,6 +48,8 @@ struct jobs_calc {
 	int jobs_given;           /* build.jobs was a number */
 	int launcher;             /* admission by `bwbuild launch`: MAX_JOBS = 2 x cpus */
 	unsigned slots;           /* compiles the launcher lets run at once (cpus) */
+	unsigned remote_slots;    /* build.remote: host C++ compiles the hosts take at once */
+	size_t remote_hosts;
 };
 
 struct plan {
@@ -66,6 +68,7 @@ struct plan {
 	char *ccache;               /* the ccache program when build.cache is ccache, else NULL */
 	char *cuda_home;
 	char *arch_source;          /* what judged the archs: the tree's select_compute_arch.cmake or bwbuild's table */
+	char *remote;               /* build.remote as the launcher reads it (hostlist.h), or NULL */
 };
 
 struct plan_opts {

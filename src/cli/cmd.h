@@ -63,6 +63,10 @@ int cmd_parse(const struct command *cmd, const char *about, const struct option 
 		   "work tree: checkout, logs, build state (default work/<profile>)")
 #define OPT_OUT(v)                                                                          \
 	OPT_STRING(0, "out", (v), "DIR", "where the wheel and manifest go (default out/<profile>)")
+#define OPT_REMOTE(v)                                                                       \
+	OPT_STRING(0, "remote", (v), "HOSTS",                                               \
+		   "send host C++ compiles to these distccd hosts ('H:PORT/SLOTS ...' or "  \
+		   "./FILE); overrides build.remote")
 #define OPT_MEM_BUDGET(v)                                                                   \
 	OPT_SIZE(0, "mem-budget", (v), "SIZE",                                              \
 		 "memory the compile may use, e.g. 16G (default: build.mem_budget, else "   \

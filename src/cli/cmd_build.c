@@ -17,9 +17,11 @@ cmd_build(int argc, char **argv, const struct command *cmd)
 {
 	/* static: the --set values live as long as the command (and stay reachable) */
 	static struct strvec sets = STRVEC_INIT;
+	const char *remote = NULL;
 	struct build_opts o = { .until = STEP_PUBLISH, .r.sets = &sets };
 	const struct option options[] = {
 		OPT_PROFILE_OPTIONS(&o.r, &sets),
+		OPT_REMOTE(&remote),
 		OPT_OUT(&o.r.out_dir),
 		OPT_STEP(0, "until", &o.until, "STEP",
 			 "stop after fetch, configure, compile, wheel, verify, smoke or publish; "
@@ -44,6 +46,8 @@ cmd_build(int argc, char **argv, const struct command *cmd)
 
 	if (cmd_parse(cmd, about, options, argc, argv, &ret))
 		return ret;
+	if (remote)
+		strvec_pushf(&sets, "build.remote=%s", remote);
 	if (o.r.source_dir && (o.force || o.refresh)) {
 		error("--source builds a tree as it is; --force and --fetch are for the checkout "
 		      "bwbuild makes");

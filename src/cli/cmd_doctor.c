@@ -24,10 +24,12 @@ int
 cmd_doctor(int argc, char **argv, const struct command *cmd)
 {
 	static struct strvec sets = STRVEC_INIT;
+	const char *remote = NULL;
 	struct resolve_opts o = { .sets = &sets };
 	int json = 0, ret = EXIT_USAGE;
 	const struct option options[] = {
 		OPT_PROFILE_OPTIONS(&o, &sets),
+		OPT_REMOTE(&remote),
 		OPT_STRING(0, "source", &o.source_dir, "PATH",
 			   "check against this local tree (its imports, its CMake minimum); "
 			   "default: the work tree's checkout when there is one"),
@@ -41,8 +43,11 @@ cmd_doctor(int argc, char **argv, const struct command *cmd)
 
 	memset(&p, 0, sizeof(p));
 	memset(&pl, 0, sizeof(pl));
-	if (cmd_parse(cmd, about, options, argc, argv, &ret) ||
-	    (o.profile && (resolve_profile(&p, &o) < 0 || resolve_plan(&pl, &p, &o) < 0)))
+	if (cmd_parse(cmd, about, options, argc, argv, &ret))
+		goto out;
+	if (remote)
+		strvec_pushf(&sets, "build.remote=%s", remote);
+	if ((o.profile && (resolve_profile(&p, &o) < 0 || resolve_plan(&pl, &p, &o) < 0)))
 		goto out;
 	doctor_run(&d, o.profile ? &p : NULL, o.profile ? &pl : NULL, resolve_cuda_home(&p),
 		   o.profile ? pl.work_dir : o.work_dir ? o.work_dir : ".");

@@ -21,10 +21,12 @@ cmd_plan(int argc, char **argv, const struct command *cmd)
 {
 	/* static: the --set values live as long as the command (and stay reachable) */
 	static struct strvec sets = STRVEC_INIT;
+	const char *remote = NULL;
 	struct resolve_opts o = { .sets = &sets };
 	int json = 0, ret = EXIT_OK;
 	const struct option options[] = {
 		OPT_PROFILE_OPTIONS(&o, &sets),
+		OPT_REMOTE(&remote),
 		OPT_OUT(&o.out_dir),
 		OPT_MEM_BUDGET(&o.mem_budget),
 		OPT_STRING(0, "source", &o.source_dir, "PATH",
@@ -38,6 +40,8 @@ cmd_plan(int argc, char **argv, const struct command *cmd)
 
 	if (cmd_parse(cmd, about, options, argc, argv, &ret))
 		return ret;
+	if (remote)
+		strvec_pushf(&sets, "build.remote=%s", remote);
 	memset(&p, 0, sizeof(p));
 	memset(&pl, 0, sizeof(pl));
 	if (resolve_profile(&p, &o) < 0 || resolve_plan(&pl, &p, &o) < 0) {

@@ -20,6 +20,7 @@
 #include "core/strvec.h"
 #include "core/suggest.h"
 #include "core/util.h"
+#include "profile/hostlist.h"
 #include "profile/pnode.h"
 #include "profile/profile.h"
 
@@ -200,6 +201,23 @@ static int
 is_redis_url(const char *s)
 {
 	return starts_with(s, "redis://");
+}
+
+/* A host list (profile/hostlist.h), or the path of a file of one, read when the build is planned. */
+static int
+is_remote_hosts(const char *s)
+{
+	struct remote_hosts h;
+	struct buf err = BUF_INIT;
+	int ok;
+
+	if (remote_is_file(s))
+		return 1;
+	ok = remote_hosts_parse(&h, s, &err) == 0;
+	if (ok)
+		remote_hosts_release(&h);
+	buf_release(&err);
+	return ok;
 }
 
 static int
@@ -464,10 +482,17 @@ const struct profile_key profile_keys[] = {
 	{ "build", "python", KEY_STRING, AT(python), 0, NULL, NULL, "the build interpreter" },
 	{ "build", "launcher", KEY_SWITCH, AT(launcher), AT(launcher_loc), NULL, "is on or off",
 	  "admission control by bwbuild launch" },
+	{ "build", "split_compile", KEY_SWITCH, AT(split_compile), AT(split_compile_loc), NULL,
+	  "is on or off",
+	  "a CUDA unit alone with idle cores may get nvcc --split-compile (the objects record it)" },
 	{ "build", "cache", KEY_STRING, AT(cache), 0, is_cache_kind, "is ccache or none",
 	  "compile through ccache" },
 	{ "build", "cache_remote", KEY_STRING, AT(cache_remote), 0, is_redis_url,
 	  "must be a redis://HOST:PORT URL", "ccache's remote storage" },
+	{ "build", "remote", KEY_STRING, AT(remote), 0, is_remote_hosts,
+	  "must be distccd hosts such as '10.0.0.5:3632/8 10.0.0.6/8,mem=32G' (not localhost), "
+	  "or a file of them (./hosts)",
+	  "send host C++ compiles to these distccd hosts" },
 	{ "build", "env", KEY_ENV, AT(build_env), AT(nbuild_env), NULL, NULL,
 	  "allowed build variables (TORCH_NVCC_FLAGS, CC, CXX, ...)" },
 	{ "build", "cxx11_abi", KEY_SWITCH, AT(cxx11_abi), AT(cxx11_abi_loc), NULL, "is on or off",

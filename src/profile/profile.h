@@ -106,8 +106,11 @@ struct profile {
 	struct pvalue python;
 	enum tri launcher;          /* build.launcher; unset = on */
 	struct loc launcher_loc;
+	enum tri split_compile;     /* build.split_compile: the long pole may get nvcc --split-compile */
+	struct loc split_compile_loc;
 	struct pvalue cache;        /* build.cache: "ccache" or "none" */
 	struct pvalue cache_remote; /* build.cache_remote: redis://HOST:PORT */
+	struct pvalue remote;       /* build.remote: distccd hosts (profile/hostlist.h) or a file of them */
 	struct pkv *build_env;      /* build.env: allowed variables only (build_env_refusal) */
 	size_t nbuild_env;
 	struct pvalue version_suffix;

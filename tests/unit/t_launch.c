@@ -222,8 +222,8 @@ t_kind(void)
 		"flash_fwd_hdim128.cu", "csrc/flash/flash_fwd_hdim128.cu", "kind:cuda-heavy-g1-t1");
 }
 
-#define W(t, b) { (t), 1, 'W', (b) }
-#define R(t, b) { (t), 1, 'R', (b) }
+#define W(t, b) { (t), 1, 'W', (b), 0, -1, 1 }
+#define R(t, b) { (t), 1, 'R', (b), 0, -1, 1 }
 
 /* The admission decision: head first, backfill that cannot delay the head, no starvation. */
 static void
