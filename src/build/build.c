@@ -1,11 +1,13 @@
 #include <errno.h>
 #include <stdio.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "build/build.h"
 #include "core/diag.h"
 #include "core/fault.h"
 #include "core/proc.h"
+#include "sources/git.h"
 #include "build/step.h"
 #include "build/uptodate.h"
 #include "core/util.h"
@@ -13,24 +15,62 @@
 
 /* The pipeline, in order; each step lives in the file named after it. */
 static const struct build_step steps[STEP__COUNT] = {
-	[STEP_FETCH] = { "fetch", extension_check, fetch_run },  /* src/build/fetch.c, src/wheel/extension.c */
+	[STEP_FETCH] = { "fetch", extension_check, fetch_run, EXIT_USAGE },  /* src/build/fetch.c, src/wheel/extension.c */
 	[STEP_CONFIGURE] = { "configure", NULL, configure_run }, /* src/build/configure.c */
-	[STEP_COMPILE] = { "compile", compile_check, compile_run }, /* src/build/compile.c */
+	[STEP_COMPILE] = { "compile", compile_check, compile_run, EXIT_FAIL }, /* src/build/compile.c */
 	[STEP_WHEEL] = { "wheel", NULL, package_run },           /* src/build/package.c */
 	[STEP_VERIFY] = { "verify", NULL, verify_run },          /* src/wheel/verify_step.c */
 	[STEP_SMOKE] = { "smoke", NULL, smoke_step_run },        /* src/wheel/smoke_step.c */
-	[STEP_PUBLISH] = { "publish", publish_check, publish_run }, /* src/build/publish.c */
+	[STEP_PUBLISH] = { "publish", publish_check, publish_run, EXIT_USAGE }, /* src/build/publish.c */
 };
 
-/* Every step's check, before the first step runs (--until too): what is missing is found now. */
+/*
+ * Every step's check, before the first step runs (--until too): what is
+ * missing is found now. The exit status: bad input (the extension's torch,
+ * an unwritable --out) before a failed check of the machine.
+ */
 static int
 check_steps(struct build *b)
 {
-	int rc = 0;
+	int ret = EXIT_OK;
 
 	for (int i = 0; i < STEP__COUNT; i++)
-		if (steps[i].check && steps[i].check(b) < 0)
-			rc = -1;
+		if (steps[i].check && steps[i].check(b) < 0 &&
+		    (ret == EXIT_OK || steps[i].check_fails == EXIT_USAGE))
+			ret = steps[i].check_fails;
+	return ret;
+}
+
+/*
+ * A source repository that is a local path must be there, unless the cached
+ * mirror already has the ref: found before the work tree, --out and an empty
+ * mirror are made for a build that cannot start.
+ */
+static int
+check_local_repo(const struct build *b)
+{
+	const struct profile *p = &b->profile;
+	const char *url = p->source_repo.str;
+	struct buf cache = BUF_INIT, want = BUF_INIT;
+	int rc = 0;
+
+	if (b->plan.local_source || !url || !p->source_ref.str)
+		return 0;
+	if (!strncmp(url, "file://", 7))
+		url += 7;
+	if (url[0] != '/' || path_exists(url))
+		return 0;
+	repo_cache_dir(&cache);
+	diag_quiet++;
+	if (repo_resolve_cached(cache.s, p->source_repo.str, p->source_ref.str, &want) < 0)
+		rc = -1;
+	diag_quiet--;
+	if (rc < 0)
+		error_at(&p->source_repo.loc, "source.repo '%s' does not exist, and no cached mirror "
+			 "has '%s'; point source.repo at the repository", p->source_repo.str,
+			 p->source_ref.str);
+	buf_release(&cache);
+	buf_release(&want);
 	return rc;
 }
 
@@ -104,7 +144,8 @@ build_run(const struct build_opts *o)
 	if (resolve_profile(&b.profile, &o->r) < 0 || resolve_plan(&b.plan, &b.profile, &o->r) < 0)
 		goto out;
 	if (workdir_validate(b.plan.work_dir, b.plan.out_dir,
-			     b.plan.local_source ? b.plan.src_dir : NULL) < 0)
+			     b.plan.local_source ? b.plan.src_dir : NULL) < 0 ||
+	    check_local_repo(&b) < 0)
 		goto out;
 	ret = EXIT_FAIL;
 	/* The work dir's lock first: an up-to-date check may publish the last build again. */
@@ -116,8 +157,12 @@ build_run(const struct build_opts *o)
 		ret = EXIT_OK;
 		goto out;
 	}
-	if (check_steps(&b) < 0 || proc_interrupted)
+	if ((ret = check_steps(&b)) != EXIT_OK || proc_interrupted) {
+		if (ret == EXIT_OK)
+			ret = EXIT_FAIL;
 		goto out;
+	}
+	ret = EXIT_FAIL;
 	fprintf(stderr, "bwbuild: profile '%s', archs %s, MAX_JOBS=%u, python %s\n",
 		b.profile.name.str, b.plan.arch_list, b.plan.jobs.jobs, b.python.s);
 	if (run_steps(&b, last) < 0)

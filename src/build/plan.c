@@ -494,10 +494,16 @@ format_settings(const struct plan *pl, struct buf *out)
 	const struct profile *p = pl->profile;
 	size_t i;
 
-	buf_addstr(out, "\nfeatures\n");
+	/* An extension has its torch's features; only the switches its own build reads are shown. */
+	buf_addstr(out, profile_is_extension(p) ? "\nfeatures (set by the extension profile; the "
+		   "others are its torch's)\n" : "\nfeatures\n");
 	for (i = 0; i < FEAT__COUNT; i++) {
 		const char *opt = feature_table[i].option;
-		long at = p->features[i] == TRI_UNSET ?
+		long at;
+
+		if (profile_is_extension(p) && p->features[i] == TRI_UNSET)
+			continue;
+		at = p->features[i] == TRI_UNSET ?
 			  strvec_env_find(&pl->inherited, opt, strlen(opt)) : -1;
 
 		buf_addf(out, "  %-18s ", feature_table[i].key);

@@ -57,6 +57,8 @@ struct build_step {
 	const char *name;
 	int (*check)(struct build *b);
 	int (*run)(struct build *b);
+	/* The exit status when the check fails: EXIT_USAGE where it judges the input (diag.h). */
+	int check_fails;
 };
 
 /* The context of one build of `o`, and everything it holds released. */
@@ -65,6 +67,12 @@ void build_release(struct build *b);
 
 int fetch_run(struct build *b);                 /* src/build/fetch.c */
 int extension_check(struct build *b);           /* src/wheel/extension.c: kind: extension */
+/*
+ * The torch an extension profile builds on (its `torch:`), loaded into `t`
+ * (found at `where`), every arch of the profile one it runs on; -1 after
+ * reporting. What build, plan and doctor all check (src/wheel/extension.c).
+ */
+int extension_torch(const struct profile *p, struct torch_ref *t, struct buf *where);
 int extension_tree(struct build *b);
 /* Requested vs effective archs of an extension's libraries, into the report's errors. */
 void extension_verify(struct build *b, int repacked);

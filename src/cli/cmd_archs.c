@@ -14,7 +14,8 @@ static const char about[] =
 	"PTX targets with the number of fatbin entries for each, relocatable device code\n"
 	"(__nv_relfatbin) apart. A FILE is an ELF library or a .fatbin; a DIR is searched\n"
 	"for *.so and *.so.* (site-packages/torch, torch/lib); a WHEEL's libraries are\n"
-	"read from inside it. Exit 1 when a library cannot be read.\n";
+	"read from inside it. Exit 1 when a library cannot be read, 2 when a path is\n"
+	"not there or not a file, a directory or a wheel.\n";
 
 static struct json *
 counts_json(const struct target_counts *c)
@@ -138,7 +139,12 @@ cmd_archs(int argc, char **argv, const struct command *cmd)
 
 	if (cmd_parse(cmd, about, options, argc, argv, &ret))
 		goto out;
-	ret = archs_scan(&r, paths.v, paths.n, threads) < 0 ? EXIT_USAGE : EXIT_OK;
+	/* A path that is not there is bad input: no "0 of 0" summary, as if there were nothing. */
+	if (archs_scan(&r, paths.v, paths.n, threads) < 0) {
+		archs_report_release(&r);
+		goto out;
+	}
+	ret = EXIT_OK;
 	for (size_t i = 0; i < r.n; i++)
 		failed += r.libs[i].error != NULL;
 	if (json) {

@@ -9,6 +9,8 @@
 #include "profile/profile.h"
 #include "cli/report.h"
 #include "build/resolve.h"
+#include "build/step.h"
+#include "wheel/against.h"
 #include "core/strvec.h"
 
 static const char about[] =
@@ -40,6 +42,8 @@ cmd_doctor(int argc, char **argv, const struct command *cmd)
 	struct profile p;
 	struct plan pl;
 	struct doctor d;
+	struct torch_ref torch;
+	struct buf where = BUF_INIT;
 
 	memset(&p, 0, sizeof(p));
 	memset(&pl, 0, sizeof(pl));
@@ -47,8 +51,14 @@ cmd_doctor(int argc, char **argv, const struct command *cmd)
 		goto out;
 	if (remote)
 		strvec_pushf(&sets, "build.remote=%s", remote);
+	/* An extension's torch is checked as the build checks it: what it refuses, doctor does (exit 2). */
 	if ((o.profile && (resolve_profile(&p, &o) < 0 || resolve_plan(&pl, &p, &o) < 0)))
 		goto out;
+	if (o.profile && profile_is_extension(&p)) {
+		if (extension_torch(&p, &torch, &where) < 0)
+			goto out;
+		torch_ref_release(&torch);
+	}
 	doctor_run(&d, o.profile ? &p : NULL, o.profile ? &pl : NULL, resolve_cuda_home(&p),
 		   o.profile ? pl.work_dir : o.work_dir ? o.work_dir : ".");
 	if (json) {
@@ -62,6 +72,7 @@ cmd_doctor(int argc, char **argv, const struct command *cmd)
 	buf_release(&text);
 	doctor_release(&d);
 out:
+	buf_release(&where);
 	plan_release(&pl);
 	profile_release(&p);
 	return ret;

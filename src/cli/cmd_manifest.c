@@ -49,8 +49,9 @@ cmd_manifest(int argc, char **argv, const struct command *cmd)
 		buf_addstr(&text, s);
 		free(s);
 	}
+	/* An output that cannot be written is no verdict on the wheel (diag.h). */
 	if (out && write_file_atomic(out, text.s, text.len) < 0)
-		ret = EXIT_FAIL;
+		ret = EXIT_USAGE;
 	else if (!out)
 		fputs(text.s, stdout);
 	buf_release(&text);

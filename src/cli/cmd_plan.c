@@ -37,6 +37,7 @@ cmd_plan(int argc, char **argv, const struct command *cmd)
 	struct buf text = BUF_INIT;
 	struct profile p;
 	struct plan pl;
+	struct plan_view v;
 
 	if (cmd_parse(cmd, about, options, argc, argv, &ret))
 		return ret;
@@ -44,15 +45,18 @@ cmd_plan(int argc, char **argv, const struct command *cmd)
 		strvec_pushf(&sets, "build.remote=%s", remote);
 	memset(&p, 0, sizeof(p));
 	memset(&pl, 0, sizeof(pl));
-	if (resolve_profile(&p, &o) < 0 || resolve_plan(&pl, &p, &o) < 0) {
+	memset(&v, 0, sizeof(v));
+	/* What the build refuses before its first step, the plan refuses too (exit 2). */
+	if (resolve_profile(&p, &o) < 0 || resolve_plan(&pl, &p, &o) < 0 ||
+	    plan_view_make(&v, &pl, &p) < 0) {
 		ret = EXIT_USAGE;
 	} else if (json) {
-		report_json(plan_json(&pl));
+		report_json(plan_view_json(&v));
 	} else {
-		if (report_plan(&pl, &p, &text) < 0)
-			ret = EXIT_USAGE;
+		plan_view_text(&v, &text);
 		fputs(text.s, stdout);
 	}
+	plan_view_release(&v);
 	buf_release(&text);
 	plan_release(&pl);
 	profile_release(&p);

@@ -258,7 +258,7 @@ cmd_smoke(int argc, char **argv, const struct command *cmd)
 		ret = is_regular(rq.target) || is_dir(rq.target) ? EXIT_FAIL : EXIT_USAGE;
 		goto out;
 	}
-	ret = rc == SMOKE_NO_GPU ? SMOKE_NO_GPU : rc ? EXIT_FAIL : EXIT_OK;
+	ret = rc == SMOKE_NO_GPU ? EXIT_NO_GPU : rc ? EXIT_FAIL : EXIT_OK;
 	if (!json && json_get(result, "gpus"))
 		report_multi(result, stdout);
 	else if (!json)
@@ -268,7 +268,7 @@ cmd_smoke(int argc, char **argv, const struct command *cmd)
 		      "run)", json_len(json_get(result, "gpus")), SMOKE_NO_GPU);
 	else if (rc == SMOKE_NO_GPU)
 		error("no usable GPU: %s (exit %d: nothing beyond the import was run)",
-		      smoke_find(&sr, "cuda")->reason, SMOKE_NO_GPU);
+		      smoke_find(&sr, "cuda")->reason, EXIT_NO_GPU);
 	else if (rc) {
 		size_t failed = 0;
 
@@ -283,13 +283,14 @@ cmd_smoke(int argc, char **argv, const struct command *cmd)
 	if (out) {
 		char *text = json_print(result, 1);
 
+		/* Not the wheel's failure: an output that cannot be written (diag.h). */
 		if (write_file_atomic(out, text, strlen(text)) < 0)
-			ret = EXIT_FAIL;
+			ret = EXIT_USAGE;
 		free(text);
 	}
 	if (manifest) {
 		if (smoke_manifest_merge(manifest, result) < 0)
-			ret = EXIT_FAIL;
+			ret = EXIT_USAGE;
 		result = NULL;
 	}
 out:

@@ -77,9 +77,10 @@ cmd_verify(int argc, char **argv, const struct command *cmd)
 		ret = is_regular(wheel) || is_dir(wheel) ? EXIT_FAIL : EXIT_USAGE;
 		goto out;
 	}
+	/* The GPUs first: what they find is in the report's errors, so never "ok" then "NO". */
+	ret = report_gpus(&r, &gpus, json ? NULL : stdout) || r.errors.n ? EXIT_FAIL : EXIT_OK;
 	if (!json)
 		report_wheel(&r, ex.deep, stdout);
-	ret = report_gpus(&r, &gpus, json ? NULL : stdout) || r.errors.n ? EXIT_FAIL : EXIT_OK;
 	if (json)
 		report_wheel_json(&r, o.profile ? &p : NULL);
 	wheel_report_release(&r);

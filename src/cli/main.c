@@ -2,8 +2,11 @@
 #include <string.h>
 
 #include "cli/cmd.h"
+#include "core/buf.h"
 #include "core/diag.h"
 #include "core/suggest.h"
+#include "core/proc.h"
+#include "profile/profile.h"
 #include "core/util.h"
 #include "core/version.h"
 
@@ -36,8 +39,88 @@ usage(FILE *f)
 	for (i = 0; i < ARRAY_SIZE(commands); i++)
 		fprintf(f, "  %-10s %s\n", commands[i].name, commands[i].summary);
 	fprintf(f, "\n'bwbuild help <command>' or 'bwbuild <command> --help' describes a command;\n"
-		   "'bwbuild --version' prints the version.\n"
-		   "Exit status: 0 success, 1 a failed check or build, 2 usage or bad input.\n");
+		   "'bwbuild --version' prints the version; 'bwbuild help exit-codes' what\n"
+		   "each exit status means.\n");
+}
+
+static const char help_about[] =
+	"Without an argument, list the commands; with a command, print its help (the\n"
+	"same text as 'bwbuild COMMAND --help'); with exit-codes, the exit statuses\n"
+	"every command keeps to.\n";
+
+static const char *help_topic;
+static const struct opt_command help_cmd = { "help", help_about, NULL, 0 };
+static const struct option help_opts[] = {
+	OPT_ARG("topic", &help_topic, "[COMMAND|exit-codes]",
+		"a command of 'bwbuild help', or exit-codes: the exit statuses"),
+	OPT_END(),
+};
+
+static void
+exit_codes_text(struct buf *out)
+{
+	buf_addstr(out, "exit statuses of every bwbuild command ('bwbuild launch' exits with "
+		   "the compiler's):\n");
+	for (const struct exit_code *e = exit_codes; e->name; e++)
+		buf_addf(out, "  %-4d %-12s %s\n", e->code, e->name, e->meaning);
+}
+
+/* The generated parts of the docs (scripts/gen-docs.sh): one per format. */
+static int
+help_doc(const char *format)
+{
+	static char help_option[] = "--help";
+	struct buf b = BUF_INIT;
+	size_t i;
+
+	if (!strcmp(format, "md") || !strcmp(format, "man") || !strcmp(format, "bash")) {
+		help_format = !strcmp(format, "md") ? HELP_MD : !strcmp(format, "man") ? HELP_MAN :
+			      HELP_BASH;
+		if (help_format == HELP_BASH) {
+			printf("_bwbuild_commands=\"");
+			for (i = 0; i < ARRAY_SIZE(commands); i++)
+				printf("%s ", commands[i].name);
+			printf("help\"\n");
+		}
+		for (i = 0; i < ARRAY_SIZE(commands); i++) {
+			char *argv[3] = { (char *)commands[i].name, help_option, NULL };
+
+			fflush(stdout);
+			commands[i].fn(2, argv, &commands[i]);
+		}
+		if (help_format == HELP_MD) {
+			usage_markdown(&b, &help_cmd, help_opts);
+			buf_addstr(&b, "### Exit status\n\n| status | name | meaning |\n|---|---|---|\n");
+			for (const struct exit_code *e = exit_codes; e->name; e++)
+				buf_addf(&b, "| %d | `%s` | %s |\n", e->code, e->name, e->meaning);
+			buf_addstr(&b, "\n`bwbuild launch` exits with the compiler's status.\n");
+		} else if (help_format == HELP_MAN) {
+			usage_man(&b, &help_cmd, help_opts);
+		}
+		fputs(b.s, stdout);
+		buf_release(&b);
+		help_format = HELP_TEXT;
+		return EXIT_OK;
+	}
+	if (!strcmp(format, "man-exit")) {
+		for (const struct exit_code *e = exit_codes; e->name; e++) {
+			buf_addf(&b, ".TP\n.B %d\n%s: ", e->code, e->name);
+			man_escape(&b, e->meaning, strlen(e->meaning));
+			buf_addch(&b, '\n');
+		}
+		buf_addstr(&b, ".PP\n.B launch\nexits with the compiler's status.\n");
+		fputs(b.s, stdout);
+		buf_release(&b);
+		return EXIT_OK;
+	}
+	if (!strcmp(format, "keys")) {
+		for (i = 0; i < profile_nkeys; i++)
+			printf("%s%s%s\n", profile_keys[i].section ? profile_keys[i].section : "",
+			       profile_keys[i].section ? "." : "", profile_keys[i].key);
+		return EXIT_OK;
+	}
+	error("--doc is md, man, man-exit, bash or keys, not '%s'", format);
+	return EXIT_USAGE;
 }
 
 static const struct command *
@@ -70,21 +153,39 @@ default_command(void)
 	BUG("no command is CMD_DEFAULT");
 }
 
-/* "bwbuild help" lists the commands; "bwbuild help CMD" is "bwbuild CMD --help". */
+/*
+ * "bwbuild help" lists the commands; "bwbuild help CMD" is "bwbuild CMD
+ * --help"; "bwbuild help exit-codes" the contract of diag.h.
+ */
 static int
 help(int argc, char **argv)
 {
 	static char help_option[] = "--help";
 	const struct command *c;
 	char *help_argv[3];
+	struct buf b = BUF_INIT;
 
 	if (argc < 3) {
 		usage(stdout);
 		return EXIT_OK;
 	}
 	if (argc > 3) {
-		error("unexpected argument '%s'; see 'bwbuild --help'", argv[3]);
+		error("unexpected argument '%s'; see 'bwbuild help help'", argv[3]);
 		return EXIT_USAGE;
+	}
+	if (!strncmp(argv[2], "--doc=", 6))
+		return help_doc(argv[2] + 6);
+	if (!strcmp(argv[2], "help") || !strcmp(argv[2], "--help") || !strcmp(argv[2], "-h")) {
+		usage_with_options(&b, &help_cmd, help_opts);
+		fputs(b.s, stdout);
+		buf_release(&b);
+		return EXIT_OK;
+	}
+	if (!strcmp(argv[2], "exit-codes")) {
+		exit_codes_text(&b);
+		fputs(b.s, stdout);
+		buf_release(&b);
+		return EXIT_OK;
 	}
 	if (!(c = find_command(argv[2])))
 		return EXIT_USAGE;
@@ -126,5 +227,6 @@ main(int argc, char **argv)
 		error("cannot write to standard output:");
 		return EXIT_USAGE;
 	}
-	return ret;
+	/* Stopped by Ctrl-C or a TERM, whichever command ran: 128 + the signal. */
+	return proc_interrupted ? EXIT_SIGNAL + proc_interrupted : ret;
 }

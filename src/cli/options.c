@@ -263,12 +263,21 @@ check_complete(const struct opt_command *cmd, const struct option *opts,
 		     o->long_name, o->argh, cmd->name);
 }
 
+enum help_format help_format = HELP_TEXT;
+
 static void
 print_help(const struct opt_command *cmd, const struct option *opts)
 {
 	struct buf b = BUF_INIT;
 
-	usage_with_options(&b, cmd, opts);
+	if (help_format == HELP_MD)
+		usage_markdown(&b, cmd, opts);
+	else if (help_format == HELP_MAN)
+		usage_man(&b, cmd, opts);
+	else if (help_format == HELP_BASH)
+		usage_bash(&b, cmd, opts);
+	else
+		usage_with_options(&b, cmd, opts);
 	fputs(b.s, stdout);
 	buf_release(&b);
 }
@@ -471,4 +480,129 @@ usage_with_options(struct buf *out, const struct opt_command *cmd, const struct 
 	if (opts->kind != OPTION_END)
 		buf_addch(out, '\n');
 	add_option_list(out, opts);
+}
+
+/* The reference of docs/bwbuild.md is what --help prints, so the two cannot differ. */
+void
+usage_markdown(struct buf *out, const struct opt_command *cmd, const struct option *opts)
+{
+	buf_addf(out, "### bwbuild %s\n\n```text\n", cmd->name);
+	usage_with_options(out, cmd, opts);
+	buf_addstr(out, "```\n\n");
+}
+
+void
+man_escape(struct buf *out, const char *s, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)s[i];
+
+		if ((c == '.' || c == '\'') && (!out->len || out->s[out->len - 1] == '\n'))
+			buf_addstr(out, "\\&");
+		if (c == '\\') {
+			buf_addstr(out, "\\e");
+		} else if (c == '-') {
+			buf_addstr(out, "\\-");
+		} else if (c >= 0xc0) {
+			unsigned cp = 0;
+			int more = c >= 0xf0 ? 3 : c >= 0xe0 ? 2 : 1;
+
+			cp = c & (0x3f >> more);
+			for (; more && i + 1 < n; more--)
+				cp = cp << 6 | ((unsigned char)s[++i] & 0x3f);
+			/* Variation selectors only pick a glyph's style. */
+			if (cp != 0xfe0f)
+				buf_addf(out, "\\[u%04X]", cp);
+		} else {
+			buf_addch(out, (char)c);
+		}
+	}
+}
+
+static void
+man_escape_str(struct buf *out, const char *s)
+{
+	man_escape(out, s, strlen(s));
+}
+
+/* ".BI --name \" VALUE\"" or ".B --name" for the option's term line. */
+static void
+man_term(struct buf *out, const struct option *o)
+{
+	if (is_positional(o)) {
+		buf_addstr(out, ".I \"");
+		man_escape_str(out, o->argh);
+		buf_addstr(out, "\"\n");
+		return;
+	}
+	buf_addstr(out, o->argh ? ".BI \"" : ".B \"");
+	if (o->short_name)
+		buf_addf(out, "\\-%c, ", o->short_name);
+	buf_addstr(out, "\\-\\-");
+	man_escape_str(out, o->long_name);
+	if (o->argh) {
+		buf_addstr(out, "\" \" ");
+		man_escape_str(out, o->argh);
+	}
+	buf_addstr(out, "\"\n");
+}
+
+/* ".SS NAME", the usage line, the command's text, then a .TP per option (docs/bwbuild.1). */
+void
+usage_man(struct buf *out, const struct opt_command *cmd, const struct option *opts)
+{
+	struct buf syn = BUF_INIT;
+	const char *nl;
+
+	buf_addf(out, ".SS %s\n.nf\n", cmd->name);
+	add_synopsis(&syn, cmd, opts);
+	man_escape(out, syn.s, syn.len);
+	buf_addstr(out, ".fi\n");
+	if (cmd->about) {
+		buf_addstr(out, ".PP\n");
+		for (const char *l = cmd->about; *l; l = nl + 1) {
+			if (!(nl = strchr(l, '\n')))
+				nl = l + strlen(l);
+			man_escape(out, l, (size_t)(nl - l));
+			buf_addch(out, '\n');
+			if (!*nl)
+				break;
+		}
+	}
+	for (const struct option *o = opts; o->kind != OPTION_END; o++) {
+		if (!o->help)
+			continue;
+		buf_addstr(out, ".TP\n");
+		man_term(out, o);
+		man_escape_str(out, o->help);
+		buf_addch(out, '\n');
+	}
+	buf_release(&syn);
+}
+
+/*
+ * "_bwbuild_opts_CMD=\"--a --b --help\"" and, on a second line, the
+ * options of the command that take a value: the completion's tables.
+ */
+void
+usage_bash(struct buf *out, const struct opt_command *cmd, const struct option *opts)
+{
+	struct buf v = BUF_INIT;
+
+	buf_addf(out, "_bwbuild_opts_%s=\"", cmd->name);
+	for (const struct option *o = opts; o->kind != OPTION_END; o++) {
+		if (o->kind == OPTION_REST)
+			buf_addstr(out, "-- ");
+		if (is_positional(o))
+			continue;
+		buf_addf(out, "--%s ", o->long_name);
+		if (o->kind != OPTION_FLAG) {
+			buf_addf(&v, " --%s", o->long_name);
+			if (o->short_name)
+				buf_addf(&v, " -%c", o->short_name);
+		}
+	}
+	buf_addstr(out, "--help\"\n");
+	buf_addf(out, "_bwbuild_values_%s=\"%s \"\n", cmd->name, v.s ? v.s : "");
+	buf_release(&v);
 }

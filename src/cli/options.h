@@ -20,6 +20,8 @@
  * `--` ends them. `--help` and `-h` print the help.
  */
 
+#include <stddef.h>
+
 struct buf;
 
 enum option_kind {
@@ -108,5 +110,19 @@ enum parse_result parse_options(int argc, char **argv, const struct opt_command 
 
 /* The help --help prints: usage line, the command's text, the aligned option list. */
 void usage_with_options(struct buf *out, const struct opt_command *cmd, const struct option *opts);
+
+/*
+ * What --help prints: the help (HELP_TEXT), or, for the generator of the
+ * docs ('bwbuild help --doc=FORMAT', scripts/gen-docs.sh), the same table
+ * as a Markdown section of docs/bwbuild.md, a man page section of
+ * docs/bwbuild.1, or the bash completion's option list of the command.
+ */
+enum help_format { HELP_TEXT, HELP_MD, HELP_MAN, HELP_BASH };
+extern enum help_format help_format;
+void usage_markdown(struct buf *out, const struct opt_command *cmd, const struct option *opts);
+void usage_man(struct buf *out, const struct opt_command *cmd, const struct option *opts);
+void usage_bash(struct buf *out, const struct opt_command *cmd, const struct option *opts);
+/* groff text: backslashes, dashes and a leading '.' or '\'' escaped, other UTF-8 as \[uXXXX]. */
+void man_escape(struct buf *out, const char *s, size_t n);
 
 #endif

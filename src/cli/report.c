@@ -102,7 +102,9 @@ report_gpu(struct wheel_report *r, int cc, FILE *out)
 		/* Into the report too: --json must not say "ok" about a wheel that fails here. */
 		strvec_pushf(&r->errors, "'%s' has no code that runs on sm_%d (it has %s)", l->path,
 			     cc, how.s);
-		error("%s", r->errors.v[r->errors.n - 1]);
+		/* Printed with the others by report_wheel; with --json, now. */
+		if (!out)
+			error("%s", r->errors.v[r->errors.n - 1]);
 		bad++;
 	}
 	buf_release(&how);
@@ -191,35 +193,6 @@ report_manifest_against(const char *path, const char *against)
 	m = rc < 0 ? NULL : report_manifest_of(&r, &t);
 	torch_ref_release(&t);
 	return m;
-}
-
-int
-report_plan(const struct plan *pl, const struct profile *p, struct buf *out)
-{
-	struct patch_set ps;
-	unsigned v = kb_parse_version(p->source_ref.str);
-	size_t i, n = 0;
-
-	plan_format(pl, out);
-	if (!p->source_patches.str || !*p->source_patches.str)
-		return 0;
-	if (patch_set_load(&ps, p->source_patches.str) < 0) {
-		patch_set_release(&ps);
-		return -1;
-	}
-	buf_addf(out, "\npatches (%s, for %s)\n", ps.index,
-		 v ? p->source_ref.str : "an unknown release: only patches without 'when'");
-	for (i = 0; i < ps.n; i++) {
-		if (!patch_selected(&ps.v[i], v))
-			continue;
-		buf_addf(out, "  %s  (when %s)  %.12s\n", ps.v[i].file,
-			 ps.v[i].when ? ps.v[i].when : "always", ps.v[i].sha256);
-		n++;
-	}
-	if (!n)
-		buf_addstr(out, "  none for this release\n");
-	patch_set_release(&ps);
-	return 0;
 }
 
 static int

@@ -4,6 +4,11 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include "core/buf.h"
+#include "core/strvec.h"
+#include "sources/patch.h"
+#include "wheel/against.h"
+
 struct buf;
 struct gpu_list;
 struct json;
@@ -47,11 +52,29 @@ struct json *report_manifest(const char *path);
 struct json *report_manifest_against(const char *path, const char *against);
 
 /*
- * `bwbuild plan`'s text: plan_format's, then the patches the profile's
- * release gets (patches/<project>/index.yaml). -1 after reporting a
- * patch series that does not load; the plan's text is in `out` still.
+ * What `bwbuild plan` shows (src/cli/report_plan.c): the plan, an
+ * extension's torch checked as the build checks it, the build's python,
+ * what the steps set on top of the plan's environment (made by their own
+ * step_env) and the patches the profile's release gets.
  */
-int report_plan(const struct plan *pl, const struct profile *p, struct buf *out);
+struct plan_view {
+	const struct plan *pl;
+	const struct profile *p;
+	struct torch_ref torch;
+	int have_torch;
+	struct buf torch_where;
+	struct buf python, python_why;
+	int python_found;
+	struct patch_set ps;
+	int have_patches;
+	struct strvec step_env;
+};
+/* -1 after reporting: the extension's torch, or the patch series, is not right. */
+int plan_view_make(struct plan_view *v, const struct plan *pl, const struct profile *p);
+void plan_view_release(struct plan_view *v);
+void plan_view_text(const struct plan_view *v, struct buf *out);
+/* plan_json's object with torch, python, step_env and patches. */
+struct json *plan_view_json(const struct plan_view *v);
 
 /*
  * The profiles on the search path, in its order, each loaded and checked:

@@ -8,6 +8,18 @@
 #include "core/diag.h"
 #include "core/util.h"
 
+const struct exit_code exit_codes[] = {
+	{ EXIT_OK, "ok", "success: the build, check or comparison found nothing wrong" },
+	{ EXIT_FAIL, "failed",
+	  "the thing checked is not ok: a build or check failed, builds differ, not ready" },
+	{ EXIT_USAGE, "usage",
+	  "bad usage or bad input (option, profile, file), or an output that cannot be written" },
+	{ EXIT_NO_GPU, "no-gpu", "no usable GPU for what must run on one (smoke)" },
+	{ EXIT_SIGNAL + 2, "interrupted", "stopped by Ctrl-C (SIGINT); 128 + N for signal N" },
+	{ EXIT_SIGNAL + 15, "terminated", "stopped by SIGTERM; 128 + N for signal N" },
+	{ 0, NULL, NULL },
+};
+
 int diag_errors;
 int diag_warnings;
 int diag_quiet;

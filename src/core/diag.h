@@ -11,12 +11,28 @@
  * A format ending in ':' gets ": <strerror(errno)>" appended (samurai).
  */
 
-/* Exit statuses of every bwbuild command (also in docs/bwbuild.md). */
+/*
+ * The exit statuses of every bwbuild command: the one contract, printed by
+ * 'bwbuild help exit-codes' from exit_codes[] (diag.c) and checked command by
+ * command by tests/cli/11-exit-codes.sh. 1 is a verdict about the thing
+ * checked (diff: "they differ"), so what keeps a command from reaching one
+ * (bad usage, unreadable input, an output that cannot be written) is 2.
+ */
 enum {
-	EXIT_OK = 0,     /* success */
-	EXIT_FAIL = 1,   /* a failed check or build */
-	EXIT_USAGE = 2,  /* usage error or bad input */
+	EXIT_OK = 0,      /* success: the thing checked is ok */
+	EXIT_FAIL = 1,    /* the thing checked is not ok: a check, a build, a difference */
+	EXIT_USAGE = 2,   /* bad usage or bad input, or an output that cannot be written */
+	EXIT_NO_GPU = 3,  /* no usable GPU for what must run on one (smoke) */
+	EXIT_SIGNAL = 128 /* + N when stopped by signal N: 130 Ctrl-C, 143 TERM */
 };
+
+struct exit_code {
+	int code;
+	const char *name;    /* one word, as tests and scripts name the class */
+	const char *meaning; /* one line */
+};
+/* Every row of the contract, in order; ends with a NULL name. */
+extern const struct exit_code exit_codes[];
 
 /* A place in a file: 1-based line and column; file NULL when unknown. */
 struct loc {

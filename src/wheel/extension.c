@@ -29,9 +29,8 @@
 
 /* The wheel or directory `torch:` means; a torch profile's is the wheel its last published build left. */
 static int
-torch_location(const struct build *b, struct buf *out)
+torch_location(const struct profile *p, struct buf *out)
 {
-	const struct profile *p = &b->profile;
 	struct profile t;
 	struct buf rec = BUF_INIT, text = BUF_INIT, why = BUF_INIT;
 	struct json *j = NULL;
@@ -75,34 +74,45 @@ loc_text(const struct loc *l, struct buf *out)
 }
 
 int
-extension_check(struct build *b)
+extension_torch(const struct profile *p, struct torch_ref *t, struct buf *where)
 {
-	const struct profile *p = &b->profile;
-	struct buf where = BUF_INIT, how = BUF_INIT;
+	struct buf how = BUF_INIT;
 	int rc = 0;
 
-	if (!profile_is_extension(p))
-		return 0;
-	if (torch_location(b, &where) < 0 || torch_ref_load(&b->torch, where.s) < 0) {
-		buf_release(&where);
+	if (torch_location(p, where) < 0 || torch_ref_load(t, where->s) < 0)
 		return -1;
-	}
-	b->have_torch = 1;
-	fprintf(stderr, "bwbuild: builds on %s %s (%s)\n", b->torch.name, b->torch.version, where.s);
 	/* Each arch the extension asks for must be one this torch itself runs on. */
 	for (size_t i = 0; i < p->narchs; i++) {
 		int cc = p->archs[i].arch.major * 10 + p->archs[i].arch.minor;
 
 		buf_reset(&how);
-		if (library_runs_on(&b->torch.sass, &b->torch.ptx, cc, &how) < 0)
+		if (library_runs_on(&t->sass, &t->ptx, cc, &how) < 0)
 			rc = error_at(&p->archs[i].loc, "%s %s does not run on sm_%d (it carries %s): "
 				      "the extension's '%s' would load with no torch to run; build "
-				      "torch for it too, or drop it", b->torch.name, b->torch.version, cc,
-				      b->torch.targets, p->archs[i].text);
+				      "torch for it too, or drop it", t->name, t->version, cc,
+				      t->targets, p->archs[i].text);
 	}
-	buf_release(&where);
 	buf_release(&how);
+	if (rc < 0)
+		torch_ref_release(t);
 	return rc;
+}
+
+int
+extension_check(struct build *b)
+{
+	struct buf where = BUF_INIT;
+
+	if (!profile_is_extension(&b->profile))
+		return 0;
+	if (extension_torch(&b->profile, &b->torch, &where) < 0) {
+		buf_release(&where);
+		return -1;
+	}
+	b->have_torch = 1;
+	fprintf(stderr, "bwbuild: builds on %s %s (%s)\n", b->torch.name, b->torch.version, where.s);
+	buf_release(&where);
+	return 0;
 }
 
 /* The package a tree is: torchvision/torchaudio by its repository's name, else that name. */

@@ -1,0 +1,163 @@
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "build/plan.h"
+#include "build/step.h"
+#include "cli/report.h"
+#include "core/buf.h"
+#include "core/diag.h"
+#include "core/json.h"
+#include "core/proc.h"
+#include "core/strvec.h"
+#include "host/python.h"
+#include "profile/knowledge.h"
+#include "profile/profile.h"
+#include "sources/patch.h"
+#include "wheel/against.h"
+
+/*
+ * What `bwbuild plan` shows beyond plan_format: what the build finds
+ * before its first step (an extension's torch, checked as the build checks
+ * it; the build's interpreter) and the variables its steps set on top of
+ * the plan's environment (the patch series' env; an extension's
+ * PYTHONPATH, CMAKE_PREFIX_PATH, PYTORCH_NVCC and CC/CXX wrappers), made by
+ * the steps' own step_env so that the plan cannot say otherwise.
+ */
+
+int
+plan_view_make(struct plan_view *v, const struct plan *pl, const struct profile *p)
+{
+	struct build b;
+	struct proc pr;
+
+	memset(v, 0, sizeof(*v));
+	v->pl = pl;
+	v->p = p;
+	if (profile_is_extension(p)) {
+		if (extension_torch(p, &v->torch, &v->torch_where) < 0)
+			return -1;
+		v->have_torch = 1;
+	}
+	if (p->source_patches.str && *p->source_patches.str) {
+		if (patch_set_load(&v->ps, p->source_patches.str) < 0)
+			return -1;
+		v->have_patches = 1;
+	}
+	v->python_found = python_find(&v->python, p->python.str, &v->python_why) == 0;
+
+	memset(&b, 0, sizeof(b));
+	memset(&pr, 0, sizeof(pr));
+	b.plan = *pl;
+	b.epoch = -1;
+	if (v->have_patches)
+		b.patches = v->ps;
+	if (v->have_torch) {
+		b.torch = v->torch;
+		buf_addf(&b.torch_site, "%s/torch-site", pl->work_dir);
+	}
+	step_env(&pr, &b);
+	for (size_t i = 0; i < pr.env.n; i++) {
+		size_t k;
+
+		for (k = 0; k < pl->env.n && strcmp(pl->env.v[k], pr.env.v[i]); k++)
+			;
+		if (k == pl->env.n)
+			strvec_push(&v->step_env, pr.env.v[i]);
+	}
+	strvec_clear(&pr.env);
+	buf_release(&b.torch_site);
+	return 0;
+}
+
+void
+plan_view_release(struct plan_view *v)
+{
+	if (v->have_torch)
+		torch_ref_release(&v->torch);
+	if (v->have_patches)
+		patch_set_release(&v->ps);
+	buf_release(&v->torch_where);
+	buf_release(&v->python);
+	buf_release(&v->python_why);
+	strvec_clear(&v->step_env);
+}
+
+void
+plan_view_text(const struct plan_view *v, struct buf *out)
+{
+	const struct profile *p = v->p;
+	unsigned ver = kb_parse_version(p->source_ref.str);
+	size_t n = 0;
+
+	plan_format(v->pl, out);
+	if (v->have_torch)
+		buf_addf(out, "\ntorch        %s %s  (%s)\n  carries    %s\n", v->torch.name,
+			 v->torch.version, v->torch.path, v->torch.targets);
+	if (v->python_found)
+		buf_addf(out, "\npython       %s\n", v->python.s);
+	else
+		buf_addf(out, "\npython       none that can build wheels:\n%s", v->python_why.s);
+	if (v->step_env.n) {
+		buf_addstr(out, "\nset by the steps on top of the environment above\n");
+		for (size_t i = 0; i < v->step_env.n; i++)
+			buf_addf(out, "  %s\n", v->step_env.v[i]);
+	}
+	if (!v->have_patches)
+		return;
+	buf_addf(out, "\npatches (%s, for %s)\n", v->ps.index,
+		 ver ? p->source_ref.str : "an unknown release: only patches without 'when'");
+	for (size_t i = 0; i < v->ps.n; i++) {
+		if (!patch_selected(&v->ps.v[i], ver))
+			continue;
+		buf_addf(out, "  %s  (when %s)  %.12s\n", v->ps.v[i].file,
+			 v->ps.v[i].when ? v->ps.v[i].when : "always", v->ps.v[i].sha256);
+		n++;
+	}
+	if (!n)
+		buf_addstr(out, "  none for this release\n");
+}
+
+struct json *
+plan_view_json(const struct plan_view *v)
+{
+	struct json *o = plan_json(v->pl), *t, *ps, *sel;
+	unsigned ver = kb_parse_version(v->p->source_ref.str);
+
+	if (v->have_torch) {
+		t = json_object();
+		json_set(t, "name", json_string(v->torch.name));
+		json_set(t, "version", json_string(v->torch.version));
+		json_set(t, "path", json_string(v->torch.path));
+		json_set(t, "sha256", *v->torch.sha256 ? json_string(v->torch.sha256) : json_null());
+		json_set(t, "sass", json_string_array(v->torch.sass.v, v->torch.sass.n));
+		json_set(t, "ptx", json_string_array(v->torch.ptx.v, v->torch.ptx.n));
+		json_set(o, "torch", t);
+	} else {
+		json_set(o, "torch", json_null());
+	}
+	json_set(o, "python", v->python_found ? json_string(v->python.s) : json_null());
+	json_set(o, "step_env", json_string_array(v->step_env.v, v->step_env.n));
+	if (!v->have_patches) {
+		json_set(o, "patches", json_null());
+		return o;
+	}
+	ps = json_object();
+	sel = json_array();
+	json_set(ps, "project", json_string(v->ps.project));
+	json_set(ps, "index", json_string(v->ps.index));
+	for (size_t i = 0; i < v->ps.n; i++) {
+		struct json *e;
+
+		if (!patch_selected(&v->ps.v[i], ver))
+			continue;
+		e = json_object();
+		json_set(e, "file", json_string(v->ps.v[i].file));
+		json_set(e, "when", v->ps.v[i].when ? json_string(v->ps.v[i].when) : json_null());
+		json_set(e, "sha256", json_string(v->ps.v[i].sha256));
+		json_push(sel, e);
+	}
+	json_set(ps, "selected", sel);
+	json_set(o, "patches", ps);
+	return o;
+}
