@@ -206,6 +206,11 @@ install: $(BIN)/bwbuild $(EXAMPLE).stamp
 	install -D -m 644 scripts/bwbuild.bash-completion \
 		"$(DESTDIR)$(PREFIX)/share/bash-completion/completions/bwbuild"
 
+# The docs made from the option, key and exit-code tables (scripts/gen-docs.sh;
+# tests/cli/13-docs-tables.sh fails when they were not made again).
+docs: $(BIN)/bwbuild
+	@sh scripts/gen-docs.sh $(BIN)/bwbuild
+
 clean-obj:
 	rm -rf obj bin tests/bin $(ASAN) $(COV) obj-fuzz
 
@@ -214,4 +219,4 @@ clean: clean-obj
 
 FORCE:
 
-.PHONY: coverage layers install bench-scaleout bench-archs bench-device bench-inflate fuzz-campaign all deps demo test test-bins asan check-headers pkg-check clean clean-obj FORCE
+.PHONY: docs coverage layers install bench-scaleout bench-archs bench-device bench-inflate fuzz-campaign all deps demo test test-bins asan check-headers pkg-check clean clean-obj FORCE

@@ -25,7 +25,7 @@ cmd_manifest(int argc, char **argv, const struct command *cmd)
 			"a wheel; an installed package such as site-packages/torch (with its "
 			".dist-info beside it); or a manifest written before, rendered again"),
 		OPT_CHOICE(0, "format", &format, "json|md",
-			   "md: a Markdown feature table (✅/❌/⚠️) instead of JSON"),
+			   "md: a Markdown feature table (with check, cross and warning marks) instead of JSON"),
 		OPT_STRING(0, "against", &against, "TORCH",
 			   "an extension wheel: verified against the torch it was built for (its "
 			   "wheel, or site-packages/torch), which the manifest records"),

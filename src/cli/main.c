@@ -80,7 +80,7 @@ help_doc(const char *format)
 			printf("_bwbuild_commands=\"");
 			for (i = 0; i < ARRAY_SIZE(commands); i++)
 				printf("%s ", commands[i].name);
-			printf("help\"\n");
+			printf("help\"\n_bwbuild_value_opts=\" \"\n");
 		}
 		for (i = 0; i < ARRAY_SIZE(commands); i++) {
 			char *argv[3] = { (char *)commands[i].name, help_option, NULL };

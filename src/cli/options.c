@@ -582,7 +582,8 @@ usage_man(struct buf *out, const struct opt_command *cmd, const struct option *o
 
 /*
  * "_bwbuild_opts_CMD=\"--a --b --help\"" and, on a second line, the
- * options of the command that take a value: the completion's tables.
+ * options of the command that take a value, added to the completion's
+ * _bwbuild_value_opts.
  */
 void
 usage_bash(struct buf *out, const struct opt_command *cmd, const struct option *opts)
@@ -597,12 +598,13 @@ usage_bash(struct buf *out, const struct opt_command *cmd, const struct option *
 			continue;
 		buf_addf(out, "--%s ", o->long_name);
 		if (o->kind != OPTION_FLAG) {
-			buf_addf(&v, " --%s", o->long_name);
+			buf_addf(&v, "--%s ", o->long_name);
 			if (o->short_name)
-				buf_addf(&v, " -%c", o->short_name);
+				buf_addf(&v, "-%c ", o->short_name);
 		}
 	}
 	buf_addstr(out, "--help\"\n");
-	buf_addf(out, "_bwbuild_values_%s=\"%s \"\n", cmd->name, v.s ? v.s : "");
+	if (v.len)
+		buf_addf(out, "_bwbuild_value_opts+=\"%s\"\n", v.s);
 	buf_release(&v);
 }
