@@ -64,6 +64,28 @@ meta = z.read([n for n in z.namelist() if n.endswith("METADATA")][0]).decode()
 assert f"Requires-Dist: minitorch=={tv}" in meta.splitlines(), meta
 PY
 run 0 "$BW" verify "$ew" --against "$torch"
+# plan shows what the build used: the torch (not its features), the build's
+# python, the steps' environment; --json with the patches too.
+run 0 "$BW" plan --profile "$TMP/ext.yaml"
+contains "$TMP/out" "torch        minitorch $tv  ($torch)"
+contains "$TMP/out" "features (set by the extension profile; the others are its torch's)"
+grep -q "^  flash_attention" "$TMP/out" && fail "plan of an extension shows torch's features"
+grep -q "^python       /" "$TMP/out" || fail "plan does not name the build's python"
+for v in "PYTHONPATH=$TMP/proj/work/miniext/torch-site" "CMAKE_PREFIX_PATH=$TMP/proj/work/miniext/torch-site/minitorch/share/cmake" \
+	"PYTORCH_NVCC=$BW launch -- " "CC=$TMP/proj/work/miniext/launch/bin/cc" "CXX=$TMP/proj/work/miniext/launch/bin/c++" \
+	"MINIEXT_FORCE_BUILD=TRUE" "0001-honour-torch-cuda-arch-list.patch"; do
+	contains "$TMP/out" "  $v"
+done
+run 0 "$BW" plan --profile "$TMP/ext.yaml" --json
+python3 - "$TMP/out" "$tv" <<'PY'
+import json, sys
+p = json.load(open(sys.argv[1]))
+assert p["torch"]["name"] == "minitorch" and p["torch"]["version"] == sys.argv[2], p["torch"]
+assert p["python"], p
+assert [x["file"] for x in p["patches"]["selected"]] == ["0001-honour-torch-cuda-arch-list.patch"], p["patches"]
+env = dict(e.split("=", 1) for e in p["step_env"])
+assert env["PYTHONPATH"].endswith("/work/miniext/torch-site") and "PYTORCH_NVCC" in env and env["MINIEXT_FORCE_BUILD"] == "TRUE", env
+PY
 # smoke: the extension run with its torch (installed privately), its op
 # called (a CPU op: no GPU needed); without that torch its import fails.
 run 0 "$BW" smoke "$ew" --against "$torch"
@@ -104,8 +126,11 @@ contains "$TMP/err" "would download a prebuilt wheel"
 
 # 3. An arch the torch cannot run is refused at its key, before any fetch.
 printf 'extends: ext.yaml\nname: miniext-90\ncuda:\n  archs: ["9.0"]\n' > "$TMP/ext-90.yaml"
-run 1 "$BW" --profile "$TMP/ext-90.yaml"
-contains "$TMP/err" "ext-90.yaml:4:11: error: minitorch $tv does not run on sm_90"
+# plan and doctor refuse it the same way, with the same status (2: the profile is wrong).
+for c in build plan doctor; do
+	run 2 "$BW" $c --profile "$TMP/ext-90.yaml"
+	contains "$TMP/err" "ext-90.yaml:4:11: error: minitorch $tv does not run on sm_90"
+done
 [ ! -d "$TMP/proj/work/miniext-90/src" ] || fail "fetched though the archs were refused"
 
 # 4. Companion locks: a torchvision 0.25 tree against torch 2.11 is refused by release.
@@ -123,8 +148,10 @@ run 2 "$BW" plan --profile "$TMP/lone.yaml"
 contains "$TMP/err" "lone.yaml:2:7: error: a 'kind: extension' profile needs 'torch:'"
 printf 'name: early\nkind: extension\ntorch: sm120\nsource:\n  repo: %s\n  ref: v0.1.0\n' \
 	"$TMP/miniext.git" > "$TMP/early.yaml"
-run 1 "$BW" --profile "$TMP/early.yaml"
-contains "$TMP/err" "the torch profile 'sm120' has no published build"
+for c in build plan doctor; do
+	run 2 "$BW" $c --profile "$TMP/early.yaml"
+	contains "$TMP/err" "the torch profile 'sm120' has no published build"
+done
 
 # 6. C and C++ compiles of an extension go through the launcher too (CXX
 # is <work>/launch/bin/c++, which runs the profile's CXX under 'bwbuild
