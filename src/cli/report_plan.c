@@ -40,8 +40,10 @@ plan_view_make(struct plan_view *v, const struct plan *pl, const struct profile 
 		v->have_torch = 1;
 	}
 	if (p->source_patches.str && *p->source_patches.str) {
-		if (patch_set_load(&v->ps, p->source_patches.str) < 0)
+		if (patch_set_load(&v->ps, p->source_patches.str) < 0) {
+			patch_set_release(&v->ps);
 			return -1;
+		}
 		v->have_patches = 1;
 	}
 	v->python_found = python_find(&v->python, p->python.str, &v->python_why) == 0;
