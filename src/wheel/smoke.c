@@ -704,8 +704,11 @@ smoke_manifest_merge(const char *path, struct json *runtime)
 	char *out;
 	int rc;
 
-	if (read_file(&text, path) < 0)
+	/* `runtime` is ours to free on every path, as on success. */
+	if (read_file(&text, path) < 0) {
+		json_free(runtime);
 		return -1;
+	}
 	m = json_parse(text.s, text.len, &why);
 	if (!m || !json_is_object(m)) {
 		rc = error("'%s' is not a manifest: %s", path, why.len ? why.s : "not an object");
