@@ -288,7 +288,11 @@ cmd_smoke(int argc, char **argv, const struct command *cmd)
 			ret = EXIT_USAGE;
 		free(text);
 	}
-	if (manifest) {
+	/* Nothing ran on a GPU: a manifest's runtime (maybe a GPU machine's) stays as it was. */
+	if (manifest && rc == SMOKE_NO_GPU) {
+		note("'%s' was not changed: without a GPU there are no runtime results to record",
+		     manifest);
+	} else if (manifest) {
 		if (smoke_manifest_merge(manifest, result) < 0)
 			ret = EXIT_USAGE;
 		result = NULL;

@@ -331,6 +331,40 @@ diff_runtime_part(const struct json *a, const struct json *b, double tolerance, 
 	index_build(&xc, ca, "name");
 	index_build(&xbn, ba, "name");
 
+	/* A run without a GPU (no_gpu) or a failed one is never "the same" as one that ran. */
+	if (a && json_str(json_get(a, "status")) && json_str(json_get(b, "status")) &&
+	    strcmp(json_str(json_get(a, "status")), json_str(json_get(b, "status")))) {
+		json_set(o, "status", json_string(json_str(json_get(b, "status"))));
+		buf_addf(text, "runtime status: %s -> %s\n", json_str(json_get(a, "status")),
+			 json_str(json_get(b, "status")));
+		(*n)++;
+	}
+	/* A check the old run passed that the new one never ran. */
+	{
+		const struct json **ia;
+		size_t na = json_items(ca, &ia);
+		struct index xcb;
+
+		index_build(&xcb, cb, "name");
+		for (size_t i = 0; a && i < na; i++) {
+			const char *name = json_str(json_get(ia[i], "name"));
+			const char *sa = json_str(json_get(ia[i], "status"));
+			struct json *c;
+
+			if (!name || !sa || index_find(&xcb, name))
+				continue;
+			c = json_object();
+			json_set(c, "name", json_string(name));
+			json_set(c, "a", json_string(sa));
+			json_set(c, "b", json_null());
+			json_push(checks, c);
+			buf_addf(text, "runtime check %s: %s -> (not run)\n", name, sa);
+			(*n)++;
+		}
+		free(ia);
+		index_release(&xcb);
+	}
+
 	for (size_t i = 0; i < nc; i++) {
 		const char *name = json_str(json_get(ic[i], "name"));
 		const char *sb = json_str(json_get(ic[i], "status"));

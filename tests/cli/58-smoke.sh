@@ -92,6 +92,24 @@ run 1 "$BW" diff "$TMP/m.json" "$TMP/m2.json" --perf-tolerance 20% --json
 python3 -c 'import json,sys; d=json.load(open(sys.argv[1]))["runtime"]; assert d["benchmarks"] == [] and d["checks"][0]["b"] == "ok", d' "$TMP/out"
 run 2 "$BW" diff "$TMP/m.json" "$TMP/m2.json" --perf-tolerance fast
 contains "$TMP/err" "--perf-tolerance 'fast' is not a percentage such as 10%"
+# Without a GPU (the shipped probe here) a manifest's runtime is left as it was...
+cp "$TMP/m2.json" "$TMP/m3.json"
+run 3 "$BW" smoke "$whl" --manifest "$TMP/m3.json"
+contains "$TMP/err" "note: '$TMP/m3.json' was not changed: without a GPU there are no runtime results"
+cmp -s "$TMP/m2.json" "$TMP/m3.json" || fail "smoke without a GPU rewrote the manifest's runtime"
+# ... and a no_gpu runtime never agrees with one that ran: its status and the checks it never ran differ.
+python3 - "$TMP/m2.json" "$TMP/m4.json" <<'PY'
+import json, sys
+m = json.load(open(sys.argv[1]))
+m["runtime"]["status"] = "no_gpu"
+m["runtime"]["checks"] = [c for c in m["runtime"]["checks"] if c["name"] == "import"]
+m["runtime"]["benchmarks"] = []
+json.dump(m, open(sys.argv[2], "w"))
+PY
+run 1 "$BW" diff "$TMP/m2.json" "$TMP/m4.json"
+contains "$TMP/out" "runtime status: ok -> no_gpu"
+contains "$TMP/out" "runtime check kernel: ok -> (not run)"
+contains "$TMP/out" "builds differ"
 
 # A check that hangs is killed after --timeout and failed; the probe runs
 # again without it and the later checks still run. One that kills the probe too.
