@@ -133,3 +133,42 @@ for p in profiles/*.yaml; do
 done
 grep -n 'dist/' README.md && fail "README.md says dist/ where builds write out/"
 true
+
+# 5. Every `bwbuild ...` line of the docs' code blocks names a command and
+# options that command has (as its --help lists them).
+"$BW" help | sed -n 's/^  \([a-z]\{1,\}\) .*/\1/p' | while read -r c; do
+	"$BW" "$c" --help > "$TMP/help-$c"
+done
+python3 - "$TMP" README.md docs/*.md <<'PY'
+import re, sys
+tmp, files = sys.argv[1], sys.argv[2:]
+bad = []
+for f in files:
+    inblock = False
+    for n, line in enumerate(open(f), 1):
+        if line.startswith("```"):
+            inblock = not inblock
+            continue
+        m = re.match(r"\s*(?:[A-Z_]+=\S+\s+)*bwbuild\s+(.*)", line) if inblock else None
+        if not m:
+            continue
+        words = m.group(1).split("#")[0].split()
+        if not words:
+            continue
+        cmd = words[0] if not words[0].startswith("-") else "build"
+        if cmd in ("help",) or words[0] in ("--version", "--help"):
+            continue
+        try:
+            help_text = open("%s/help-%s" % (tmp, cmd)).read()
+        except OSError:
+            bad.append("%s:%d: '%s' is not a bwbuild command" % (f, n, cmd))
+            continue
+        for w in words:
+            if w == "--":
+                break
+            o = re.match(r"\[?(--[a-z][a-z-]*)", w)
+            if o and not re.search(r"(^|[ ,\[])%s\b" % re.escape(o.group(1)), help_text, re.M):
+                bad.append("%s:%d: 'bwbuild %s' has no option %s" % (f, n, cmd, o.group(1)))
+if bad:
+    sys.exit("\n".join(bad))
+PY
