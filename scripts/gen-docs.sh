@@ -41,7 +41,8 @@ replace docs/bwbuild.md '<!-- BEGIN generated: bwbuild help --doc=md' "$tmp/md"
 replace docs/bwbuild.1 '.\" BEGIN generated: bwbuild help --doc=man ' "$tmp/man"
 "$bw" help --doc=man-exit > "$tmp/man-exit"
 replace docs/bwbuild.1 '.\" BEGIN generated: bwbuild help --doc=man-exit' "$tmp/man-exit"
-for f in docs/*.md docs/design/*.md; do
+# The documents make install installs (docs/*.md), as SEE ALSO names them.
+for f in docs/*.md; do
 	[ -f "$f" ] || continue
 	printf '.I %s\n.br\n' "$(printf '%s' "$f" | sed 's/-/\\-/g')"
 done > "$tmp/seealso"
