@@ -8,6 +8,7 @@
 #include "core/fault.h"
 #include "core/proc.h"
 #include "sources/git.h"
+#include "sources/repourl.h"
 #include "build/step.h"
 #include "build/uptodate.h"
 #include "core/util.h"
@@ -42,16 +43,17 @@ check_steps(struct build *b)
 }
 
 /*
- * A source repository that is a local path must be there, unless the cached
- * mirror already has the ref: found before the work tree, --out and an empty
- * mirror are made for a build that cannot start.
+ * A source repository that is a local path must be there, unless a mirror of
+ * it is cached (the fetch then says what it has) or a mirror directory has
+ * the ref: found before the work tree, --out and an empty mirror are made
+ * for a build that cannot start.
  */
 static int
 check_local_repo(const struct build *b)
 {
 	const struct profile *p = &b->profile;
 	const char *url = p->source_repo.str;
-	struct buf cache = BUF_INIT, want = BUF_INIT;
+	struct buf cache = BUF_INIT, canon = BUF_INIT, mirror = BUF_INIT, want = BUF_INIT;
 	int rc = 0;
 
 	if (b->plan.local_source || !url || !p->source_ref.str)
@@ -61,15 +63,22 @@ check_local_repo(const struct build *b)
 	if (url[0] != '/' || path_exists(url))
 		return 0;
 	repo_cache_dir(&cache);
-	diag_quiet++;
-	if (repo_resolve_cached(cache.s, p->source_repo.str, p->source_ref.str, &want) < 0)
-		rc = -1;
-	diag_quiet--;
+	/* A mirror of it is cached (named as the fetch names it): the fetch says what it has. */
+	repo_fetch_url(p->source_repo.str, &canon);
+	repo_mirror_path(cache.s, canon.s, &mirror);
+	if (!is_dir(mirror.s)) {
+		diag_quiet++;
+		if (repo_resolve_cached(cache.s, p->source_repo.str, p->source_ref.str, &want) < 0)
+			rc = -1;
+		diag_quiet--;
+	}
 	if (rc < 0)
 		error_at(&p->source_repo.loc, "source.repo '%s' does not exist, and no cached mirror "
 			 "has '%s'; point source.repo at the repository", p->source_repo.str,
 			 p->source_ref.str);
 	buf_release(&cache);
+	buf_release(&canon);
+	buf_release(&mirror);
 	buf_release(&want);
 	return rc;
 }
