@@ -186,8 +186,9 @@ contains "$TMP/err" "the cache directory '$TMP/cache90w' is writable by others"
 # No HOME: the user's home from the password database, never /tmp.
 env -u HOME -u XDG_CACHE_HOME -u BWBUILD_CACHE_DIR "$BW" plan --profile "$TMP/f90.yaml" >/dev/null
 
-# An --out that cannot be made is found before the first step.
+# An --out that cannot be made is found before the first step (exit 2: an
+# output that cannot be written, 'bwbuild help exit-codes').
 : > "$TMP/afile90"
-run 1 "$BW" --profile "$TMP/f90.yaml" --work "$TMP/work90r" --out "$TMP/afile90/out"
+run 2 "$BW" --profile "$TMP/f90.yaml" --work "$TMP/work90r" --out "$TMP/afile90/out"
 contains "$TMP/err" "$TMP/afile90"
 [ ! -e "$TMP/work90r/src" ] || fail "fetched though --out cannot be written"
