@@ -107,7 +107,6 @@ ok|BWBUILD_PROBE_PATH=$T/probes FIXED=1|smoke $SW
 failed|BWBUILD_PROBE_PATH=$T/probes|smoke $SW
 usage|BWBUILD_PROBE_PATH=$T/probes FIXED=1|smoke $SW -o /proc/no/r.json
 usage|BWBUILD_PROBE_PATH=$T/probes FIXED=1|smoke $SW --manifest $T/no-manifest.json
-usage||smoke $SW --gpu x
 usage||smoke $T/nowhere.whl
 ok||profiles
 usage||profiles stray
