@@ -201,6 +201,7 @@ t_plan_text(void)
 	struct plan_opts o = { .work_dir = "/w", .out_dir = "/o", .cuda_home = "/usr/local/cuda" };
 	struct host h;
 	struct buf out = BUF_INIT;
+	struct plan_view v;
 
 	t_write("report-plan.yaml", "name: t-report\nsource: {repo: r, ref: v2.6.0, patches: pytorch}\n"
 				    "cuda: {version: \"12.8\", archs: [\"12.0+PTX\"]}\n");
@@ -209,7 +210,9 @@ t_plan_text(void)
 	h.cpus = 8;
 	h.mem_total = h.mem_available = 32ULL << 30;
 	CHECK(plan_make(&pl, &p, &h, &o) == 0);
-	CHECK(report_plan(&pl, &p, &out) == 0);
+	CHECK(plan_view_make(&v, &pl, &p) == 0);
+	plan_view_text(&v, &out);
+	plan_view_release(&v);
 	CHECK(strstr(out.s, "  work dir  /w\n") != NULL);
 	CHECK(strstr(out.s, "\npatches (") != NULL);
 	CHECK(strstr(out.s, ", for v2.6.0)\n") != NULL);
