@@ -139,5 +139,5 @@ out:
 		close(lock);
 	build_release(&b);
 	/* Stopped by Ctrl-C or a TERM: 128 + the signal, as shells and CI expect. */
-	return proc_interrupted ? 128 + proc_interrupted : ret;
+	return proc_interrupted ? EXIT_SIGNAL + proc_interrupted : ret;
 }

@@ -59,7 +59,7 @@ compile_check(struct build *b)
 	return rc;
 }
 
-/* Log lines that mean a compiler was killed (build-scheduling.md §5). */
+/* Log lines that mean a compiler was killed (docs/design/scheduling.md §5). */
 static int
 tail_says_killed(const struct proc *p)
 {

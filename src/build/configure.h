@@ -27,7 +27,7 @@ int configure_hook(const char *work_dir, struct buf *path);
 
 /*
  * How a tree is told to configure and stop, read from the tree itself
- * (pytorch-build.md §3), never from a version table alone:
+ * (docs/design/pytorch.md §3), never from a version table alone:
  *	CONFIGURE_ONLY_ARG  setup.py parses `--cmake-only` from sys.argv (v2.6.0;
  *	                    an environment CMAKE_ONLY is ignored there and
  *	                    forwarded to CMake like every CMAKE_* variable)

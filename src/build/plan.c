@@ -84,7 +84,7 @@ jobs_compute(struct jobs_calc *jc, const struct profile *p, const struct host *h
 		/*
 		 * The launcher admits by memory and CPU slots itself; ninja gets
 		 * twice the cores so a compile waiting for memory does not hold
-		 * the slot a small one could use (build-scheduling.md §4).
+		 * the slot a small one could use (docs/design/scheduling.md §3).
 		 */
 		jc->launcher = 1;
 		jc->slots = jc->cpus;

@@ -258,7 +258,7 @@ cmd_smoke(int argc, char **argv, const struct command *cmd)
 		ret = is_regular(rq.target) || is_dir(rq.target) ? EXIT_FAIL : EXIT_USAGE;
 		goto out;
 	}
-	ret = rc == SMOKE_NO_GPU ? SMOKE_NO_GPU : rc ? EXIT_FAIL : EXIT_OK;
+	ret = rc == SMOKE_NO_GPU ? EXIT_NO_GPU : rc ? EXIT_FAIL : EXIT_OK;
 	if (!json && json_get(result, "gpus"))
 		report_multi(result, stdout);
 	else if (!json)

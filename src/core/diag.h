@@ -11,11 +11,13 @@
  * A format ending in ':' gets ": <strerror(errno)>" appended (samurai).
  */
 
-/* Exit statuses of every bwbuild command (also in docs/bwbuild.md). */
+/* Exit statuses of every bwbuild command (docs/design/pipeline.md §2). */
 enum {
-	EXIT_OK = 0,     /* success */
-	EXIT_FAIL = 1,   /* a failed check or build */
-	EXIT_USAGE = 2,  /* usage error or bad input */
+	EXIT_OK = 0,       /* success */
+	EXIT_FAIL = 1,     /* a failed check or build */
+	EXIT_USAGE = 2,    /* usage error or bad input */
+	EXIT_NO_GPU = 3,   /* bwbuild smoke: no usable GPU here, nothing was run */
+	EXIT_SIGNAL = 128, /* + N: stopped by signal N (130 for Ctrl-C) */
 };
 
 /* A place in a file: 1-based line and column; file NULL when unknown. */
