@@ -559,22 +559,34 @@ struct build_watch {
 	char what[256];
 };
 
+/* The first len - 1 bytes of /proc/<pid>/<file>, NUL-terminated; their count, <= 0 when none. */
+static ssize_t
+proc_file(const char *pid, const char *file, char *out, size_t len)
+{
+	char path[64];
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%s/%s", pid, file);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	n = read(fd, out, len - 1);
+	close(fd);
+	out[n > 0 ? n : 0] = '\0';
+	return n;
+}
+
 /* Whether /proc/<pid> is a ninja building in `dir`; its command line into `what`. */
 static int
 ninja_building(const char *pid, const char *dir, char *what, size_t wlen)
 {
 	char path[64], cwd[PATH_MAX], args[1024];
 	ssize_t n;
-	int fd, tool = 0;
+	int tool = 0;
 	size_t i;
 
-	snprintf(path, sizeof(path), "/proc/%s/comm", pid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return 0;
-	n = read(fd, args, sizeof(args) - 1);
-	close(fd);
-	if (n <= 0 || strncmp(args, "ninja\n", 6))
+	if (proc_file(pid, "comm", args, sizeof(args)) <= 0 || strncmp(args, "ninja\n", 6))
 		return 0;
 	snprintf(path, sizeof(path), "/proc/%s/cwd", pid);
 	n = readlink(path, cwd, sizeof(cwd) - 1);
@@ -583,15 +595,9 @@ ninja_building(const char *pid, const char *dir, char *what, size_t wlen)
 	cwd[n] = '\0';
 	if (strcmp(cwd, dir))
 		return 0;
-	snprintf(path, sizeof(path), "/proc/%s/cmdline", pid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return 0;
-	n = read(fd, args, sizeof(args) - 1);
-	close(fd);
+	n = proc_file(pid, "cmdline", args, sizeof(args));
 	if (n <= 0)
 		return 0;
-	args[n] = '\0';
 	for (i = 0; i < (size_t)n; i += strlen(args + i) + 1)
 		tool |= !strcmp(args + i, "--version") || !strcmp(args + i, "-t") ||
 			starts_with(args + i, "-t") || !strcmp(args + i, "-n");
