@@ -8,7 +8,8 @@ TOP is a checkout; STEPS a file with the steps the binary runs, one per line
 FILE:LINE: what) when
   - a comment or a doc cites `docs/....md` that does not exist, or a section
     `§N` / `§N.M` / `§N-M` of it that is not a numbered heading there, or a
-    markdown link of README.md or docs/ points at a file that does not exist;
+    markdown link or a `src/LAYER/FILE.c` of README.md or docs/ names a file
+    that does not exist;
   - a comment cites a document by a bare name (`foo.md`) that is in no
     folder of the repository (design knowledge kept outside it);
   - README.md's folder list (its Architecture section, lines
@@ -38,6 +39,8 @@ BARE_MD = re.compile(r"(?<![A-Za-z0-9_./${}-])([A-Za-z0-9_-]+\.md)\b")
 OTHER_REPO = re.compile(r"[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+[ :]$")
 # This check and its suite, whose examples and crafted drifts are meant to fail.
 SELF = ("tests/tools/docs_drift.py", "tests/cli/12-docs-drift.sh")
+# A source file a doc names ("src/build/step.c"): it must be there.
+SRC_PATH = re.compile(r"\bsrc/[a-z_]+/[A-Za-z0-9_-]+\.[ch]\b")
 MD_LINK = re.compile(r"\]\(([^)#\s]+)(?:#[^)]*)?\)")
 
 findings = []
@@ -136,6 +139,9 @@ def check_citations(top):
         for i, line in enumerate(text.split("\n"), 1):
             for m in DOC_REF.finditer(line):
                 check_citation(top, path, i, line, m, cache)
+            for m in SRC_PATH.finditer(line):
+                if not os.path.exists(os.path.join(top, m.group(0))):
+                    finding(path, i, "names '%s', which does not exist" % m.group(0))
             for m in MD_LINK.finditer(line):
                 link = m.group(1)
                 if re.match(r"[a-z]+:", link):
