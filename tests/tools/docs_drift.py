@@ -43,6 +43,7 @@ SELF = ("tests/tools/docs_drift.py", "tests/cli/12-docs-drift.sh")
 SRC_PATH = re.compile(r"\bsrc/[a-z_]+/[A-Za-z0-9_-]+\.[ch]\b")
 MD_LINK = re.compile(r"\]\(([^)#\s]+)(?:#[^)]*)?\)")
 
+PIPELINE = "docs/design/pipeline.md"
 findings = []
 notes = []
 
@@ -194,11 +195,18 @@ def check_folders(top):
         finding("README.md", line, "the folder list names a folder twice")
 
 
-def check_steps(top, steps):
-    doc = "docs/design/pipeline.md"
-    body, line = section(read(top, doc) or "", "1")
+def pipeline_section(top, number, what):
+    """Section `number` of docs/design/pipeline.md and its line; None (reported) when missing."""
+    body, line = section(read(top, PIPELINE) or "", number)
     if body is None:
-        finding(doc, 1, "has no section 1 with the step table")
+        finding(PIPELINE, 1, "has no section %s with %s" % (number, what))
+    return body, line
+
+
+def check_steps(top, steps):
+    doc = PIPELINE
+    body, line = pipeline_section(top, "1", "the step table")
+    if body is None:
         return
     rows = [r[0].strip("`") for r in table_rows(body)]
     if rows != steps:
@@ -214,15 +222,13 @@ def check_steps(top, steps):
 
 
 def check_exit_codes(top):
-    diag = read(top, "src/core/diag.h") or ""
-    codes = re.findall(r"^\s*(EXIT_[A-Z_]+)\s*=\s*([0-9]+)", diag, re.M)
-    if not codes:
-        finding("src/core/diag.h", 1, "defines no EXIT_ codes")
-        return
-    doc = "docs/design/pipeline.md"
-    body, line = section(read(top, doc) or "", "2")
-    if body is None:
-        finding(doc, 1, "has no section 2 with the exit codes")
+    codes = re.findall(r"^\s*(EXIT_[A-Z_]+)\s*=\s*([0-9]+)",
+                       read(top, "src/core/diag.h") or "", re.M)
+    doc = PIPELINE
+    body, line = pipeline_section(top, "2", "the exit codes")
+    if not codes or body is None:
+        if not codes:
+            finding("src/core/diag.h", 1, "defines no EXIT_ codes")
         return
     rows = table_rows(body)
     named = {}
