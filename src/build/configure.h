@@ -83,8 +83,8 @@ int features_effective(const struct profile *p, const struct cmake_cache *c, con
  * build/bdist.<platform>/ and never removes files from there: both gone
  * (after other settings, or after a compile or wheel step cut short, whose
  * copies there may be truncated yet newer than their sources). `step`
- * names the step in a line per directory removed; NULL: quietly.
+ * (an enum step) says a line per directory removed; -1: quietly.
  */
-int setuptools_staging_remove(const char *src_dir, const char *step);
+int setuptools_staging_remove(const char *src_dir, int step);
 
 #endif

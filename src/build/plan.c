@@ -12,21 +12,6 @@
 #include "profile/profile.h"
 #include "core/util.h"
 
-const char *const step_names[STEP__COUNT] = {
-	"fetch", "configure", "compile", "wheel", "verify", "smoke", "publish",
-};
-
-int
-step_from_name(const char *name)
-{
-	int i;
-
-	for (i = 0; i < STEP__COUNT; i++)
-		if (!strcmp(step_names[i], name))
-			return i;
-	return -1;
-}
-
 static int
 feature_on_or_default(const struct profile *p, enum feature f)
 {

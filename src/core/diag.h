@@ -20,6 +20,32 @@ enum {
 	EXIT_SIGNAL = 128, /* + N: stopped by signal N (130 for Ctrl-C) */
 };
 
+/*
+ * The steps of a build, in order (docs/design/pipeline.md §1). Their names
+ * are defined once, in step_names: --until, the progress lines, the logs
+ * (<work>/logs/STEP.log), the fault points, `bwbuild plan` and the
+ * manifest's timings all take them from there.
+ */
+enum step {
+	STEP_FETCH,
+	STEP_CONFIGURE,
+	STEP_COMPILE,
+	STEP_WHEEL,
+	STEP_VERIFY,
+	STEP_SMOKE,
+	STEP_PUBLISH,
+	STEP__COUNT
+};
+extern const char *const step_names[STEP__COUNT];
+/* Step by name, or -1. */
+int step_from_name(const char *name);
+
+/*
+ * A line of a step's progress on stderr, "STEP: message" (the format
+ * without its newline); how every step reports what it is doing.
+ */
+void step_note(enum step step, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
 /* A place in a file: 1-based line and column; file NULL when unknown. */
 struct loc {
 	const char *file;
