@@ -78,6 +78,24 @@ def run_checks(checks, args):
     return True
 
 
+def median_block(fn, calls, blocks):
+    """Seconds per call of `fn`: `blocks` blocks of `calls` back-to-back calls,
+    each timed between CUDA events; the median block. The caller warms up."""
+    import torch
+    times = []
+    for _ in range(blocks):
+        a = torch.cuda.Event(enable_timing=True)
+        b = torch.cuda.Event(enable_timing=True)
+        a.record()
+        for _ in range(calls):
+            fn()
+        b.record()
+        b.synchronize()
+        times.append(a.elapsed_time(b) / 1000.0 / calls)
+    times.sort()
+    return times[len(times) // 2]
+
+
 def torch_cuda():
     """The 'cuda' check through the torch the extension runs with."""
     import torch

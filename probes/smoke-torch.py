@@ -352,19 +352,7 @@ def timeit(fn, reps):
         if time.monotonic() - t0 > 0.5:
             break
     per = (time.monotonic() - t0) / n
-    k = max(1, int(0.1 / per))
-    times = []
-    for _ in range(reps):
-        a = torch.cuda.Event(enable_timing=True)
-        b = torch.cuda.Event(enable_timing=True)
-        a.record()
-        for _ in range(k):
-            fn()
-        b.record()
-        b.synchronize()
-        times.append(a.elapsed_time(b) / 1000.0 / k)
-    times.sort()
-    return times[len(times) // 2]
+    return probe_protocol.median_block(fn, max(1, int(0.1 / per)), reps)
 
 
 def bench_gemm(dtype, tf32=False, n=8192):
