@@ -202,6 +202,8 @@ install: $(BIN)/bwbuild $(EXAMPLE).stamp
 		done || exit 1; \
 	done
 	install -m 644 README.md docs/*.md "$(DESTDIR)$(PREFIX)/share/doc/bwbuild/"
+	install -d "$(DESTDIR)$(PREFIX)/share/doc/bwbuild/design"
+	install -m 644 docs/design/*.md "$(DESTDIR)$(PREFIX)/share/doc/bwbuild/design/"
 	install -D -m 644 docs/bwbuild.1 "$(DESTDIR)$(PREFIX)/share/man/man1/bwbuild.1"
 	install -D -m 644 scripts/bwbuild.bash-completion \
 		"$(DESTDIR)$(PREFIX)/share/bash-completion/completions/bwbuild"

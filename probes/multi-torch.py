@@ -3,8 +3,8 @@ what only shows with several GPUs of one node.
 
 Run by `bwbuild smoke` (src/wheel/smoke_multi.c) with CUDA_VISIBLE_DEVICES
 naming two or more GPUs, after the per-GPU probe (smoke-torch.py) ran on
-each. The protocol is smoke-torch.py's (one JSON object per line after
-"@bwbuild "); bench lines add "algbw" (GB/s) and "link" (nvlink, pcie: the
+each. The protocol is probes/probe_protocol.py's (one JSON object per line
+after "@bwbuild "); bench lines add "algbw" (GB/s) and "link" (nvlink, pcie: the
 interconnect whose datasheet figure bwbuild compares busbw with).
 
 Checks: import · p2p (the peer-access matrix) · link (how every pair is
@@ -38,22 +38,15 @@ import sys
 import tempfile
 import time
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from probe_protocol import emit, median_block, reason_of  # noqa: E402
+
 RANK_MARK = "@rank "
 PHASES = ["nccl_init", "nccl_all_reduce", "nccl_all_gather", "nccl_broadcast"]
 # (label, bytes): from latency-bound to past the size where a ring saturates the link.
 SIZES = [("1MiB", 1 << 20), ("16MiB", 16 << 20), ("256MiB", 256 << 20), ("1GiB", 1 << 30),
          ("4GiB", 4 << 30)]
 WARMUP, ITERS, REPS = 5, 20, 5
-
-
-def emit(**kw):
-    sys.stdout.write("@bwbuild " + json.dumps(kw) + "\n")
-    sys.stdout.flush()
-
-
-def reason_of(e):
-    text = ("%s: %s" % (type(e).__name__, e)).strip()
-    return text.splitlines()[0][:400] if text else type(e).__name__
 
 
 def bench_names():
@@ -140,20 +133,10 @@ def worker(rank, world, store_file, quick):
         for _ in range(WARMUP):
             dist.all_reduce(x)
         torch.cuda.synchronize()
-        times = []
-        for _ in range(REPS):
-            a = torch.cuda.Event(enable_timing=True)
-            b = torch.cuda.Event(enable_timing=True)
-            a.record()
-            for _ in range(ITERS):
-                dist.all_reduce(x)
-            b.record()
-            b.synchronize()
-            times.append(a.elapsed_time(b) / 1000.0 / ITERS)
-        times.sort()
+        t = median_block(lambda: dist.all_reduce(x), ITERS, REPS)
         del x
         torch.cuda.empty_cache()
-        return {"status": "ok", "time": times[len(times) // 2]}
+        return {"status": "ok", "time": t}
 
     phase("nccl_init", init)
     phase("nccl_all_reduce", all_reduce)

@@ -1,18 +1,99 @@
-"""The probe protocol (torch.py's: one JSON object per line
-after "@bwbuild "), shared by probes/smoke-<extension>.py: each names its
-checks; 'import' and 'cuda' failing end the run, 'kernel' is the GPU op
-that verify's --target-gpu answer is compared with.
-usage: smoke-<extension>.py [--skip A,B] [--quick] [--features F] [--archs A]
+"""The probe protocol of `bwbuild smoke` (src/wheel/smoke.c, docs/smoke.md),
+shared by every probes/smoke-<package>.py: one JSON object per line on
+stdout, after the marker "@bwbuild ":
+
+  {"start": NAME}                         a check begins (the timeout restarts)
+  {"check": NAME, "status": S, "reason": TEXT, "seconds": T}   S: ok, warn, fail, skip
+  {"info": {...}}                         versions, the GPU, its capability
+  {"bench": NAME, "value": X, "unit": U, "dtype": D, "shape": TEXT}
+
+Each probe names its checks; a check returns its reason, or raises Skip or
+Warn (any other exception fails it). 'import' and 'cuda' failing end the
+run; 'kernel' is the GPU op that verify's --target-gpu answer is compared
+with.
+usage: smoke-<package>.py [--skip A,B] [--quick] [--features F,G] [--archs sm_90,...]
 """
 import argparse
 import json
+import os
 import sys
 import time
+import traceback
+
+
+class Skip(Exception):
+    """The check does not apply here (status skip)."""
+
+
+class Warn(Exception):
+    """The check passed with a reservation (status warn)."""
 
 
 def emit(**kw):
     sys.stdout.write("@bwbuild " + json.dumps(kw) + "\n")
     sys.stdout.flush()
+
+
+def reason_of(e):
+    """An exception as one line of at most 400 characters."""
+    text = ("%s: %s" % (type(e).__name__, e)).strip()
+    return text.splitlines()[0][:400] if text else type(e).__name__
+
+
+def parse_args():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--skip", default="")
+    ap.add_argument("--quick", action="store_true")
+    ap.add_argument("--features", default=None)
+    ap.add_argument("--archs", default=None)
+    return ap.parse_args()
+
+
+def skipped(args):
+    """The names --skip lists (bwbuild adds one per check that timed out)."""
+    return set(s for s in args.skip.split(",") if s)
+
+
+def run_checks(checks, args):
+    """Run (name, fn) checks in order; False when 'import' or 'cuda' failed."""
+    skip = skipped(args)
+    for name, fn in checks:
+        if name in skip:
+            continue
+        emit(start=name)
+        t = time.monotonic()
+        try:
+            status, reason = "ok", fn()
+        except Skip as e:
+            status, reason = "skip", str(e)
+        except Warn as e:
+            status, reason = "warn", str(e)
+        except Exception as e:
+            status, reason = "fail", reason_of(e)
+            if os.environ.get("BWBUILD_SMOKE_TRACE"):
+                traceback.print_exc()
+        emit(check=name, status=status, reason=reason, seconds=round(time.monotonic() - t, 3))
+        if name in ("import", "cuda") and status == "fail":
+            return False
+    return True
+
+
+def median_block(fn, calls, blocks):
+    """Seconds per call of `fn`: `blocks` blocks of `calls` back-to-back calls,
+    each timed between CUDA events; the median block. The caller warms up."""
+    import torch
+    times = []
+    for _ in range(blocks):
+        a = torch.cuda.Event(enable_timing=True)
+        b = torch.cuda.Event(enable_timing=True)
+        a.record()
+        for _ in range(calls):
+            fn()
+        b.record()
+        b.synchronize()
+        times.append(a.elapsed_time(b) / 1000.0 / calls)
+    times.sort()
+    return times[len(times) // 2]
 
 
 def torch_cuda():
@@ -27,23 +108,6 @@ def torch_cuda():
 
 
 def run(checks):
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--skip", default="")
-    ap.add_argument("--quick", action="store_true")
-    ap.add_argument("--features", default=None)
-    ap.add_argument("--archs", default=None)
-    args = ap.parse_args()
-    skip = set(s for s in args.skip.split(",") if s)
-    for name, fn in checks:
-        if name in skip:
-            continue
-        emit(start=name)
-        t = time.monotonic()
-        try:
-            status, reason = "ok", fn()
-        except Exception as e:
-            status, reason = "fail", ("%s: %s" % (type(e).__name__, e)).splitlines()[0][:400]
-        emit(check=name, status=status, reason=reason, seconds=round(time.monotonic() - t, 3))
-        if name in ("import", "cuda") and status == "fail":
-            return 0
+    """The whole run of a probe without benchmarks; the exit status (0)."""
+    run_checks(checks, parse_args())
     return 0

@@ -5,40 +5,19 @@ Run by `bwbuild smoke` (src/wheel/smoke.c), which owns the process: it sets the
 environment (PYTHONPATH to the private install, the profile's runtime.env,
 CUDA_VISIBLE_DEVICES for --gpu), kills the probe when a check stays silent
 longer than its timeout and runs it again with that check skipped. The
-protocol is one JSON object per line on stdout, after the marker "@bwbuild ":
-
-  {"start": NAME}                         a check begins (the timeout restarts)
-  {"check": NAME, "status": S, "reason": TEXT}   S: ok, warn, fail, skip
-  {"info": {...}}                         versions, the GPU, its capability
-  {"bench": NAME, "value": X, "unit": U, "dtype": D, "shape": TEXT}
+protocol (one JSON object per line after "@bwbuild ") and the loop that runs
+the checks are probes/probe_protocol.py's.
 
 usage: torch.py [--skip A,B] [--quick] [--features F,G] [--archs sm_90,...]
 """
-import argparse
-import json
 import os
 import subprocess
 import sys
 import time
-import traceback
 
-
-def emit(**kw):
-    sys.stdout.write("@bwbuild " + json.dumps(kw) + "\n")
-    sys.stdout.flush()
-
-
-def reason_of(e):
-    text = ("%s: %s" % (type(e).__name__, e)).strip()
-    return text.splitlines()[0][:400] if text else type(e).__name__
-
-
-class Skip(Exception):
-    pass
-
-
-class Warn(Exception):
-    pass
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import probe_protocol  # noqa: E402
+from probe_protocol import Skip, Warn, emit, reason_of  # noqa: E402,F401
 
 
 CHECKS = []
@@ -373,19 +352,7 @@ def timeit(fn, reps):
         if time.monotonic() - t0 > 0.5:
             break
     per = (time.monotonic() - t0) / n
-    k = max(1, int(0.1 / per))
-    times = []
-    for _ in range(reps):
-        a = torch.cuda.Event(enable_timing=True)
-        b = torch.cuda.Event(enable_timing=True)
-        a.record()
-        for _ in range(k):
-            fn()
-        b.record()
-        b.synchronize()
-        times.append(a.elapsed_time(b) / 1000.0 / k)
-    times.sort()
-    return times[len(times) // 2]
+    return probe_protocol.median_block(fn, max(1, int(0.1 / per)), reps)
 
 
 def bench_gemm(dtype, tf32=False, n=8192):
@@ -498,33 +465,10 @@ def b_copy():
 
 def main():
     global ARGS
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--skip", default="")
-    ap.add_argument("--quick", action="store_true")
-    ap.add_argument("--features", default=None)
-    ap.add_argument("--archs", default=None)
-    ARGS = ap.parse_args()
-    skip = set(s for s in ARGS.skip.split(",") if s)
-    for name, fn in CHECKS:
-        if name in skip:
-            continue
-        emit(start=name)
-        t = time.monotonic()
-        try:
-            status, reason = "ok", fn()
-        except Skip as e:
-            status, reason = "skip", str(e)
-        except Warn as e:
-            status, reason = "warn", str(e)
-        except Exception as e:
-            status, reason = "fail", reason_of(e)
-            if os.environ.get("BWBUILD_SMOKE_TRACE"):
-                traceback.print_exc()
-        emit(check=name, status=status, reason=reason, seconds=round(time.monotonic() - t, 3))
-        if name in ("import", "cuda") and status == "fail":
-            return 0
-    if ARGS.quick:
+    ARGS = probe_protocol.parse_args()
+    if not probe_protocol.run_checks(CHECKS, ARGS) or ARGS.quick:
         return 0
+    skip = probe_protocol.skipped(ARGS)
     for name, unit, dtype, shape, fn in BENCHES:
         key = "bench:" + name
         if key in skip:

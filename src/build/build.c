@@ -14,15 +14,18 @@
 #include "core/util.h"
 #include "build/workdir.h"
 
-/* The pipeline, in order; each step lives in the file named after it. */
+/*
+ * The pipeline, in order (docs/design/pipeline.md §1); each step lives in
+ * the file named after it, its name is step_names[] (core/diag.h).
+ */
 static const struct build_step steps[STEP__COUNT] = {
-	[STEP_FETCH] = { "fetch", extension_check, fetch_run, EXIT_USAGE },  /* src/build/fetch.c, src/wheel/extension.c */
-	[STEP_CONFIGURE] = { "configure", NULL, configure_run }, /* src/build/configure.c */
-	[STEP_COMPILE] = { "compile", compile_check, compile_run, EXIT_FAIL }, /* src/build/compile.c */
-	[STEP_WHEEL] = { "wheel", NULL, package_run },           /* src/build/package.c */
-	[STEP_VERIFY] = { "verify", NULL, verify_run },          /* src/wheel/verify_step.c */
-	[STEP_SMOKE] = { "smoke", NULL, smoke_step_run },        /* src/wheel/smoke_step.c */
-	[STEP_PUBLISH] = { "publish", publish_check, publish_run, EXIT_USAGE }, /* src/build/publish.c */
+	[STEP_FETCH] = { extension_check, fetch_run, EXIT_USAGE },   /* src/build/fetch.c, src/wheel/extension.c */
+	[STEP_CONFIGURE] = { NULL, configure_run, 0 },               /* src/build/configure.c */
+	[STEP_COMPILE] = { compile_check, compile_run, EXIT_FAIL },  /* src/build/compile.c */
+	[STEP_WHEEL] = { NULL, package_run, 0 },                     /* src/build/package.c */
+	[STEP_VERIFY] = { NULL, verify_run, 0 },                     /* src/wheel/verify_step.c */
+	[STEP_SMOKE] = { NULL, smoke_step_run, 0 },                  /* src/wheel/smoke_step.c */
+	[STEP_PUBLISH] = { publish_check, publish_run, EXIT_USAGE }, /* src/build/publish.c */
 };
 
 /*
@@ -119,7 +122,7 @@ run_steps(struct build *b, int last)
 
 		if (i == STEP_COMPILE && staging_mark(b, 1) < 0)
 			return -1;
-		buf_addf(&point, "before-%s", steps[i].name);
+		buf_addf(&point, "before-%s", step_names[i]);
 		fault_point(point.s);
 		rc = steps[i].run(b);
 		if (i == STEP_WHEEL && !rc && !proc_interrupted)
@@ -128,11 +131,11 @@ run_steps(struct build *b, int last)
 		/* A Ctrl-C during a probe of this step (a python -c): honoured now, not a step later. */
 		if (proc_interrupted && !rc) {
 			error("interrupted during '%s'; run the same command again to resume",
-			      steps[i].name);
+			      step_names[i]);
 			rc = -1;
 		}
 		buf_reset(&point);
-		buf_addf(&point, "after-%s", steps[i].name);
+		buf_addf(&point, "after-%s", step_names[i]);
 		if (!rc)
 			fault_point(point.s);
 		buf_release(&point);
@@ -193,5 +196,5 @@ out:
 		close(lock);
 	build_release(&b);
 	/* Stopped by Ctrl-C or a TERM: 128 + the signal, as shells and CI expect. */
-	return proc_interrupted ? 128 + proc_interrupted : ret;
+	return proc_interrupted ? EXIT_SIGNAL + proc_interrupted : ret;
 }

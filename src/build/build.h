@@ -5,9 +5,9 @@
 
 /*
  * The build pipeline: a table of steps (src/build/build.c) run in order over
- * one context (src/build/step.h): fetch -> configure -> compile -> wheel ->
- * verify -> publish, each in the file named after it. Each step logs to
- * <work>/logs/<step>.log.
+ * one context (src/build/step.h), each in the file named after it and
+ * logging to <work>/logs/<step>.log. The steps, what each does and where:
+ * docs/design/pipeline.md §1.
  */
 struct build_opts {
 	struct resolve_opts r;  /* profile, --set, --strict, directories, --mem-budget */

@@ -59,7 +59,7 @@ compile_check(struct build *b)
 	return rc;
 }
 
-/* Log lines that mean a compiler was killed (build-scheduling.md §5). */
+/* Log lines that mean a compiler was killed (docs/design/scheduling.md §5). */
 static int
 tail_says_killed(const struct proc *p)
 {
@@ -252,12 +252,12 @@ compile_with_recovery(struct build *b)
 		compile_command(&pr, b);
 		pr.defer_failure = 1;
 		pr.append_log = attempt > 0;
-		rc = step_command("compile", &b->plan, &pr);
+		rc = step_command(STEP_COMPILE, &b->plan, &pr);
 		oom_seen = rc && pr.status && !proc_interrupted &&
 			   (launch_oom_read(launch_dir.s, &killed) > 0 || tail_says_killed(&pr));
 		last = !oom_seen || attempt == MAX_OOM_RECOVERIES || (jc->jobs == 1 && jc->slots <= 1);
 		if (last && pr.status)
-			step_failed("compile", &b->plan, &pr);
+			step_failed(STEP_COMPILE, &b->plan, &pr);
 		if (last && oom_seen)
 			error("compile was killed for memory again at MAX_JOBS=%u after %d recover%s; "
 			      "lower build.mem_budget or turn a heavy feature off", jc->jobs, attempt,
@@ -331,17 +331,17 @@ compile_run(struct build *b)
 	step_set_eta(NULL);
 	eta_plan_release(&eta);
 	if (!rc && partial)
-		fprintf(stderr, "compile: targets %s built (--targets stops after them)\n",
+		step_note(STEP_COMPILE, "targets %s built (--targets stops after them)",
 			b->opts->targets);
 	if (!rc && b->era == ERA_SKBUILD && !partial)
 		rc = configure_settle(b);
 	if (have_stats && ccache_stats_read(ccache, &b->plan.env, &after) == 0) {
 		json_free(b->cache);
 		b->cache = ccache_stats_json(&before, &after, b->profile.cache_remote.str);
-		fprintf(stderr, "compile: ccache %.0f hits (%.0f from remote storage), %.0f misses\n",
-			json_number_value(json_get(b->cache, "hits")),
-			json_number_value(json_get(b->cache, "remote_hits")),
-			json_number_value(json_get(b->cache, "misses")));
+		step_note(STEP_COMPILE, "ccache %.0f hits (%.0f from remote storage), %.0f misses",
+			  json_number_value(json_get(b->cache, "hits")),
+			  json_number_value(json_get(b->cache, "remote_hits")),
+			  json_number_value(json_get(b->cache, "misses")));
 	}
 	return rc;
 }

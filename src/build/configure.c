@@ -368,7 +368,7 @@ stamp_path(const struct build *b, struct buf *out)
 }
 
 int
-setuptools_staging_remove(const char *src_dir, const char *step)
+setuptools_staging_remove(const char *src_dir, int step)
 {
 	struct buf dir = BUF_INIT, path = BUF_INIT;
 	struct dirent *de;
@@ -384,9 +384,9 @@ setuptools_staging_remove(const char *src_dir, const char *step)
 		buf_addf(&path, "%s/%s", dir.s, de->d_name);
 		if (remove_tree(path.s) < 0)
 			ret = -1;
-		else if (step)
-			fprintf(stderr, "%s: '%s' is made afresh: the last compile or wheel step "
-				"did not finish\n", step, path.s);
+		else if (step >= 0)
+			step_note((enum step)step, "'%s' is made afresh: the last compile or wheel "
+				  "step did not finish", path.s);
 	}
 	if (d)
 		closedir(d);
@@ -412,11 +412,13 @@ remove_stale_configure(const struct build *b, const char *diff)
 	buf_reset(&cache);
 	buf_addf(&cache, "%s/build/CMakeCache.txt", pl->src_dir);
 	if (path_exists(cache.s)) {
-		if (diff)
-			fprintf(stderr, "configure: settings changed since the last configure; removing %s "
-				"and earlier build outputs\n%s", cache.s, diff);
-		else
-			fprintf(stderr, "configure: removing %s and earlier build outputs\n", cache.s);
+		if (diff) {
+			step_note(STEP_CONFIGURE, "settings changed since the last configure; removing "
+				  "%s and earlier build outputs", cache.s);
+			fputs(diff, stderr);
+		} else {
+			step_note(STEP_CONFIGURE, "removing %s and earlier build outputs", cache.s);
+		}
 		if (unlink(cache.s) < 0)
 			ret = error("cannot remove '%s':", cache.s);
 		/*
@@ -429,7 +431,7 @@ remove_stale_configure(const struct build *b, const char *diff)
 			warning("'%s' is your tree (--source): files an earlier configuration installed "
 				"into it are left; 'git clean -X' removes them", pl->src_dir);
 		if (!ret)
-			ret = setuptools_staging_remove(pl->src_dir, NULL);
+			ret = setuptools_staging_remove(pl->src_dir, -1);
 	}
 	buf_release(&cache);
 	return ret;
@@ -448,8 +450,8 @@ print_effective(const struct json *effective, const struct plan *pl)
 	const struct json **items = NULL;
 	size_t n = json_items(effective, &items);
 
-	fprintf(stderr, "configure: requested vs effective (%s/build: CMakeCache.txt and the values "
-		"configure ended with):\n", src_dir);
+	step_note(STEP_CONFIGURE, "requested vs effective (%s/build: CMakeCache.txt and the values "
+		"configure ended with):", src_dir);
 	fprintf(stderr, "  %-20s %-28s %-10s %s\n", "feature", "CMake option", "requested",
 		"effective");
 	for (size_t i = 0; i < n; i++) {
@@ -488,7 +490,7 @@ configure_settle(struct build *b)
 	rc = configure_readback(&b->profile, &b->plan, &b->effective);
 	if (rc < 0) {
 		/* A feature CMake dropped because a check could not run (a full disk) says so. */
-		step_cause("configure", &b->plan);
+		step_cause(STEP_CONFIGURE, &b->plan);
 		error("configure gave a build that differs from the profile; fix the cause above or "
 		      "change the profile");
 	} else {
@@ -536,7 +538,7 @@ build_dir_state(const struct build *b, struct cmake_cache *c, int *have_cache)
 	st = path_exists(path.s) ? DIR_CONFIGURED : DIR_CACHE_ONLY;
 out:
 	if (st == DIR_BROKEN)
-		fprintf(stderr, "configure: %s/build/CMakeCache.txt is incomplete; configuring again\n",
+		step_note(STEP_CONFIGURE, "%s/build/CMakeCache.txt is incomplete; configuring again",
 			b->plan.src_dir);
 	buf_release(&path);
 	buf_release(&text);
@@ -559,22 +561,34 @@ struct build_watch {
 	char what[256];
 };
 
+/* The first len - 1 bytes of /proc/<pid>/<file>, NUL-terminated; their count, <= 0 when none. */
+static ssize_t
+proc_file(const char *pid, const char *file, char *out, size_t len)
+{
+	char path[64];
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%s/%s", pid, file);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	n = read(fd, out, len - 1);
+	close(fd);
+	out[n > 0 ? n : 0] = '\0';
+	return n;
+}
+
 /* Whether /proc/<pid> is a ninja building in `dir`; its command line into `what`. */
 static int
 ninja_building(const char *pid, const char *dir, char *what, size_t wlen)
 {
 	char path[64], cwd[PATH_MAX], args[1024];
 	ssize_t n;
-	int fd, tool = 0;
+	int tool = 0;
 	size_t i;
 
-	snprintf(path, sizeof(path), "/proc/%s/comm", pid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return 0;
-	n = read(fd, args, sizeof(args) - 1);
-	close(fd);
-	if (n <= 0 || strncmp(args, "ninja\n", 6))
+	if (proc_file(pid, "comm", args, sizeof(args)) <= 0 || strncmp(args, "ninja\n", 6))
 		return 0;
 	snprintf(path, sizeof(path), "/proc/%s/cwd", pid);
 	n = readlink(path, cwd, sizeof(cwd) - 1);
@@ -583,15 +597,9 @@ ninja_building(const char *pid, const char *dir, char *what, size_t wlen)
 	cwd[n] = '\0';
 	if (strcmp(cwd, dir))
 		return 0;
-	snprintf(path, sizeof(path), "/proc/%s/cmdline", pid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return 0;
-	n = read(fd, args, sizeof(args) - 1);
-	close(fd);
+	n = proc_file(pid, "cmdline", args, sizeof(args));
 	if (n <= 0)
 		return 0;
-	args[n] = '\0';
 	for (i = 0; i < (size_t)n; i += strlen(args + i) + 1)
 		tool |= !strcmp(args + i, "--version") || !strcmp(args + i, "-t") ||
 			starts_with(args + i, "-t") || !strcmp(args + i, "-n");
@@ -668,7 +676,7 @@ configure_command_run(struct build *b, const struct configure_contract *contract
 	watching = w.build_dir && !pthread_create(&w.thread, NULL, watch_build, &w);
 	pthread_sigmask(SIG_SETMASK, &old_mask, NULL);
 	pr.defer_failure = 1;
-	rc = step_command("configure", &b->plan, &pr);
+	rc = step_command(STEP_CONFIGURE, &b->plan, &pr);
 	if (watching) {
 		w.done = 1;
 		pthread_join(w.thread, NULL);
@@ -688,7 +696,7 @@ configure_command_run(struct build *b, const struct configure_contract *contract
 			"cmake -S . -B build");
 		rc = -1;
 	} else if (rc < 0 && pr.status) {
-		step_failed("configure", &b->plan, &pr);
+		step_failed(STEP_CONFIGURE, &b->plan, &pr);
 	}
 	if (!rc)
 		rc = configure_settle(b);
@@ -712,9 +720,9 @@ fresh_cache(const struct build *b)
 	struct buf path = BUF_INIT;
 	int rc = 0;
 
-	fprintf(stderr, "configure: %s/build/CMakeCache.txt holds the plan's settings, but its "
+	step_note(STEP_CONFIGURE, "%s/build/CMakeCache.txt holds the plan's settings, but its "
 		"configure did not finish; configuring again from a fresh cache (build outputs "
-		"kept)\n", b->plan.src_dir);
+		"kept)", b->plan.src_dir);
 	buf_addf(&path, "%s/build/CMakeCache.txt", b->plan.src_dir);
 	if (unlink(path.s) < 0)
 		rc = error("cannot remove '%s':", path.s);
@@ -755,8 +763,8 @@ configure_run(struct build *b)
 		toolchain_probe(&b->toolchain, &pr.env, b->plan.cuda_home, b->python.s);
 	}
 	if (b->era == ERA_EXTENSION) {
-		fprintf(stderr, "configure: nothing to configure: the extension's setup.py builds "
-			"in the compile step\n");
+		step_note(STEP_CONFIGURE, "nothing to configure: the extension's setup.py builds "
+			"in the compile step");
 		goto out;
 	}
 	if (!b->plan.local_source)
@@ -785,14 +793,14 @@ configure_run(struct build *b)
 		if (!configure_cache_matches(&cache, b->plan.src_dir, &b->plan.cmake, &diff)) {
 			rc = remove_stale_configure(b, diff.s);
 		} else if (st == DIR_CONFIGURED) {
-			fprintf(stderr, "configure: adopting %s/build: no configure.stamp, but its "
-				"CMakeCache.txt holds the plan's settings\n", b->plan.src_dir);
+			step_note(STEP_CONFIGURE, "adopting %s/build: no configure.stamp, but its "
+				"CMakeCache.txt holds the plan's settings", b->plan.src_dir);
 			run = 0;
 		} else {
 			rc = fresh_cache(b);
 		}
 	} else if (have_stamp && st == DIR_CONFIGURED) {
-		fprintf(stderr, "configure: up to date (configure.stamp matches; %s/build kept)\n",
+		step_note(STEP_CONFIGURE, "up to date (configure.stamp matches; %s/build kept)",
 			b->plan.src_dir);
 		run = 0;
 	} else if (st == DIR_CACHE_ONLY) {

@@ -27,7 +27,7 @@ int configure_hook(const char *work_dir, struct buf *path);
 
 /*
  * How a tree is told to configure and stop, read from the tree itself
- * (pytorch-build.md §3), never from a version table alone:
+ * (docs/design/pytorch.md §3), never from a version table alone:
  *	CONFIGURE_ONLY_ARG  setup.py parses `--cmake-only` from sys.argv (v2.6.0;
  *	                    an environment CMAKE_ONLY is ignored there and
  *	                    forwarded to CMake like every CMAKE_* variable)
@@ -83,8 +83,8 @@ int features_effective(const struct profile *p, const struct cmake_cache *c, con
  * build/bdist.<platform>/ and never removes files from there: both gone
  * (after other settings, or after a compile or wheel step cut short, whose
  * copies there may be truncated yet newer than their sources). `step`
- * names the step in a line per directory removed; NULL: quietly.
+ * (an enum step) says a line per directory removed; -1: quietly.
  */
-int setuptools_staging_remove(const char *src_dir, const char *step);
+int setuptools_staging_remove(const char *src_dir, int step);
 
 #endif

@@ -113,7 +113,7 @@ configure_command(const struct configure_contract *c, const char *python, const 
 {
 	strvec_env_set(env, LAUNCH_ENV_PHASE, "configure");
 	if (c->only == CONFIGURE_ONLY_CMAKE) {
-		/* pytorch-build.md §3, era C: what scikit-build-core runs first, in its pinned build-dir. */
+		/* docs/design/pytorch.md §3, era C: what scikit-build-core runs first, in its pinned build-dir. */
 		strvec_pushl(args, "cmake", "-S", src_dir, "-B", NULL);
 		strvec_pushf(args, "%s/build", src_dir);
 		strvec_pushl(args, "-G", "Ninja", NULL);

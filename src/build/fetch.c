@@ -88,7 +88,7 @@ check_tree_options(const struct build *b)
 	version_txt(pl->src_dir, &ver);
 	buf_addf(&label, "torch %s (%s at %.12s)", ver.len ? ver.s : "of unknown version",
 		 pl->local_source ? pl->src_dir : b->profile.source_ref.str, b->commit.s);
-	fprintf(stderr, "fetch: %zu options declared in %zu build files\n", opts.n, opts.files);
+	step_note(STEP_FETCH, "%zu options declared in %zu build files", opts.n, opts.files);
 	rc = opts.n ? kb_check_tree(&b->profile, &opts, label.s, b->opts->r.strict) : 0;
 	if (!opts.n)
 		warning("no option() in '%s'; the profile's features cannot be checked against it",
@@ -98,7 +98,7 @@ check_tree_options(const struct build *b)
 	if (kb_check_source(&b->profile, pl->src_dir, pl->cuda_home, !pl->local_source, &ver) < 0)
 		rc = -1;
 	if (ver.len)
-		fprintf(stderr, "fetch: %s\n", ver.s);
+		step_note(STEP_FETCH, "%s", ver.s);
 	cmakeopts_release(&opts);
 	buf_release(&label);
 	buf_release(&ver);
@@ -194,8 +194,8 @@ tree_is_current(struct build *b, const char *cache, const struct strvec *dirs, c
 						       target.len ? target.s : NULL, b->opts->force);
 		}
 		if (skip > 0)
-			fprintf(stderr, "fetch: already at %.12s with its patches applied; nothing "
-				"to do\n", target.s);
+			step_note(STEP_FETCH, "already at %.12s with its patches applied; nothing "
+				"to do", target.s);
 	} else if (path_exists(record)) {
 		skip = error("'%s' has patches applied by an earlier build (%s) and this profile "
 			     "names none; remove the work directory or set source.patches again",
@@ -306,10 +306,10 @@ fetch_run(struct build *b)
 
 	/* A --source tree is whatever commit it is at (said below), not the profile's ref. */
 	if (b->plan.local_source)
-		fprintf(stderr, "fetch: --source %s, built as it is (the profile's %s @ %s is "
-			"not checked out)\n", b->plan.src_dir, p->source_repo.str, p->source_ref.str);
+		step_note(STEP_FETCH, "--source %s, built as it is (the profile's %s @ %s is "
+			  "not checked out)", b->plan.src_dir, p->source_repo.str, p->source_ref.str);
 	else
-		fprintf(stderr, "fetch: %s @ %s\n", p->source_repo.str, p->source_ref.str);
+		step_note(STEP_FETCH, "%s @ %s", p->source_repo.str, p->source_ref.str);
 	if ((b->plan.local_source ? use_local_source(b) : checkout_source(b)) < 0)
 		goto out;
 	json_set(b->source, "submodules", submodules_json(&b->tree));
@@ -322,14 +322,15 @@ fetch_run(struct build *b)
 	buf_addstr(&b->commit, b->tree.commit ? b->tree.commit : "none");
 	if (b->tree.commit && repo_commit_time(b->plan.src_dir, b->tree.commit, &b->epoch) < 0)
 		b->epoch = -1;
-	fprintf(stderr, "fetch: %s at %s", b->plan.src_dir, b->commit.s);
 	if (b->tree.nsubs)
-		fprintf(stderr, " (%zu submodule%s)", b->tree.nsubs, b->tree.nsubs == 1 ? "" : "s");
-	fputc('\n', stderr);
+		step_note(STEP_FETCH, "%s at %s (%zu submodule%s)", b->plan.src_dir, b->commit.s,
+			  b->tree.nsubs, b->tree.nsubs == 1 ? "" : "s");
+	else
+		step_note(STEP_FETCH, "%s at %s", b->plan.src_dir, b->commit.s);
 	if (profile_is_extension(&b->profile)) {
 		/* Not torch: its own setup.py, with the torch it builds on importable. */
 		b->era = ERA_EXTENSION;
-		fprintf(stderr, "fetch: build era: %s\n", era_name(b->era));
+		step_note(STEP_FETCH, "build era: %s", era_name(b->era));
 		rc = extension_tree(b);
 		goto out;
 	}
@@ -338,7 +339,7 @@ fetch_run(struct build *b)
 		error("%s", why.s);
 		goto out;
 	}
-	fprintf(stderr, "fetch: build era: %s\n", era_name(b->era));
+	step_note(STEP_FETCH, "build era: %s", era_name(b->era));
 	if (check_tree_options(b) < 0)
 		goto out;
 	if (b->era == ERA_SKBUILD && !python_imports(b->python.s, "build")) {

@@ -6,14 +6,14 @@
 /*
  * The memory model the plan (MAX_JOBS, FLASH_ATTENTION_MAX_JOBS) and the
  * launcher (admission) share: what one compile is taken to need before
- * anything has been measured (build-scheduling.md).
+ * anything has been measured (docs/design/scheduling.md §2, §7).
  */
 
 #define MiB ((uint64_t)1 << 20)
 #define GiB ((uint64_t)1 << 30)
 
 /*
- * The plan's estimates of one compile's peak (build-scheduling.md):
+ * The plan's estimates of one compile's peak (docs/design/scheduling.md §2):
  * ordinary C++ 1-2 GB; nvcc grows with the number of targets it compiles
  * for; flash-attention-class kernels take 4.5-5.3 GB per process.
  */
@@ -23,9 +23,9 @@
 #define EST_HEAVY (5 * GiB + 512 * MiB)
 
 /*
- * The launcher's cold-start reservations (build-scheduling.md §7), per
+ * The launcher's cold-start reservations (docs/design/scheduling.md §7), per
  * compile until its peak is learned; CUDA ones are scaled by gencodes and
- * --threads (§3).
+ * --threads (docs/design/scheduling.md §2).
  */
 #define EST_LAUNCH_CXX (2 * GiB)
 #define EST_LAUNCH_CUDA (3 * GiB)

@@ -48,12 +48,12 @@ package_run(struct build *b)
 		rc = remove_tree(dist.s);
 		/* Not in a --source tree: what is there may be the user's, not bwbuild's. */
 		if (!rc && b->staging_stale && !b->plan.local_source)
-			rc = setuptools_staging_remove(b->plan.src_dir, "wheel");
+			rc = setuptools_staging_remove(b->plan.src_dir, STEP_WHEEL);
 		step_env(&pr, b);
 		strvec_pushl(&pr.args, b->python.s, "setup.py", "bdist_wheel", "-d", dist.s, NULL);
 		pr.dir = b->plan.src_dir;
 		if (!rc)
-			rc = step_command("wheel", &b->plan, &pr);
+			rc = step_command(STEP_WHEEL, &b->plan, &pr);
 	}
 	if (!rc)
 		rc = find_wheel(dist.s, &b->wheel);

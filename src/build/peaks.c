@@ -151,7 +151,7 @@ launch_estimate(char *const *argv, const char *source)
 	if (!cuda)
 		return EST_LAUNCH_CXX;
 	base = is_heavy(source) ? EST_LAUNCH_HEAVY : EST_LAUNCH_CUDA;
-	/* est = base x (1 + 0.1 x (n - 1)) x min(T, n)  (build-scheduling.md §3) */
+	/* est = base x (1 + 0.1 x (n - 1)) x min(T, n)  (docs/design/scheduling.md §2) */
 	return base * (10 + (gencodes - 1)) / 10 * threads;
 }
 

@@ -12,21 +12,6 @@
 #include "profile/profile.h"
 #include "core/util.h"
 
-const char *const step_names[STEP__COUNT] = {
-	"fetch", "configure", "compile", "wheel", "verify", "smoke", "publish",
-};
-
-int
-step_from_name(const char *name)
-{
-	int i;
-
-	for (i = 0; i < STEP__COUNT; i++)
-		if (!strcmp(step_names[i], name))
-			return i;
-	return -1;
-}
-
 static int
 feature_on_or_default(const struct profile *p, enum feature f)
 {
@@ -84,7 +69,7 @@ jobs_compute(struct jobs_calc *jc, const struct profile *p, const struct host *h
 		/*
 		 * The launcher admits by memory and CPU slots itself; ninja gets
 		 * twice the cores so a compile waiting for memory does not hold
-		 * the slot a small one could use (build-scheduling.md §4).
+		 * the slot a small one could use (docs/design/scheduling.md §3).
 		 */
 		jc->launcher = 1;
 		jc->slots = jc->cpus;

@@ -3,6 +3,7 @@
 
 #include <stdint.h>
 
+#include "core/diag.h"
 #include "core/strvec.h"
 
 struct profile;
@@ -15,20 +16,6 @@ struct buf;
  * and the host facts alone (no I/O), so `bwbuild plan` can print it
  * exactly and tests can check it.
  */
-
-enum step {
-	STEP_FETCH,
-	STEP_CONFIGURE,
-	STEP_COMPILE,
-	STEP_WHEEL,
-	STEP_VERIFY,
-	STEP_SMOKE,
-	STEP_PUBLISH,
-	STEP__COUNT
-};
-extern const char *const step_names[STEP__COUNT];
-/* Step by name, or -1. */
-int step_from_name(const char *name);
 
 /* The job count and the arithmetic behind it. */
 struct jobs_calc {

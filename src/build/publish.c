@@ -43,7 +43,7 @@ out_lock(int outfd, const char *out)
 		return 0;
 	if (errno != EWOULDBLOCK)
 		return error("cannot lock the output directory '%s':", out);
-	fprintf(stderr, "publish: waiting for another bwbuild publishing into '%s'\n", out);
+	step_note(STEP_PUBLISH, "waiting for another bwbuild publishing into '%s'", out);
 	while (flock(outfd, LOCK_EX) < 0)
 		if (errno != EINTR)
 			return error("cannot lock the output directory '%s':", out);
@@ -120,9 +120,9 @@ journal_recover(const char *work, const char *out, int outfd)
 		}
 	}
 	if (removed || restored)
-		fprintf(stderr, "publish: finished a publish into '%s' that was killed: %d temporary "
-			"file%s removed%s\n", jout, removed, removed == 1 ? "" : "s",
-			restored ? ", the wheel and manifest published before restored" : "");
+		step_note(STEP_PUBLISH, "finished a publish into '%s' that was killed: %d temporary "
+			  "file%s removed%s", jout, removed, removed == 1 ? "" : "s",
+			  restored ? ", the wheel and manifest published before restored" : "");
 	if (fd >= 0 && fd != outfd)
 		close(fd);
 	unlink(path.s);
@@ -231,7 +231,7 @@ undo:
 	unlinkat(outfd, tw.s, 0);
 	unlinkat(outfd, tm.s, 0);
 	unlink(jpath.s);
-	fprintf(stderr, "publish: nothing published; '%s' holds what it held before\n", out);
+	step_note(STEP_PUBLISH, "nothing published; '%s' holds what it held before", out);
 out:
 	close(outfd);
 	buf_release(&mname);
@@ -353,10 +353,10 @@ publish_run(struct build *b)
 		 * A wheel that failed verify is not published where CI picks wheels
 		 * up; its manifest (verify.ok false, the reasons) goes beside it.
 		 */
-		fprintf(stderr, "publish: not published to %s: the wheel failed %s; it "
-			"and its manifest stay in %.*s\n", b->plan.out_dir,
-			b->report.errors.n ? "verify" : "smoke",
-			(int)(name - 1 - b->wheel.s), b->wheel.s);
+		step_note(STEP_PUBLISH, "not published to %s: the wheel failed %s; it and its "
+			  "manifest stay in %.*s", b->plan.out_dir,
+			  step_names[b->report.errors.n ? STEP_VERIFY : STEP_SMOKE],
+			  (int)(name - 1 - b->wheel.s), b->wheel.s);
 		goto out;
 	}
 	if (!rc)

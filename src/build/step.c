@@ -15,7 +15,7 @@
 #define TAIL_BYTES 4096
 
 struct progress {
-	const char *step;
+	enum step step;
 	double start, last_print;
 	int tty;
 	int last_total;
@@ -41,7 +41,7 @@ on_line(void *vctx, const char *line, size_t len)
 	if (len < 5 || line[0] != '[' || sscanf(line, "[%d/%d]", &done, &total) != 2 || total <= 0 ||
 	    done <= 0)
 		return;
-	fault_point(c->step); /* the Nth "[n/m]" line of this step */
+	fault_point(step_names[c->step]); /* the Nth "[n/m]" line of this step */
 	if (step_eta) {
 		const char *close = memchr(line, ']', len);
 
@@ -60,11 +60,11 @@ on_line(void *vctx, const char *line, size_t len)
 	rate = done / (now - c->start > 0.001 ? now - c->start : 0.001);
 	eta = eta_seconds(step_eta, now - c->start, done, total);
 	if (c->tty)
-		fprintf(stderr, "\r%-9s [%d/%d] %3d%%  %.1f/s  ETA %d:%02d ", c->step, done, total,
+		fprintf(stderr, "\r%-9s [%d/%d] %3d%%  %.1f/s  ETA %d:%02d ", step_names[c->step], done, total,
 			done * 100 / total, rate, (int)eta / 60, (int)eta % 60);
 	else
-		fprintf(stderr, "%s: [%d/%d] %d%%, %.1f/s, ETA %d:%02d\n", c->step, done, total,
-			done * 100 / total, rate, (int)eta / 60, (int)eta % 60);
+		step_note(c->step, "[%d/%d] %d%%, %.1f/s, ETA %d:%02d", done, total,
+			  done * 100 / total, rate, (int)eta / 60, (int)eta % 60);
 }
 
 static void
@@ -175,7 +175,7 @@ first_cmake_error(const char *log, struct buf *block, long *lineno)
 }
 
 int
-step_cause(const char *step, const struct plan *pl)
+step_cause(enum step step, const struct plan *pl)
 {
 	/* CMake keeps its failed checks (a CUDA compiler test on a full disk) out of the step's log. */
 	static const char *const cmake_logs[] = { "build/CMakeFiles/CMakeError.log",
@@ -183,20 +183,20 @@ step_cause(const char *step, const struct plan *pl)
 	size_t best = ARRAY_SIZE(causes);
 	struct buf found = BUF_INIT, path = BUF_INIT;
 
-	buf_addf(&path, "%s/logs/%s.log", pl->work_dir, step);
+	buf_addf(&path, "%s/logs/%s.log", pl->work_dir, step_names[step]);
 	scan_cause(path.s, &best, &found);
-	for (size_t i = 0; !strcmp(step, "configure") && i < ARRAY_SIZE(cmake_logs); i++) {
+	for (size_t i = 0; step == STEP_CONFIGURE && i < ARRAY_SIZE(cmake_logs); i++) {
 		buf_reset(&path);
 		buf_addf(&path, "%s/%s", pl->src_dir, cmake_logs[i]);
 		scan_cause(path.s, &best, &found);
 	}
 	if (best < ARRAY_SIZE(causes)) {
 		error("cause: %s\n  %s", found.s, causes[best].hint);
-	} else if (!strcmp(step, "configure")) {
+	} else if (step == STEP_CONFIGURE) {
 		long line;
 
 		buf_reset(&path);
-		buf_addf(&path, "%s/logs/%s.log", pl->work_dir, step);
+		buf_addf(&path, "%s/logs/%s.log", pl->work_dir, step_names[step]);
 		buf_reset(&found);
 		if (first_cmake_error(path.s, &found, &line)) {
 			error("cause, the first CMake error (%s:%ld):\n%s", path.s, line, found.s);
@@ -215,14 +215,14 @@ step_cause(const char *step, const struct plan *pl)
 }
 
 void
-step_failed(const char *step, const struct plan *pl, const struct proc *p)
+step_failed(enum step step, const struct plan *pl, const struct proc *p)
 {
 	struct buf cmd = BUF_INIT, log = BUF_INIT;
 	int st = p->status;
 
 	proc_format_args(&p->args, &cmd);
-	buf_addf(&log, "%s/logs/%s.log", pl->work_dir, step);
-	error("step '%s' failed: '%s' %s %d", step, cmd.s, st > 128 ? "was killed by signal" :
+	buf_addf(&log, "%s/logs/%s.log", pl->work_dir, step_names[step]);
+	error("step '%s' failed: '%s' %s %d", step_names[step], cmd.s, st > 128 ? "was killed by signal" :
 		"exited with", st > 128 ? st - 128 : st);
 	print_tail(p);
 	step_cause(step, pl);
@@ -232,12 +232,12 @@ step_failed(const char *step, const struct plan *pl, const struct proc *p)
 }
 
 static int
-open_log(const char *step, const struct plan *pl, const struct proc *p, struct buf *path)
+open_log(enum step step, const struct plan *pl, const struct proc *p, struct buf *path)
 {
 	struct buf cmd = BUF_INIT;
 	int fd;
 
-	buf_addf(path, "%s/logs/%s.log", pl->work_dir, step);
+	buf_addf(path, "%s/logs/%s.log", pl->work_dir, step_names[step]);
 	/* A retried step appends, so the log keeps what the failed attempt printed. */
 	/* Never through a link: a planted logs/<step>.log -> victim would be truncated. */
 	fd = open_nofollow(path->s, O_WRONLY | O_CREAT | (p->append_log ? O_APPEND : O_TRUNC),
@@ -245,16 +245,17 @@ open_log(const char *step, const struct plan *pl, const struct proc *p, struct b
 	if (fd < 0)
 		return error("cannot create log '%s':", path->s);
 	proc_format_args(&p->args, &cmd);
-	dprintf(fd, "# bwbuild step '%s'\n# cd %s\n# %s\n", step, p->dir ? p->dir : ".", cmd.s);
+	dprintf(fd, "# bwbuild step '%s'\n# cd %s\n# %s\n", step_names[step], p->dir ? p->dir : ".",
+		cmd.s);
 	for (size_t i = 0; i < p->env.n; i++)
 		dprintf(fd, "# env %s\n", p->env.v[i]);
-	fprintf(stderr, "%s: %s\n", step, cmd.s);
+	step_note(step, "%s", cmd.s);
 	buf_release(&cmd);
 	return fd;
 }
 
 int
-step_command(const char *step, const struct plan *pl, struct proc *p)
+step_command(enum step step, const struct plan *pl, struct proc *p)
 {
 	struct buf logpath = BUF_INIT;
 	struct progress ctx;
@@ -278,7 +279,7 @@ step_command(const char *step, const struct plan *pl, struct proc *p)
 	if (ctx.tty && ctx.last_total)
 		fputc('\n', stderr);
 	if (proc_interrupted) {
-		error("interrupted during '%s'; run the same command again to resume", step);
+		error("interrupted during '%s'; run the same command again to resume", step_names[step]);
 		st = -1;
 	} else if (st > 0) {
 		p->status = st;
@@ -286,8 +287,7 @@ step_command(const char *step, const struct plan *pl, struct proc *p)
 			step_failed(step, pl, p);
 		st = -1;
 	} else if (st == 0) {
-		fprintf(stderr, "%s: done in %.1f s (log: %s)\n", step, now_seconds() - ctx.start,
-			logpath.s);
+		step_note(step, "done in %.1f s (log: %s)", now_seconds() - ctx.start, logpath.s);
 	}
 	buf_release(&logpath);
 	return st;

@@ -54,7 +54,6 @@ struct build {
  * compiling), `run` does the work. Both return 0 or -1 after reporting.
  */
 struct build_step {
-	const char *name;
 	int (*check)(struct build *b);
 	int (*run)(struct build *b);
 	/* The exit status when the check fails: EXIT_USAGE where it judges the input (diag.h). */
@@ -102,18 +101,18 @@ int publish_pair(const char *work, const char *out, const char *wheel, const cha
  * failure the command, how it ended and the tail of its output (unless
  * p->defer_failure). 0 or -1.
  */
-int step_command(const char *step, const struct plan *pl, struct proc *p);
+int step_command(enum step step, const struct plan *pl, struct proc *p);
 /* The weighted work ahead for the progress lines' ETA (src/build/eta.h); NULL: the steps' rate. */
 struct eta_plan;
 void step_set_eta(struct eta_plan *e);
 /* The report step_command defers: command, status, last lines, log path. */
-void step_failed(const char *step, const struct plan *pl, const struct proc *p);
+void step_failed(enum step step, const struct plan *pl, const struct proc *p);
 /*
  * The line that says why a step went wrong (a full disk, an arch nvcc
  * lacks...), from its log and, for configure, CMake's own logs; printed as
  * "error: cause: LINE" with what to do. 1 when one was found.
  */
-int step_cause(const char *step, const struct plan *pl);
+int step_cause(enum step step, const struct plan *pl);
 /* The plan's environment, with the wheel's version when the profile sets one. */
 void step_env(struct proc *p, const struct build *b);
 

@@ -24,6 +24,39 @@ int diag_errors;
 int diag_warnings;
 int diag_quiet;
 
+const char *const step_names[STEP__COUNT] = {
+	[STEP_FETCH] = "fetch",
+	[STEP_CONFIGURE] = "configure",
+	[STEP_COMPILE] = "compile",
+	[STEP_WHEEL] = "wheel",
+	[STEP_VERIFY] = "verify",
+	[STEP_SMOKE] = "smoke",
+	[STEP_PUBLISH] = "publish",
+};
+
+int
+step_from_name(const char *name)
+{
+	for (int i = 0; i < STEP__COUNT; i++)
+		if (!strcmp(step_names[i], name))
+			return i;
+	return -1;
+}
+
+void
+step_note(enum step step, const char *fmt, ...)
+{
+	int err = errno;
+	va_list ap;
+
+	fprintf(stderr, "%s: ", step_names[step]);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	errno = err;
+}
+
 /* A held report: its place, its text, and the first report of its group. */
 struct held {
 	char *file;

@@ -14,7 +14,7 @@
 /*
  * The exit statuses of every bwbuild command: the one contract, printed by
  * 'bwbuild help exit-codes' from exit_codes[] (diag.c) and checked command by
- * command by tests/cli/11-exit-codes.sh. 1 is a verdict about the thing
+ * command by tests/cli/11-exit-codes.sh (docs/design/pipeline.md §2). 1 is a verdict about the thing
  * checked (diff: "they differ"), so what keeps a command from reaching one
  * (bad usage, unreadable input, an output that cannot be written) is 2.
  */
@@ -33,6 +33,32 @@ struct exit_code {
 };
 /* Every row of the contract, in order; ends with a NULL name. */
 extern const struct exit_code exit_codes[];
+
+/*
+ * The steps of a build, in order (docs/design/pipeline.md §1). Their names
+ * are defined once, in step_names: --until, the progress lines, the logs
+ * (<work>/logs/STEP.log), the fault points, `bwbuild plan` and the
+ * manifest's timings all take them from there.
+ */
+enum step {
+	STEP_FETCH,
+	STEP_CONFIGURE,
+	STEP_COMPILE,
+	STEP_WHEEL,
+	STEP_VERIFY,
+	STEP_SMOKE,
+	STEP_PUBLISH,
+	STEP__COUNT
+};
+extern const char *const step_names[STEP__COUNT];
+/* Step by name, or -1. */
+int step_from_name(const char *name);
+
+/*
+ * A line of a step's progress on stderr, "STEP: message" (the format
+ * without its newline); how every step reports what it is doing.
+ */
+void step_note(enum step step, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* A place in a file: 1-based line and column; file NULL when unknown. */
 struct loc {

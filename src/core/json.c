@@ -224,12 +224,6 @@ json_member_key(const struct json *member)
 	return member ? CC(member)->string : NULL;
 }
 
-struct json_index_ent {
-	const char *key;
-	const struct json *member;
-	size_t at;
-};
-
 /* By key, then by position: the first of equal keys first, as json_get finds it. */
 static int
 by_member_key(const void *a, const void *b)
@@ -241,31 +235,39 @@ by_member_key(const void *a, const void *b)
 }
 
 void
-json_index_build(struct json_index *ix, const struct json *obj)
+json_index_by(struct json_index *ix, const struct json *list, const char *field)
 {
 	const struct json **v;
-	size_t n = cJSON_IsObject(CC(obj)) ? json_items(obj, &v) : 0;
+	size_t n = json_items(list, &v);
 
 	ix->v = calloc(n ? n : 1, sizeof(*ix->v));
 	if (!ix->v)
 		die("out of memory");
 	ix->n = 0;
 	for (size_t i = 0; i < n; i++) {
-		if (!CC(v[i])->string)
+		const char *k = !field ? json_str(v[i]) : !*field ? CC(v[i])->string :
+			json_str(json_get(v[i], field));
+
+		if (!k)
 			continue;
-		ix->v[ix->n].key = CC(v[i])->string;
+		ix->v[ix->n].key = k;
 		ix->v[ix->n].member = v[i];
 		ix->v[ix->n].at = i;
 		ix->n++;
 	}
-	if (n)
-		free(v);
+	free(v);
 	if (ix->n)
 		qsort(ix->v, ix->n, sizeof(*ix->v), by_member_key);
 }
 
-const struct json *
-json_index_get(const struct json_index *ix, const char *key)
+void
+json_index_build(struct json_index *ix, const struct json *obj)
+{
+	json_index_by(ix, cJSON_IsObject(CC(obj)) ? obj : NULL, "");
+}
+
+const struct json_index_ent *
+json_index_find(const struct json_index *ix, const char *key)
 {
 	size_t lo = 0, hi = ix->n;
 
@@ -277,7 +279,15 @@ json_index_get(const struct json_index *ix, const char *key)
 		else
 			hi = mid;
 	}
-	return lo < ix->n && !strcmp(ix->v[lo].key, key) ? ix->v[lo].member : NULL;
+	return lo < ix->n && !strcmp(ix->v[lo].key, key) ? &ix->v[lo] : NULL;
+}
+
+const struct json *
+json_index_get(const struct json_index *ix, const char *key)
+{
+	const struct json_index_ent *e = json_index_find(ix, key);
+
+	return e ? e->member : NULL;
 }
 
 void

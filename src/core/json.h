@@ -48,17 +48,29 @@ size_t json_items(const struct json *j, const struct json ***out);
 const char *json_member_key(const struct json *member);
 
 /*
- * An object's members sorted by key, for O(log n) lookups where json_get
- * walks the list (a crafted manifest may have 100,000 keys).
+ * A list's members sorted by a string key, for O(log n) lookups where
+ * json_get walks the list (a crafted manifest may have 100,000 keys).
  */
-struct json_index_ent;
+struct json_index_ent {
+	const char *key;
+	const struct json *member;
+	size_t at;               /* position in the list: the first of equal keys wins */
+};
 struct json_index {
 	struct json_index_ent *v;
 	size_t n;
 };
 
+/* An object's members by their keys. */
 void json_index_build(struct json_index *ix, const struct json *obj);
-/* The first member named `key` (the one json_get finds), or NULL. */
+/*
+ * The members of an array or object by the member itself when `field` is
+ * NULL (strings of an array), by the member's key when `field` is "", else
+ * by the string `field` of each member; members without one are left out.
+ */
+void json_index_by(struct json_index *ix, const struct json *list, const char *field);
+/* The first member with `key` (the one json_get finds), or NULL. */
+const struct json_index_ent *json_index_find(const struct json_index *ix, const char *key);
 const struct json *json_index_get(const struct json_index *ix, const char *key);
 void json_index_release(struct json_index *ix);
 /* Key of the i-th member of an object. */

@@ -1,6 +1,6 @@
 /*
  * Fatbin walker. Layout (all little-endian; measured on CUDA 13.0 output,
- * see binary-formats.md §3-4):
+ * see docs/design/formats.md §7 and, for cubins, §8):
  *
  * A region holds containers back to back, each 8-aligned; zero padding
  * between them is skipped in 8-byte steps.

@@ -9,7 +9,7 @@
 
 /*
  * C++ runtime limits per policy, x86_64, from auditwheel's
- * manylinux-policy.json (binary-formats.md §8.1; 2_38 read from the file
+ * manylinux-policy.json (docs/design/formats.md §9; 2_38 read from the file
  * at auditwheel 2d1ad63). auditwheel tests set membership; for the
  * runtime libraries every listed version up to the maximum is present, so
  * a maximum is the same test. Policies between two rows are judged by the

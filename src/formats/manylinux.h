@@ -6,7 +6,7 @@ struct elf_dynamic;
 
 /*
  * manylinux policy for one ELF library, after auditwheel's rules
- * (binary-formats.md §8): the highest GLIBC, GLIBCXX, CXXABI and GCC
+ * (docs/design/formats.md §9): the highest GLIBC, GLIBCXX, CXXABI and GCC
  * symbol versions it needs from .gnu.version_r (ld-linux skipped), and
  * hence the oldest manylinux_2_X policy it satisfies.
  */

@@ -1,5 +1,5 @@
 /*
- * Zip reader (APPNOTE 6.3; binary-formats.md §9). All fields little-endian.
+ * Zip reader (APPNOTE 6.3; docs/design/formats.md §2). All fields little-endian.
  *
  * End of central directory (EOCD), found by scanning back from the end over
  * at most 22 + 65535 bytes:

@@ -1,7 +1,7 @@
 /*
  * The knowledge base: facts about toolkits, releases and features, kept as
  * data so that a new CUDA or torch release is a new row, not new code.
- * Sources: ../shared/reference/pytorch-build.md §5-7 and user-needs.md.
+ * Sources: docs/design/pytorch.md §5-7 and docs/design/users.md §1.
  * This file: the toolkit, arch, torch/CUDA and feature tables and the
  * checks of a profile (and of its source tree) against them. Facts used
  * outside those checks (GPU peaks, companion releases) are kbfacts.c's.
@@ -77,7 +77,7 @@ static const struct {
  * cmake/Modules/FindCUB.cmake looks for cub/cub.cuh only under
  * CUDA_TOOLKIT_INCLUDE, so cmake/Dependencies.cmake stops with "Cannot find
  * CUB." (measured on the real v2.6.0 tree with CUDA 13.0,
- * ../shared/real-tree/README.md). The newest release known to need the
+ * docs/real-pytorch.md). The newest release known to need the
  * fix is 2.6 (read); the first taken to have it is 2.9, the first release
  * with CUDA 13 builds (unverified: 2.7 and 2.8 are warned, not refused).
  * The fix: patches/pytorch (when "<2.9") or cmake.CMAKE_INCLUDE_PATH.

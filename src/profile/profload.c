@@ -146,6 +146,20 @@ dir_of(const char *path)
 	return xstrndup(path, (size_t)(slash - path));
 }
 
+/* `path` taken relative to the directory of `file` (the profile that set it), made absolute. */
+static char *
+beside(const char *file, const char *path)
+{
+	char *d = dir_of(file), *abs;
+	struct buf b = BUF_INIT;
+
+	buf_addf(&b, "%s/%s", d, path);
+	abs = path_absolute(b.s);
+	free(d);
+	buf_release(&b);
+	return abs;
+}
+
 /* -1 after reporting if `real` is already on the chain or the chain is too deep. */
 static int
 chain_check(char **chain, const char **names, int depth, const char *real, const char *path,
@@ -418,16 +432,10 @@ profile_load_set(struct profile *p, const char *spec, const struct strvec *sets)
 	if (p->torch.str && p->torch.str[0] != '/' &&
 	    (strchr(p->torch.str, '/') || ends_with(p->torch.str, ".yaml") ||
 	     ends_with(p->torch.str, ".yml") || ends_with(p->torch.str, ".whl"))) {
-		char *d = dir_of(p->torch.loc.file);
-		struct buf b = BUF_INIT;
-		char *abs;
+		char *abs = beside(p->torch.loc.file, p->torch.str);
 
-		buf_addf(&b, "%s/%s", d, p->torch.str);
-		abs = path_absolute(b.s);
 		p->torch.str = profile_keep_str(p, abs);
 		free(abs);
-		free(d);
-		buf_release(&b);
 	}
 	/*
 	 * A torch given as a profile name: first beside the file that set it,
@@ -452,14 +460,8 @@ profile_load_set(struct profile *p, const char *spec, const struct strvec *sets)
 	}
 	if (p->source_repo.str && !is_url(p->source_repo.str) && p->source_repo.str[0] != '/') {
 		/* Relative to the file that set it, like an #include. */
-		char *d = dir_of(p->source_repo.loc.file);
-		struct buf b = BUF_INIT;
-		char *abs;
+		char *abs = beside(p->source_repo.loc.file, p->source_repo.str);
 
-		buf_addf(&b, "%s/%s", d, p->source_repo.str);
-		free(d);
-		abs = path_absolute(b.s);
-		buf_release(&b);
 		p->repo_abs = realpath(abs, NULL);
 		if (!p->repo_abs)
 			p->repo_abs = abs;
@@ -469,16 +471,10 @@ profile_load_set(struct profile *p, const char *spec, const struct strvec *sets)
 	}
 	if (p->source_mirrors.str && *p->source_mirrors.str && p->source_mirrors.str[0] != '/') {
 		/* relative to the file that set it, like source.repo */
-		char *d = dir_of(p->source_mirrors.loc.file);
-		struct buf b = BUF_INIT;
-		char *abs;
+		char *abs = beside(p->source_mirrors.loc.file, p->source_mirrors.str);
 
-		buf_addf(&b, "%s/%s", d, p->source_mirrors.str);
-		abs = path_absolute(b.s);
 		p->source_mirrors.str = profile_keep_str(p, abs);
 		free(abs);
-		free(d);
-		buf_release(&b);
 	}
 	return diag_errors > before ? -1 : 0;
 }

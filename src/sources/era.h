@@ -4,7 +4,7 @@
 struct buf;
 
 /*
- * PyTorch's build front-end changed twice (pytorch-build.md §1); the tree
+ * PyTorch's build front-end changed twice (docs/design/pytorch.md §1); the tree
  * says which one it has:
  *	ERA_SETUP_HELPERS  setup.py with tools/setup_helpers/cmake.py turning the
  *	                   environment into -D options

@@ -440,7 +440,7 @@ git_checkout_commit(struct checkout_ctx *c, git_repository *repo, const git_oid 
 		co.paths.strings = spec.v;
 		co.paths.count = spec.n;
 	}
-	buf_addf(&label, "fetch: checking out %s", what);
+	buf_addf(&label, "%s: checking out %s", step_names[STEP_FETCH], what);
 	repo_progress_init(&cp.p, label.s);
 	cp.total = 0;
 	co.progress_cb = checkout_progress;
@@ -528,10 +528,10 @@ checkout_report(struct checkout_ctx *c)
 	const struct strvec *ex = c->o->exclude;
 
 	if (c->left_out.n) {
-		fprintf(stderr, "fetch: %zu submodule%s left out (source.submodules.exclude):\n",
-			c->left_out.n, c->left_out.n == 1 ? "" : "s");
+		step_note(STEP_FETCH, "%zu submodule%s left out (source.submodules.exclude):",
+			  c->left_out.n, c->left_out.n == 1 ? "" : "s");
 		for (size_t i = 0; i < c->left_out.n; i++)
-			fprintf(stderr, "fetch:   %s\n", c->left_out.v[i]);
+			step_note(STEP_FETCH, "  %s", c->left_out.v[i]);
 	}
 	for (size_t i = 0; ex && i < ex->n; i++) {
 		int seen = 0;
@@ -552,9 +552,9 @@ checkout_report(struct checkout_ctx *c)
 		note_lines(c->absent.v, c->absent.n, 50);
 	}
 	if (c->repos)
-		fprintf(stderr, "fetch: checked out %zu file%s in %zu repositor%s in %.1f s\n", c->files,
-			c->files == 1 ? "" : "s", c->repos, c->repos == 1 ? "y" : "ies",
-			now_seconds() - c->start);
+		step_note(STEP_FETCH, "checked out %zu file%s in %zu repositor%s in %.1f s", c->files,
+			  c->files == 1 ? "" : "s", c->repos, c->repos == 1 ? "y" : "ies",
+			  now_seconds() - c->start);
 }
 
 static int

@@ -156,8 +156,8 @@ mirror_fetch(git_repository *m, const char *url, const char *mpath, const char *
 	struct buf label = BUF_INIT;
 	int rc;
 
-	fprintf(stderr, "fetch: %s: fetching %s into %s\n", url, what, mpath);
-	buf_addf(&label, "fetch: %s", url);
+	step_note(STEP_FETCH, "%s: fetching %s into %s", url, what, mpath);
+	buf_addf(&label, "%s: %s", step_names[STEP_FETCH], url);
 	repo_progress_init(&fp.p, label.s);
 	fo.download_tags = GIT_REMOTE_DOWNLOAD_TAGS_ALL;
 	fo.prune = GIT_FETCH_NO_PRUNE;
@@ -171,7 +171,7 @@ mirror_fetch(git_repository *m, const char *url, const char *mpath, const char *
 	git_remote_free(remote);
 	repo_progress_end(&fp.p);
 	if (rc == 0 && fp.objects)
-		fprintf(stderr, "fetch: %s: %u objects, %.1f MiB in %.1f s\n", url, fp.objects,
+		step_note(STEP_FETCH, "%s: %u objects, %.1f MiB in %.1f s", url, fp.objects,
 			(double)fp.bytes / (1024.0 * 1024.0), now_seconds() - fp.p.due.start);
 	buf_release(&label);
 	if (rc < 0) {
@@ -311,7 +311,7 @@ mirror_ensure_once(const char *cache, const char *url, const char *ref, const gi
 		goto out;
 	}
 	if (flock(fd, LOCK_EX | LOCK_NB) < 0) {
-		fprintf(stderr, "fetch: waiting for another bwbuild using %s\n", mpath.s);
+		step_note(STEP_FETCH, "waiting for another bwbuild using %s", mpath.s);
 		if (flock(fd, LOCK_EX) < 0) {
 			error("cannot lock '%s':", lockp.s);
 			goto out;

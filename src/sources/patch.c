@@ -106,7 +106,7 @@ patches_apply(const struct patch_set *ps, unsigned version, const char *src, con
 		buf_reset(&why);
 		if (ret)
 			break;
-		fprintf(stderr, "fetch: patch %s: %s\n", pt->file, status);
+		step_note(STEP_FETCH, "patch %s: %s", pt->file, status);
 		o = json_object();
 		json_set(o, "file", json_string(pt->file));
 		json_set(o, "sha256", json_string(pt->sha256));
@@ -189,7 +189,7 @@ patches_before_checkout(const struct patch_set *ps, unsigned version, const char
 				error("cannot undo patch '%s' before checking out: %s", pt->file, why.s);
 				ret = -1;
 			} else {
-				fprintf(stderr, "fetch: patch %s: undone\n", pt->file);
+				step_note(STEP_FETCH, "patch %s: undone", pt->file);
 			}
 		}
 		buf_release(&line);

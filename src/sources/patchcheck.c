@@ -149,6 +149,17 @@ check_rel_path(const char *p, size_t n, struct buf *why)
 	return 0;
 }
 
+/* The path of a "rename from/to" or "copy from/to" line, checked, into *path; 0 or -1 (why says). */
+static int
+moved_path(const char *p, size_t n, char **path, struct buf *why)
+{
+	if (check_rel_path(p, n, why) < 0)
+		return -1;
+	free(*path);
+	*path = xstrndup(p, n);
+	return 0;
+}
+
 /* "a/PATH" (prefix 'a' or 'b') or /dev/null into *out (NULL for /dev/null). */
 static int
 header_path(const char *p, size_t n, char prefix, char **out, struct buf *why)
@@ -569,20 +580,12 @@ patch_check(const char *text, size_t len, struct patch_target **targets, size_t 
 			   (n > 10 && !strncmp(l, "copy from ", 10))) {
 			size_t skip = l[0] == 'r' ? 12 : 10;
 
-			bad = check_rel_path(l + skip, n - skip, why) < 0 ? here : 0;
-			if (!bad) {
-				free(s.old_path);
-				s.old_path = xstrndup(l + skip, n - skip);
-			}
+			bad = moved_path(l + skip, n - skip, &s.old_path, why) < 0 ? here : 0;
 		} else if ((n > 10 && !strncmp(l, "rename to ", 10)) ||
 			   (n > 8 && !strncmp(l, "copy to ", 8))) {
 			size_t skip = l[0] == 'r' ? 10 : 8;
 
-			bad = check_rel_path(l + skip, n - skip, why) < 0 ? here : 0;
-			if (!bad) {
-				free(s.new_path);
-				s.new_path = xstrndup(l + skip, n - skip);
-			}
+			bad = moved_path(l + skip, n - skip, &s.new_path, why) < 0 ? here : 0;
 		} else if (n > 9 && !strncmp(l, "old mode ", 9)) {
 			bad = mode_of(l + 9, n - 9, &s.old_mode) < 0 ? here : 0;
 		} else if (n > 9 && !strncmp(l, "new mode ", 9)) {

@@ -188,6 +188,23 @@ skip_ws(const char **p)
 		(*p)++;
 }
 
+/* After a name of an import list: past its "as ALIAS"; 1 (and past the comma) when another name follows. */
+static int
+list_goes_on(const char **p, struct buf *alias)
+{
+	skip_ws(p);
+	if (!strncmp(*p, "as ", 3)) {
+		*p += 3;
+		skip_ws(p);
+		dotted(p, alias);
+		skip_ws(p);
+	}
+	if (**p != ',')
+		return 0;
+	(*p)++;
+	return 1;
+}
+
 static void
 push_import(struct strvec *out, const char *name, unsigned line)
 {
@@ -233,16 +250,8 @@ py_imports_text(const char *text, size_t len, struct strvec *out)
 				if (!name.len || name.s[0] == '.')
 					break;
 				push_import(out, name.s, at);
-				skip_ws(&p);
-				if (!strncmp(p, "as ", 3)) {
-					p += 3;
-					skip_ws(&p);
-					dotted(&p, &alias);
-					skip_ws(&p);
-				}
-				if (*p != ',')
+				if (!list_goes_on(&p, &alias))
 					break;
-				p++;
 			}
 		} else if (!strncmp(p, "from ", 5)) {
 			p += 5;
@@ -286,16 +295,8 @@ py_imports_text(const char *text, size_t len, struct strvec *out)
 					push_import(out, sub.s, at);
 					buf_release(&sub);
 				}
-				skip_ws(&p);
-				if (!strncmp(p, "as ", 3)) {
-					p += 3;
-					skip_ws(&p);
-					dotted(&p, &alias);
-					skip_ws(&p);
-				}
-				if (*p != ',')
+				if (!list_goes_on(&p, &alias))
 					break;
-				p++;
 			}
 		}
 	}

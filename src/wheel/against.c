@@ -378,22 +378,6 @@ cuda_major_needed(const char *soname)
 	return (unsigned)strtoul(so + 4, NULL, 10);
 }
 
-static void
-add_error(struct wheel_report *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
-static void
-add_error(struct wheel_report *r, const char *fmt, ...)
-{
-	struct buf b = BUF_INIT;
-	va_list ap;
-
-	va_start(ap, fmt);
-	buf_vaddf(&b, fmt, ap);
-	va_end(ap);
-	strvec_push(&r->errors, b.s);
-	buf_release(&b);
-}
-
 int
 against_check(struct wheel_report *r, const char *wheel, const struct torch_ref *t,
 	      int check_pin)
@@ -425,8 +409,8 @@ against_check(struct wheel_report *r, const char *wheel, const struct torch_ref 
 		size_t missing = 0;
 
 		if (strset_has(&t->sonames, base))
-			add_error(r, "'%s' bundles torch's own '%s'; it must come from %s==%s, "
-				  "which the wheel requires (against)", l->path, base, t->name, t->version);
+			verify_error(r, "'%s' bundles torch's own '%s'; it must come from %s==%s, "
+				     "which the wheel requires (against)", l->path, base, t->name, t->version);
 		for (size_t j = 0; j < l->needed.n; j++) {
 			unsigned major = cuda_major_needed(l->needed.v[j]);
 
@@ -435,15 +419,15 @@ against_check(struct wheel_report *r, const char *wheel, const struct torch_ref 
 				torch_need = l->needed.v[j];
 			}
 			if (major && torch_cuda && major != torch_cuda)
-				add_error(r, "'%s' needs '%s' (CUDA %u), but %s %s is built with CUDA "
-					  "%s; build the extension with the CUDA %u toolkit (against)",
-					  l->path, l->needed.v[j], major, t->name, t->version, t->cuda,
-					  torch_cuda);
+				verify_error(r, "'%s' needs '%s' (CUDA %u), but %s %s is built with CUDA "
+					     "%s; build the extension with the CUDA %u toolkit (against)",
+					     l->path, l->needed.v[j], major, t->name, t->version, t->cuda,
+					     torch_cuda);
 		}
 		buf_reset(&why);
 		if (library_bytes(&z, NULL, l->path, &bytes, &why) < 0 ||
 		    elf_open(&e, bytes.p, bytes.n, &why) < 0) {
-			add_error(r, "'%s': %s (against)", l->path, why.s);
+			verify_error(r, "'%s': %s (against)", l->path, why.s);
 			continue;
 		}
 		elf_dynsym_read(&e, NULL, &undef, &why);
@@ -452,24 +436,24 @@ against_check(struct wheel_report *r, const char *wheel, const struct torch_ref 
 			if (!torch_symbol(undef.v[j]) || sorted_has(&t->symbols, undef.v[j]))
 				continue;
 			if (missing++ < 3)
-				add_error(r, "'%s' needs '%s', which %s %s does not export: importing it "
-					  "fails with 'undefined symbol'; rebuild it against this torch "
-					  "(against)", l->path, undef.v[j], t->name, t->version);
+				verify_error(r, "'%s' needs '%s', which %s %s does not export: importing it "
+					     "fails with 'undefined symbol'; rebuild it against this torch "
+					     "(against)", l->path, undef.v[j], t->name, t->version);
 		}
 		if (missing > 3)
-			add_error(r, "'%s' needs %zu more symbols %s %s does not export (against)",
-				  l->path, missing - 3, t->name, t->version);
+			verify_error(r, "'%s' needs %zu more symbols %s %s does not export (against)",
+				     l->path, missing - 3, t->name, t->version);
 		strvec_clear(&undef);
 	}
 	if (check_pin && needs_torch && !pins_torch(meta.s ? meta.s : "", t->name, t->version, &pin)) {
 		if (pin.len)
-			add_error(r, "METADATA requires '%s', not the exact torch its libraries "
-				  "link against; make it 'Requires-Dist: %s==%s' (against)", pin.s,
-				  t->name, t->version);
+			verify_error(r, "METADATA requires '%s', not the exact torch its libraries "
+				     "link against; make it 'Requires-Dist: %s==%s' (against)", pin.s,
+				     t->name, t->version);
 		else
-			add_error(r, "the libraries need torch's (%s), but METADATA does not require "
-				  "torch; add 'Requires-Dist: %s==%s' (against)", torch_need,
-				  t->name, t->version);
+			verify_error(r, "the libraries need torch's (%s), but METADATA does not require "
+				     "torch; add 'Requires-Dist: %s==%s' (against)", torch_need,
+				     t->name, t->version);
 	}
 	zip_close(&z);
 	buf_release(&meta);
@@ -477,5 +461,6 @@ against_check(struct wheel_report *r, const char *wheel, const struct torch_ref 
 	lib_bytes_release(&bytes);
 	buf_release(&bytes.buf);
 	buf_release(&pin);
+	verify_summarise(r);
 	return 0;
 }

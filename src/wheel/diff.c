@@ -15,83 +15,6 @@
 #include "core/util.h"
 #include "wheel/verify.h"
 
-/* A list's members by a string key (a set member, a path, a name), sorted for lookups. */
-struct keyed {
-	const char *key;
-	const struct json *v;
-	size_t at;               /* position in the list: the first of equal keys wins */
-};
-
-struct index {
-	struct keyed *v;
-	size_t n;
-};
-
-static int
-by_key(const void *a, const void *b)
-{
-	const struct keyed *x = a, *y = b;
-	int c = strcmp(x->key, y->key);
-
-	return c ? c : x->at < y->at ? -1 : x->at > y->at;
-}
-
-/*
- * Index of `list`'s members: by the member itself when `field` is NULL
- * (strings of an array), by the key of an object's member when `field`
- * is "", else by the string `field` of each member. Members without one
- * are left out.
- */
-static void
-index_build(struct index *ix, const struct json *list, const char *field)
-{
-	const struct json **items;
-	size_t n = json_items(list, &items);
-
-	ix->v = xcalloc(n ? n : 1, sizeof(*ix->v));
-	ix->n = 0;
-	for (size_t i = 0; i < n; i++) {
-		const char *k = !field ? json_str(items[i]) :
-				!*field ? json_member_key(items[i]) :
-					  json_str(json_get(items[i], field));
-
-		if (!k)
-			continue;
-		ix->v[ix->n].key = k;
-		ix->v[ix->n].v = items[i];
-		ix->v[ix->n].at = i;
-		ix->n++;
-	}
-	free(items);
-	if (ix->n)
-		qsort(ix->v, ix->n, sizeof(*ix->v), by_key);
-}
-
-/* The first member with `key`, or NULL. */
-static const struct keyed *
-index_find(const struct index *ix, const char *key)
-{
-	size_t lo = 0, hi = ix->n;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (strcmp(ix->v[mid].key, key) < 0)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo < ix->n && !strcmp(ix->v[lo].key, key) ? &ix->v[lo] : NULL;
-}
-
-static void
-index_release(struct index *ix)
-{
-	free(ix->v);
-	ix->v = NULL;
-	ix->n = 0;
-}
-
 static const struct json *
 path_get(const struct json *j, const char *a, const char *b, const char *c)
 {
@@ -108,17 +31,17 @@ static size_t
 set_diff(const struct json *ja, const struct json *jb, struct json *gained, struct json *lost,
 	 struct buf *line)
 {
-	struct index a, b;
+	struct json_index a, b;
 	const struct json **items;
 	size_t i, n = 0, m;
 
-	index_build(&a, ja, NULL);
-	index_build(&b, jb, NULL);
+	json_index_by(&a, ja, NULL);
+	json_index_by(&b, jb, NULL);
 	m = json_items(jb, &items);
 	for (i = 0; i < m; i++) {
 		const char *k = json_str(items[i]);
 
-		if (k && !index_find(&a, k)) {
+		if (k && !json_index_find(&a, k)) {
 			json_push(gained, json_string(k));
 			buf_addf(line, " +%s", k);
 			n++;
@@ -129,15 +52,15 @@ set_diff(const struct json *ja, const struct json *jb, struct json *gained, stru
 	for (i = 0; i < m; i++) {
 		const char *k = json_str(items[i]);
 
-		if (k && !index_find(&b, k)) {
+		if (k && !json_index_find(&b, k)) {
 			json_push(lost, json_string(k));
 			buf_addf(line, " -%s", k);
 			n++;
 		}
 	}
 	free(items);
-	index_release(&a);
-	index_release(&b);
+	json_index_release(&a);
+	json_index_release(&b);
 	return n;
 }
 
@@ -154,21 +77,21 @@ diff_features(const struct json *fa, const struct json *fb, struct buf *text, si
 	struct json *feat = json_object(), *fg = json_array(), *fl = json_array();
 	const struct json **ia, **ib;
 	size_t na = json_items(fa, &ia), nb = json_items(fb, &ib), i;
-	struct index xa, xb;
+	struct json_index xa, xb;
 
-	index_build(&xa, fa, "");
-	index_build(&xb, fb, "");
+	json_index_by(&xa, fa, "");
+	json_index_by(&xb, fb, "");
 	for (i = 0; i < na + nb; i++) {
 		const char *k = json_member_key(i < na ? ia[i] : ib[i - na]);
-		const struct keyed *ka, *kb;
+		const struct json_index_ent *ka, *kb;
 		const struct json *va, *vb;
 
 		if (!k)
 			continue;
-		ka = index_find(&xa, k);
-		kb = index_find(&xb, k);
-		va = ka ? ka->v : NULL;
-		vb = kb ? kb->v : NULL;
+		ka = json_index_find(&xa, k);
+		kb = json_index_find(&xb, k);
+		va = ka ? ka->member : NULL;
+		vb = kb ? kb->member : NULL;
 		if (i >= na && va)
 			continue; /* already seen from a's side */
 		if ((i < na && ka->at != i) || (i >= na && kb->at != i - na))
@@ -186,8 +109,8 @@ diff_features(const struct json *fa, const struct json *fb, struct buf *text, si
 	}
 	free(ia);
 	free(ib);
-	index_release(&xa);
-	index_release(&xb);
+	json_index_release(&xa);
+	json_index_release(&xb);
 	json_set(feat, "gained", fg);
 	json_set(feat, "lost", fl);
 	return feat;
@@ -225,13 +148,13 @@ diff_libraries(const struct json *la, const struct json *lb, struct buf *text, s
 	struct buf line = BUF_INIT;
 	const struct json **ia, **ib;
 	size_t na = json_items(la, &ia), nb = json_items(lb, &ib), i;
-	struct index xa, xb;
+	struct json_index xa, xb;
 
-	index_build(&xa, la, "path");
-	index_build(&xb, lb, "path");
+	json_index_by(&xa, la, "path");
+	json_index_by(&xb, lb, "path");
 	for (i = 0; i < na; i++) {
 		const char *p = json_str(json_get(ia[i], "path"));
-		const struct keyed *other = p ? index_find(&xb, p) : NULL;
+		const struct json_index_ent *other = p ? json_index_find(&xb, p) : NULL;
 		struct json *c;
 		size_t k;
 
@@ -246,7 +169,7 @@ diff_libraries(const struct json *la, const struct json *lb, struct buf *text, s
 		c = json_object();
 		json_set(c, "path", json_string(p));
 		buf_reset(&line);
-		k = diff_targets(ia[i], other->v, c, &line, " sass", "; ptx");
+		k = diff_targets(ia[i], other->member, c, &line, " sass", "; ptx");
 		if (!k) {
 			json_free(c);
 			continue;
@@ -258,7 +181,7 @@ diff_libraries(const struct json *la, const struct json *lb, struct buf *text, s
 	for (i = 0; i < nb; i++) {
 		const char *p = json_str(json_get(ib[i], "path"));
 
-		if (p && !index_find(&xa, p)) {
+		if (p && !json_index_find(&xa, p)) {
 			json_push(added, json_string(p));
 			buf_addf(text, "library added: %s\n", p);
 			(*n)++;
@@ -266,8 +189,8 @@ diff_libraries(const struct json *la, const struct json *lb, struct buf *text, s
 	}
 	free(ia);
 	free(ib);
-	index_release(&xa);
-	index_release(&xb);
+	json_index_release(&xa);
+	json_index_release(&xb);
 	buf_release(&line);
 	json_set(libs, "added", added);
 	json_set(libs, "removed", removed);
@@ -326,10 +249,10 @@ diff_runtime_part(const struct json *a, const struct json *b, double tolerance, 
 	struct json *o = json_object(), *checks = json_array(), *benches = json_array();
 	const struct json **ic, **ibn;
 	size_t nc = json_items(cb, &ic), nbn = json_items(bb, &ibn);
-	struct index xc, xbn;
+	struct json_index xc, xbn;
 
-	index_build(&xc, ca, "name");
-	index_build(&xbn, ba, "name");
+	json_index_by(&xc, ca, "name");
+	json_index_by(&xbn, ba, "name");
 
 	/* A run without a GPU (no_gpu) or a failed one is never "the same" as one that ran. */
 	if (a && json_str(json_get(a, "status")) && json_str(json_get(b, "status")) &&
@@ -343,15 +266,15 @@ diff_runtime_part(const struct json *a, const struct json *b, double tolerance, 
 	{
 		const struct json **ia;
 		size_t na = json_items(ca, &ia);
-		struct index xcb;
+		struct json_index xcb;
 
-		index_build(&xcb, cb, "name");
+		json_index_by(&xcb, cb, "name");
 		for (size_t i = 0; a && i < na; i++) {
 			const char *name = json_str(json_get(ia[i], "name"));
 			const char *sa = json_str(json_get(ia[i], "status"));
 			struct json *c;
 
-			if (!name || !sa || index_find(&xcb, name))
+			if (!name || !sa || json_index_find(&xcb, name))
 				continue;
 			c = json_object();
 			json_set(c, "name", json_string(name));
@@ -362,14 +285,14 @@ diff_runtime_part(const struct json *a, const struct json *b, double tolerance, 
 			(*n)++;
 		}
 		free(ia);
-		index_release(&xcb);
+		json_index_release(&xcb);
 	}
 
 	for (size_t i = 0; i < nc; i++) {
 		const char *name = json_str(json_get(ic[i], "name"));
 		const char *sb = json_str(json_get(ic[i], "status"));
-		const struct keyed *ka = name ? index_find(&xc, name) : NULL;
-		const char *sa = ka ? json_str(json_get(ka->v, "status")) : NULL;
+		const struct json_index_ent *ka = name ? json_index_find(&xc, name) : NULL;
+		const char *sa = ka ? json_str(json_get(ka->member, "status")) : NULL;
 		struct json *c;
 
 		if (!name || !sb || (sa && !strcmp(sa, sb)) || !a)
@@ -385,8 +308,8 @@ diff_runtime_part(const struct json *a, const struct json *b, double tolerance, 
 	for (size_t i = 0; i < nbn; i++) {
 		const struct json *jb = ibn[i];
 		const char *name = json_str(json_get(jb, "name"));
-		const struct keyed *kb = name ? index_find(&xbn, name) : NULL;
-		const struct json *ja = kb ? kb->v : NULL;
+		const struct json_index_ent *kb = name ? json_index_find(&xbn, name) : NULL;
+		const struct json *ja = kb ? kb->member : NULL;
 		double va = json_number_value(json_get(ja, "value"));
 		double vb = json_number_value(json_get(jb, "value")), change;
 		struct json *c;
@@ -411,8 +334,8 @@ diff_runtime_part(const struct json *a, const struct json *b, double tolerance, 
 	}
 	free(ic);
 	free(ibn);
-	index_release(&xc);
-	index_release(&xbn);
+	json_index_release(&xc);
+	json_index_release(&xbn);
 	json_set(o, "checks", checks);
 	json_set(o, "benchmarks", benches);
 	return o;

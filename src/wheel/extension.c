@@ -205,7 +205,7 @@ torch_site(struct build *b)
 		if (!rc)
 			rc = mkdir_p(site.s);
 		if (!rc && *t->sha256) {
-			fprintf(stderr, "fetch: unpacking %s into %s (for this build only)\n", t->path,
+			step_note(STEP_FETCH, "unpacking %s into %s (for this build only)", t->path,
 				site.s);
 			rc = extract_wheel(t->path, site.s);
 		} else if (!rc) {
@@ -295,9 +295,9 @@ build_style(const struct build *b)
 		buf_reset(&f);
 		buf_addf(&f, "%s/CMakeLists.txt", b->plan.src_dir);
 		if (is_regular(f.s))
-			fprintf(stderr, "fetch: CMake-built: find_package finds %s through "
+			step_note(STEP_FETCH, "CMake-built: find_package finds %s through "
 				"CMAKE_PREFIX_PATH, compiles go through CMAKE_<LANG>_COMPILER_LAUNCHER, "
-				"CMAKE_BUILD_PARALLEL_LEVEL=%u\n", b->torch.name, b->plan.jobs.jobs);
+				"CMAKE_BUILD_PARALLEL_LEVEL=%u", b->torch.name, b->plan.jobs.jobs);
 	}
 	buf_release(&f);
 	return rc;
@@ -321,7 +321,7 @@ extension_tree(struct build *b)
 	else if (lock > 0)
 		warning("%s", why.s);
 	else if (kb_companion(project.s))
-		fprintf(stderr, "fetch: %s %u.%u goes with %s %s\n", project.s, version / 100,
+		step_note(STEP_FETCH, "%s %u.%u goes with %s %s", project.s, version / 100,
 			version % 100, b->torch.name, b->torch.version);
 	if (!rc)
 		rc = torch_site(b);

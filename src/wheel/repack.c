@@ -1,5 +1,5 @@
 /*
- * Zip writer for wheels (APPNOTE 6.3; binary-formats.md §9), little-endian:
+ * Zip writer for wheels (APPNOTE 6.3; docs/design/formats.md §2), little-endian:
  *
  * Local file header, 30 bytes + name (+ extra):
  *	0 u32 0x04034b50, 4 u16 version needed, 6 u16 flags, 8 u16 method,

@@ -36,7 +36,7 @@ smoke_step_run(struct build *b)
 	int index = 0, rc;
 
 	if (b->report.errors.n) {
-		fprintf(stderr, "smoke: skipped: the wheel failed verify\n");
+		step_note(STEP_SMOKE, "skipped: the wheel failed %s", step_names[STEP_VERIFY]);
 		return 0;
 	}
 	if (b->era == ERA_EXTENSION) {
@@ -44,9 +44,9 @@ smoke_step_run(struct build *b)
 		char *probe = b->report.name ? smoke_find_probe(b->report.name) : NULL;
 
 		if (!probe) {
-			fprintf(stderr, "smoke: skipped: no probe for '%s' (probes/smoke-%s.py); its "
-				"own test suite checks its ops\n", b->report.name ? b->report.name : "?",
-				b->report.name ? b->report.name : "<package>");
+			step_note(STEP_SMOKE, "skipped: no probe for '%s' (probes/smoke-%s.py); its "
+				  "own test suite checks its ops", b->report.name ? b->report.name : "?",
+				  b->report.name ? b->report.name : "<package>");
 			return 0;
 		}
 		free(probe);
@@ -78,8 +78,8 @@ smoke_step_run(struct build *b)
 	buf_release(&how);
 	free(nvsmi);
 	if (rq.gpu < 0) {
-		fprintf(stderr, "smoke: skipped: %s (run 'bwbuild smoke' on the wheel where one is)\n",
-			index ? "no GPU here that the wheel can run on" : "no GPU here");
+		step_note(STEP_SMOKE, "skipped: %s (run 'bwbuild smoke' on the wheel where one is)",
+			  index ? "no GPU here that the wheel can run on" : "no GPU here");
 		return 0;
 	}
 	rq.target = b->wheel.s;

@@ -52,13 +52,18 @@ verify_error(struct wheel_report *r, const char *fmt, ...)
 	strvec_push_nodup(&r->errors, buf_detach(&b));
 }
 
-/* The last line of a report whose problems were not all listed. */
-static void
-summarise_errors(struct wheel_report *r)
+void
+verify_summarise(struct wheel_report *r)
 {
-	if (r->errors_more)
-		strvec_pushf(&r->errors, "... and %zu more problems (the first %d are listed)",
-			     r->errors_more, VERIFY_ERRORS_LISTED);
+	if (!r->errors_more)
+		return;
+	if (r->summarised) {
+		free(r->errors.v[--r->errors.n]);
+		r->errors.v[r->errors.n] = NULL;
+	}
+	strvec_pushf(&r->errors, "... and %zu more problems (the first %d are listed)",
+		     r->errors_more, VERIFY_ERRORS_LISTED);
+	r->summarised = 1;
 }
 
 /* ---- file name and tags ---- */
@@ -493,7 +498,7 @@ wheel_verify(struct wheel_report *r, const char *path, const struct wheel_expect
 	}
 	check_members(r, &z, names, rows, nrows, member.s, dist_info.s, &opts);
 done:
-	summarise_errors(r);
+	verify_summarise(r);
 	whole_finish(&wh, r);
 	record_free(rows, nrows);
 	free(names);
@@ -598,7 +603,7 @@ installed_verify(struct wheel_report *r, const char *pkgdir, const struct wheel_
 	free(paths);
 	verify_cxx_abi(r, opts.cxx11_abi);
 	verify_coverage(r, &opts);
-	summarise_errors(r);
+	verify_summarise(r);
 	ret = 0;
 out:
 	if (ret < 0)

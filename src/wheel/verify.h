@@ -29,6 +29,7 @@ struct wheel_report {
 	struct strvec ptx;
 	struct strvec errors;    /* the first VERIFY_ERRORS_LISTED, then "... and N more" */
 	size_t errors_more;      /* problems found beyond those listed */
+	int summarised;          /* the last of errors is the "... and N more" line */
 	struct strvec notes;
 	char *macros_h;          /* the build-settings header, if present */
 	char *macros_h_path;
@@ -42,6 +43,15 @@ struct wheel_report {
  * output stay small whatever the input.
  */
 #define VERIFY_ERRORS_LISTED 50
+
+/*
+ * A problem into r->errors: the first VERIFY_ERRORS_LISTED, then only
+ * counted; every check of a wheel (verify*.c, against.c) reports through
+ * it. verify_summarise then ends the list with "... and N more problems",
+ * once, updated when more were counted since.
+ */
+void verify_error(struct wheel_report *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void verify_summarise(struct wheel_report *r);
 
 /* A library allowed to lack some of the expected targets (a profile's verify.exceptions). */
 struct wheel_exception {

@@ -45,9 +45,6 @@ struct job {
 	uint64_t got;
 };
 
-/* A problem into r->errors: the first VERIFY_ERRORS_LISTED, then only counted. */
-void verify_error(struct wheel_report *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
 /* verify_record.c */
 /* Whether member `name` is <dist_info>/<file>. */
 int verify_is_dist_info_file(const char *name, const char *dist_info, const char *file);

@@ -45,7 +45,7 @@ repack_wheel(struct build *b)
 		note("platform: %s stays: %s", strrchr(b->report.tags.v[0], '-') + 1, why.s);
 	} else {
 		ro.platform = tag.s;
-		fprintf(stderr, "verify: platform %s (%s)\n", tag.s, why.len ? why.s : "no libraries");
+		step_note(STEP_VERIFY, "platform %s (%s)", tag.s, why.len ? why.s : "no libraries");
 	}
 	/* An extension requires exactly the torch it was built on (docs/extensions.md). */
 	if (b->have_torch) {
@@ -115,7 +115,7 @@ verify_run(struct build *b)
 	/* A sound wheel is repacked as it ships and verified again, as a user's verify would. */
 	if (!r->errors.n && (repack_wheel(b) < 0 || verify_once(b, 1) < 0))
 		return -1;
-	fprintf(stderr, "verify: %zu members, %zu ELF libraries\n", r->members, r->nlibs);
+	step_note(STEP_VERIFY, "%zu members, %zu ELF libraries", r->members, r->nlibs);
 	for (size_t i = 0; i < r->nlibs; i++) {
 		struct buf line = BUF_INIT;
 

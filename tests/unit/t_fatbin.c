@@ -144,7 +144,7 @@ t_fatbin_deep(void)
 		d.len = data.len;
 		CHECK(fatbin_walk(d.region, d.len, deep_check, &d, &why) == 0);
 		CHECK(d.ok == 3 && d.bad == 0);
-		/* speed: SASS raw, PTX LZ4; size: everything zstd (binary-formats.md 3.5) */
+		/* speed: SASS raw, PTX LZ4; size: everything zstd (docs/design/formats.md §7.5) */
 		CHECK(i == 0 ? d.lz4 == 1 : d.zstd == 3);
 		/* A damaged compressed payload must not expand cleanly. */
 		CHECK(d.comp_len > 16);

@@ -132,7 +132,7 @@ t_cause_eagain(void)
 	mkdir_p("tests/tmp/unit/fs-cause/logs");
 	t_write("fs-cause/logs/compile.log",
 		"[12/900] c++ ...\nninja: fatal: posix_spawn: Resource temporarily unavailable\n");
-	CHECK(step_cause("compile", &pl) == 1);
+	CHECK(step_cause(STEP_COMPILE, &pl) == 1);
 	remove_tree(work);
 }
 

@@ -35,7 +35,7 @@ run(const char *step, const char *script, int defer, struct proc *p, const char 
 	buf_release(&path);
 	p->defer_failure = defer;
 	t_stderr_begin();
-	rc = step_command(step, &pl, p);
+	rc = step_command((enum step)step_from_name(step), &pl, p);
 	*err = t_stderr_end();
 	return rc;
 }
@@ -111,7 +111,7 @@ t_failure(void)
 	CHECK(p.status == 128 + 9);
 	CHECK(strstr(err, "error:") == NULL);
 	t_stderr_begin();
-	step_failed("wheel", &pl, &p);
+	step_failed(STEP_WHEEL, &pl, &p);
 	err = t_stderr_end();
 	CHECK(strstr(err, "' was killed by signal 9\n") != NULL);
 	/* The first cause in the table's order wins: the full disk, not the memory. */
@@ -127,7 +127,7 @@ t_failure(void)
 			  "  this nvcc cannot build an arch") != NULL);
 	proc_release(&p);
 	t_stderr_begin();
-	CHECK(step_cause("package", &pl) == 0);      /* no log, no cause */
+	CHECK(step_cause(STEP_SMOKE, &pl) == 0);     /* no log, no cause */
 	err = t_stderr_end();
 	CHECK_STR(err, "");
 
