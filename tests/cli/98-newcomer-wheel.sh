@@ -1,0 +1,97 @@
+# Issue 24, items 5-8: every extension gets a runtime check, its symbols are
+# resolved through the libraries it loads, builds of two profiles never
+# share a wheel name, and the perf gate judges a change against each
+# benchmark's own measured noise.
+. "$(dirname "$0")/lib.sh"
+sh scripts/make-example-repo.sh tests/fixtures/minitorch "$TMP/example/minitorch.git" v2.11.0
+
+# -- 7: a flash-on and a flash-off build into one --out: two wheels, each naming its profile.
+cat > "$TMP/on.yaml" <<YAML
+extends: $TOP/profiles/demo.yaml
+name: demo-flash_on
+source:
+  repo: $TMP/example/minitorch.git
+YAML
+cat > "$TMP/off.yaml" <<YAML
+extends: $TMP/on.yaml
+name: demo-flash_off
+features:
+  flash_attention: off
+YAML
+run 0 "$BW" --profile "$TMP/on.yaml" --work "$TMP/won" --out "$TMP/dist"
+on=$(sed -n 's/^wheel: *//p' "$TMP/out")
+mon=$(sed -n 's/^manifest: *//p' "$TMP/out")
+run 0 "$BW" --profile "$TMP/off.yaml" --work "$TMP/woff" --out "$TMP/dist"
+off=$(sed -n 's/^wheel: *//p' "$TMP/out")
+moff=$(sed -n 's/^manifest: *//p' "$TMP/out")
+case $(basename "$on") in minitorch-2.11.0+git???????.demo.flash.on-*.whl) ;; *) fail "flash-on wheel: $on" ;; esac
+case $(basename "$off") in minitorch-2.11.0+git???????.demo.flash.off-*.whl) ;; *) fail "flash-off wheel: $off" ;; esac
+[ -f "$on" ] && [ -f "$off" ] || fail "one build overwrote the other in --out: $(ls "$TMP/dist")"
+python3 - "$mon" "$moff" <<'PY'
+import json, sys
+a, b = (json.load(open(p)) for p in sys.argv[1:])
+assert a["profile"]["name"] == "demo-flash_on" and b["profile"]["name"] == "demo-flash_off", (a["profile"], b["profile"])
+assert "+git" in a["wheel"]["version"] and a["wheel"]["version"].endswith(".demo.flash.on"), a["wheel"]
+PY
+# An explicit wheel.version_suffix still wins.
+cat > "$TMP/suffix.yaml" <<YAML
+extends: $TMP/on.yaml
+name: demo-suffix
+wheel:
+  version_suffix: "+cu130"
+YAML
+run 0 "$BW" --profile "$TMP/suffix.yaml" --work "$TMP/wsuf" --out "$TMP/dist"
+contains "$TMP/out" "wheel:    $TMP/dist/minitorch-2.11.0+cu130-"
+torch=$on
+tv=$(basename "$torch" | cut -d- -f2)
+
+# -- 6: every undefined symbol is resolved through the DT_NEEDED closure.
+mkdir -p "$TMP/torch" "$TMP/ext"
+(cd "$TMP/torch" && python3 -m zipfile -e "$torch" .)
+lib="$TMP/torch/minitorch/lib"
+cat > "$TMP/ext/cname.cc" <<'CC'
+#include <cstring>
+#include <string>
+namespace c10 { std::string version_tag(); }
+extern "C" int bw_nowhere_defined(int);
+extern "C" int PyLong_AsLong_like(void);
+extern "C" void *PyErr_Occurred(void);
+extern "C" int ext_a(const char *s) { return (int)std::strlen(s) + (int)c10::version_tag().size() + bw_nowhere_defined(1) + (PyErr_Occurred() != 0); }
+CC
+cat > "$TMP/ext/ok.cc" <<'CC'
+#include <cstring>
+#include <string>
+namespace c10 { std::string version_tag(); }
+extern "C" void *PyErr_Occurred(void);
+extern "C" int ext_a(const char *s) { return (int)std::strlen(s) + (int)c10::version_tag().size() + (PyErr_Occurred() != 0); }
+CC
+gpp() { g++ -shared -fPIC -o "$@" -L"$lib" -lminitorch_cpu -Wl,--allow-shlib-undefined -Wl,--unresolved-symbols=ignore-all; }
+gpp "$TMP/ext/cname.so" "$TMP/ext/cname.cc"
+gpp "$TMP/ext/ok.so" "$TMP/ext/ok.cc"
+pack() {
+	python3 - "$TMP/ext" "$1" "$2" "$3" <<'PY'
+import base64, hashlib, sys, zipfile
+d, name, lib, req = sys.argv[1:]
+di = f"ext_{name}-1.0.dist-info"
+meta = f"Metadata-Version: 2.1\nName: ext_{name}\nVersion: 1.0\nRequires-Dist: {req}\n"
+files = {f"ext_{name}/_C.so": open(lib, "rb").read(), f"{di}/METADATA": meta.encode(),
+         f"{di}/WHEEL": b"Wheel-Version: 1.0\nGenerator: t\nRoot-Is-Purelib: false\nTag: cp311-cp311-linux_x86_64\n"}
+rec = "".join(f"{n},sha256={base64.urlsafe_b64encode(hashlib.sha256(b).digest()).rstrip(b'=').decode()},{len(b)}\n"
+              for n, b in files.items()) + f"{di}/RECORD,,\n"
+with zipfile.ZipFile(f"{d}/ext_{name}-1.0-cp311-cp311-linux_x86_64.whl", "w") as z:
+    for n, b in files.items():
+        z.writestr(n, b)
+    z.writestr(f"{di}/RECORD", rec)
+PY
+	echo "$TMP/ext/ext_$1-1.0-cp311-cp311-linux_x86_64.whl"
+}
+# A C name no library it loads defines: named (before: passed, only c10::/at:: names were looked at).
+cname=$(pack cname "$TMP/ext/cname.so" "minitorch==$tv")
+run 1 "$BW" verify "$cname" --against "$torch"
+contains "$TMP/err" "'ext_cname/_C.so' needs 'bw_nowhere_defined', which no library it loads defines"
+contains "$TMP/err" "libminitorch_cpu.so"
+grep -q "PyErr_Occurred\|strlen" "$TMP/err" && fail "the interpreter's API or libc was flagged: $(cat "$TMP/err")"
+# libc's, libstdc++'s, torch's and the interpreter's: all resolved.
+ok=$(pack ok "$TMP/ext/ok.so" "minitorch==$tv")
+run 0 "$BW" verify "$ok" --against "$torch"
+run 0 "$BW" verify "$ok" --against "$TMP/torch/minitorch"
