@@ -10,6 +10,10 @@ import sys
 import time
 
 
+class Skip(Exception):
+    """A check that does not apply: reported as 'skip', never failed."""
+
+
 def emit(**kw):
     sys.stdout.write("@bwbuild " + json.dumps(kw) + "\n")
     sys.stdout.flush()
@@ -41,6 +45,8 @@ def run(checks):
         t = time.monotonic()
         try:
             status, reason = "ok", fn()
+        except Skip as e:
+            status, reason = "skip", str(e)
         except Exception as e:
             status, reason = "fail", ("%s: %s" % (type(e).__name__, e)).splitlines()[0][:400]
         emit(check=name, status=status, reason=reason, seconds=round(time.monotonic() - t, 3))

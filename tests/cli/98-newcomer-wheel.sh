@@ -95,3 +95,72 @@ grep -q "PyErr_Occurred\|strlen" "$TMP/err" && fail "the interpreter's API or li
 ok=$(pack ok "$TMP/ext/ok.so" "minitorch==$tv")
 run 0 "$BW" verify "$ok" --against "$torch"
 run 0 "$BW" verify "$ok" --against "$TMP/torch/minitorch"
+
+# -- 5: an extension bwbuild ships no probe for gets the generic runtime check
+# (before: `smoke --against` exited 1 "no probe").
+run 0 "$BW" smoke "$ok" --against "$torch"
+contains "$TMP/out" "✅ import               ext_ok on minitorch $tv"
+contains "$TMP/out" "✅ libraries            1 loaded: ext_ok/_C.so"
+contains "$TMP/out" "➖ ops                  minitorch has no operator registry"
+contains "$TMP/err" "generic-extension.py"
+# ... its libraries are loaded as the loader would: an undefined symbol fails here.
+run 1 "$BW" smoke "$cname" --against "$torch"
+contains "$TMP/out" "❌ libraries            RuntimeError: ext_cname/_C.so: "
+contains "$TMP/out" "undefined symbol: bw_nowhere_defined"
+# ... with a torch that has an operator registry: its torch.ops listed, the nullary ones called.
+mkdir -p "$TMP/fake/faketorch/_C" "$TMP/fake/ext_ops" "$TMP/fake/ext_ops-1.0.dist-info"
+cat > "$TMP/fake/faketorch/__init__.py" <<'PY'
+__version__ = "9.9"
+import builtins, os
+from . import _C
+class _NS:
+    def __init__(self, ns): self.ns = ns
+    def __getattr__(self, n):
+        return lambda: builtins.__dict__.setdefault("_calls", []).append(self.ns + "::" + n) or 7
+class _Ops:
+    def __getattr__(self, ns): return _NS(ns)
+ops = _Ops()
+PY
+cat > "$TMP/fake/faketorch/_C/__init__.py" <<'PY'
+SCHEMAS = ["aten::add(Tensor self, Tensor other) -> Tensor"]
+def _jit_get_all_schemas():
+    return list(SCHEMAS)
+PY
+cat > "$TMP/fake/ext_ops/__init__.py" <<'PY'
+import faketorch._C as C
+C.SCHEMAS += ["myext::version() -> int", "myext::scale(Tensor x, float s) -> Tensor"]
+PY
+echo ext_ops > "$TMP/fake/ext_ops-1.0.dist-info/top_level.txt"
+BWBUILD_SMOKE_SITE="$TMP/fake" BWBUILD_SMOKE_TORCH=faketorch PYTHONPATH="$TMP/fake" \
+	run 0 python3 probes/generic-extension.py
+contains "$TMP/out" '"check": "ops", "status": "ok", "reason": "torch.ops myext: 2 operators (myext::scale, myext::version)"'
+contains "$TMP/out" '"check": "calls", "status": "ok", "reason": "called myext::version"'
+contains "$TMP/out" '"check": "libraries", "status": "skip"'
+
+# -- 7: smoke's forward-compatibility verdict follows the profile's intent:
+# with cuda.ptx: none in the manifest's profile, no PTX is "not asked for".
+python3 - "$TMP" <<'PY'
+import base64, hashlib, sys, zipfile
+top = sys.argv[1]
+files = {"minitorch/__init__.py": b"__version__ = '2.11.0'\n",
+         "minitorch-2.11.0.dist-info/METADATA": b"Metadata-Version: 2.1\nName: minitorch\nVersion: 2.11.0\n",
+         "minitorch-2.11.0.dist-info/WHEEL": b"Wheel-Version: 1.0\nGenerator: test\nRoot-Is-Purelib: true\nTag: py3-none-any\n"}
+rec = ["%s,sha256=%s,%d" % (n, base64.urlsafe_b64encode(hashlib.sha256(d).digest()).rstrip(b"=").decode(), len(d)) for n, d in files.items()]
+with zipfile.ZipFile(top + "/minitorch-2.11.0-py3-none-any.whl", "w") as z:
+    for n, d in files.items():
+        z.writestr(n, d)
+    z.writestr("minitorch-2.11.0.dist-info/RECORD", "\n".join(rec + ["minitorch-2.11.0.dist-info/RECORD,,"]) + "\n")
+PY
+mkdir -p "$TMP/probes"
+cat > "$TMP/probes/smoke-minitorch.py" <<'PY'
+for l in ['{"start": "import"}', '{"check": "import", "status": "ok", "reason": "minitorch 2.11.0"}',
+          '{"start": "cuda"}', '{"check": "cuda", "status": "ok", "reason": "1 GPU"}',
+          '{"start": "forward_compat"}', '{"check": "forward_compat", "status": "fail", "reason": "no PTX for this GPU"}']:
+    print("@bwbuild " + l)
+PY
+printf '{"profile": {"name": "cu130-noptx", "cuda": {"ptx": "none"}}}\n' > "$TMP/noptx.json"
+printf '{"profile": {"name": "sm120", "cuda": {"ptx": "auto"}}}\n' > "$TMP/ptx.json"
+BWBUILD_PROBE_PATH="$TMP/probes" run 0 "$BW" smoke "$TMP/minitorch-2.11.0-py3-none-any.whl" --manifest "$TMP/noptx.json"
+contains "$TMP/out" "➖ forward_compat       not asked for: the profile says cuda.ptx: none (no PTX for this GPU)"
+BWBUILD_PROBE_PATH="$TMP/probes" run 1 "$BW" smoke "$TMP/minitorch-2.11.0-py3-none-any.whl" --manifest "$TMP/ptx.json"
+contains "$TMP/out" "❌ forward_compat       no PTX for this GPU"
