@@ -155,6 +155,9 @@ smoke_line(struct smoke_result *r, const char *line, size_t len)
 		if (json_str(json_get(o, "link")))
 			b->link = str_field(o, "link");
 		b->algbw = json_number_value(json_get(o, "algbw"));
+		b->reps = (unsigned)json_number_value(json_get(o, "reps"));
+		b->spread = json_get(o, "spread_percent") ?
+			json_number_value(json_get(o, "spread_percent")) : -1;
 		buf_addf(&key, "bench:%s", b->name);
 		if (r->current && !strcmp(r->current, key.s)) {
 			free(r->current);
@@ -301,6 +304,10 @@ smoke_json(const struct smoke_result *r)
 		json_set(j, "peak", b->peak > 0 ? json_number(b->peak) : json_null());
 		json_set(j, "percent_of_peak", b->peak > 0 ?
 			 json_number((double)(long)(b->value / b->peak * 1000) / 10) : json_null());
+		if (b->reps) {
+			json_set(j, "reps", json_number(b->reps));
+			json_set(j, "spread_percent", b->spread >= 0 ? json_number(b->spread) : json_null());
+		}
 		json_push(benches, j);
 	}
 	json_set(o, "checks", checks);

@@ -34,6 +34,8 @@ struct smoke_bench {
 	/* Across GPUs: the link the busbw is compared with (nvlink, pcie) and its algbw. */
 	char *link;
 	double algbw;
+	unsigned reps;   /* repetitions `value` is the median of; 0 when the probe did not say */
+	double spread;   /* (max - min) / value of them, in percent: its own noise; < 0 unknown */
 };
 
 struct json;
