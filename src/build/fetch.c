@@ -104,7 +104,8 @@ wheel_variant_label(const char *commit, unsigned cuda, const char *profile, stru
 	size_t start = out->len;
 
 	buf_addch(out, '+');
-	if (commit && *commit)
+	/* A tree that is no git checkout has no commit ("none"): no git part. */
+	if (commit && strlen(commit) >= 7 && strspn(commit, "0123456789abcdef") == strlen(commit))
 		buf_addf(out, "git%.7s.", commit);
 	if (cuda)
 		buf_addf(out, "cu%u%u.", cuda / 100, cuda % 100);
