@@ -29,6 +29,10 @@ class Warn(Exception):
     """The check passed with a reservation (status warn)."""
 
 
+class Skip(Exception):
+    """A check that does not apply: reported as 'skip', never failed."""
+
+
 def emit(**kw):
     sys.stdout.write("@bwbuild " + json.dumps(kw) + "\n")
     sys.stdout.flush()
@@ -46,6 +50,8 @@ def parse_args():
     ap.add_argument("--quick", action="store_true")
     ap.add_argument("--features", default=None)
     ap.add_argument("--archs", default=None)
+    # Whole repetitions of each benchmark: their median and spread (docs/smoke.md).
+    ap.add_argument("--reps", type=int, default=int(os.environ.get("BWBUILD_SMOKE_REPS", "3")))
     return ap.parse_args()
 
 

@@ -50,6 +50,81 @@ tree_version(const struct profile *p, const char *src)
 	return v;
 }
 
+/* 1 if the tree's setup.py (or tools/generate_torch_version.py, as PyTorch's) reads PYTORCH_BUILD_VERSION. */
+static int
+honours_build_version(const char *src)
+{
+	static const char *const files[] = { "setup.py", "tools/generate_torch_version.py" };
+	struct buf path = BUF_INIT, text = BUF_INIT;
+	int yes = 0;
+
+	for (size_t i = 0; i < ARRAY_SIZE(files) && !yes; i++) {
+		buf_reset(&path);
+		buf_reset(&text);
+		buf_addf(&path, "%s/%s", src, files[i]);
+		yes = is_regular(path.s) && read_file(&text, path.s) == 0 &&
+		      strstr(text.s, "PYTORCH_BUILD_VERSION") != NULL;
+	}
+	buf_release(&path);
+	buf_release(&text);
+	return yes;
+}
+
+/* The toolkit's "13.0": the profile's cuda.version, else <cuda.home>/version.json; 0 unknown. */
+static unsigned
+toolkit_release(const struct build *b)
+{
+	struct buf path = BUF_INIT, text = BUF_INIT;
+	unsigned v = kb_parse_version(b->profile.cuda_version.str);
+	const char *at;
+
+	if (!v && b->plan.cuda_home) {
+		buf_addf(&path, "%s/version.json", b->plan.cuda_home);
+		if (is_regular(path.s) && read_file(&text, path.s) == 0 &&
+		    (at = strstr(text.s, "\"cuda\"")) && (at = strstr(at, "\"version\"")) &&
+		    (at = strchr(at + 9, '"')))
+			v = kb_parse_version(at + 1);
+	}
+	buf_release(&path);
+	buf_release(&text);
+	return v;
+}
+
+/*
+ * The variant label a profile gives its wheel when it sets no
+ * wheel.version_suffix: what the tree itself would append ("git" and the
+ * commit, as PyTorch's tools/generate_torch_version.py does without
+ * PYTORCH_BUILD_VERSION), the toolkit (cu130) and the profile's name, so two
+ * profiles never publish the same file name: "+git1a2b3c4.cu130.sm120".
+ * PEP 440 local segments are [a-z0-9] runs joined by dots.
+ */
+void
+wheel_variant_label(const char *commit, unsigned cuda, const char *profile, struct buf *out)
+{
+	size_t start = out->len;
+
+	buf_addch(out, '+');
+	/* A tree that is no git checkout has no commit ("none"): no git part. */
+	if (commit && strlen(commit) >= 7 && strspn(commit, "0123456789abcdef") == strlen(commit))
+		buf_addf(out, "git%.7s.", commit);
+	if (cuda)
+		buf_addf(out, "cu%u%u.", cuda / 100, cuda % 100);
+	for (const char *c = profile ? profile : ""; *c; c++) {
+		int ch = (unsigned char)*c;
+
+		if ((ch >= 'a' && ch <= 'z') || (ch >= '0' && ch <= '9'))
+			buf_addch(out, (char)ch);
+		else if (ch >= 'A' && ch <= 'Z')
+			buf_addch(out, (char)(ch - 'A' + 'a'));
+		else if (out->s[out->len - 1] != '.' && out->s[out->len - 1] != '+')
+			buf_addch(out, '.');
+	}
+	while (out->len > start + 1 && out->s[out->len - 1] == '.')
+		buf_setlen(out, out->len - 1);
+	if (out->len == start + 1)
+		buf_setlen(out, start);
+}
+
 int
 wheel_version(struct build *b)
 {
@@ -57,8 +132,18 @@ wheel_version(struct build *b)
 	struct buf text = BUF_INIT;
 	int ret = 0;
 
-	if (!p->version_suffix.str)
+	if (!p->version_suffix.str) {
+		/* The variant in the local label, where the tree takes PYTORCH_BUILD_VERSION (torch's setup.py). */
+		if (profile_is_extension(p) || !honours_build_version(b->plan.src_dir) ||
+		    version_txt(b->plan.src_dir, &text) < 0 || strchr(text.s, '+')) {
+			buf_release(&text);
+			return 0;
+		}
+		buf_addstr(&b->version, text.s);
+		wheel_variant_label(b->commit.s, toolkit_release(b), p->name.str, &b->version);
+		buf_release(&text);
 		return 0;
+	}
 	if (version_txt(b->plan.src_dir, &text) < 0)
 		ret = error("'%s/version.txt' is missing; 'wheel.version_suffix' needs it",
 			    b->plan.src_dir);

@@ -77,6 +77,8 @@ int extension_tree(struct build *b);
 void extension_verify(struct build *b, int repacked);
 /* The version the wheel gets (b->version): version.txt + the profile's suffix; empty when none is set. */
 int wheel_version(struct build *b);
+/* "+git<commit7>.cu<MM>.<profile>": the local label a profile without wheel.version_suffix gives its wheel. */
+void wheel_variant_label(const char *commit, unsigned cuda, const char *profile, struct buf *out);
 int configure_run(struct build *b);             /* src/build/configure.c */
 /* After a configure: read back what CMake decided, then remember its settings. */
 int configure_settle(struct build *b);

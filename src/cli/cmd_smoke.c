@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "cli/cmd.h"
+#include "core/buf.h"
 #include "core/diag.h"
 #include "core/json.h"
 #include "profile/profile.h"
@@ -204,6 +205,26 @@ parse_gpus(const struct strvec *set, struct smoke_request *rq, struct strvec *li
 	return 0;
 }
 
+/* The manifest's profile.cuda.ptx is "none": the profile that made the wheel asked for no PTX. */
+static int
+manifest_ptx_none(const char *path)
+{
+	struct buf text = BUF_INIT, why = BUF_INIT;
+	struct json *m = NULL;
+	const char *ptx;
+	int none = 0;
+
+	if (is_regular(path) && read_file(&text, path) == 0 &&
+	    (m = json_parse(text.s, text.len, &why))) {
+		ptx = json_str(json_get(json_get(json_get(m, "profile"), "cuda"), "ptx"));
+		none = ptx && !strcmp(ptx, "none");
+	}
+	json_free(m);
+	buf_release(&text);
+	buf_release(&why);
+	return none;
+}
+
 int
 cmd_smoke(int argc, char **argv, const struct command *cmd)
 {
@@ -250,6 +271,8 @@ cmd_smoke(int argc, char **argv, const struct command *cmd)
 	rq.gpus = &gpu_list;
 	rq.timeout = timeout;
 	rq.profile = ro.profile ? &p : NULL;
+	if (manifest && !rq.profile)
+		rq.ptx_none = manifest_ptx_none(manifest);
 	if (rq.all_gpus || gpu_list.n)
 		rc = smoke_target_multi(&rq, &result);
 	else

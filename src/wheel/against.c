@@ -1,4 +1,5 @@
 #include <ctype.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
@@ -174,6 +175,7 @@ torch_ref_load(struct torch_ref *t, const char *path)
 	struct buf why = BUF_INIT, root = BUF_INIT;
 	struct lib_bytes bytes = { .buf = BUF_INIT };
 	int dir = is_dir(path), zopen = 0, rc = -1;
+	size_t libs_cap = 0;
 
 	memset(t, 0, sizeof(*t));
 	strvec_init(&t->sonames);
@@ -232,12 +234,25 @@ torch_ref_load(struct torch_ref *t, const char *path)
 			error("cannot read '%s' of '%s': %s", l->path, path, why.s);
 			goto out;
 		}
-		if (elf_dynsym_read(&e, &t->symbols, NULL, &why) < 0) {
+		ALLOC_GROW(t->libs, t->nlibs + 1, libs_cap);
+		struct torch_lib *tl = &t->libs[t->nlibs++];
+
+		memset(tl, 0, sizeof(*tl));
+		strvec_init(&tl->needed);
+		strvec_init(&tl->symbols);
+		tl->soname = xstrdup(l->soname ? l->soname :
+				     strrchr(l->path, '/') ? strrchr(l->path, '/') + 1 : l->path);
+		for (size_t j = 0; j < l->needed.n; j++)
+			strvec_push(&tl->needed, l->needed.v[j]);
+		if (elf_dynsym_read(&e, &tl->symbols, NULL, &why) < 0) {
 			error("'%s' of '%s': %s", l->path, path, why.s);
 			elf_release(&e);
 			goto out;
 		}
 		elf_release(&e);
+		sorted_unique(&tl->symbols);
+		for (size_t j = 0; j < tl->symbols.n; j++)
+			strvec_push(&t->symbols, tl->symbols.v[j]);
 	}
 	sorted_unique(&t->symbols);
 	rc = 0;
@@ -267,6 +282,12 @@ torch_ref_release(struct torch_ref *t)
 	free(t->dist_info);
 	strvec_clear(&t->sonames);
 	strvec_clear(&t->symbols);
+	for (size_t i = 0; i < t->nlibs; i++) {
+		free(t->libs[i].soname);
+		strvec_clear(&t->libs[i].needed);
+		strvec_clear(&t->libs[i].symbols);
+	}
+	free(t->libs);
 	strvec_clear(&t->sass);
 	strvec_clear(&t->ptx);
 	memset(t, 0, sizeof(*t));
@@ -318,6 +339,198 @@ torch_symbol(const char *s)
 		if (strstr(s, ns[i]))
 			return 1;
 	return 0;
+}
+
+/* ---- an extension library's DT_NEEDED closure, found as the loader would ---- */
+
+/* One library of a closure: what it defines; found == 0 when it is not on this machine. */
+struct clib {
+	char *soname;
+	int found;
+	struct strvec defined;       /* sorted set; empty for a torch library (its own is used) */
+	const struct strvec *torch;  /* a torch library's exports, else NULL */
+};
+
+struct closure {
+	struct clib *v;
+	size_t n, cap;
+};
+
+static void
+closure_release(struct closure *c)
+{
+	for (size_t i = 0; i < c->n; i++) {
+		free(c->v[i].soname);
+		strvec_clear(&c->v[i].defined);
+	}
+	free(c->v);
+	memset(c, 0, sizeof(*c));
+}
+
+/* The directories a library that is neither torch's nor the wheel's is looked for in, in order. */
+static void
+search_dirs(const struct torch_ref *t, struct strvec *dirs)
+{
+	static const char *const sys[] = { "/lib/x86_64-linux-gnu", "/usr/lib/x86_64-linux-gnu",
+					   "/lib/aarch64-linux-gnu", "/usr/lib/aarch64-linux-gnu",
+					   "/lib64", "/usr/lib64", "/lib", "/usr/lib",
+					   "/usr/local/lib", NULL };
+	const char *ld = getenv("LD_LIBRARY_PATH"), *cuda = getenv("CUDA_HOME");
+	struct buf d = BUF_INIT;
+
+	for (const char *p = ld; p && *p;) {
+		size_t n = strcspn(p, ":");
+
+		if (n)
+			strvec_pushf(dirs, "%.*s", (int)n, p);
+		p += n + (p[n] == ':');
+	}
+	/* pip's CUDA: site-packages/nvidia/<lib>/lib beside an installed torch (its RUNPATH). */
+	if (t->path && is_dir(t->path) && strrchr(t->path, '/')) {
+		DIR *dd;
+		struct dirent *de;
+
+		buf_addf(&d, "%.*s/nvidia", (int)(strrchr(t->path, '/') - t->path), t->path);
+		if ((dd = opendir(d.s))) {
+			while ((de = readdir(dd)))
+				if (de->d_name[0] != '.')
+					strvec_pushf(dirs, "%s/%s/lib", d.s, de->d_name);
+			closedir(dd);
+		}
+	}
+	if (cuda && *cuda)
+		strvec_pushf(dirs, "%s/lib64", cuda);
+	strvec_push(dirs, "/usr/local/cuda/lib64");
+	for (size_t i = 0; sys[i]; i++)
+		strvec_push(dirs, sys[i]);
+	buf_release(&d);
+}
+
+/* The exports and DT_NEEDED of `path` on disk; -1 when it is no readable ELF of `machine`. */
+static int
+disk_library(const char *path, unsigned machine, struct strvec *defined, struct strvec *needed)
+{
+	struct lib_bytes bytes = { .buf = BUF_INIT };
+	struct buf why = BUF_INIT;
+	struct elf e;
+	struct elf_dynamic d;
+	int rc = -1;
+
+	if (library_bytes(NULL, "", path, &bytes, &why) == 0 && elf_open(&e, bytes.p, bytes.n, &why) == 0) {
+		if ((!machine || e.machine == machine) && elf_dynsym_read(&e, defined, NULL, &why) == 0) {
+			memset(&d, 0, sizeof(d));
+			if (elf_dynamic_read(&e, &d, &why) == 0) {
+				for (size_t i = 0; i < d.needed.n; i++)
+					strvec_push(needed, d.needed.v[i]);
+				elf_dynamic_release(&d);
+			}
+			rc = 0;
+		}
+		elf_release(&e);
+	}
+	lib_bytes_release(&bytes);
+	buf_release(&bytes.buf);
+	buf_release(&why);
+	return rc;
+}
+
+/*
+ * Every library `lib` (of the wheel in `z`, reported in `r`) loads, directly
+ * or through the libraries it loads: torch's (its own tables), the wheel's
+ * own (read from the wheel), and the others from the search directories.
+ */
+static void
+closure_build(struct closure *c, const struct wheel_lib *lib, const struct wheel_report *r,
+	      const struct zip *z, const struct torch_ref *t, const struct strvec *dirs)
+{
+	struct strvec queue = STRVEC_INIT;
+	struct buf why = BUF_INIT, path = BUF_INIT;
+	struct lib_bytes bytes = { .buf = BUF_INIT };
+
+	for (size_t i = 0; i < lib->needed.n; i++)
+		strvec_push(&queue, lib->needed.v[i]);
+	for (size_t q = 0; q < queue.n; q++) {
+		const char *so = queue.v[q];
+		struct strvec needed = STRVEC_INIT;
+		struct clib *cl;
+		int seen = 0;
+
+		for (size_t i = 0; i < c->n && !seen; i++)
+			seen = !strcmp(c->v[i].soname, so);
+		if (seen)
+			continue;
+		ALLOC_GROW(c->v, c->n + 1, c->cap);
+		cl = &c->v[c->n++];
+		memset(cl, 0, sizeof(*cl));
+		cl->soname = xstrdup(so);
+		strvec_init(&cl->defined);
+		for (size_t i = 0; i < t->nlibs && !cl->found; i++) {
+			if (strcmp(t->libs[i].soname, so))
+				continue;
+			cl->found = 1;
+			cl->torch = &t->libs[i].symbols;
+			for (size_t j = 0; j < t->libs[i].needed.n; j++)
+				strvec_push(&needed, t->libs[i].needed.v[j]);
+		}
+		for (size_t i = 0; i < r->nlibs && !cl->found; i++) {
+			const struct wheel_lib *w = &r->libs[i];
+			const char *base = strrchr(w->path, '/') ? strrchr(w->path, '/') + 1 : w->path;
+			struct elf e;
+
+			if (strcmp(w->soname ? w->soname : base, so) && strcmp(base, so))
+				continue;
+			buf_reset(&why);
+			if (library_bytes(z, NULL, w->path, &bytes, &why) == 0 &&
+			    elf_open(&e, bytes.p, bytes.n, &why) == 0) {
+				elf_dynsym_read(&e, &cl->defined, NULL, &why);
+				elf_release(&e);
+			}
+			cl->found = 1;
+			for (size_t j = 0; j < w->needed.n; j++)
+				strvec_push(&needed, w->needed.v[j]);
+		}
+		for (size_t i = 0; i < dirs->n && !cl->found && !strchr(so, '/'); i++) {
+			buf_reset(&path);
+			buf_addf(&path, "%s/%s", dirs->v[i], so);
+			if (is_regular(path.s) &&
+			    disk_library(path.s, lib->machine, &cl->defined, &needed) == 0)
+				cl->found = 1;
+		}
+		sorted_unique(&cl->defined);
+		for (size_t i = 0; i < needed.n; i++)
+			strvec_push(&queue, needed.v[i]);
+		strvec_clear(&needed);
+	}
+	strvec_clear(&queue);
+	lib_bytes_release(&bytes);
+	buf_release(&bytes.buf);
+	buf_release(&why);
+	buf_release(&path);
+}
+
+static const char *
+closure_names(const struct closure *c, struct buf *out)
+{
+	buf_reset(out);
+	for (size_t i = 0; i < c->n; i++)
+		buf_addf(out, "%s%s", out->len ? " " : "", c->v[i].soname);
+	return out->len ? out->s : "none";
+}
+
+static int
+closure_defines(const struct closure *c, const char *sym)
+{
+	for (size_t i = 0; i < c->n; i++)
+		if (sorted_has(c->v[i].torch ? c->v[i].torch : &c->v[i].defined, sym))
+			return 1;
+	return 0;
+}
+
+/* The interpreter's C API, which the python executable (or libpython) provides to every module. */
+static int
+python_api(const char *s)
+{
+	return !strncmp(s, "Py", 2) || !strncmp(s, "_Py", 3);
 }
 
 /* "Requires-Dist: NAME==X" (PEP 508), X exactly torch's version; the first NAME requirement into `found`. */
@@ -389,9 +602,12 @@ against_check(struct wheel_report *r, const char *wheel, const struct torch_ref 
 	unsigned torch_cuda = t->cuda ? (unsigned)strtoul(t->cuda, NULL, 10) : 0;
 	int needs_torch = 0;
 	const char *torch_need = NULL;
+	struct strvec dirs = STRVEC_INIT;
+	struct buf absent = BUF_INIT, names = BUF_INIT;
 
 	if (zip_open(&z, wheel) < 0)
 		return -1;
+	search_dirs(t, &dirs);
 	me = NULL;
 	for (size_t i = 0; !me && i < z.n; i++) {
 		const char *n = z.entries[i].name, *slash = strchr(n, '/');
@@ -405,8 +621,9 @@ against_check(struct wheel_report *r, const char *wheel, const struct torch_ref 
 		const struct wheel_lib *l = &r->libs[i];
 		const char *base = strrchr(l->path, '/') ? strrchr(l->path, '/') + 1 : l->path;
 		struct strvec undef = STRVEC_INIT;
+		struct closure cl = { 0 };
 		struct elf e;
-		size_t missing = 0;
+		size_t missing = 0, unresolved = 0;
 
 		if (strset_has(&t->sonames, base))
 			verify_error(r, "'%s' bundles torch's own '%s'; it must come from %s==%s, "
@@ -432,6 +649,7 @@ against_check(struct wheel_report *r, const char *wheel, const struct torch_ref 
 		}
 		elf_dynsym_read(&e, NULL, &undef, &why);
 		elf_release(&e);
+		closure_build(&cl, l, r, &z, t, &dirs);
 		for (size_t j = 0; j < undef.n; j++) {
 			if (!torch_symbol(undef.v[j]) || sorted_has(&t->symbols, undef.v[j]))
 				continue;
@@ -443,6 +661,34 @@ against_check(struct wheel_report *r, const char *wheel, const struct torch_ref 
 		if (missing > 3)
 			verify_error(r, "'%s' needs %zu more symbols %s %s does not export (against)",
 				     l->path, missing - 3, t->name, t->version);
+		/* Every other one: defined by a library it loads, or the interpreter's. */
+		for (size_t j = 0; j < cl.n; j++)
+			if (!cl.v[j].found)
+				buf_addf(&absent, "%s%s", absent.len ? ", " : "", cl.v[j].soname);
+		for (size_t j = 0; j < undef.n; j++) {
+			if ((torch_symbol(undef.v[j]) && !sorted_has(&t->symbols, undef.v[j])) ||
+			    python_api(undef.v[j]) || closure_defines(&cl, undef.v[j]))
+				continue;
+			if (absent.len) {
+				/* A library not on this machine may define it: said, not failed. */
+				if (unresolved++ < 3)
+					strvec_pushf(&r->notes, "'%s' needs '%s', which no library it "
+						        "loads defines here; %s not found on this machine "
+						        "to check (against)", l->path, undef.v[j], absent.s);
+				continue;
+			}
+			if (unresolved++ < 3)
+				verify_error(r, "'%s' needs '%s', which no library it loads defines "
+					     "(DT_NEEDED, with theirs: %s) and which is not the "
+					     "interpreter's C API: importing it fails with 'undefined "
+					     "symbol'; link the library that defines it (against)",
+					     l->path, undef.v[j], closure_names(&cl, &names));
+		}
+		if (unresolved > 3 && !absent.len)
+			verify_error(r, "'%s' needs %zu more symbols no library it loads defines (against)",
+				     l->path, unresolved - 3);
+		closure_release(&cl);
+		buf_reset(&absent);
 		strvec_clear(&undef);
 	}
 	if (check_pin && needs_torch && !pins_torch(meta.s ? meta.s : "", t->name, t->version, &pin)) {
@@ -462,5 +708,8 @@ against_check(struct wheel_report *r, const char *wheel, const struct torch_ref 
 	buf_release(&bytes.buf);
 	buf_release(&pin);
 	verify_summarise(r);
+	buf_release(&absent);
+	buf_release(&names);
+	strvec_clear(&dirs);
 	return 0;
 }

@@ -15,6 +15,13 @@ struct wheel_report;
  * .dist-info), its CUDA and commit from torch/version.py, its
  * _GLIBCXX_USE_CXX11_ABI from its libraries' std::string symbols.
  */
+/* One library of a torch: what it exports and what it loads (DT_NEEDED). */
+struct torch_lib {
+	char *soname;
+	struct strvec needed;
+	struct strvec symbols;    /* sorted set */
+};
+
 struct torch_ref {
 	char *path;
 	char *name;               /* "torch" (a torch-shaped package of another name is taken too) */
@@ -26,6 +33,8 @@ struct torch_ref {
 	int cxx11_abi;            /* 1 new, 2 old, 0 unknown */
 	struct strvec sonames;    /* sorted set: libc10.so, libtorch.so, ... */
 	struct strvec symbols;    /* sorted set of every symbol its libraries export */
+	struct torch_lib *libs;   /* each library's own, for an extension's DT_NEEDED closure */
+	size_t nlibs;
 	struct strvec sass, ptx;  /* unions over its libraries: what it runs on */
 	char *targets;            /* the same as one line: "SASS sm_90 sm_120; PTX compute_120" */
 	char *dist_info;          /* a directory's .dist-info beside it (absolute); NULL for a wheel */
@@ -40,7 +49,10 @@ void torch_ref_release(struct torch_ref *t);
  * sonames accepted as provided) must keep against `t`, errors into
  * r->errors: torch's sonames only with "Requires-Dist: torch==<version>"
  * in METADATA (unless !check_pin: a build pins it when it repacks); no torch library bundled; every undefined c10/at/torch/
- * caffe2 symbol exported by that torch; the CUDA major of torch (the C++
+ * caffe2 symbol exported by that torch; every other undefined symbol
+ * defined by a library of the extension library's DT_NEEDED closure
+ * (torch's, the wheel's own, CUDA's and the system's, found as the loader
+ * would) or the interpreter's C API (Py*, _Py*); the CUDA major of torch (the C++
  * ABI is verify's own check, given torch's as the one expected). -1 when
  * the wheel cannot be read again (reported).
  */

@@ -235,10 +235,39 @@ diff_versions(const struct json *a, const struct json *b, struct buf *text, size
 }
 
 /*
+ * The perf gate's noise: a benchmark measured as the median of repetitions
+ * carries their spread ((max - min) / median, percent). Run to run, an
+ * unchanged wheel's medians differ by less than the larger of the two
+ * spreads; a change is judged against NOISE_TIMES that, never less than
+ * NOISE_FLOOR; one whose allowance would reach NOISE_GATE (the 10 % a gate
+ * must catch) is reported as not judged. Measured on an H100 (issue 24,
+ * tests/fixtures/perf/): docs/smoke.md.
+ */
+#define NOISE_TIMES 2.0
+#define NOISE_FLOOR 3.0
+#define NOISE_GATE 10.0
+
+/* The larger spread of the two, in percent; -1 when either lacks one of 2+ repetitions (--tolerance then). */
+static double
+bench_noise(const struct json *a, const struct json *b)
+{
+	const struct json *sa = json_get(a, "spread_percent"), *sb = json_get(b, "spread_percent");
+	double x, y;
+
+	/* One measurement has no spread to speak of: the tolerance judges it. */
+	if (!sa || !sb || json_number_value(json_get(a, "reps")) < 2 ||
+	    json_number_value(json_get(b, "reps")) < 2)
+		return -1;
+	x = json_number_value(sa);
+	y = json_number_value(sb);
+	return x > y ? x : y;
+}
+
+/*
  * bwbuild smoke's results (the manifests' "runtime"): every check whose
- * status changed, and benchmarks that moved by more than `tolerance`
- * percent; a slower one is a difference (a regression), a faster one is
- * only said.
+ * status changed, and benchmarks that moved beyond their allowance: their
+ * own measured noise (above), else `tolerance` percent; a slower one is a
+ * difference (a regression), a faster one is only said.
  */
 static struct json *
 diff_runtime_part(const struct json *a, const struct json *b, double tolerance, const char *label,
@@ -311,24 +340,43 @@ diff_runtime_part(const struct json *a, const struct json *b, double tolerance, 
 		const struct json_index_ent *kb = name ? json_index_find(&xbn, name) : NULL;
 		const struct json *ja = kb ? kb->member : NULL;
 		double va = json_number_value(json_get(ja, "value"));
-		double vb = json_number_value(json_get(jb, "value")), change;
+		double vb = json_number_value(json_get(jb, "value")), change, noise, allowed;
 		struct json *c;
 
 		if (!ja || va <= 0)
 			continue;
 		change = (vb - va) / va * 100;
-		if (change >= -tolerance && change <= tolerance)
+		noise = bench_noise(ja, jb);
+		allowed = noise < 0 ? tolerance : noise * NOISE_TIMES > NOISE_FLOOR ?
+			noise * NOISE_TIMES : NOISE_FLOOR;
+		if (noise >= 0 && allowed >= NOISE_GATE) {
+			/* Too noisy to tell a 10 % change from its own noise: said, never a verdict. */
+			buf_addf(text, "runtime %sbenchmark %s: %.1f -> %.1f (%+.1f %%) not judged: its "
+				 "repetitions spread %.1f %%; measure it with more --reps\n", label, name,
+				 va, vb, change, noise);
+			continue;
+		}
+		if (change >= -allowed && change <= allowed)
 			continue;
 		c = json_object();
 		json_set(c, "name", json_string(name));
 		json_set(c, "a", json_number(va));
 		json_set(c, "b", json_number(vb));
 		json_set(c, "change_percent", json_number((double)(long)(change * 10) / 10));
+		json_set(c, "allowed_percent", json_number((double)(long)(allowed * 10) / 10));
+		json_set(c, "noise_percent", noise >= 0 ? json_number(noise) : json_null());
 		json_set(c, "regression", json_bool(change < 0));
 		json_push(benches, c);
-		buf_addf(text, "runtime %sbenchmark %s: %.1f -> %.1f %s (%+.1f %%%s)\n", label, name, va, vb,
-			 json_str(json_get(jb, "unit")) ? json_str(json_get(jb, "unit")) : "",
-			 change, change < 0 ? ", slower than the tolerance allows" : "");
+		if (noise >= 0)
+			buf_addf(text, "runtime %sbenchmark %s: %.1f -> %.1f %s (%+.1f %%, beyond %.1f %%: "
+				 "%.0fx its noise of %.1f %%%s)\n", label, name, va, vb,
+				 json_str(json_get(jb, "unit")) ? json_str(json_get(jb, "unit")) : "",
+				 change, allowed, NOISE_TIMES, noise, change < 0 ? ", a regression" : "");
+		else
+			buf_addf(text, "runtime %sbenchmark %s: %.1f -> %.1f %s (%+.1f %%%s)\n", label,
+				 name, va, vb,
+				 json_str(json_get(jb, "unit")) ? json_str(json_get(jb, "unit")) : "",
+				 change, change < 0 ? ", slower than the tolerance allows" : "");
 		if (change < 0)
 			(*n)++;
 	}

@@ -34,6 +34,8 @@ struct smoke_bench {
 	/* Across GPUs: the link the busbw is compared with (nvlink, pcie) and its algbw. */
 	char *link;
 	double algbw;
+	unsigned reps;   /* repetitions `value` is the median of; 0 when the probe did not say */
+	double spread;   /* (max - min) / value of them, in percent: its own noise; < 0 unknown */
 };
 
 struct json;
@@ -95,6 +97,7 @@ struct smoke_request {
 	/* smoke_target_multi: --gpu all, or the CUDA_VISIBLE_DEVICES entries to check. */
 	int all_gpus;
 	const struct strvec *gpus;
+	int ptx_none;                   /* the wheel's profile said cuda.ptx: none (its manifest) */
 };
 
 /*
@@ -138,6 +141,12 @@ char *smoke_find_cross_probe(const char *package);
 int smoke_target_multi(const struct smoke_request *rq, struct json **result);
 /* An entry of CUDA_VISIBLE_DEVICES as a user writes one: 0, GPU-<uuid>, MIG-<uuid>. */
 int smoke_gpu_entry_ok(const char *s);
+/*
+ * probes/generic-extension.py: the runtime check of a package with no probe
+ * of its own (import with its torch, load its libraries, list and call its
+ * torch.ops); the same for `bwbuild smoke` and the build's smoke step.
+ */
+char *smoke_generic_probe(void);
 
 /* Put `runtime` (taken) into the manifest at `path` under "runtime", atomically. */
 int smoke_manifest_merge(const char *path, struct json *runtime);

@@ -39,19 +39,9 @@ smoke_step_run(struct build *b)
 		step_note(STEP_SMOKE, "skipped: the wheel failed %s", step_names[STEP_VERIFY]);
 		return 0;
 	}
-	if (b->era == ERA_EXTENSION) {
-		/* A package's probe is optional: without one its own test suite checks its ops. */
-		char *probe = b->report.name ? smoke_find_probe(b->report.name) : NULL;
-
-		if (!probe) {
-			step_note(STEP_SMOKE, "skipped: no probe for '%s' (probes/smoke-%s.py); its "
-				  "own test suite checks its ops", b->report.name ? b->report.name : "?",
-				  b->report.name ? b->report.name : "<package>");
-			return 0;
-		}
-		free(probe);
+	/* An extension runs with its torch; with no probe of its own, the generic one (smoke.c). */
+	if (b->era == ERA_EXTENSION)
 		rq.against = b->torch.path;
-	}
 	for (size_t i = 0; argv[i]; i++)
 		strvec_push(&p.args, argv[i]);
 	if (nvsmi && proc_run_capture(&p, &out) == 0) {

@@ -185,9 +185,11 @@ source:
 features:
   cuda: on
 YAML
-run 0 "$BW" --profile "$TMP/extc.yaml"
+PATH="$TMP/gpu:$PATH" run 0 "$BW" --profile "$TMP/extc.yaml"
 contains "$TMP/err" "fetch: CMake-built: find_package finds minitorch through CMAKE_PREFIX_PATH"
-contains "$TMP/err" "smoke: skipped: no probe for 'miniext_cmake' (probes/smoke-miniext_cmake.py)"
+# no probe of its own: the generic runtime check, as 'bwbuild smoke --against' runs it
+contains "$TMP/err" "probes/generic-extension.py"
+contains "$TMP/err" "import               miniext_cmake on minitorch"
 cw=$(sed -n 's/^wheel: *//p' "$TMP/out")
 cm=$(sed -n 's/^manifest: //p' "$TMP/out")
 python3 - "$cm" "$tv" <<'PY'

@@ -65,10 +65,25 @@ t_plain_tree(void)
 	CHECK(json_str(json_get(b.source, "local")) && ends_with(json_str(json_get(b.source, "local")), "/src"));
 	build_release(&b);
 
-	/* No suffix: the tree's own version; a version.txt with a local label refuses a suffix. */
+	/*
+	 * No suffix: a tree that reads PYTORCH_BUILD_VERSION gets the profile's
+	 * variant as its local label (no commit here: no git part), so two
+	 * profiles never share a wheel name; a version.txt with a local label
+	 * refuses a suffix.
+	 */
 	CHECK(fetch("", &b, &bo, &e) == 0);
-	CHECK(b.version.len == 0);
+	CHECK_STR(b.version.s, "2.11.0+cu128.t.fetch");
 	build_release(&b);
+	{
+		struct buf l = BUF_INIT;
+
+		wheel_variant_label("0123456789abcdef0123456789abcdef01234567", 1300, "sm120-No_Flash", &l);
+		CHECK_STR(l.s, "+git0123456.cu130.sm120.no.flash");
+		buf_reset(&l);
+		wheel_variant_label("none", 0, "--", &l);
+		CHECK(l.len == 0);
+		buf_release(&l);
+	}
 	{
 		struct buf v = BUF_INIT;
 
