@@ -139,21 +139,27 @@ demo: $(DEPS_OK)
 	@$(MAKE) --no-print-directory all
 	@sh scripts/demo.sh
 
-# `make test T=plan` passes the filter on to tests/run.sh.
+# `make test T=plan` passes the filter on to tests/run.sh; suites run J at
+# a time (default: the number of CPUs; `make test J=1` runs them one by one).
+J = $(shell nproc 2>/dev/null || echo 1)
 test: $(TOOLS_OK)
 	@$(MAKE) --no-print-directory all test-bins
-	@sh tests/run.sh $(T)
+	@sh tests/run.sh -j $(J) $(T)
 
 # Unit tests, fuzz-corpus replay and CLI tests under ASan and UBSan, built
 # in obj-asan/ beside the normal build.
 ASAN = obj-asan
 ASAN_FLAGS = -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 
-asan: $(TOOLS_OK)
+# Its scratch directories are in $(ASAN)/tmp, so it may run beside `make test`.
+asan: asan-bins
+	@BW=$(CURDIR)/$(ASAN)/bwbuild TESTBIN=$(CURDIR)/$(ASAN) TESTTMP=$(CURDIR)/$(ASAN)/tmp \
+		ASAN_OPTIONS=detect_leaks=1 LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp \
+		sh tests/run.sh -j $(J) $(T)
+
+asan-bins: $(TOOLS_OK)
 	@$(MAKE) --no-print-directory all test-bins OBJ=$(ASAN) BIN=$(ASAN) TBIN=$(ASAN) \
 		CFLAGS="-std=c17 -O1 -g $(WARN) $(ASAN_FLAGS)" LDFLAGS="-fsanitize=address,undefined"
-	@BW=$(CURDIR)/$(ASAN)/bwbuild TESTBIN=$(CURDIR)/$(ASAN) ASAN_OPTIONS=detect_leaks=1 \
-		LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp sh tests/run.sh $(T)
 
 # Line coverage with plain gcov: the same test run against a --coverage
 # build in obj-cov/, then lines run per layer (tests/tools/coverage.py;
@@ -170,6 +176,15 @@ coverage: $(DEPS_OK)
 # Includes go one way between the layer folders of src/ (src/README.md).
 layers:
 	@python3 tests/tools/layers.py
+
+# shellcheck over every shell script of scripts/, tools/ and tests/ (.shellcheckrc:
+# the CLI suites are sh without a #! line), and the bash completion. Not the
+# fixtures' copies of PyTorch's CI scripts, which are test data.
+SHELL_SCRIPTS = $(wildcard scripts/*.sh tools/*/*.sh tests/*.sh tests/cli/*.sh) .ci/run
+shellcheck:
+	@command -v shellcheck >/dev/null || { echo "error: no shellcheck; run scripts/deps.sh" >&2; exit 1; }
+	@shellcheck $(SHELL_SCRIPTS) && shellcheck -s bash scripts/bwbuild.bash-completion && \
+		echo "shellcheck: $(words $(SHELL_SCRIPTS) x) scripts, no findings"
 
 # Every header compiles on its own.
 check-headers: pkg-check
@@ -221,4 +236,4 @@ clean: clean-obj
 
 FORCE:
 
-.PHONY: docs coverage layers install bench-scaleout bench-archs bench-device bench-inflate fuzz-campaign all deps demo test test-bins asan check-headers pkg-check clean clean-obj FORCE
+.PHONY: docs asan-bins shellcheck coverage layers install bench-scaleout bench-archs bench-device bench-inflate fuzz-campaign all deps demo test test-bins asan check-headers pkg-check clean clean-obj FORCE

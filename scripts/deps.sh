@@ -1,5 +1,6 @@
 #!/bin/sh
-# Install the packages bwbuild needs to build, test and run its demo.
+# Install the packages bwbuild needs to build, test and run its demo, and
+# .ci/run's linter (shellcheck) and man-page check (groff).
 # Idempotent: installs only what is missing. Needs root (or sudo) to install.
 #
 # Distributions (from /etc/os-release: ID, ID_LIKE, VERSION_ID):
@@ -23,14 +24,14 @@ BACKPORTS_LINE="deb http://deb.debian.org/debian bookworm-backports main"
 PKGS="gcc make pkg-config git cmake ninja-build
 libgit2-dev libyaml-dev libcjson-dev libssl-dev zlib1g-dev libzstd-dev liblz4-dev libisal-dev
 python3 python3-setuptools python3-wheel python3-build ccache redis-server redis-tools
-python3-jsonschema strace python3-yaml python3-typing-extensions distcc"
+python3-jsonschema strace python3-yaml python3-typing-extensions distcc shellcheck groff-base"
 
 # RHEL 8 family. Where each comes from on AlmaLinux/Rocky 8:
 #   BaseOS/AppStream: gcc gcc-c++ make pkgconf-pkg-config git cmake openssl-devel
 #     zlib-devel libzstd-devel lz4-devel python3 (python36) python3-setuptools
 #     python3-wheel redis (the redis module's default stream)
 #   PowerTools: ninja-build libyaml-devel
-#   EPEL 8: libgit2_1.7-devel (EPEL 8 has no libgit2-devel; this is libgit2
+#   EPEL 8: ShellCheck, libgit2_1.7-devel (EPEL 8 has no libgit2-devel; this is libgit2
 #     1.7.2, the version Ubuntu 24.04 ships), cjson-devel (1.7.17),
 #     isa-l-devel (2.31), ccache (3.7: no remote storage, so no
 #     build.cache_remote: redis://... on EL8)
@@ -41,11 +42,11 @@ python3-jsonschema strace python3-yaml python3-typing-extensions distcc"
 # images usually have g++ already).
 RPMS_EL8="gcc gcc-c++ make pkgconf-pkg-config git cmake ninja-build
 libgit2_1.7-devel libyaml-devel cjson-devel openssl-devel zlib-devel libzstd-devel lz4-devel isa-l-devel
-python3 python3-setuptools python3-wheel ccache redis python3-jsonschema strace distcc distcc-server"
+python3 python3-setuptools python3-wheel ccache redis python3-jsonschema strace distcc distcc-server ShellCheck groff-base"
 # EL 9: EPEL 9 has libgit2-devel (1.7).
 RPMS_EL9="gcc gcc-c++ make pkgconf-pkg-config git cmake ninja-build
 libgit2-devel libyaml-devel cjson-devel openssl-devel zlib-devel libzstd-devel lz4-devel isa-l-devel
-python3 python3-setuptools python3-wheel ccache redis python3-jsonschema strace distcc distcc-server"
+python3 python3-setuptools python3-wheel ccache redis python3-jsonschema strace distcc distcc-server ShellCheck groff-base"
 
 os_field() {
 	[ -r "$ETC/os-release" ] || return 0

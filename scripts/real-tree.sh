@@ -35,8 +35,8 @@ skip() {
 	echo "skipped: $*"
 	exit 0
 }
-[ -n "$mirrors" ] && [ -d "$mirrors" ] || skip "no mirror directory '${mirrors}' (usage: $0 MIRRORS SUPERPROJECT [WORK])"
-[ -n "$super" ] && [ -d "$super" ] || skip "no superproject '${super}' (made by shared/real-tree/superproject.sh)"
+{ [ -n "$mirrors" ] && [ -d "$mirrors" ]; } || skip "no mirror directory '${mirrors}' (usage: $0 MIRRORS SUPERPROJECT [WORK])"
+{ [ -n "$super" ] && [ -d "$super" ]; } || skip "no superproject '${super}' (made by shared/real-tree/superproject.sh)"
 git --git-dir="$super" rev-parse -q --verify v2.6.0 >/dev/null || skip "'$super' has no tag v2.6.0"
 [ -x "$BW" ] || { echo "error: '$BW' is not built; run 'make' first" >&2; exit 2; }
 BW=$(realpath "$BW")
@@ -143,15 +143,18 @@ fi
 
 if want compile; then
 	say "compile for ${COMPILE_SECONDS} s, then SIGTERM"
-	"$BW" build --profile "$prof" --work "$W" --out "$work/out" --until compile >"$work/compile.log" 2>&1 &
+	# In a session of its own (a background job is no group leader, so setsid
+	# execs bwbuild itself): what is left of it afterwards is what that
+	# session still holds, never another user's process that names the path.
+	setsid "$BW" build --profile "$prof" --work "$W" --out "$work/out" --until compile >"$work/compile.log" 2>&1 &
 	pid=$!
 	sleep "$COMPILE_SECONDS"
 	kill -TERM "$pid"
 	wait "$pid"
 	echo "bwbuild exit status after SIGTERM: $?"
 	sleep 5
-	left=$(pgrep -f "$W/src" | wc -l)
-	echo "processes left under the work tree 5 s later: $left"
+	left=$(ps -o pid= -s "$pid" | wc -l)
+	echo "processes left in bwbuild's session 5 s later: $left"
 	grep -E "^\[|admit|peak|ETA|compile" "$work/compile.log" | tail -n 15
 	echo "objects built: $(find "$W/src/build" -name '*.o' | wc -l)"
 fi

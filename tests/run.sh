@@ -1,16 +1,26 @@
 #!/bin/sh
-# The test run behind `make test`: unit tests, fuzz-corpus replay, then the
+# The test run behind `make test`: unit tests, fuzz-corpus replay and the
 # CLI tests in tests/cli (golden bad-profile messages, hostile wheels, the
 # end-to-end demo build). Needs no network, GPU or root.
 #
-# usage: tests/run.sh [unit | fuzz | cli]... [FILTER]...
+# usage: tests/run.sh [-j N] [unit | fuzz | cli]... [FILTER]...
 #
 # unit, fuzz and cli pick parts (all three by default). A FILTER picks the
 # CLI suites whose name contains it ("30-plan", "plan") and the unit suites
 # and fuzz corpora of that module ("plan"). BW names the bwbuild to test
 # and TESTBIN the directory of unit and fuzz_*, as `make asan` sets them.
-# The last line is the total: "N passed, M failed" (one per unit suite,
-# fuzz corpus and CLI suite).
+#
+# A suite is the unit binary, one fuzz corpus or one CLI suite. Suites run
+# N at a time (-j N; default: the number of CPUs; -j 1 one by one), those
+# that took longest in the last run first. Each has a scratch directory of
+# its own under TESTTMP (default tests/tmp; `make asan` uses obj-asan/tmp):
+# unit/, fuzz-NAME/, and NAME/ for a CLI suite, so no two share a file,
+# a port or a cache (the unit binary writes tests/tmp/unit and
+# tests/tmp/wheels whatever TESTTMP is). A suite's output goes to TESTTMP/NAME.log and is
+# printed in one piece when it ends: its summary for a pass, the output for
+# a failure. Each suite reports "N passed, N failed, N skipped" with the
+# reason of each skip; a suite that ran no check fails. The last line is the
+# total, "N passed, N failed, N skipped", with the suites and the wall time.
 set -eu
 here=$PWD
 cd "$(dirname "$0")/.."
@@ -20,24 +30,129 @@ abs() {
 }
 BW=$(abs "${BW:-$TOP/bin/bwbuild}")
 TESTBIN=$(abs "${TESTBIN:-$TOP/tests/bin}")
-TMP="$TOP/tests/tmp"
-# Mirrors go to the test area, never to ~/.cache.
-XDG_CACHE_HOME="$TMP/cache"
-export TOP BW TMP XDG_CACHE_HOME
+TESTTMP=$(abs "${TESTTMP:-$TOP/tests/tmp}")
+export TOP BW TESTBIN TESTTMP
 unset BWBUILD_CACHE_DIR
 
+now_ms() {
+	echo $(($(date +%s%N) / 1000000))
+}
+# seconds MS: "12.3"
+seconds() {
+	echo "$(($1 / 1000)).$(($1 % 1000 / 100))"
+}
+
+# job_id KIND:NAME: the suite's name in TESTTMP.
+job_id() {
+	case $1 in
+	unit:*) echo unit ;;
+	fuzz:*) echo "fuzz-${1#*:}" ;;
+	*) echo "${1#*:}" ;;
+	esac
+}
+
+# run_suite KIND NAME: one suite, its output in TESTTMP/ID.log; writes
+# TESTTMP/ID.result ("ok|FAIL PASSED FAILED SKIPPED MS") and ID.skips (one
+# reason a line), then prints its report while holding the print lock.
+run_suite() {
+	kind=$1 name=$2
+	id=$(job_id "$kind:$name")
+	d="$TESTTMP/$id" log="$TESTTMP/$id.log" tally="$TESTTMP/$id.tally"
+	rm -rf "$d" "$log" "$tally" "$TESTTMP/$id.result" "$TESTTMP/$id.skips"
+	mkdir -p "$d"
+	: >"$tally"
+	: >"$TESTTMP/$id.skips"
+	t0=$(now_ms)
+	set +e
+	case $kind in
+	unit)
+		# The unit suites name tests/tmp/unit and tests/tmp/wheels themselves,
+		# whatever TESTTMP is: .ci/run never runs two unit binaries at once.
+		rm -rf "$TOP/tests/tmp/unit" "$TOP/tests/tmp/wheels"
+		# shellcheck disable=SC2086
+		TMPDIR="$d" "$TESTBIN/unit" $UNIT_FILTERS >"$log" 2>&1
+		rc=$?
+		counts=$(grep -o '[0-9]* passed, [0-9]* failed, [0-9]* skipped$' "$log" | tail -n 1 | tr -dc '0-9 ' | tr -s ' ')
+		sed -n 's/^skip: //p' "$log" >"$TESTTMP/$id.skips"
+		;;
+	fuzz)
+		if [ -d "tests/fuzz/corpus/$name" ]; then
+			TMPDIR="$d" "$TESTBIN/fuzz_$name" "tests/fuzz/corpus/$name" >"$log" 2>&1
+			rc=$?
+		else
+			echo "no corpus in tests/fuzz/corpus/$name" >"$log"
+			rc=1
+		fi
+		counts="$(sed -n 's/.*: \([0-9]*\) inputs replayed$/\1/p' "$log" | tail -n 1) 0 0"
+		;;
+	*)
+		TMP="$d" XDG_CACHE_HOME="$d/cache" TALLY="$tally" sh "tests/cli/$name.sh" >"$log" 2>&1 </dev/null
+		rc=$?
+		counts="$(grep -c '^ok$' "$tally") 0 $(grep -c '^skip ' "$tally")"
+		sed -n 's/^skip //p' "$tally" >"$TESTTMP/$id.skips"
+		;;
+	esac
+	set -e
+	ms=$(($(now_ms) - t0))
+	# shellcheck disable=SC2086
+	set -- $counts
+	p=${1:-0} f=${2:-0} s=${3:-0}
+	# A crash or a failure the suite did not count is one failed check more.
+	if [ "$rc" != 0 ] && [ "$f" = 0 ]; then f=1; fi
+	why=""
+	[ "$rc" = 0 ] || why="exit $rc"
+	if [ "$rc" = 0 ] && [ "$p" = 0 ]; then
+		f=1 why="no check ran"
+	fi
+	status=ok
+	[ "$f" = 0 ] || status=FAIL
+	echo "$status $p $f $s $ms" >"$TESTTMP/$id.result"
+	{
+		printf '%-4s %-22s %4d passed, %d failed, %d skipped  %6s s%s\n' \
+			"$status" "$id" "$p" "$f" "$s" "$(seconds "$ms")" "${why:+  ($why)}"
+		sed 's/^/     skip: /' "$TESTTMP/$id.skips"
+		# The time and peak memory of each crafted input (47-bounds).
+		sed -n 's/^bound: /     /p' "$log"
+		if [ "$status" = FAIL ]; then
+			echo "     --- $log (last 60 lines):"
+			tail -n 60 "$log" | sed 's/^/     /'
+		fi
+	} >"$TESTTMP/$id.report"
+	flock "$TESTTMP/.print-lock" cat "$TESTTMP/$id.report"
+}
+
+if [ "${1:-}" = --suite ]; then
+	# One job of the pool below: "KIND:NAME".
+	job=$2
+	run_suite "${job%%:*}" "${job#*:}"
+	exit 0
+fi
+
+jobs=""
 parts=""
 filters=""
-for a in "$@"; do
-	case $a in
-	unit | fuzz | cli) parts="$parts $a" ;;
-	-*)
-		echo "usage: tests/run.sh [unit | fuzz | cli]... [FILTER]..." >&2
-		exit 2
+J=""
+while [ $# -gt 0 ]; do
+	case $1 in
+	-j)
+		[ $# -ge 2 ] || set -- -j ""
+		J=$2
+		shift
 		;;
-	*) filters="$filters $a" ;;
+	-j*) J=${1#-j} ;;
+	unit | fuzz | cli) parts="$parts $1" ;;
+	-*) J=x ;;
+	*) filters="$filters $1" ;;
 	esac
+	shift
 done
+[ -n "$J" ] || J=$(nproc 2>/dev/null || echo 1)
+case $J in
+'' | *[!0-9]* | 0)
+	echo "usage: tests/run.sh [-j N] [unit | fuzz | cli]... [FILTER]..." >&2
+	exit 2
+	;;
+esac
 [ -n "$parts" ] || parts="unit fuzz cli"
 want() {
 	case " $parts " in *" $1 "*) return 0 ;; esac
@@ -61,115 +176,108 @@ module() {
 	return 1
 }
 
-unit_filters=""
+UNIT_FILTERS=""
 for f in $filters; do
-	unit_filters="$unit_filters ${f#[0-9][0-9]-}"
+	UNIT_FILTERS="$UNIT_FILTERS ${f#[0-9][0-9]-}"
 done
-cli=""
-for t in tests/cli/[0-9]*.sh; do
-	name=$(basename "$t" .sh)
-	if named "$name"; then cli="$cli $name"; fi
-done
-fuzz=""
-for f in tests/fuzz/fuzz_*.c; do
-	t=${f##*/fuzz_}
-	t=${t%.c}
-	if module "$t"; then fuzz="$fuzz $t"; fi
-done
+export UNIT_FILTERS
 
 built() {
 	[ -x "$1" ] && return 0
 	echo "error: '$1' is not built; run 'make all test-bins' first" >&2
 	exit 2
 }
-if want unit; then built "$TESTBIN/unit"; fi
-if want fuzz; then for t in $fuzz; do built "$TESTBIN/fuzz_$t"; done; fi
-if want cli && [ -n "$cli" ]; then built "$BW"; fi
-
-rm -rf "$TMP"
-mkdir -p "$TMP"
-pass=0
-fail=0
-failed=""
-ran=0
 
 # unit --list exits 2 when no suite matches the filters.
-list_rc=2
 if want unit; then
+	built "$TESTBIN/unit"
 	set +e
 	# shellcheck disable=SC2086
-	"$TESTBIN/unit" --list $unit_filters >/dev/null 2>&1
+	"$TESTBIN/unit" --list $UNIT_FILTERS >/dev/null 2>&1
 	list_rc=$?
 	set -e
+	[ "$list_rc" = 2 ] || jobs="$jobs unit:unit"
 fi
-if [ "$list_rc" != 2 ]; then
-	ran=1
-	echo "== unit"
-	set +e
-	# shellcheck disable=SC2086
-	"$TESTBIN/unit" $unit_filters >"$TMP/unit.out" 2>"$TMP/unit.stderr"
-	rc=$?
-	set -e
-	cat "$TMP/unit.out"
-	n_ok=$(grep -c '^ok ' "$TMP/unit.out" || true)
-	n_bad=$(grep -c '^FAIL ' "$TMP/unit.out" || true)
-	if [ "$rc" != 0 ]; then
-		sed 's/^/     /' "$TMP/unit.stderr" | tail -40
-		# A crash leaves suites unreported: count it as one more failure.
-		if [ "$n_bad" = 0 ]; then
-			n_bad=1
-			failed="$failed unit(exit $rc)"
-		fi
-		failed="$failed $(sed -n 's/^FAIL \([^ ]*\).*/unit:\1/p' "$TMP/unit.out" | tr '\n' ' ')"
-	fi
-	pass=$((pass + n_ok))
-	fail=$((fail + n_bad))
-fi
-
-if want fuzz && [ -n "$fuzz" ]; then
-	ran=1
-	echo "== fuzz corpora"
-	for t in $fuzz; do
-		if [ ! -d "tests/fuzz/corpus/$t" ]; then
-			echo "FAIL $t: no corpus in tests/fuzz/corpus/$t"
-			fail=$((fail + 1))
-			failed="$failed fuzz:$t"
-		elif "$TESTBIN/fuzz_$t" "tests/fuzz/corpus/$t" >"$TMP/fuzz_$t.out" 2>&1; then
-			printf 'ok   %-12s %s\n' "$t" "$(sed -n 's/.*: \([0-9]* inputs replayed\)$/\1/p' "$TMP/fuzz_$t.out")"
-			pass=$((pass + 1))
-		else
-			echo "FAIL $t"
-			sed 's/^/     /' "$TMP/fuzz_$t.out" | tail -40
-			fail=$((fail + 1))
-			failed="$failed fuzz:$t"
+if want fuzz; then
+	for f in tests/fuzz/fuzz_*.c; do
+		t=${f##*/fuzz_}
+		t=${t%.c}
+		if module "$t"; then
+			built "$TESTBIN/fuzz_$t"
+			jobs="$jobs fuzz:$t"
 		fi
 	done
 fi
-
-if want cli && [ -n "$cli" ]; then
-	ran=1
-	echo "== cli"
-	for name in $cli; do
-		if sh "tests/cli/$name.sh" >"$TMP/$name.out" 2>&1; then
-			pass=$((pass + 1))
-			echo "ok   $name"
-			# The time and peak memory of each crafted input (47-bounds).
-			sed -n 's/^bound: /     /p' "$TMP/$name.out"
-		else
-			echo "FAIL $name"
-			sed 's/^/     /' "$TMP/$name.out" | tail -40
-			fail=$((fail + 1))
-			failed="$failed $name"
+if want cli; then
+	for t in tests/cli/[0-9]*.sh; do
+		name=$(basename "$t" .sh)
+		if named "$name"; then
+			built "$BW"
+			jobs="$jobs cli:$name"
 		fi
 	done
 fi
-
-if [ "$ran" = 0 ]; then
+if [ -z "$jobs" ]; then
 	# shellcheck disable=SC2086
 	echo "error: no test matches$(printf " '%s'" $filters)" >&2
 	exit 2
 fi
+
+mkdir -p "$TESTTMP"
+# The slowest first, by the times of the last run (TESTTMP/.durations);
+# without them the CLI suites from the last file (the builds), then the
+# unit and fuzz suites, which fill the gaps at the end.
+order() {
+	n=0
+	for j in $jobs; do
+		n=$((n + 1))
+		ms=$(awk -v id="$(job_id "$j")" '$1 == id { print $2 }' "$TESTTMP/.durations" 2>/dev/null)
+		if [ -z "$ms" ]; then
+			case $j in cli:*) ms=$((1000000 + n)) ;; *) ms=$((1000 - n)) ;; esac
+		fi
+		echo "$ms $j"
+	done | sort -k1,1nr | cut -d' ' -f2
+}
+
+echo "== $(echo "$jobs" | wc -w) suites, $J at a time; output in $TESTTMP/NAME.log"
+t0=$(now_ms)
+set +e
+order | xargs -P "$J" -n 1 sh "$TOP/tests/run.sh" --suite
+set -e
+ms=$(($(now_ms) - t0))
+
+pass=0 fail=0 skip=0 suites=0 failed="" ids=""
+: >"$TESTTMP/.durations.new"
+for j in $jobs; do
+	id=$(job_id "$j")
+	ids="$ids $id"
+	suites=$((suites + 1))
+	if [ ! -f "$TESTTMP/$id.result" ]; then
+		fail=$((fail + 1))
+		failed="$failed $id(not run)"
+		continue
+	fi
+	read -r status p f s d <"$TESTTMP/$id.result"
+	pass=$((pass + p)) fail=$((fail + f)) skip=$((skip + s))
+	[ "$status" = ok ] || failed="$failed $id"
+	echo "$id $d" >>"$TESTTMP/.durations.new"
+done
+# The times of the suites not run this time are kept for the next.
+if [ -f "$TESTTMP/.durations" ]; then
+	while read -r id d; do
+		case " $ids " in *" $id "*) ;; *) echo "$id $d" ;; esac
+	done <"$TESTTMP/.durations" >>"$TESTTMP/.durations.new"
+fi
+mv "$TESTTMP/.durations.new" "$TESTTMP/.durations"
+
+n=0
+for id in $ids; do
+	[ -s "$TESTTMP/$id.skips" ] || continue
+	[ "$n" -gt 0 ] || echo "skipped:"
+	n=1
+	sed "s|^|  $id: |" "$TESTTMP/$id.skips"
+done
 # shellcheck disable=SC2086
 [ -z "$failed" ] || echo "failed:" $failed
-echo "$pass passed, $fail failed"
+echo "$pass passed, $fail failed, $skip skipped; $suites suites in $(seconds "$ms") s, $J at a time"
 [ "$fail" = 0 ]

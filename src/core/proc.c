@@ -16,7 +16,7 @@
 
 extern char **environ;
 
-volatile int proc_interrupted;
+volatile sig_atomic_t proc_interrupted;
 static volatile pid_t current_pgid;
 
 static void

@@ -1,6 +1,7 @@
 #ifndef BWBUILD_PROC_H
 #define BWBUILD_PROC_H
 
+#include <signal.h>
 #include <stddef.h>
 #include <sys/types.h>
 
@@ -44,7 +45,8 @@ struct proc {
 	int timed_out;
 };
 
-#define PROC_INIT { STRVEC_INIT, STRVEC_INIT, NULL, -1, 0, NULL, NULL, 0, NULL, 0, 0, 0, 0, 0, 0 }
+/* Every field not named is zero or NULL. */
+#define PROC_INIT { .args = STRVEC_INIT, .env = STRVEC_INIT, .log_fd = -1 }
 
 /*
  * Run to completion. Returns the exit status (0-255), 128+N when killed by
@@ -58,8 +60,8 @@ void proc_release(struct proc *p);
 struct buf;
 int proc_run_capture(struct proc *p, struct buf *out);
 
-/* Set once SIGINT or SIGTERM arrived while a child ran. */
-extern volatile int proc_interrupted;
+/* Set (to the signal) once SIGINT or SIGTERM arrived while a child ran. */
+extern volatile sig_atomic_t proc_interrupted;
 
 /* Join args for messages: `cmake --build .` (quoting what needs it). */
 struct buf;

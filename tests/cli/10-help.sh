@@ -66,7 +66,7 @@ while read -r c; do
 		PERCENT) v=10% ;;
 		*) v=x ;;
 		esac
-		run 2 "$BW" "$c" $opt $v stray1 stray2 stray3 </dev/null
+		run 2 "$BW" "$c" "$opt" ${v:+"$v"} stray1 stray2 stray3 </dev/null
 		if grep -q "^usage: bwbuild $c [A-Z|]*\.\.\." "$TMP/help-$c"; then
 			# PATH... takes them all: the option was taken, the paths are refused.
 			contains "$TMP/err" "error: cannot read 'stray1'"

@@ -16,6 +16,7 @@ grep -o 'bin/bwbuild [a-z-]*' .github/workflows/wheels.yml | awk '{print $2}' | 
 	done
 # The options it passes exist too (each command's --help names them).
 for pair in "profiles --json" "doctor --json" "manifest --format" "diff --json" "provenance -o"; do
+	# shellcheck disable=SC2086 # a command and its option, split on purpose
 	set -- $pair
 	"$BW" help "$1" | grep -q -- "$2" || fail "'bwbuild $1' has no $2, which wheels.yml uses"
 done

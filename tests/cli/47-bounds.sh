@@ -7,8 +7,9 @@
 # off (ASan reserves terabytes of it) and the memory limit is the resident
 # set ASan's shadow and quarantine allow.
 . "$(dirname "$0")/lib.sh"
-if grep -q __asan_init "$BW" 2>/dev/null; then
+if [ -n "$ASAN_BUILD" ]; then
 	asan=1 limit_mb=1024 secs=120
+	skip "ASan build: no 2 GB address-space guard, ASan reserves terabytes of shadow; each input's resident set is held to 1 GB instead of 256 MB"
 else
 	asan=0 limit_mb=256 secs=20
 fi
@@ -70,7 +71,7 @@ if bad:
     print("FAIL: %s: %s" % (name, "; ".join(bad)))
     sys.exit(1)
 PY
-m() { name=$1 want=$2; shift 2; python3 "$TMP/bounds-measure.py" "$name" "$want" "$limit_mb" "$secs" "$@" || fail "$name"; }
+m() { name=$1 want=$2; shift 2; python3 "$TMP/bounds-measure.py" "$name" "$want" "$limit_mb" "$secs" "$@" || fail "$name"; pass; }
 # BOUNDS_ALL=1: every case is run and each failure counted (to replay the
 # trial against an older bwbuild, where the first failure would end it).
 failures=0

@@ -59,6 +59,7 @@ find_package_handle_standard_args(CUB
 mark_as_advanced(CUB_FOUND)
 CMAKE
 printf 'cmake_minimum_required(VERSION 3.18 FATAL_ERROR)\nproject(Torch CXX C)\n' > "$t26/CMakeLists.txt"
+# shellcheck disable=SC2016 # CMake's ${...}, not the shell's
 printf 'set(GEN_COMMAND\n    "${Python_EXECUTABLE}" -m torchgen.gen\n)\n' > "$t26/cmake/Codegen.cmake"
 printf 'import os\nimport setuptools\nfrom tools.setup_helpers.env import IS_LINUX\n' > "$t26/setup.py"
 : > "$t26/tools/__init__.py"
@@ -299,6 +300,7 @@ echo "install ok installed"
 SH
 printf '#!/bin/sh\necho 0\n' > "$TMP/fakebin/id"
 printf '#!/bin/sh\necho "apt-get $*" >> "%s"\n' "$TMP/apt.log" > "$TMP/fakebin/apt-get"
+# shellcheck disable=SC2016 # expanded by the fake cmake when it runs
 printf '#!/bin/sh\necho "cmake version ${FAKE_CMAKE:-3.25.1}"\n' > "$TMP/fakebin/cmake"
 chmod +x "$TMP/fakebin/"*
 PATH="$TMP/fakebin:$PATH" BWBUILD_DEPS_ETC="$etc" run 0 sh scripts/deps.sh

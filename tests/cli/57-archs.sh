@@ -12,7 +12,7 @@ done
 # Two translation units, each with sm_80, sm_120 and compute_120: two containers.
 for n in 1 2; do
 	"$NVCC" -c -Xcompiler -fPIC -gencode arch=compute_80,code=sm_80 \
-		-gencode arch=compute_120,code=[sm_120,compute_120] "$TMP/src/k$n.cu" -o "$TMP/src/k$n.o"
+		-gencode 'arch=compute_120,code=[sm_120,compute_120]' "$TMP/src/k$n.cu" -o "$TMP/src/k$n.o"
 done
 cc -shared "$TMP/src/k1.o" "$TMP/src/k2.o" -o "$d/libtwo.so"
 # Relocatable device code: __nv_relfatbin beside the linked .nv_fatbin.

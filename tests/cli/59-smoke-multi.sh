@@ -181,10 +181,11 @@ contains "$TMP/err" "smoke: --gpu all: nvidia-smi --query-gpu=index failed (exit
 contains "$TMP/err" "error: no usable GPU on any of the 1 runs (exit 3"
 contains "$TMP/out" "across GPUs: skipped: no GPU listed (nvidia-smi --query-gpu=index failed (exit 9))"
 # The shipped probes, no GPU here: the import, no CUDA device, exit 3.
-BWBUILD_PROBE_PATH= PATH="$TMP/gpu2:$PATH" run 3 "$BW" smoke "$whl" --gpu all --quick
+BWBUILD_PROBE_PATH='' PATH="$TMP/gpu2:$PATH" run 3 "$BW" smoke "$whl" --gpu all --quick
 contains "$TMP/out" "❌ cuda "
 contains "$TMP/out" "across GPUs: skipped: 0 of the 2 GPUs could be used"
 # Usage.
+# shellcheck disable=SC2016 # a literal $(reboot) is the input under test
 run 2 "$BW" smoke "$whl" --gpu '0,$(reboot)'
 contains "$TMP/err" "error: --gpu '\$(reboot)' is not a GPU such as 0, GPU-<uuid>, a list (0,1) or all"
 

@@ -25,10 +25,20 @@ PY
 }
 
 # Cold: a C++ compile is reserved 2 GiB, more than the 1 GiB budget: each runs alone, none never.
+# wait_all WHAT: wait for the compiles started in $pids, each of which must succeed.
+wait_all() {
+	for p in $pids; do
+		wait "$p" || fail "a $1 compile failed (pid $p)"
+	done
+	pids=""
+}
+
+pids=""
 for i in 1 2 3 4; do
 	"$BW" launch -- "$TMP/hog" 300 700 "$TMP/cold.log" -c "$TMP/unit$i.cc" &
+	pids="$pids $!"
 done
-wait
+wait_all cold
 [ "$(wc -l < "$TMP/cold.log")" = 4 ] || fail "not every cold compile ran"
 [ "$(overlap "$TMP/cold.log")" = 1 ] || fail "cold compiles overlapped: $(overlap "$TMP/cold.log")"
 [ ! -s "$L/ledger" ] || fail "ledger not empty after the compiles: $(cat "$L/ledger")"
@@ -37,10 +47,11 @@ grep -q "^unit1.cc#" "$L/peaks" || fail "no learned peak for unit1.cc: $(cat "$L
 # Learned (~300 MiB + 10 %): three fit in 1 GiB, a fourth waits.
 for i in 1 2 3 4; do
 	"$BW" launch -- "$TMP/hog" 300 1500 "$TMP/warm.log" -c "$TMP/unit$i.cc" &
+	pids="$pids $!"
 done
-wait
+wait_all learned
 o=$(overlap "$TMP/warm.log")
-[ "$o" -ge 2 ] && [ "$o" -le 3 ] || fail "learned compiles ran $o at once (expected 2-3 within 1 GiB)"
+{ [ "$o" -ge 2 ] && [ "$o" -le 3 ]; } || fail "learned compiles ran $o at once (expected 2-3 within 1 GiB)"
 
 # A seed line (data/peaks/*.seed format) admits a file never compiled here at
 # its measured peak: 4 x 110 MiB fit in 1 GiB where the 2 GiB default ran them one by one.
@@ -52,8 +63,9 @@ printf '2.6.0a0\n' > "$TMP/version.txt"
 for i in 1 2 3 4; do
 	BWBUILD_LAUNCH_SEED="$TMP/t70.seed" BWBUILD_LAUNCH_TABLE="$TMP/t70.peaks" \
 		"$BW" launch -- "$TMP/hog" 80 1500 "$TMP/seed.log" -c "$TMP/seed$i.cc" &
+	pids="$pids $!"
 done
-wait
+wait_all seeded
 o=$(overlap "$TMP/seed.log")
 [ "$o" -ge 2 ] || fail "seeded compiles ran $o at once (the seed was not used)"
 grep -q "^seed1.cc#" "$TMP/t70.peaks" || fail "a seeded compile was not learned into BWBUILD_LAUNCH_TABLE"

@@ -114,7 +114,7 @@ rm "$w/configure.stamp" "$w/src/build/build.ninja"
 run 0 "$BW" --profile "$TMP/v26.yaml" --work "$w" --out "$TMP/out71" --until configure \
 	--set features.mem_eff_attention=off --set build.env.CFLAGS=-O1
 contains "$TMP/err" "CMakeCache.txt holds the plan's settings, but its configure did not finish; configuring again from a fresh cache (build outputs kept)"
-[ -s "$w/src/build/build.ninja" ] && [ -s "$w/configure.stamp" ] || fail "the interrupted configure was not finished"
+{ [ -s "$w/src/build/build.ninja" ] && [ -s "$w/configure.stamp" ]; } || fail "the interrupted configure was not finished"
 # SIGTERM during a real configure: whatever it left, the next run finishes without calling it changed.
 rm -rf "$w/src/build" "$w/configure.stamp"
 "$BW" --profile "$TMP/v26.yaml" --work "$w" --out "$TMP/out71" --until configure \
@@ -218,6 +218,7 @@ rm -rf "$TMP/xnn-src" "$TMP/xnn" "$TMP/fakebin"
 cp -r tests/fixtures/minitorch "$TMP/xnn-src"
 rm -rf "$TMP/xnn-src/build"
 sed 's/^x//' tests/fixtures/minitorch-v26/setup.py > "$TMP/xnn-src/setup.py"
+# shellcheck disable=SC2016 # CMake's ${...}, written into CMakeLists.txt
 sed -i '/^project(minitorch CXX C)/a\
 find_program(CCACHE_BINARY "ccache")\
 if(CCACHE_BINARY)\

@@ -2,16 +2,35 @@
 # checkout with an empty local cache; the second is served from a real Redis
 # server (started here on 127.0.0.1, stopped at the end).
 . "$(dirname "$0")/lib.sh"
-port=$((20000 + $$ % 20000))
-while redis-cli -h 127.0.0.1 -p "$port" ping >/dev/null 2>&1; do port=$((port + 1)); done
+# The port is this suite's once the server answering there is the one
+# started here (its process_id is our pidfile's): another suite or user may
+# start one at the same moment, so a port taken is given up for the next.
 mkdir -p "$TMP/redis"
-redis-server --bind 127.0.0.1 --port "$port" --save '' --appendonly no --daemonize yes \
-	--pidfile "$TMP/redis/pid" --dir "$TMP/redis" --logfile "$TMP/redis/log"
-trap 'redis-cli -h 127.0.0.1 -p "$port" shutdown nosave >/dev/null 2>&1 || true' EXIT
-for i in 1 2 3 4 5 6 7 8 9 10; do
-	redis-cli -h 127.0.0.1 -p "$port" ping >/dev/null 2>&1 && break
-	sleep 0.2
+port=$((20000 + $$ % 20000))
+ours() {
+	[ -s "$TMP/redis/pid" ] &&
+		[ "$(redis-cli -h 127.0.0.1 -p "$port" info server 2>/dev/null | tr -d '\r' |
+			sed -n 's/^process_id://p')" = "$(cat "$TMP/redis/pid")" ]
+}
+started=""
+for try in 1 2 3 4 5 6 7 8 9 10; do
+	while redis-cli -h 127.0.0.1 -p "$port" ping >/dev/null 2>&1; do port=$((port + 1)); done
+	rm -f "$TMP/redis/pid"
+	redis-server --bind 127.0.0.1 --port "$port" --save '' --appendonly no --daemonize yes \
+		--pidfile "$TMP/redis/pid" --dir "$TMP/redis" --logfile "$TMP/redis/log" || true
+	n=0
+	while [ $n -lt 25 ] && ! ours; do
+		n=$((n + 1))
+		sleep 0.2
+	done
+	if ours; then
+		started=$try
+		break
+	fi
+	port=$((port + 1))
 done
+[ -n "$started" ] || fail "no Redis server of this suite's answered: $(tail -n 5 "$TMP/redis/log")"
+at_exit "kill $(cat "$TMP/redis/pid") 2>/dev/null"
 sh scripts/make-example-repo.sh tests/fixtures/minitorch "$TMP/example8/minitorch.git" v2.11.0
 cat > "$TMP/cache.yaml" <<YAML
 extends: $TOP/profiles/demo.yaml

@@ -34,6 +34,7 @@ start_daemon() {
 }
 # The live (not zombie) processes of a daemon's group.
 alive() {
+	# shellcheck disable=SC2009 # by state (not zombies), which pgrep cannot select
 	ps -o stat= -g "$1" 2>/dev/null | grep -v '^Z' || true
 }
 stop_daemons() {
@@ -49,7 +50,7 @@ stop_daemons() {
 		wait "$p" 2>/dev/null || true
 	done
 }
-trap stop_daemons EXIT
+at_exit stop_daemons
 start_daemon "$pa"
 start_daemon "$pb"
 
@@ -161,6 +162,7 @@ grep -q "failed (distcc" "$TMP/err" && fail "a host marked down was tried again"
 cmp "$TMP/good.o" "$TMP/good2.o" || fail "the same unit compiled twice differs"
 # A CUDA unit never goes to a host: a fake nvcc here records that it ran here.
 mkdir -p "$TMP/fakecuda"
+# shellcheck disable=SC2016 # the fake's own $a and $o
 printf '#!/bin/sh\necho here >"%s/fakecuda/ran"\nfor a; do o=$a; done\ncp "%s/good.o" "$o"\n' "$TMP" "$TMP" >"$TMP/fakecuda/nvcc"
 chmod +x "$TMP/fakecuda/nvcc"
 BWBUILD_LAUNCH_REMOTE="127.0.0.1:$pa/2" run 0 "$BW" launch -- "$TMP/fakecuda/nvcc" -c "$TMP/k.cu" -o "$TMP/k.o"
@@ -168,22 +170,27 @@ BWBUILD_LAUNCH_REMOTE="127.0.0.1:$pa/2" run 0 "$BW" launch -- "$TMP/fakecuda/nvc
 [ -z "$(cat "$TMP/l2/ledger" 2>/dev/null)" ] || fail "ledger not empty: $(cat "$TMP/l2/ledger")"
 
 # The long pole: a CUDA unit alone gets idle slots as --threads up to its gencodes ...
+# shellcheck disable=SC2016 # the fake's own "$@", $a and $o
 printf '#!/bin/sh\necho "$@" >>"%s/fakecuda/args"\nfor a; do o=$a; done\ncp "%s/good.o" "$o"\n' "$TMP" "$TMP" >"$TMP/fakecuda/nvcc"
 g3="-gencode arch=compute_80,code=sm_80 -gencode arch=compute_90,code=sm_90 -gencode arch=compute_120,code=sm_120"
+# shellcheck disable=SC2086 # $g3: three -gencode options, split on purpose
 BWBUILD_LAUNCH_BUDGET=$((64 << 30)) BWBUILD_LAUNCH_SLOTS=8 run 0 "$BW" launch -- "$TMP/fakecuda/nvcc" $g3 -c "$TMP/pole.cu" -o "$TMP/pole.o"
 contains "$TMP/err" "pole.cu: long pole, 2 cores idle: --threads=3"
 contains "$TMP/fakecuda/args" "--threads=3 "
 grep -q "split-compile" "$TMP/fakecuda/args" && fail "--split-compile without build.split_compile"
 # ... and --split-compile for the rest only when asked;
+# shellcheck disable=SC2086 # $g3: three -gencode options, split on purpose
 BWBUILD_LAUNCH_BUDGET=$((64 << 30)) BWBUILD_LAUNCH_SLOTS=8 BWBUILD_LAUNCH_SPLIT=on run 0 "$BW" launch -- "$TMP/fakecuda/nvcc" $g3 -c "$TMP/pole.cu" -o "$TMP/pole.o"
 contains "$TMP/err" "--threads=3 --split-compile=2"
 # ... never with one slot, nor once the learned times say it did not pay.
 : >"$TMP/fakecuda/args"
+# shellcheck disable=SC2086 # $g3: three -gencode options, split on purpose
 BWBUILD_LAUNCH_SLOTS=1 run 0 "$BW" launch -- "$TMP/fakecuda/nvcc" $g3 -c "$TMP/pole.cu" -o "$TMP/pole.o"
 grep -q "threads" "$TMP/fakecuda/args" && fail "a long pole with one slot"
 pk=$(sed -n 's/^pole:\(pole.cu#[0-9a-f]*\) .*/\1/p' "$TMP/l2/peaks.times" | head -n 1)
 [ -n "$pk" ] || fail "no pole time learned: $(cat "$TMP/l2/peaks.times")"
 echo "$pk 1" >>"$TMP/l2/peaks.times"
+# shellcheck disable=SC2086 # $g3: three -gencode options, split on purpose
 BWBUILD_LAUNCH_BUDGET=$((64 << 30)) BWBUILD_LAUNCH_SLOTS=8 run 0 "$BW" launch -- "$TMP/fakecuda/nvcc" $g3 -c "$TMP/pole.cu" -o "$TMP/pole.o"
 grep -q "threads" "$TMP/fakecuda/args" && fail "the long pole was kept though it did not pay"
 
@@ -194,7 +201,6 @@ contains "$TMP/out" "the same bytes as here"
 contains "$TMP/out" "❌ remote host    127.0.0.1:$pc: 127.0.0.1:$pc: Connection refused"
 
 stop_daemons
-trap - EXIT
 for p in $pids; do
 	[ -z "$(alive "$p")" ] || fail "daemon group $p still running"
 done

@@ -25,6 +25,7 @@ assert [x["file"] for x in p] == ["0001-select-compute-arch-autodetect-12.1.patc
 assert len(p[0]["sha256"]) == 64
 PY
 # The patch does what it says: a detected 12.1 stays sm_121, a detected 2.1 still runs 2.0 code.
+# shellcheck disable=SC2016 # CMake's ${F}
 printf 'include(%s)\ncuda_select_nvcc_arch_flags(F Auto)\nmessage(STATUS "flags: ${F}")\n' "$f" > "$TMP/probe.cmake"
 MINITORCH_DETECTED_GPUS="12.1 2.1" cmake -P "$TMP/probe.cmake" > "$TMP/probe.out" 2>&1
 contains "$TMP/probe.out" "arch=compute_121,code=sm_121"
@@ -98,6 +99,7 @@ printf 'extends: %s/profiles/demo.yaml\nname: pshape\nsource:\n  repo: %s/ptree\
 run 0 "$BW" build --profile "$TMP/pshape.yaml" --work "$TMP/work-p" --out "$TMP/out-p" --until fetch
 contains "$TMP/err" "fetch: patch 0001-select-compute-arch-autodetect-12.1.patch: applied"
 pf="$TMP/work-p/src/cmake/Modules_CUDA_fix/upstream/FindCUDA/select_compute_arch.cmake"
+# shellcheck disable=SC2016 # CMake's ${G}
 printf 'include(%s)\nCUDA_DETECT_INSTALLED_GPUS(G)\nmessage(STATUS "gpus: ${G}")\n' "$pf" > "$TMP/pprobe.cmake"
 DETECTED="12.1 2.1" cmake -P "$TMP/pprobe.cmake" > "$TMP/pprobe.out" 2>&1
 contains "$TMP/pprobe.out" "gpus: 12.1;2.1(2.0)"

@@ -7,6 +7,7 @@
 /* A tiny test harness: each CHECK failure is printed and counted. */
 extern int t_failures;
 extern int t_checks;
+extern int t_skips;
 
 #define CHECK(cond)                                                                   \
 	do {                                                                          \
@@ -37,7 +38,9 @@ extern int t_checks;
 #include "unit-suites.h"
 #undef SUITE
 
-/* Write `text` to a fresh file under tests/tmp and return its path (static). */
+/* NAME in the scratch directory tests/tmp/unit (a static buffer, one of 64 in turn). */
+const char *t_path(const char *name);
+/* Write `text` to a fresh file NAME in the scratch directory and return its path. */
 const char *t_write(const char *name, const char *text);
 /*
  * A fresh, empty directory tests/tmp/unit/NAME (an old one removed first);
@@ -53,5 +56,7 @@ void t_stderr_begin(void);
 const char *t_stderr_end(void);
 /* The test wheels of tests/fixtures/wheels, made on first use: "tests/tmp/wheels". */
 const char *t_wheels(void);
+/* A check not made here, and why (a tool not installed): counted and printed. */
+void t_skip(const char *why);
 
 #endif

@@ -182,7 +182,7 @@ compare(const char *yaml, const char *cache, struct json **effective)
 	int before, rc;
 
 	t_write("configure.yaml", yaml);
-	CHECK(profile_load(&p, "tests/tmp/unit/configure.yaml") == 0);
+	CHECK(profile_load(&p, t_path("configure.yaml")) == 0);
 	CHECK(cmakecache_parse(&c, cache, strlen(cache), &why) == 0);
 	before = diag_errors;
 	diag_quiet = 1;

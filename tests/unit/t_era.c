@@ -24,11 +24,11 @@ put(const char *dir, const char *file, const char *text)
 void
 t_era(void)
 {
-	const char *d = "tests/tmp/unit/era";
+	const char *d = t_path("era");
 	struct buf why = BUF_INIT;
 
 	remove_tree(d);
-	mkdir_p("tests/tmp/unit/era/cmake");
+	mkdir_p(t_path("era/cmake"));
 	CHECK(era_detect(d, &why) == ERA_UNKNOWN && strstr(why.s, "neither setup.py nor pyproject.toml"));
 	put(d, "pyproject.toml", "[build-system]\n  build-backend = 'hatchling.build'\n");
 	buf_reset(&why);

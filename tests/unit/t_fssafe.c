@@ -67,7 +67,7 @@ static void
 t_no_follow(void)
 {
 	const char *victim = t_write("fs-victim", "precious\n");
-	const char *link = "tests/tmp/unit/fs-link";
+	const char *link = t_path("fs-link");
 	struct buf b = BUF_INIT, tok = BUF_INIT;
 
 	unlink(link);
@@ -91,7 +91,7 @@ t_no_follow(void)
 static void
 t_stale(void)
 {
-	const char *dir = "tests/tmp/unit/fs-stale";
+	const char *dir = t_path("fs-stale");
 	struct buf p = BUF_INIT;
 	long dead = 4194000;
 
@@ -123,17 +123,18 @@ static void
 t_cause_eagain(void)
 {
 	struct plan pl;
-	char work[] = "tests/tmp/unit/fs-cause";
+	char *work = xstrdup(t_path("fs-cause"));
 
 	memset(&pl, 0, sizeof(pl));
 	pl.work_dir = work;
 	pl.src_dir = work;
 	remove_tree(work);
-	mkdir_p("tests/tmp/unit/fs-cause/logs");
+	mkdir_p(t_path("fs-cause/logs"));
 	t_write("fs-cause/logs/compile.log",
 		"[12/900] c++ ...\nninja: fatal: posix_spawn: Resource temporarily unavailable\n");
 	CHECK(step_cause(STEP_COMPILE, &pl) == 1);
 	remove_tree(work);
+	free(work);
 }
 
 void

@@ -184,13 +184,13 @@ t_oom(void)
 {
 	struct strvec keys = STRVEC_INIT;
 
-	remove_tree("tests/tmp/unit/launch");
-	CHECK(launch_oom_read("tests/tmp/unit/launch", &keys) == 0);
-	CHECK(mkdir_p("tests/tmp/unit/launch") == 0);
+	remove_tree(t_path("launch"));
+	CHECK(launch_oom_read(t_path("launch"), &keys) == 0);
+	CHECK(mkdir_p(t_path("launch")) == 0);
 	t_write("launch/oom", "csrc/flash/flash_fwd.cu#00000000000000aa 6442450944\n"
 			      "\n"
 			      "ops.cu#00000000000000bb 3221225472");
-	CHECK(launch_oom_read("tests/tmp/unit/launch", &keys) == 2);
+	CHECK(launch_oom_read(t_path("launch"), &keys) == 2);
 	CHECK(keys.n == 2 && !strcmp(keys.v[0], "csrc/flash/flash_fwd.cu#00000000000000aa") &&
 	      !strcmp(keys.v[1], "ops.cu#00000000000000bb"));
 	strvec_clear(&keys);
@@ -370,20 +370,20 @@ t_table(void)
 {
 	struct buf p = BUF_INIT;
 
-	mkdir_p("tests/tmp/unit/v26");
-	mkdir_p("tests/tmp/unit/v27");
+	mkdir_p(t_path("v26"));
+	mkdir_p(t_path("v27"));
 	t_write("v26/version.txt", "2.6.0a0\n");
-	CHECK(launch_table_path("/c/bwbuild", "tests/tmp/unit/v26", &p) == 0);
+	CHECK(launch_table_path("/c/bwbuild", t_path("v26"), &p) == 0);
 	CHECK_STR(p.s, "/c/bwbuild/peaks/pytorch-2.6.0.peaks");
 	buf_reset(&p);
 	/* No version, no shared table: an extension's csrc/x.cu is not torch's. */
-	CHECK(launch_table_path("/c/bwbuild", "tests/tmp/unit/no-such-tree", &p) == -1);
+	CHECK(launch_table_path("/c/bwbuild", t_path("no-such-tree"), &p) == -1);
 	CHECK_STR(p.s, "");
-	launch_tree_version("tests/tmp/unit/no-such-tree", &p);
+	launch_tree_version(t_path("no-such-tree"), &p);
 	CHECK_STR(p.s, "unknown");
 	buf_reset(&p);
 	t_write("v27/version.txt", "  2.7.1+cu128\n");
-	launch_tree_version("tests/tmp/unit/v27", &p);
+	launch_tree_version(t_path("v27"), &p);
 	CHECK_STR(p.s, "2.7.1");
 	buf_release(&p);
 }

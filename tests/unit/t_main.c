@@ -11,6 +11,7 @@
 
 int t_failures;
 int t_checks;
+int t_skips;
 
 static const struct suite {
 	const char *name;
@@ -23,15 +24,34 @@ static const struct suite {
 
 #define NSUITES (sizeof(suites) / sizeof(suites[0]))
 
+static const char *current_suite = "";
+
+/* The unit suites' scratch directory (tests/run.sh empties it before a run). */
+static const char *
+tmp_dir(void)
+{
+	return "tests/tmp/unit";
+}
+
+const char *
+t_path(const char *name)
+{
+	/* Enough for every path a test holds at once. */
+	static char paths[64][512];
+	static unsigned next;
+	char *p = paths[next++ % 64];
+
+	snprintf(p, sizeof(paths[0]), "%s/%s", tmp_dir(), name);
+	return p;
+}
+
 const char *
 t_write(const char *name, const char *text)
 {
-	static char path[512];
+	const char *path = t_path(name);
 	FILE *f;
 
-	mkdir("tests/tmp", 0777);
-	mkdir("tests/tmp/unit", 0777);
-	snprintf(path, sizeof(path), "tests/tmp/unit/%s", name);
+	mkdir_p(tmp_dir());
 	f = fopen(path, "w");
 	if (!f) {
 		perror(path);
@@ -91,15 +111,22 @@ t_wheels(void)
 {
 	struct stat st;
 
-	/* tests/run.sh makes them in the same place; a suite run alone makes its own. */
+	/* tests/run.sh empties tests/tmp/wheels before a run; a suite run alone makes its own. */
 	if (stat("tests/tmp/wheels/good", &st) < 0) {
-		mkdir("tests/tmp", 0777);
+		mkdir_p("tests/tmp");
 		if (system("python3 tests/fixtures/wheels/make_wheels.py tests/tmp/wheels >&2")) {
 			fprintf(stderr, "error: tests/fixtures/wheels/make_wheels.py failed\n");
 			exit(1);
 		}
 	}
 	return "tests/tmp/wheels";
+}
+
+void
+t_skip(const char *why)
+{
+	t_skips++;
+	printf("skip: %s: %s\n", current_suite, why);
 }
 
 static int
@@ -120,7 +147,7 @@ main(int argc, char **argv)
 {
 	struct stat st;
 	size_t i;
-	int list = 0, ran = 0, bad = 0;
+	int list = 0, ran = 0, bad = 0, empty = 0;
 
 	if (argc > 1 && !strcmp(argv[1], "--list")) {
 		list = 1;
@@ -132,7 +159,7 @@ main(int argc, char **argv)
 		return 2;
 	}
 	for (i = 0; i < NSUITES; i++) {
-		int checks = t_checks, failures = t_failures;
+		int checks = t_checks, failures = t_failures, skips = t_skips;
 
 		if (!wanted(suites[i].name, argc - 1, argv + 1))
 			continue;
@@ -145,13 +172,20 @@ main(int argc, char **argv)
 			fprintf(stderr, "error: no tests/fixtures here; run the unit tests from the top of the tree\n");
 			return 2;
 		}
+		current_suite = suites[i].name;
 		suites[i].fn();
-		if (t_failures > failures) {
+		if (t_checks == checks) {
+			/* A suite that checks nothing would pass whatever the code does. */
+			bad++;
+			empty++;
+			printf("FAIL %-12s no check ran\n", suites[i].name);
+		} else if (t_failures > failures) {
 			bad++;
 			printf("FAIL %-12s %d of %d checks failed\n", suites[i].name, t_failures - failures,
 			       t_checks - checks);
 		} else {
-			printf("ok   %-12s %d checks\n", suites[i].name, t_checks - checks);
+			printf("ok   %-12s %d checks%s\n", suites[i].name, t_checks - checks,
+			       t_skips > skips ? ", some skipped" : "");
 		}
 		fflush(stdout);
 	}
@@ -164,6 +198,8 @@ main(int argc, char **argv)
 	}
 	if (list)
 		return 0;
-	printf("unit: %d suites, %d failed; %d checks, %d failed\n", ran, bad, t_checks, t_failures);
-	return t_failures ? 1 : 0;
+	/* tests/run.sh reads the last line. */
+	printf("unit: %d suites, %d failed; %d passed, %d failed, %d skipped\n", ran, bad,
+	       t_checks - t_failures, t_failures + empty, t_skips);
+	return t_failures || empty ? 1 : 0;
 }

@@ -38,8 +38,8 @@ parse(const char *line, const struct opt_command *cmd, const struct option *opts
 	argv[argc] = NULL;
 	fflush(stdout);
 	fflush(stderr);
-	fd_out = open("tests/tmp/unit/options.out", O_RDWR | O_CREAT | O_TRUNC, 0666);
-	fd_err = open("tests/tmp/unit/options.err", O_RDWR | O_CREAT | O_TRUNC, 0666);
+	fd_out = open(t_path("options.out"), O_RDWR | O_CREAT | O_TRUNC, 0666);
+	fd_err = open(t_path("options.err"), O_RDWR | O_CREAT | O_TRUNC, 0666);
 	saved_out = dup(1);
 	saved_err = dup(2);
 	dup2(fd_out, 1);

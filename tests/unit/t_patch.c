@@ -123,11 +123,12 @@ t_patch_tree(void)
 	struct patch pt;
 	struct patch_target tg[2] = { { (char *)"lnk/x", 3 }, { (char *)"d/f", 9 } };
 	struct buf why = BUF_INIT;
-	const char *d = "tests/tmp/unit/ptree";
+	const char *d = t_path("ptree");
 
-	CHECK(system("rm -rf tests/tmp/unit/ptree && mkdir -p tests/tmp/unit/ptree/d && "
-		     "ln -s /tmp tests/tmp/unit/ptree/lnk && ln -s /etc/hostname tests/tmp/unit/ptree/d/f")
-	      == 0);
+	remove_tree(d);
+	CHECK(mkdir_p(t_path("ptree/d")) == 0);
+	CHECK(symlink("/tmp", t_path("ptree/lnk")) == 0);
+	CHECK(symlink("/etc/hostname", t_path("ptree/d/f")) == 0);
 	memset(&pt, 0, sizeof(pt));
 	pt.targets = tg;
 	pt.ntargets = 2;
@@ -154,9 +155,9 @@ t_patch_relocate(void)
 				"@@ -99999999999999999999,1 +1 @@\n-d\n+D\n";
 	struct buf out = BUF_INIT;
 
-	CHECK(system("mkdir -p tests/tmp/unit/rel && printf 'a\\nb\\nc\\nb\\nc\\nd\\n' > "
-		     "tests/tmp/unit/rel/f.txt") == 0);
-	patch_relocate(p, strlen(p), "tests/tmp/unit/rel", &out);
+	CHECK(mkdir_p(t_path("rel")) == 0);
+	t_write("rel/f.txt", "a\nb\nc\nb\nc\nd\n");
+	patch_relocate(p, strlen(p), t_path("rel"), &out);
 	CHECK(strstr(out.s, "@@ -2,2 +2,2 @@ ctx\n b\n-c\n") != NULL);  /* lines 2 and 4 tie: 2 */
 	CHECK(strstr(out.s, "@@ -6,1 +6,1 @@\n-d\n") != NULL);
 	CHECK(strstr(out.s, "@@ -1,1 +1,1 @@\n-nowhere\n") != NULL);  /* nowhere: left as it was */

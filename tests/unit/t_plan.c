@@ -21,7 +21,7 @@ t_plan(void)
 		"cuda: {archs: [\"8.0\", \"12.0+PTX\"]}\n"
 		"features: {cuda: on, mslk: on, nccl: off}\n"
 		"cmake: {USE_SYSTEM_NCCL: \"1\", CMAKE_CUDA_FLAGS: \"-w\"}\n");
-	CHECK(profile_load(&p, "tests/tmp/unit/plan.yaml") == 0);
+	CHECK(profile_load(&p, t_path("plan.yaml")) == 0);
 
 	memset(&h, 0, sizeof(h));
 	h.cpus = 64;

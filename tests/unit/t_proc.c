@@ -126,6 +126,8 @@ t_env_dir(void)
 	CHECK_STR(out.s, "started\n");
 	proc_release(&p);
 
+	/* The 3,000 lines above went through on_line too. */
+	strvec_clear(&l.v);
 	buf_release(&out);
 	buf_release(&log);
 	remove_tree(dir);

@@ -29,7 +29,7 @@ t_valid(void)
 		"runtime: {env: {B: \"3\"}}\n"
 		"build: {jobs: 4, mem_budget: 16G}\n"
 		"wheel: {version_suffix: \"+cu130\"}\n");
-	CHECK(profile_load(&p, "tests/tmp/unit/child.yaml") == 0);
+	CHECK(profile_load(&p, t_path("child.yaml")) == 0);
 	CHECK_STR(p.name.str, "child");
 	/* Lists are replaced, not merged; entries sorted and deduplicated. */
 	profile_arch_list(&p, &b);
@@ -61,7 +61,7 @@ t_bad(void)
 	t_write("cycle-a.yaml", "extends: cycle-b\nname: a\n");
 	t_write("cycle-b.yaml", "extends: cycle-a.yaml\nname: b\n");
 	before = diag_errors;
-	CHECK(profile_load(&p, "tests/tmp/unit/cycle-a.yaml") < 0);
+	CHECK(profile_load(&p, t_path("cycle-a.yaml")) < 0);
 	CHECK(diag_errors == before + 1);
 	profile_release(&p);
 
@@ -71,7 +71,7 @@ t_bad(void)
 		"features: {flash: on, cuda: maybe}\n"
 		"colour: blue\n");
 	before = diag_errors;
-	CHECK(profile_load(&p, "tests/tmp/unit/many.yaml") < 0);
+	CHECK(profile_load(&p, t_path("many.yaml")) < 0);
 	/* Every problem in one run, not just the first. */
 	CHECK(diag_errors == before + 4);
 	profile_release(&p);
@@ -127,7 +127,7 @@ t_input(void)
 	for (int i = 2000; i < 6000; i++)
 		buf_addf(&big, "    K%d: child\n", i);
 	t_write("bigchild.yaml", big.s);
-	CHECK(profile_load(&p, "tests/tmp/unit/bigchild.yaml") == 0);
+	CHECK(profile_load(&p, t_path("bigchild.yaml")) == 0);
 	CHECK(p.nruntime_env == 6000);
 	CHECK(p.nruntime_env == 6000 && !strcmp(p.runtime_env[0].key, "K0") &&
 	      !strcmp(p.runtime_env[0].val, "parent") && !strcmp(p.runtime_env[2000].key, "K2000") &&
@@ -139,13 +139,13 @@ t_input(void)
 	t_write("plain.yaml", base);
 	strvec_push(&sets, "build.env.CXXFLAGS=-I../inc");
 	strvec_push(&sets, "build.env.CFLAGS=-DA=b");
-	CHECK(profile_load_set(&p, "tests/tmp/unit/plain.yaml", &sets) == 0);
+	CHECK(profile_load_set(&p, t_path("plain.yaml"), &sets) == 0);
 	CHECK(p.nbuild_env == 2 && !strcmp(p.build_env[0].val, "-I../inc") &&
 	      !strcmp(p.build_env[1].val, "-DA=b"));
 	profile_release(&p);
 	strvec_clear(&sets);
 	strvec_push(&sets, "build..env=x");
-	CHECK(profile_load_set(&p, "tests/tmp/unit/plain.yaml", &sets) < 0);
+	CHECK(profile_load_set(&p, t_path("plain.yaml"), &sets) < 0);
 	profile_release(&p);
 	strvec_clear(&sets);
 
@@ -153,11 +153,11 @@ t_input(void)
 	t_write("flags.yaml", "extends: plain.yaml\nbuild: {env: {CXXFLAGS: \"-O2 `id`\", CC: \"gcc;id\"}}\n"
 		"cmake: {CMAKE_CXX_FLAGS: \"$(id)\"}\n");
 	before = diag_errors;
-	CHECK(profile_load(&p, "tests/tmp/unit/flags.yaml") < 0 && diag_errors == before + 3);
+	CHECK(profile_load(&p, t_path("flags.yaml")) < 0 && diag_errors == before + 3);
 	profile_release(&p);
 	t_write("flags-ok.yaml", "extends: plain.yaml\nbuild: {env: {CXXFLAGS: \"-O2 -DN='a b'\"}}\n"
 		"cmake: {CMAKE_PREFIX_PATH: \"/a;/b\"}\n");
-	CHECK(profile_load(&p, "tests/tmp/unit/flags-ok.yaml") == 0);
+	CHECK(profile_load(&p, t_path("flags-ok.yaml")) == 0);
 	profile_release(&p);
 
 	/* extends: 64 profiles load, 65 are refused once */
@@ -168,13 +168,13 @@ t_input(void)
 		else
 			snprintf(text, sizeof(text), "extends: chain%d.yaml\n", i + 1), t_write(name, text);
 	}
-	CHECK(profile_load(&p, "tests/tmp/unit/chain1.yaml") == 0);
+	CHECK(profile_load(&p, t_path("chain1.yaml")) == 0);
 	profile_release(&p);
 	snprintf(text, sizeof(text), "extends: chain65.yaml\n");
 	t_write("chain64.yaml", text);
 	t_write("chain65.yaml", base);
 	before = diag_errors;
-	CHECK(profile_load(&p, "tests/tmp/unit/chain1.yaml") < 0 && diag_errors == before + 1);
+	CHECK(profile_load(&p, t_path("chain1.yaml")) < 0 && diag_errors == before + 1);
 	profile_release(&p);
 
 	/* quoted values: whole up to 80 bytes, else cut (not inside a UTF-8 character) */

@@ -79,7 +79,7 @@ t_selarch(void)
 
 	/* Bytes it does not understand are left out, never a failure. */
 	memset(&sa, 0, sizeof(sa));
-	CHECK(selarch_parse(&sa, "if(\n\"\\\0list(APPEND", 20) == -1);
+	CHECK(selarch_parse(&sa, "if(\n\"\\\0list(APPEND", 18) == -1);
 	CHECK(selarch_accepts(&sa, "12.0", NULL) == -1);
 	CHECK(selarch_keeps(&sa, "120") == -1);
 	selarch_release(&sa);

@@ -4,9 +4,9 @@
 # tests/fixtures/smoke-multi/ holds it (what tests/cli/59-smoke-multi.sh
 # replays), then `bwbuild smoke --gpu all` end to end on the installed torch
 # when bin/bwbuild runs here (LD_LIBRARY_PATH set by the caller; see
-# scripts/device-extensions.sh for carrying it with its libraries).
+# tools/device/extensions.sh for carrying it with its libraries).
 #
-#   sh scripts/device-smoke-multi.sh RESULTDIR
+#   sh tools/device/smoke-multi.sh RESULTDIR
 #
 # The per-GPU probes run at once, one per GPU (about 45 s on two H100s),
 # the cross-GPU probe alone (about 20 s); bwbuild runs the GPUs one after
@@ -21,6 +21,7 @@ all=$(cut -d, -f1 "$res/nvidia-smi.txt" | paste -sd, -)
 CUDA_VISIBLE_DEVICES=$all timeout 300 python3 probes/multi-torch.py --timeout 200 \
 	>"$res/multi.txt" 2>"$res/multi.err"
 echo "multi-torch.py on $all: exit $?"
+# shellcheck disable=SC2013 # GPU indices, one word each; a pipe would hide the jobs from wait
 for i in $(cut -d, -f1 "$res/nvidia-smi.txt"); do
 	CUDA_VISIBLE_DEVICES=$i timeout 400 python3 probes/smoke-torch.py \
 		>"$res/gpu$i.txt" 2>"$res/gpu$i.err" &
