@@ -32,13 +32,14 @@ smoke_step_run(struct build *b)
 	struct proc p = PROC_INIT;
 	struct buf out = BUF_INIT, how = BUF_INIT;
 	struct smoke_result sr;
-	char *nvsmi = find_program("nvidia-smi");
+	char *nvsmi;
 	int index = 0, rc;
 
 	if (b->report.errors.n) {
 		step_note(STEP_SMOKE, "skipped: the wheel failed %s", step_names[STEP_VERIFY]);
 		return 0;
 	}
+	nvsmi = find_program("nvidia-smi");
 	/* An extension runs with its torch; with no probe of its own, the generic one (smoke.c). */
 	if (b->era == ERA_EXTENSION)
 		rq.against = b->torch.path;
