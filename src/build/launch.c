@@ -441,9 +441,11 @@ nvcc_at(char *const *argv)
  * use, and its gencodes: --threads up to one per gencode (the objects'
  * bytes do not change), and with BWBUILD_LAUNCH_SPLIT=on --split-compile
  * for the rest (nvcc records it in the cubin's notes: the bytes then
- * depend on when the unit ran). 1 for anything else, for a command that
- * already says --threads or --split-compile, and once the learned times
- * say the extra cores did not pay (pole:KEY no faster than KEY by 10 %).
+ * depend on when the unit ran). A command that already says --threads
+ * (causal-conv1d's setup.py passes --threads 4, whatever its gencodes)
+ * keeps it and gets no other, but may still be split; one that says
+ * --split-compile is left alone. 1 for anything else, and once the learned
+ * times say the extra cores did not pay (pole:KEY no faster than KEY by 10 %).
  */
 static unsigned
 pole_want(char *const *argv, const char *times, const char *key, const char *pkey, unsigned slots,
@@ -452,6 +454,7 @@ pole_want(char *const *argv, const char *times, const char *key, const char *pke
 	const char *split = getenv(LAUNCH_ENV_SPLIT);
 	int at = nvcc_at(argv);
 	uint64_t plain, pole;
+	int own_threads = 0;
 
 	*gencodes = 0;
 	if (at < 0)
@@ -462,10 +465,14 @@ pole_want(char *const *argv, const char *times, const char *key, const char *pke
 		if (!strcmp(a, "-gencode") || !strcmp(a, "--generate-code") ||
 		    starts_with(a, "-gencode=") || starts_with(a, "--generate-code="))
 			(*gencodes)++;
-		else if (!strcmp(a, "-t") || starts_with(a, "--threads") || starts_with(a, "-split-compile") ||
-			 starts_with(a, "--split-compile"))
+		else if (!strcmp(a, "-t") || starts_with(a, "--threads"))
+			own_threads = 1;
+		else if (starts_with(a, "-split-compile") || starts_with(a, "--split-compile"))
 			return 1;
 	}
+	/* Its own --threads stands: pole_args then adds no --threads of its own. */
+	if (own_threads)
+		*gencodes = 1;
 	plain = peaks_get(times, key);
 	pole = peaks_get(times, pkey);
 	if (plain && pole && pole * 10 >= plain * 9)

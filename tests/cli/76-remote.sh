@@ -182,6 +182,15 @@ grep -q "split-compile" "$TMP/fakecuda/args" && fail "--split-compile without bu
 # shellcheck disable=SC2086 # $g3: three -gencode options, split on purpose
 BWBUILD_LAUNCH_BUDGET=$((64 << 30)) BWBUILD_LAUNCH_SLOTS=8 BWBUILD_LAUNCH_SPLIT=on run 0 "$BW" launch -- "$TMP/fakecuda/nvcc" $g3 -c "$TMP/pole.cu" -o "$TMP/pole.o"
 contains "$TMP/err" "--threads=3 --split-compile=2"
+# ... a command's own --threads stands (causal-conv1d passes --threads 4 for
+# one gencode): no --threads added, but split when asked, and nothing when not.
+: >"$TMP/fakecuda/args"
+BWBUILD_LAUNCH_BUDGET=$((64 << 30)) BWBUILD_LAUNCH_SLOTS=8 BWBUILD_LAUNCH_SPLIT=on run 0 "$BW" launch -- "$TMP/fakecuda/nvcc" --threads 4 -gencode arch=compute_90,code=sm_90 -c "$TMP/own.cu" -o "$TMP/own.o"
+grep -q -- "^--split-compile=[0-9]* .* --threads 4 " "$TMP/fakecuda/args" || fail "no --split-compile beside the own --threads: $(cat "$TMP/fakecuda/args")"
+grep -q -- "--threads=" "$TMP/fakecuda/args" && fail "a --threads added to the command's own"
+: >"$TMP/fakecuda/args"
+BWBUILD_LAUNCH_BUDGET=$((64 << 30)) BWBUILD_LAUNCH_SLOTS=8 run 0 "$BW" launch -- "$TMP/fakecuda/nvcc" --threads 4 -gencode arch=compute_90,code=sm_90 -c "$TMP/own2.cu" -o "$TMP/own2.o"
+grep -q -- "split-compile\|--threads=" "$TMP/fakecuda/args" && fail "long-pole flags without build.split_compile for one gencode"
 # ... never with one slot, nor once the learned times say it did not pay.
 : >"$TMP/fakecuda/args"
 # shellcheck disable=SC2086 # $g3: three -gencode options, split on purpose
