@@ -19,15 +19,7 @@ static struct buf dir = BUF_INIT;
 static int
 sh(const char *script)
 {
-	struct buf cmd = BUF_INIT;
-	int rc;
-
-	buf_addf(&cmd, "cd %s && export GIT_CONFIG_NOSYSTEM=1 HOME=%s GIT_AUTHOR_NAME=t "
-		       "GIT_AUTHOR_EMAIL=t@example.invalid GIT_COMMITTER_NAME=t "
-		       "GIT_COMMITTER_EMAIL=t@example.invalid && (%s) >/dev/null 2>&1", dir.s, dir.s, script);
-	rc = system(cmd.s);
-	buf_release(&cmd);
-	return rc;
+	return t_git_sh(dir.s, script);
 }
 
 static int

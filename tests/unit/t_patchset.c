@@ -25,13 +25,7 @@ static const char patch_text[] = "diff --git a/x.txt b/x.txt\n"
 static void
 put(const char *rel, const char *text)
 {
-	struct buf p = BUF_INIT;
-
-	buf_addf(&p, "%s/%s", dir.s, rel);
-	remove(p.s);
-	if (mkdir_p_parent(p.s) < 0 || write_file_atomic(p.s, text, strlen(text)) < 0)
-		exit(1);
-	buf_release(&p);
+	t_put(dir.s, rel, text, 0);
 }
 
 /* An index for project `name` with `entries` (YAML under patches:), loaded; its report in *err. */
@@ -105,11 +99,7 @@ t_patchset(void)
 	CHECK(strstr(e, "error: no patch series 'no-such-series'") != NULL);
 	patch_set_release(&ps);
 
-	if (old)
-		setenv("BWBUILD_PATCH_PATH", old, 1);
-	else
-		unsetenv("BWBUILD_PATCH_PATH");
-	free(old);
+	t_env_restore("BWBUILD_PATCH_PATH", old);
 	remove_tree(dir.s);
 	buf_release(&dir);
 	buf_release(&sha);

@@ -18,13 +18,7 @@ static struct buf dir = BUF_INIT;
 static void
 put(const char *rel, const char *text)
 {
-	struct buf p = BUF_INIT;
-
-	buf_addf(&p, "%s/%s", dir.s, rel);
-	remove(p.s);
-	if (mkdir_p_parent(p.s) < 0 || write_file_atomic(p.s, text, strlen(text)) < 0)
-		exit(1);
-	buf_release(&p);
+	t_put(dir.s, rel, text, 0);
 }
 
 void
@@ -97,11 +91,7 @@ t_profload(void)
 	CHECK(strstr(e, "--set '=3' is not KEY=VALUE with a dotted key") != NULL);
 	profile_release(&p);
 
-	if (old)
-		setenv("BWBUILD_PROFILE_PATH", old, 1);
-	else
-		unsetenv("BWBUILD_PROFILE_PATH");
-	free(old);
+	t_env_restore("BWBUILD_PROFILE_PATH", old);
 	remove_tree(dir.s);
 	buf_release(&dir);
 	buf_release(&path);

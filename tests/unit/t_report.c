@@ -183,11 +183,7 @@ t_profiles(void)
 	CHECK(strstr(text.s, "demo             mine [shadowed]\n") != NULL);
 	json_free(list);
 
-	if (old)
-		setenv("BWBUILD_PROFILE_PATH", old, 1);
-	else
-		unsetenv("BWBUILD_PROFILE_PATH");
-	free(old);
+	t_env_restore("BWBUILD_PROFILE_PATH", old);
 	remove_tree(abs);
 	free(abs);
 	buf_release(&p);

@@ -49,14 +49,7 @@ resolve(const char *extra, int strict, const char **err)
 static void
 put(const char *rel, const char *text, int exec)
 {
-	struct buf p = BUF_INIT;
-
-	buf_addf(&p, "%s/%s", dir.s, rel);
-	remove(p.s);
-	if (mkdir_p_parent(p.s) < 0 || write_file_atomic(p.s, text, strlen(text)) < 0 ||
-	    (exec && chmod(p.s, 0755) < 0))
-		exit(1);
-	buf_release(&p);
+	t_put(dir.s, rel, text, exec);
 }
 
 static void

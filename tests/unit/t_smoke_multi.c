@@ -27,13 +27,7 @@ static const char probe[] =
 static void
 put(const char *rel, const char *text)
 {
-	struct buf p = BUF_INIT;
-
-	buf_addf(&p, "%s/%s", dir.s, rel);
-	remove(p.s);
-	if (mkdir_p_parent(p.s) < 0 || write_file_atomic(p.s, text, strlen(text)) < 0)
-		exit(1);
-	buf_release(&p);
+	t_put(dir.s, rel, text, 0);
 }
 
 void
@@ -92,11 +86,7 @@ t_smoke_multi(void)
 	CHECK(strstr(e, "error: --gpu '0;reboot' is not a GPU such as 0, GPU-<uuid> or all") != NULL);
 	CHECK(res == NULL);
 
-	if (old)
-		setenv("BWBUILD_PROBE_PATH", old, 1);
-	else
-		unsetenv("BWBUILD_PROBE_PATH");
-	free(old);
+	t_env_restore("BWBUILD_PROBE_PATH", old);
 	buf_setlen(&dir, dir.len - strlen("/probes"));
 	remove_tree(dir.s);
 	buf_release(&dir);

@@ -19,13 +19,7 @@ static struct buf top = BUF_INIT;
 static void
 put(const char *rel, const char *text)
 {
-	struct buf p = BUF_INIT;
-
-	buf_addf(&p, "%s/%s", top.s, rel);
-	remove(p.s);
-	if (mkdir_p_parent(p.s) < 0 || write_file_atomic(p.s, text, strlen(text)) < 0)
-		exit(1);
-	buf_release(&p);
+	t_put(top.s, rel, text, 0);
 }
 
 static const struct py_need *
