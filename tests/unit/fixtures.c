@@ -6,6 +6,7 @@
 
 #include "../../src/core/buf.h"
 #include "../../src/core/util.h"
+#include "../../src/sources/git.h"
 #include "../../src/wheel/verify.h"
 #include "t.h"
 
@@ -39,6 +40,45 @@ t_git_sh(const char *dir, const char *script)
 		 dir, dir, script);
 	rc = system(cmd.s);
 	buf_release(&cmd);
+	return rc;
+}
+
+char *
+t_env_save(const char *name)
+{
+	return getenv(name) ? xstrdup(getenv(name)) : NULL;
+}
+
+int
+t_repo_checkout(const char *dir, const char *up, struct repo_checkout_opts *o, struct repo_tree_info *ti,
+		const char **err)
+{
+	struct buf url = BUF_INIT, work = BUF_INIT, cache = BUF_INIT;
+	struct repo_tree_info own;
+	int rc;
+
+	if (up) {
+		buf_addf(&url, "%s/%s", dir, up);
+		o->url = url.s;
+	}
+	buf_addf(&work, "%s/work", dir);
+	buf_addf(&cache, "%s/cache", dir);
+	o->dir = work.s;
+	o->cache_dir = cache.s;
+	if (!ti)
+		ti = &own;
+	memset(ti, 0, sizeof(*ti));
+	t_stderr_begin();
+	rc = repo_checkout(o, ti);
+	*err = t_stderr_end();
+	if (ti == &own)
+		repo_tree_info_release(&own);
+	o->dir = o->cache_dir = NULL;
+	if (up)
+		o->url = NULL;
+	buf_release(&url);
+	buf_release(&work);
+	buf_release(&cache);
 	return rc;
 }
 

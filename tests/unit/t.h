@@ -63,10 +63,21 @@ void t_skip(const char *why);
 struct buf;
 struct wheel_report;
 struct wheel_expect;
+struct repo_checkout_opts;
+struct repo_tree_info;
 /* Write `text` to DIR/REL (its parents made, an old file removed first), mode 0755 if `exec`; exits on failure. */
 void t_put(const char *dir, const char *rel, const char *text, int exec);
 /* Run `script` with sh in DIR, git's identity and config pinned (HOME=DIR), output dropped: system()'s status. */
 int t_git_sh(const char *dir, const char *script);
+/*
+ * repo_checkout of `o` into DIR/work with the mirrors in DIR/cache, from
+ * DIR/UP (or o->url where UP is NULL); its report in *err, the tree into
+ * `ti` (dropped where NULL).
+ */
+int t_repo_checkout(const char *dir, const char *up, struct repo_checkout_opts *o, struct repo_tree_info *ti,
+		    const char **err);
+/* A copy of environment variable NAME's value, or NULL where it is not set: for t_env_restore. */
+char *t_env_save(const char *name);
 /* Put back environment variable NAME as it was (`old`, a copy or NULL, freed). */
 void t_env_restore(const char *name, char *old);
 /* Whether one of the report's errors contains `what`. */

@@ -141,7 +141,7 @@ t_profiles(void)
 {
 	const char *dir = t_tmpdir("report-profiles");
 	char *abs = path_absolute(dir);
-	char *old = getenv("BWBUILD_PROFILE_PATH") ? xstrdup(getenv("BWBUILD_PROFILE_PATH")) : NULL;
+	char *old = t_env_save("BWBUILD_PROFILE_PATH");
 	struct buf p = BUF_INIT, text = BUF_INIT;
 	struct json *list;
 	const struct json *mine = NULL, *demo = NULL, *broken = NULL;

@@ -24,17 +24,11 @@ static const char probe[] =
 	"emit(start='import')\n"
 	"emit(check='import', status='ok', reason='', seconds=0.1)\n";
 
-static void
-put(const char *rel, const char *text)
-{
-	t_put(dir.s, rel, text, 0);
-}
-
 void
 t_smoke_multi(void)
 {
 	char *abs = path_absolute(t_tmpdir("smoke-multi"));
-	char *old = getenv("BWBUILD_PROBE_PATH") ? xstrdup(getenv("BWBUILD_PROBE_PATH")) : NULL;
+	char *old = t_env_save("BWBUILD_PROBE_PATH");
 	struct smoke_request rq;
 	struct strvec gpus = STRVEC_INIT;
 	struct json *res = NULL;
@@ -48,8 +42,8 @@ t_smoke_multi(void)
 	CHECK(!smoke_gpu_entry_ok("") && !smoke_gpu_entry_ok("0;rm") && !smoke_gpu_entry_ok("a b"));
 
 	t_wheels();
-	put("probes/smoke-tiny.py", probe);
-	put("probes/multi-tiny.py", probe);
+	t_put(dir.s, "probes/smoke-tiny.py", probe, 0);
+	t_put(dir.s, "probes/multi-tiny.py", probe, 0);
 	buf_addstr(&dir, "/probes");
 	setenv("BWBUILD_PROBE_PATH", dir.s, 1);
 	memset(&rq, 0, sizeof(rq));
