@@ -130,3 +130,15 @@ with zipfile.ZipFile(sys.argv[1] + "/minitorch-2.11.0-py3-none-any.whl", "w", zi
     z.writestr("minitorch-2.11.0.dist-info/RECORD", "\n".join(rec) + "\n")
 PY
 }
+
+# The example's repository (tests/fixtures/minitorch at v2.11.0) made in
+# DIR/minitorch.git, and a profile YAML over profiles/demo.yaml that builds
+# it, named NAME, each further argument a line after source.repo.
+example_profile() {
+	sh scripts/make-example-repo.sh tests/fixtures/minitorch "$1/minitorch.git" v2.11.0
+	{
+		printf 'extends: %s/profiles/demo.yaml\nname: %s\nsource:\n  repo: %s/minitorch.git\n' "$TOP" "$3" "$1"
+		shift 3
+		for line; do printf '%s\n' "$line"; done
+	} >"$2"
+}
