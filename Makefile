@@ -48,8 +48,9 @@ $(OBJ)/%.o: src/%.c Makefile | pkg-check
 pkg-check:
 	@$(PKG_CONFIG) --exists --print-errors $(PKGS)
 
-# A unit file registers itself: tests/unit/t_NAME.c defines t_NAME().
-UNIT_SRC = tests/unit/t_main.c $(UNIT_FILES)
+# A unit file registers itself: tests/unit/t_NAME.c defines t_NAME();
+# fixtures.c holds the suites' shared helpers and registers nothing.
+UNIT_SRC = tests/unit/t_main.c tests/unit/fixtures.c $(UNIT_FILES)
 UNIT_FILES = $(filter-out tests/unit/t_main.c,$(wildcard tests/unit/t_*.c))
 FUZZ = $(patsubst tests/fuzz/fuzz_%.c,%,$(wildcard tests/fuzz/fuzz_*.c))
 

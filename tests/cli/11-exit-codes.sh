@@ -28,19 +28,7 @@ printf 'name: bad\nsource:\n  repo: x\n  ref: v2.6.0\ncuda:\n  archs: ["12.0+PTX
 printf 'name: ext\nkind: extension\ntorch: %s/no-torch.whl\nsource:\n  repo: x\n  ref: v1\ncuda:\n  archs: ["12.0+PTX"]\n' "$T" > "$T/ext.yaml"
 printf 'extends: %s/profiles/demo.yaml\nname: gone\nsource:\n  repo: %s/no-such.git\n' "$TOP" "$T" > "$T/gone.yaml"
 # A pure wheel of a package bwbuild ships a smoke probe for (minitorch).
-python3 - "$T" <<'PY'
-import base64, hashlib, sys, zipfile
-files = {"minitorch/__init__.py": b"__version__ = '2.11.0'\n",
-         "minitorch-2.11.0.dist-info/METADATA": b"Metadata-Version: 2.1\nName: minitorch\nVersion: 2.11.0\n",
-         "minitorch-2.11.0.dist-info/WHEEL": b"Wheel-Version: 1.0\nGenerator: test\nRoot-Is-Purelib: true\nTag: py3-none-any\n"}
-rec = []
-with zipfile.ZipFile(sys.argv[1] + "/minitorch-2.11.0-py3-none-any.whl", "w") as z:
-    for n, d in files.items():
-        z.writestr(n, d)
-        rec.append("%s,sha256=%s,%d" % (n, base64.urlsafe_b64encode(hashlib.sha256(d).digest()).rstrip(b"=").decode(), len(d)))
-    rec.append("minitorch-2.11.0.dist-info/RECORD,,")
-    z.writestr("minitorch-2.11.0.dist-info/RECORD", "\n".join(rec) + "\n")
-PY
+minitorch_wheel "$T"
 SW="$T/minitorch-2.11.0-py3-none-any.whl"
 # Recorded probes for smoke (no GPU here): all passing with FIXED=1, one failed check otherwise.
 mkdir -p "$T/probes"

@@ -2,14 +2,7 @@
 # (pyproject.toml with scikit-build-core, no setup.py), and trees bwbuild
 # cannot drive.
 . "$(dirname "$0")/lib.sh"
-sh scripts/make-example-repo.sh tests/fixtures/minitorch "$TMP/example5/minitorch.git" v2.11.0
-cat > "$TMP/next.yaml" <<YAML
-extends: $TOP/profiles/demo.yaml
-name: next
-source:
-  repo: $TMP/example5/minitorch.git
-  ref: v2.12.0
-YAML
+example_profile "$TMP/example5" "$TMP/next.yaml" next '  ref: v2.12.0'
 run 0 "$BW" --profile "$TMP/next.yaml" --work "$TMP/work5" --out "$TMP/out5"
 contains "$TMP/err" "fetch: build era: scikit-build-core (pyproject.toml, no setup.py)"
 contains "$TMP/err" "compile: /usr/bin/python3 -m build --wheel --no-isolation --outdir $TMP/work5/dist"

@@ -4,23 +4,8 @@
 # by its timeout and the probe run again past it, a probe that dies.
 . "$(dirname "$0")/lib.sh"
 # A small real wheel of a package named minitorch (no CUDA library in it).
-python3 - "$TMP" <<'PY'
-import base64, hashlib, sys, zipfile
-top = sys.argv[1]
-files = {
-    "minitorch/__init__.py": b"__version__ = '2.11.0'\nimport os\n_lib_dir = os.path.join(os.path.dirname(__file__), 'lib')\n"
-                             b"def load_library(name):\n    import ctypes\n    return ctypes.CDLL(os.path.join(_lib_dir, 'lib%s.so' % name))\n",
-    "minitorch-2.11.0.dist-info/METADATA": b"Metadata-Version: 2.1\nName: minitorch\nVersion: 2.11.0\n",
-    "minitorch-2.11.0.dist-info/WHEEL": b"Wheel-Version: 1.0\nGenerator: test\nRoot-Is-Purelib: true\nTag: py3-none-any\n",
-}
-rec = []
-with zipfile.ZipFile(top + "/minitorch-2.11.0-py3-none-any.whl", "w", zipfile.ZIP_DEFLATED) as z:
-    for n, d in files.items():
-        z.writestr(n, d)
-        rec.append("%s,sha256=%s,%d" % (n, base64.urlsafe_b64encode(hashlib.sha256(d).digest()).rstrip(b"=").decode(), len(d)))
-    rec.append("minitorch-2.11.0.dist-info/RECORD,,")
-    z.writestr("minitorch-2.11.0.dist-info/RECORD", "\n".join(rec) + "\n")
-PY
+minitorch_wheel "$TMP" 'import os' "_lib_dir = os.path.join(os.path.dirname(__file__), 'lib')" \
+	'def load_library(name):' '    import ctypes' "    return ctypes.CDLL(os.path.join(_lib_dir, 'lib%s.so' % name))"
 whl="$TMP/minitorch-2.11.0-py3-none-any.whl"
 run 0 "$BW" verify "$whl"
 

@@ -8,22 +8,7 @@
 # silence or death) with stand-in workers.
 . "$(dirname "$0")/lib.sh"
 FIX="$TOP/tests/fixtures/smoke-multi"
-python3 - "$TMP" <<'PY'
-import base64, hashlib, sys, zipfile
-top = sys.argv[1]
-files = {
-    "minitorch/__init__.py": b"__version__ = '2.11.0'\n",
-    "minitorch-2.11.0.dist-info/METADATA": b"Metadata-Version: 2.1\nName: minitorch\nVersion: 2.11.0\n",
-    "minitorch-2.11.0.dist-info/WHEEL": b"Wheel-Version: 1.0\nGenerator: test\nRoot-Is-Purelib: true\nTag: py3-none-any\n",
-}
-rec = []
-with zipfile.ZipFile(top + "/minitorch-2.11.0-py3-none-any.whl", "w", zipfile.ZIP_DEFLATED) as z:
-    for n, d in files.items():
-        z.writestr(n, d)
-        rec.append("%s,sha256=%s,%d" % (n, base64.urlsafe_b64encode(hashlib.sha256(d).digest()).rstrip(b"=").decode(), len(d)))
-    rec.append("minitorch-2.11.0.dist-info/RECORD,,")
-    z.writestr("minitorch-2.11.0.dist-info/RECORD", "\n".join(rec) + "\n")
-PY
+minitorch_wheel "$TMP"
 whl="$TMP/minitorch-2.11.0-py3-none-any.whl"
 mkdir -p "$TMP/probes" "$TMP/gpu2" "$TMP/gpu1" "$TMP/nogpu"
 cp "$FIX/replay.py" "$TMP/probes/smoke-minitorch.py"

@@ -31,16 +31,7 @@ for try in 1 2 3 4 5 6 7 8 9 10; do
 done
 [ -n "$started" ] || fail "no Redis server of this suite's answered: $(tail -n 5 "$TMP/redis/log")"
 at_exit "kill $(cat "$TMP/redis/pid") 2>/dev/null"
-sh scripts/make-example-repo.sh tests/fixtures/minitorch "$TMP/example8/minitorch.git" v2.11.0
-cat > "$TMP/cache.yaml" <<YAML
-extends: $TOP/profiles/demo.yaml
-name: cache
-source:
-  repo: $TMP/example8/minitorch.git
-build:
-  cache: ccache
-  cache_remote: redis://127.0.0.1:$port
-YAML
+example_profile "$TMP/example8" "$TMP/cache.yaml" cache build: '  cache: ccache' "  cache_remote: redis://127.0.0.1:$port"
 run 0 "$BW" plan --profile "$TMP/cache.yaml"
 contains "$TMP/out" "CMAKE_CUDA_COMPILER_LAUNCHER=$BW;launch;--;"
 contains "$TMP/out" "CCACHE_REMOTE_STORAGE=redis://127.0.0.1:$port"

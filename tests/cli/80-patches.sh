@@ -2,14 +2,7 @@
 # release no longer takes a patch, conflicts that leave the tree as it was,
 # a hash that does not match, and the shipped PyTorch patch on a tree of its shape.
 . "$(dirname "$0")/lib.sh"
-sh scripts/make-example-repo.sh tests/fixtures/minitorch "$TMP/example6/minitorch.git" v2.11.0
-cat > "$TMP/patched.yaml" <<YAML
-extends: $TOP/profiles/demo.yaml
-name: patched
-source:
-  repo: $TMP/example6/minitorch.git
-  patches: minitorch
-YAML
+example_profile "$TMP/example6" "$TMP/patched.yaml" patched '  patches: minitorch'
 f="$TMP/work6/src/cmake/select_compute_arch.cmake"
 run 0 "$BW" plan --profile "$TMP/patched.yaml"
 contains "$TMP/out" "0001-select-compute-arch-autodetect-12.1.patch  (when >=2.0,<2.12)"

@@ -108,3 +108,37 @@ contains() {
 need_wheels() {
 	[ -d "$TMP/wheels/good" ] || python3 tests/fixtures/wheels/make_wheels.py "$TMP/wheels"
 }
+
+# A pure wheel of minitorch 2.11.0 (a package bwbuild ships a smoke probe for)
+# in DIR: minitorch-2.11.0-py3-none-any.whl, its __init__.py the version line
+# and then each further argument as a line.
+minitorch_wheel() {
+	python3 - "$@" <<'PY'
+import base64, hashlib, sys, zipfile
+init = "__version__ = '2.11.0'\n" + "".join(line + "\n" for line in sys.argv[2:])
+files = {
+    "minitorch/__init__.py": init.encode(),
+    "minitorch-2.11.0.dist-info/METADATA": b"Metadata-Version: 2.1\nName: minitorch\nVersion: 2.11.0\n",
+    "minitorch-2.11.0.dist-info/WHEEL": b"Wheel-Version: 1.0\nGenerator: test\nRoot-Is-Purelib: true\nTag: py3-none-any\n",
+}
+rec = []
+with zipfile.ZipFile(sys.argv[1] + "/minitorch-2.11.0-py3-none-any.whl", "w", zipfile.ZIP_DEFLATED) as z:
+    for n, d in files.items():
+        z.writestr(n, d)
+        rec.append("%s,sha256=%s,%d" % (n, base64.urlsafe_b64encode(hashlib.sha256(d).digest()).rstrip(b"=").decode(), len(d)))
+    rec.append("minitorch-2.11.0.dist-info/RECORD,,")
+    z.writestr("minitorch-2.11.0.dist-info/RECORD", "\n".join(rec) + "\n")
+PY
+}
+
+# The example's repository (tests/fixtures/minitorch at v2.11.0) made in
+# DIR/minitorch.git, and a profile YAML over profiles/demo.yaml that builds
+# it, named NAME, each further argument a line after source.repo.
+example_profile() {
+	sh scripts/make-example-repo.sh tests/fixtures/minitorch "$1/minitorch.git" v2.11.0
+	{
+		printf 'extends: %s/profiles/demo.yaml\nname: %s\nsource:\n  repo: %s/minitorch.git\n' "$TOP" "$3" "$1"
+		shift 3
+		for line; do printf '%s\n' "$line"; done
+	} >"$2"
+}

@@ -59,4 +59,32 @@ const char *t_wheels(void);
 /* A check not made here, and why (a tool not installed): counted and printed. */
 void t_skip(const char *why);
 
+/* Shared fixture code (tests/unit/fixtures.c). */
+struct buf;
+struct wheel_report;
+struct wheel_expect;
+struct repo_checkout_opts;
+struct repo_tree_info;
+/* Write `text` to DIR/REL (its parents made, an old file removed first), mode 0755 if `exec`; exits on failure. */
+void t_put(const char *dir, const char *rel, const char *text, int exec);
+/* Run `script` with sh in DIR, git's identity and config pinned (HOME=DIR), output dropped: system()'s status. */
+int t_git_sh(const char *dir, const char *script);
+/*
+ * repo_checkout of `o` into DIR/work with the mirrors in DIR/cache, from
+ * DIR/UP (or o->url where UP is NULL); its report in *err, the tree into
+ * `ti` (dropped where NULL).
+ */
+int t_repo_checkout(const char *dir, const char *up, struct repo_checkout_opts *o, struct repo_tree_info *ti,
+		    const char **err);
+/* A copy of environment variable NAME's value, or NULL where it is not set: for t_env_restore. */
+char *t_env_save(const char *name);
+/* Put back environment variable NAME as it was (`old`, a copy or NULL, freed). */
+void t_env_restore(const char *name, char *old);
+/* Whether one of the report's errors contains `what`. */
+int t_has_error(const struct wheel_report *r, const char *what);
+/* The (last) .whl file in `dir`, into `out`: 1 if there was one. */
+int t_wheel_in(const char *dir, struct buf *out);
+/* The hostile wheel of make_wheels.py's case `name` (tests/tmp/wheels/bad), verified: rejected by `rule`. */
+int t_rejected(const char *name, const char *rule, const struct wheel_expect *ex);
+
 #endif

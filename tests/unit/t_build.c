@@ -47,19 +47,6 @@ build(const char *profile, const char *work, const char **err)
 	return rc;
 }
 
-static void
-put(const char *rel, const char *text, int exec)
-{
-	struct buf p = BUF_INIT;
-
-	buf_addf(&p, "%s/%s", dir.s, rel);
-	remove(p.s);
-	if (mkdir_p_parent(p.s) < 0 || write_file_atomic(p.s, text, strlen(text)) < 0 ||
-	    (exec && chmod(p.s, 0755) < 0))
-		exit(1);
-	buf_release(&p);
-}
-
 void
 t_build(void)
 {
@@ -72,11 +59,11 @@ t_build(void)
 	free(abs);
 	buf_addf(&p, "cp -r tests/fixtures/minitorch %s/src && mkdir -p %s/out", dir.s, dir.s);
 	CHECK(system(p.s) == 0);
-	put("python", "#!/bin/sh\nexit 0\n", 1);
+	t_put(dir.s, "python", "#!/bin/sh\nexit 0\n", 1);
 	buf_addf(&text, "name: t-build\nsource: {repo: r, ref: v2.11.0}\nfeatures: {cuda: off}\n"
 			"build: {python: %s/python}\n", dir.s);
-	put("p.yaml", text.s, 0);
-	put("bad.yaml", "name: t-build\nsource: {repo: r, ref: v2.11.0}\nfeatures: {cuda: maybe}\n", 0);
+	t_put(dir.s, "p.yaml", text.s, 0);
+	t_put(dir.s, "bad.yaml", "name: t-build\nsource: {repo: r, ref: v2.11.0}\nfeatures: {cuda: maybe}\n", 0);
 
 	CHECK(build("p.yaml", "work", &e) == EXIT_OK);
 	CHECK(strstr(e, "bwbuild: profile 't-build', archs ") != NULL);
@@ -100,7 +87,7 @@ t_build(void)
 	CHECK(!path_exists(p.s));
 
 	/* A work directory with someone's files: refused before anything is written. */
-	put("mine/notes.txt", "mine", 0);
+	t_put(dir.s, "mine/notes.txt", "mine", 0);
 	CHECK(build("p.yaml", "mine", &e) == EXIT_USAGE);
 	CHECK(strstr(e, "is not empty and was not made by bwbuild") != NULL);
 	buf_reset(&p);
@@ -119,7 +106,7 @@ t_build(void)
 	close(fd);
 
 	/* A step's check that fails stops the build before the first step. */
-	put("python", "#!/bin/sh\nexit 1\n", 1);
+	t_put(dir.s, "python", "#!/bin/sh\nexit 1\n", 1);
 	CHECK(build("p.yaml", "work", &e) == EXIT_FAIL);
 	CHECK(strstr(e, "cannot build wheels") != NULL);
 	CHECK(strstr(e, "fetch: build era") == NULL);

@@ -22,19 +22,6 @@
 
 static struct buf dir = BUF_INIT;
 
-static void
-put(const char *rel, const char *text, int exec)
-{
-	struct buf p = BUF_INIT;
-
-	buf_addf(&p, "%s/%s", dir.s, rel);
-	remove(p.s);
-	if (mkdir_p_parent(p.s) < 0 || write_file_atomic(p.s, text, strlen(text)) < 0 ||
-	    (exec && chmod(p.s, 0755) < 0))
-		exit(1);
-	buf_release(&p);
-}
-
 /* A build whose compile runs `python` (in dir) with 8 jobs. */
 static void
 setup(struct build *b, struct build_opts *bo, const char *python)
@@ -65,11 +52,11 @@ t_recovery(void)
 	struct buf log = BUF_INIT, p = BUF_INIT;
 
 	/* Killed twice, then through: two recoveries, 8 -> 4 -> 2 jobs. */
-	put("count", "", 0);
+	t_put(dir.s, "count", "", 0);
 	buf_addf(&p, "#!/bin/sh\nc=%s/count\necho x >> $c\necho \"build MAX_JOBS=$MAX_JOBS\"\n"
 		     "[ $(wc -l < $c) -ge 3 ] && exit 0\n"
 		     "echo 'c++: fatal error: Killed signal terminated program cc1plus'; exit 1\n", dir.s);
-	put("python-oom", p.s, 1);
+	t_put(dir.s, "python-oom", p.s, 1);
 	setup(&b, &bo, "python-oom");
 	t_stderr_begin();
 	CHECK(compile_run(&b) == 0);
@@ -93,7 +80,7 @@ t_recovery(void)
 	build_release(&b);
 
 	/* Killed every time: three recoveries, then the error that says what to do. */
-	put("python-always", "#!/bin/sh\necho 'nvcc error   : \"cicc\" died due to signal 9'; exit 1\n", 1);
+	t_put(dir.s, "python-always", "#!/bin/sh\necho 'nvcc error   : \"cicc\" died due to signal 9'; exit 1\n", 1);
 	setup(&b, &bo, "python-always");
 	t_stderr_begin();
 	CHECK(compile_run(&b) == -1);
@@ -105,7 +92,7 @@ t_recovery(void)
 	build_release(&b);
 
 	/* Another failure: reported once, no recovery. */
-	put("python-err", "#!/bin/sh\necho 'error: identifier \"x\" is undefined'; exit 1\n", 1);
+	t_put(dir.s, "python-err", "#!/bin/sh\necho 'error: identifier \"x\" is undefined'; exit 1\n", 1);
 	setup(&b, &bo, "python-err");
 	t_stderr_begin();
 	CHECK(compile_run(&b) == -1);
@@ -146,10 +133,10 @@ t_check(void)
 	struct buf text = BUF_INIT;
 	const char *e;
 
-	put("python-ok", "#!/bin/sh\nexit 0\n", 1);
+	t_put(dir.s, "python-ok", "#!/bin/sh\nexit 0\n", 1);
 	buf_addf(&text, "name: t-compile\nsource: {repo: r, ref: v2.6.0}\nfeatures: {cuda: off}\n"
 			"build: {python: %s/python-err, cache: ccache}\n", dir.s);
-	put("p.yaml", text.s, 0);
+	t_put(dir.s, "p.yaml", text.s, 0);
 	setup(&b, &bo, "python-ok");
 	buf_reset(&text);
 	buf_addf(&text, "%s/p.yaml", dir.s);
@@ -171,8 +158,8 @@ t_compile(void)
 
 	buf_addstr(&dir, abs);
 	free(abs);
-	put("src/setup.py", "# setup\n", 0);
-	put("work/logs/.keep", "", 0);
+	t_put(dir.s, "src/setup.py", "# setup\n", 0);
+	t_put(dir.s, "work/logs/.keep", "", 0);
 	t_recovery();
 	t_targets();
 	t_check();

@@ -17,18 +17,6 @@
 
 static struct buf dir = BUF_INIT;
 
-static void
-put(const char *rel, const char *text)
-{
-	struct buf p = BUF_INIT;
-
-	buf_addf(&p, "%s/%s", dir.s, rel);
-	remove(p.s);
-	if (mkdir_p_parent(p.s) < 0 || write_file_atomic(p.s, text, strlen(text)) < 0)
-		exit(1);
-	buf_release(&p);
-}
-
 void
 t_contract(void)
 {
@@ -39,9 +27,9 @@ t_contract(void)
 	buf_addstr(&dir, t_tmpdir("contract"));
 
 	/* A flag only in a helper file counts; a flag only in a comment does not. */
-	put("a/setup.py", "# pass --cmake-only to configure\nfrom tools.setup_helpers.env import x\n");
-	put("a/tools/setup_helpers/env.py", "CMAKE_ONLY = os.environ.pop('CMAKE_ONLY', '0')\n");
-	put("a/tools/setup_helpers/cmake.py", "for var in os.environ:\n    if var.startswith('CMAKE_'):\n");
+	t_put(dir.s, "a/setup.py", "# pass --cmake-only to configure\nfrom tools.setup_helpers.env import x\n", 0);
+	t_put(dir.s, "a/tools/setup_helpers/env.py", "CMAKE_ONLY = os.environ.pop('CMAKE_ONLY', '0')\n", 0);
+	t_put(dir.s, "a/tools/setup_helpers/cmake.py", "for var in os.environ:\n    if var.startswith('CMAKE_'):\n", 0);
 	buf_addf(&why, "%s/a", dir.s);
 	{
 		char *src = buf_detach(&why);
@@ -83,7 +71,7 @@ t_contract(void)
 		CHECK(strstr(why.s, "cannot read '") && strstr(why.s, "/none/setup.py'"));
 		free(src);
 	}
-	put("b/setup.py", "from setuptools import setup\nsetup()\n");
+	t_put(dir.s, "b/setup.py", "from setuptools import setup\nsetup()\n", 0);
 	buf_reset(&why);
 	buf_addf(&why, "%s/b", dir.s);
 	{

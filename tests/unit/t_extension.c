@@ -31,18 +31,6 @@ static const char make[] =
 	"    'torch/lib/libtorch_cuda.so': open('tests/fixtures/bin/k.so', 'rb').read()},\n"
 	"    name='torch', version='2.7.0+cu128', tag=tag)\n";
 
-static void
-put(const char *rel, const char *text)
-{
-	struct buf p = BUF_INIT;
-
-	buf_addf(&p, "%s/%s", dir.s, rel);
-	remove(p.s);
-	if (mkdir_p_parent(p.s) < 0 || write_file_atomic(p.s, text, strlen(text)) < 0)
-		exit(1);
-	buf_release(&p);
-}
-
 /* An extension build of `archs` (resolved), its source dir `src`. */
 static int
 setup(struct build *b, struct build_opts *bo, const char *archs, const char *torch)
@@ -53,7 +41,7 @@ setup(struct build *b, struct build_opts *bo, const char *archs, const char *tor
 	buf_addf(&text, "name: t-ext\nkind: extension\ntorch: %s\n"
 			"source: {repo: https://example.invalid/vision.git, ref: v0.22.0}\n"
 			"cuda: {version: \"12.8\", archs: [%s]}\n", torch, archs);
-	put("p.yaml", text.s);
+	t_put(dir.s, "p.yaml", text.s, 0);
 	memset(bo, 0, sizeof(*bo));
 	buf_reset(&text);
 	buf_addf(&text, "%s/p.yaml", dir.s);
@@ -92,12 +80,12 @@ t_extension(void)
 
 	buf_addstr(&dir, abs);
 	free(abs);
-	put("make.py", make);
+	t_put(dir.s, "make.py", make, 0);
 	buf_addf(&p, "python3 %s/make.py %s", dir.s, dir.s);
 	CHECK(system(p.s) == 0);
 	buf_addf(&torch, "%s/torch-2.7.0+cu128-cp311-cp311-linux_x86_64.whl", dir.s);
-	put("src/setup.py", "# an extension\n");
-	put("src/version.txt", "0.22.0\n");
+	t_put(dir.s, "src/setup.py", "# an extension\n", 0);
+	t_put(dir.s, "src/version.txt", "0.22.0\n", 0);
 
 	/* 8.0 and 12.0: this torch runs on both. */
 	CHECK(setup(&b, &bo, "\"8.0\", \"12.0\"", torch.s) == 0);
@@ -152,7 +140,7 @@ t_extension(void)
 	teardown(&b, &bo);
 
 	/* A torchvision of another torch's release; a tree without setup.py; no such torch. */
-	put("src/version.txt", "0.21.0\n");
+	t_put(dir.s, "src/version.txt", "0.21.0\n", 0);
 	CHECK(setup(&b, &bo, "\"8.0\"", torch.s) == 0);
 	t_stderr_begin();
 	CHECK(extension_check(&b) == 0);

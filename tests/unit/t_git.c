@@ -47,7 +47,6 @@ t_git(void)
 	git_sources();
 }
 
-
 static void
 rewrite(const struct strvec *rules, const char *url, const char *want)
 {

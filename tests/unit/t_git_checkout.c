@@ -16,43 +16,13 @@
 static struct buf dir = BUF_INIT;
 
 static int
-sh(const char *script)
-{
-	struct buf cmd = BUF_INIT;
-	int rc;
-
-	buf_addf(&cmd, "cd %s && export GIT_CONFIG_NOSYSTEM=1 HOME=%s GIT_AUTHOR_NAME=t "
-		       "GIT_AUTHOR_EMAIL=t@example.invalid GIT_COMMITTER_NAME=t "
-		       "GIT_COMMITTER_EMAIL=t@example.invalid && (%s) >/dev/null 2>&1", dir.s, dir.s, script);
-	rc = system(cmd.s);
-	buf_release(&cmd);
-	return rc;
-}
-
-static int
 checkout(const char *ref, int force, struct repo_tree_info *ti, const char **err)
 {
-	struct repo_checkout_opts o;
-	struct buf url = BUF_INIT, work = BUF_INIT, cache = BUF_INIT;
-	int rc;
+	struct repo_checkout_opts o = { 0 };
 
-	buf_addf(&url, "%s/up", dir.s);
-	buf_addf(&work, "%s/work", dir.s);
-	buf_addf(&cache, "%s/cache", dir.s);
-	memset(&o, 0, sizeof(o));
-	o.url = url.s;
 	o.ref = ref;
-	o.dir = work.s;
-	o.cache_dir = cache.s;
 	o.force = force;
-	memset(ti, 0, sizeof(*ti));
-	t_stderr_begin();
-	rc = repo_checkout(&o, ti);
-	*err = t_stderr_end();
-	buf_release(&url);
-	buf_release(&work);
-	buf_release(&cache);
-	return rc;
+	return t_repo_checkout(dir.s, "up", &o, ti, err);
 }
 
 static const char *
@@ -81,9 +51,9 @@ t_git_checkout(void)
 
 	buf_addstr(&dir, abs);
 	free(abs);
-	CHECK(sh("git init -q up && cd up && echo one > a.txt && printf 'build/\\n*.so\\n' > .gitignore && "
-		 "git add -A && git -c commit.gpgsign=false commit -qm one && git tag v1 && "
-		 "echo two > a.txt && git -c commit.gpgsign=false commit -qam two && git tag v2") == 0);
+	CHECK(t_git_sh(dir.s, "git init -q up && cd up && echo one > a.txt && printf 'build/\\n*.so\\n' > .gitignore && "
+		              "git add -A && git -c commit.gpgsign=false commit -qm one && git tag v1 && "
+		              "echo two > a.txt && git -c commit.gpgsign=false commit -qam two && git tag v2") == 0);
 
 	CHECK(checkout("v1", 0, &ti, &e) == 0);
 	CHECK(ti.commit && strlen(ti.commit) == 40);
@@ -101,7 +71,7 @@ t_git_checkout(void)
 	repo_tree_info_release(&ti);
 
 	/* A local change: listed, and in the way of a checkout unless forced. */
-	CHECK(sh("echo mine > work/a.txt && echo new > work/b.txt") == 0);
+	CHECK(t_git_sh(dir.s, "echo mine > work/a.txt && echo new > work/b.txt") == 0);
 	CHECK(repo_changed_paths(p.s, &changes) == 0);
 	strvec_sort(&changes);
 	CHECK(changes.n == 2 && !strcmp(changes.v[0], "a.txt") && !strcmp(changes.v[1], "b.txt"));
@@ -125,8 +95,8 @@ t_git_checkout(void)
 	repo_tree_info_release(&ti);
 
 	/* Ignored build outputs go; those under a kept directory and tracked files stay. */
-	CHECK(sh("mkdir -p work/build work/third_party && echo o > work/build/x.o && "
-		 "echo l > work/lib.so && echo k > work/third_party/k.so") == 0);
+	CHECK(t_git_sh(dir.s, "mkdir -p work/build work/third_party && echo o > work/build/x.o && "
+		              "echo l > work/lib.so && echo k > work/third_party/k.so") == 0);
 	CHECK(repo_clean_ignored(p.s, keep) == 0);
 	CHECK_STR(file("work/build/x.o"), "(none)");
 	CHECK_STR(file("work/lib.so"), "(none)");

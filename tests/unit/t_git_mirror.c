@@ -17,44 +17,15 @@
 static struct buf dir = BUF_INIT;
 
 static int
-sh(const char *script)
-{
-	struct buf cmd = BUF_INIT;
-	int rc;
-
-	buf_addf(&cmd, "cd %s && export GIT_CONFIG_NOSYSTEM=1 HOME=%s GIT_AUTHOR_NAME=t "
-		       "GIT_AUTHOR_EMAIL=t@example.invalid GIT_COMMITTER_NAME=t "
-		       "GIT_COMMITTER_EMAIL=t@example.invalid && (%s) >/dev/null 2>&1", dir.s, dir.s, script);
-	rc = system(cmd.s);
-	buf_release(&cmd);
-	return rc;
-}
-
-static int
 checkout(const char *url, const char *ref, int refresh, const struct strvec *mirrors, const char **err)
 {
-	struct repo_checkout_opts o;
-	struct repo_tree_info ti;
-	struct buf work = BUF_INIT, cache = BUF_INIT;
-	int rc;
+	struct repo_checkout_opts o = { 0 };
 
-	buf_addf(&work, "%s/work", dir.s);
-	buf_addf(&cache, "%s/cache", dir.s);
-	memset(&o, 0, sizeof(o));
 	o.url = url;
 	o.ref = ref;
-	o.dir = work.s;
-	o.cache_dir = cache.s;
 	o.refresh = refresh;
 	o.mirror_dirs = mirrors;
-	memset(&ti, 0, sizeof(ti));
-	t_stderr_begin();
-	rc = repo_checkout(&o, &ti);
-	*err = t_stderr_end();
-	repo_tree_info_release(&ti);
-	buf_release(&work);
-	buf_release(&cache);
-	return rc;
+	return t_repo_checkout(dir.s, NULL, &o, NULL, err);
 }
 
 void
@@ -69,8 +40,8 @@ t_git_mirror(void)
 	free(abs);
 	buf_addf(&up, "%s/up", dir.s);
 	buf_addf(&cache, "%s/cache", dir.s);
-	CHECK(sh("git init -q up && cd up && echo one > a.txt && git add -A && "
-		 "git -c commit.gpgsign=false commit -qm one && git tag v1") == 0);
+	CHECK(t_git_sh(dir.s, "git init -q up && cd up && echo one > a.txt && git add -A && "
+		              "git -c commit.gpgsign=false commit -qm one && git tag v1") == 0);
 
 	/* Not fetched yet: nothing to resolve. */
 	CHECK(repo_resolve_source(cache.s, NULL, up.s, "v1", &id) == -1);
@@ -88,19 +59,19 @@ t_git_mirror(void)
 	CHECK(repo_resolve_source(cache.s, NULL, up.s, "v1", &id) == 0 && id.len == 40);
 
 	/* A new tag upstream: the mirror lacks it, so it is fetched. */
-	CHECK(sh("cd up && echo two > a.txt && git -c commit.gpgsign=false commit -qam two && git tag v2") == 0);
+	CHECK(t_git_sh(dir.s, "cd up && echo two > a.txt && git -c commit.gpgsign=false commit -qam two && git tag v2") == 0);
 	CHECK(repo_resolve_source(cache.s, NULL, up.s, "v2", &id2) == -1);
 	CHECK(checkout(up.s, "v2", 0, NULL, &e) == 0);
 	buf_reset(&id2);
 	CHECK(repo_resolve_source(cache.s, NULL, up.s, "v2", &id2) == 0 && strcmp(id.s, id2.s));
 
 	/* A branch that moves upstream: the mirror has one, so only a refresh fetches. */
-	CHECK(sh("git -C up checkout -q -b dev && echo three > up/a.txt && "
-		 "git -C up -c commit.gpgsign=false commit -qam three") == 0);
+	CHECK(t_git_sh(dir.s, "git -C up checkout -q -b dev && echo three > up/a.txt && "
+		              "git -C up -c commit.gpgsign=false commit -qam three") == 0);
 	CHECK(checkout(up.s, "dev", 0, NULL, &e) == 0);
 	buf_reset(&id);
 	CHECK(repo_resolve_source(cache.s, NULL, up.s, "dev", &id) == 0);
-	CHECK(sh("echo four > up/a.txt && git -C up -c commit.gpgsign=false commit -qam four") == 0);
+	CHECK(t_git_sh(dir.s, "echo four > up/a.txt && git -C up -c commit.gpgsign=false commit -qam four") == 0);
 	CHECK(checkout(up.s, "dev", 0, NULL, &e) == 0);
 	buf_reset(&id2);
 	CHECK(repo_resolve_source(cache.s, NULL, up.s, "dev", &id2) == 0 && !strcmp(id.s, id2.s));
@@ -109,7 +80,7 @@ t_git_mirror(void)
 	CHECK(repo_resolve_source(cache.s, NULL, up.s, "dev", &id2) == 0 && strcmp(id.s, id2.s));
 
 	/* A mirror directory holding the repository under its name is used as it is. */
-	CHECK(sh("mkdir -p mirrors && git clone -q --bare up mirrors/up.git") == 0);
+	CHECK(t_git_sh(dir.s, "mkdir -p mirrors && git clone -q --bare up mirrors/up.git") == 0);
 	buf_reset(&mirror);
 	buf_addf(&mirror, "%s/mirrors", dir.s);
 	strvec_push(&dirs, mirror.s);

@@ -16,45 +16,14 @@
 static struct buf dir = BUF_INIT;
 
 static int
-sh(const char *script)
-{
-	struct buf cmd = BUF_INIT;
-	int rc;
-
-	buf_addf(&cmd, "cd %s && export GIT_CONFIG_NOSYSTEM=1 HOME=%s GIT_AUTHOR_NAME=t "
-		       "GIT_AUTHOR_EMAIL=t@example.invalid GIT_COMMITTER_NAME=t "
-		       "GIT_COMMITTER_EMAIL=t@example.invalid GIT_ALLOW_PROTOCOL=file && (%s) >/dev/null 2>&1",
-		 dir.s, dir.s, script);
-	rc = system(cmd.s);
-	buf_release(&cmd);
-	return rc;
-}
-
-static int
 checkout(const struct strvec *exclude, struct repo_tree_info *ti, const char **err)
 {
-	struct repo_checkout_opts o;
-	struct buf url = BUF_INIT, work = BUF_INIT, cache = BUF_INIT;
-	int rc;
+	struct repo_checkout_opts o = { 0 };
 
-	buf_addf(&url, "%s/top", dir.s);
-	buf_addf(&work, "%s/work", dir.s);
-	buf_addf(&cache, "%s/cache", dir.s);
-	memset(&o, 0, sizeof(o));
-	o.url = url.s;
 	o.ref = "v1";
-	o.dir = work.s;
-	o.cache_dir = cache.s;
 	o.exclude = exclude;
 	o.force = 1;
-	memset(ti, 0, sizeof(*ti));
-	t_stderr_begin();
-	rc = repo_checkout(&o, ti);
-	*err = t_stderr_end();
-	buf_release(&url);
-	buf_release(&work);
-	buf_release(&cache);
-	return rc;
+	return t_repo_checkout(dir.s, "top", &o, ti, err);
 }
 
 void
@@ -68,14 +37,14 @@ t_git_submodule(void)
 
 	buf_addstr(&dir, abs);
 	free(abs);
-	CHECK(sh("git init -q lib && cd lib && echo lib > l.txt && git add -A && "
-		 "git -c commit.gpgsign=false commit -qm lib && cd .. && "
-		 "git init -q other && cd other && echo o > o.txt && git add -A && "
-		 "git -c commit.gpgsign=false commit -qm other && cd .. && "
-		 "git init -q top && cd top && echo top > t.txt && "
-		 "git -c protocol.file.allow=always submodule -q add ../lib third_party/lib && "
-		 "git -c protocol.file.allow=always submodule -q add ../other third_party/other && "
-		 "git add -A && git -c commit.gpgsign=false commit -qm top && git tag v1") == 0);
+	CHECK(t_git_sh(dir.s, "git init -q lib && cd lib && echo lib > l.txt && git add -A && "
+		              "git -c commit.gpgsign=false commit -qm lib && cd .. && "
+		              "git init -q other && cd other && echo o > o.txt && git add -A && "
+		              "git -c commit.gpgsign=false commit -qm other && cd .. && "
+		              "git init -q top && cd top && echo top > t.txt && "
+		              "git -c protocol.file.allow=always submodule -q add ../lib third_party/lib && "
+		              "git -c protocol.file.allow=always submodule -q add ../other third_party/other && "
+		              "git add -A && git -c commit.gpgsign=false commit -qm top && git tag v1") == 0);
 
 	CHECK(checkout(NULL, &ti, &e) == 0);
 	CHECK(ti.nsubs == 2);

@@ -64,7 +64,7 @@ t_inputs(void)
 	struct buf h1 = BUF_INIT, h2 = BUF_INIT, h3 = BUF_INIT;
 	struct json *a, *b, *c;
 	const struct json *env, *prof;
-	char *sde = getenv("SOURCE_DATE_EPOCH") ? xstrdup(getenv("SOURCE_DATE_EPOCH")) : NULL;
+	char *sde = t_env_save("SOURCE_DATE_EPOCH");
 
 	buf_addstr(&dir, t_tmpdir("inputs"));
 	unsetenv("SOURCE_DATE_EPOCH");

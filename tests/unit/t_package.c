@@ -19,19 +19,6 @@
 
 static struct buf dir = BUF_INIT;
 
-static void
-put(const char *rel, const char *text, int exec)
-{
-	struct buf p = BUF_INIT;
-
-	buf_addf(&p, "%s/%s", dir.s, rel);
-	remove(p.s);
-	if (mkdir_p_parent(p.s) < 0 || write_file_atomic(p.s, text, strlen(text)) < 0 ||
-	    (exec && chmod(p.s, 0755) < 0))
-		exit(1);
-	buf_release(&p);
-}
-
 static int
 package(struct build *b, const char *python, enum build_era era, int stale, const char **err)
 {
@@ -67,17 +54,17 @@ t_package(void)
 		buf_addstr(&dir, abs);   /* the command runs in the source tree */
 		free(abs);
 	}
-	put("work/logs/.keep", "", 0);
-	put("work/dist/old-0.9-py3-none-any.whl", "stale", 0);
-	put("src/build/lib.linux-x86_64-3.11/torch/x.py", "", 0);
-	put("src/build/bdist.linux-x86_64/wheel/y", "", 0);
-	put("src/build/temp.linux-x86_64-3.11/z.o", "", 0);
+	t_put(dir.s, "work/logs/.keep", "", 0);
+	t_put(dir.s, "work/dist/old-0.9-py3-none-any.whl", "stale", 0);
+	t_put(dir.s, "src/build/lib.linux-x86_64-3.11/torch/x.py", "", 0);
+	t_put(dir.s, "src/build/bdist.linux-x86_64/wheel/y", "", 0);
+	t_put(dir.s, "src/build/temp.linux-x86_64-3.11/z.o", "", 0);
 	/* `python setup.py bdist_wheel -d DIST`: one wheel into DIST, run in the source tree. */
-	put("python-one", "#!/bin/sh\n[ \"$1 $2\" = 'setup.py bdist_wheel' ] && [ -f setup.py ] || exit 9\n"
-			  "echo building; mkdir -p \"$4\"; echo wheel > \"$4/t-1.0-py3-none-any.whl\"\n", 1);
-	put("python-two", "#!/bin/sh\nmkdir -p \"$4\"; touch \"$4/a-1.0-py3-none-any.whl\" \"$4/b-1.0-py3-none-any.whl\"\n", 1);
-	put("python-fail", "#!/bin/sh\necho 'error: invalid command bdist_wheel'; exit 1\n", 1);
-	put("src/setup.py", "# setup\n", 0);
+	t_put(dir.s, "python-one", "#!/bin/sh\n[ \"$1 $2\" = 'setup.py bdist_wheel' ] && [ -f setup.py ] || exit 9\n"
+			           "echo building; mkdir -p \"$4\"; echo wheel > \"$4/t-1.0-py3-none-any.whl\"\n", 1);
+	t_put(dir.s, "python-two", "#!/bin/sh\nmkdir -p \"$4\"; touch \"$4/a-1.0-py3-none-any.whl\" \"$4/b-1.0-py3-none-any.whl\"\n", 1);
+	t_put(dir.s, "python-fail", "#!/bin/sh\necho 'error: invalid command bdist_wheel'; exit 1\n", 1);
+	t_put(dir.s, "src/setup.py", "# setup\n", 0);
 
 	CHECK(package(&b, "python-one", ERA_SETUP_HELPERS, 1, &e) == 0);
 	buf_addf(&p, "%s/work/dist/t-1.0-py3-none-any.whl", dir.s);
@@ -104,7 +91,7 @@ t_package(void)
 	build_release(&b);
 
 	/* scikit-build-core made its wheel while compiling: nothing is run, dist/ is kept. */
-	put("work/dist/sk-2.0-cp311-cp311-linux_x86_64.whl", "wheel", 0);
+	t_put(dir.s, "work/dist/sk-2.0-cp311-cp311-linux_x86_64.whl", "wheel", 0);
 	CHECK(package(&b, "python-fail", ERA_SKBUILD, 0, &e) == 0);
 	CHECK(ends_with(b.wheel.s, "/work/dist/sk-2.0-cp311-cp311-linux_x86_64.whl"));
 	CHECK_STR(e, "");

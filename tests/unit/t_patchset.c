@@ -22,18 +22,6 @@ static const char patch_text[] = "diff --git a/x.txt b/x.txt\n"
 				 "-old\n"
 				 "+new\n";
 
-static void
-put(const char *rel, const char *text)
-{
-	struct buf p = BUF_INIT;
-
-	buf_addf(&p, "%s/%s", dir.s, rel);
-	remove(p.s);
-	if (mkdir_p_parent(p.s) < 0 || write_file_atomic(p.s, text, strlen(text)) < 0)
-		exit(1);
-	buf_release(&p);
-}
-
 /* An index for project `name` with `entries` (YAML under patches:), loaded; its report in *err. */
 static int
 load(const char *name, const char *index, struct patch_set *ps, const char **err)
@@ -42,7 +30,7 @@ load(const char *name, const char *index, struct patch_set *ps, const char **err
 	int rc;
 
 	buf_addf(&rel, "%s/index.yaml", name);
-	put(rel.s, index);
+	t_put(dir.s, rel.s, index, 0);
 	t_stderr_begin();
 	rc = patch_set_load(ps, name);
 	*err = t_stderr_end();
@@ -53,7 +41,7 @@ load(const char *name, const char *index, struct patch_set *ps, const char **err
 void
 t_patchset(void)
 {
-	char *old = getenv("BWBUILD_PATCH_PATH") ? xstrdup(getenv("BWBUILD_PATCH_PATH")) : NULL;
+	char *old = t_env_save("BWBUILD_PATCH_PATH");
 	struct buf sha = BUF_INIT, idx = BUF_INIT;
 	struct patch_set ps;
 	const char *e;
@@ -61,8 +49,8 @@ t_patchset(void)
 	buf_addstr(&dir, t_tmpdir("patchset"));
 	setenv("BWBUILD_PATCH_PATH", dir.s, 1);
 	sha256_hex(&sha, patch_text, strlen(patch_text));
-	put("good/0001-x.patch", patch_text);
-	put("good/0002-y.patch", patch_text);
+	t_put(dir.s, "good/0001-x.patch", patch_text, 0);
+	t_put(dir.s, "good/0002-y.patch", patch_text, 0);
 	buf_addf(&idx, "env:\n  GOOD_FORCE_BUILD: \"TRUE\"\npatches:\n"
 		       "  - file: 0001-x.patch\n    sha256: %s\n    description: always\n"
 		       "  - file: 0002-y.patch\n    sha256: %s\n    when: \">=2.9,<2.12\"\n", sha.s, sha.s);
@@ -87,7 +75,7 @@ t_patchset(void)
 		       "  - file: missing.patch\n    sha256: %s\n"
 		       "  - file: 0001-x.patch\n    sha256: %s\n    when: \"~2.9\"\n"
 		       "  - file: ../0001-x.patch\n    sha256: %s\n", 0, sha.s, sha.s, sha.s);
-	put("bad/0001-x.patch", patch_text);
+	t_put(dir.s, "bad/0001-x.patch", patch_text, 0);
 	CHECK(load("bad", idx.s, &ps, &e) == -1);
 	CHECK(strstr(e, "index.yaml:2:3: error: env entries are NAME: value with NAME in capitals") != NULL);
 	CHECK(strstr(e, "'0001-x.patch' has sha256 ") && strstr(e, "not the 0000"));
@@ -105,11 +93,7 @@ t_patchset(void)
 	CHECK(strstr(e, "error: no patch series 'no-such-series'") != NULL);
 	patch_set_release(&ps);
 
-	if (old)
-		setenv("BWBUILD_PATCH_PATH", old, 1);
-	else
-		unsetenv("BWBUILD_PATCH_PATH");
-	free(old);
+	t_env_restore("BWBUILD_PATCH_PATH", old);
 	remove_tree(dir.s);
 	buf_release(&dir);
 	buf_release(&sha);

@@ -15,23 +15,11 @@
 
 static struct buf dir = BUF_INIT;
 
-static void
-put(const char *rel, const char *text)
-{
-	struct buf p = BUF_INIT;
-
-	buf_addf(&p, "%s/%s", dir.s, rel);
-	remove(p.s);
-	if (mkdir_p_parent(p.s) < 0 || write_file_atomic(p.s, text, strlen(text)) < 0)
-		exit(1);
-	buf_release(&p);
-}
-
 void
 t_profload(void)
 {
 	char *abs = path_absolute(t_tmpdir("profload"));
-	char *old = getenv("BWBUILD_PROFILE_PATH") ? xstrdup(getenv("BWBUILD_PROFILE_PATH")) : NULL;
+	char *old = t_env_save("BWBUILD_PROFILE_PATH");
 	struct strvec sets = STRVEC_INIT;
 	struct profile p;
 	struct buf path = BUF_INIT, b = BUF_INIT;
@@ -40,12 +28,12 @@ t_profload(void)
 
 	buf_addstr(&dir, abs);
 	free(abs);
-	put("family/base.yaml", "source: {repo: ../mirrors/torch.git, ref: v2.6.0}\n"
-				"cuda: {archs: [\"9.0\", \"12.0+PTX\"]}\nfeatures: {cuda: on, nccl: on}\n"
-				"build: {jobs: 8}\n");
-	put("family/child.yaml", "extends: base\nname: child\nfeatures: {nccl: off}\n");
-	put("loop-a.yaml", "extends: loop-b.yaml\nname: a\n");
-	put("loop-b.yaml", "extends: loop-a.yaml\nname: b\n");
+	t_put(dir.s, "family/base.yaml", "source: {repo: ../mirrors/torch.git, ref: v2.6.0}\n"
+				         "cuda: {archs: [\"9.0\", \"12.0+PTX\"]}\nfeatures: {cuda: on, nccl: on}\n"
+				         "build: {jobs: 8}\n", 0);
+	t_put(dir.s, "family/child.yaml", "extends: base\nname: child\nfeatures: {nccl: off}\n", 0);
+	t_put(dir.s, "loop-a.yaml", "extends: loop-b.yaml\nname: a\n", 0);
+	t_put(dir.s, "loop-b.yaml", "extends: loop-a.yaml\nname: b\n", 0);
 
 	/* A name on $BWBUILD_PROFILE_PATH; a path as it is; none. */
 	buf_addf(&path, "%s/family", dir.s);
@@ -97,11 +85,7 @@ t_profload(void)
 	CHECK(strstr(e, "--set '=3' is not KEY=VALUE with a dotted key") != NULL);
 	profile_release(&p);
 
-	if (old)
-		setenv("BWBUILD_PROFILE_PATH", old, 1);
-	else
-		unsetenv("BWBUILD_PROFILE_PATH");
-	free(old);
+	t_env_restore("BWBUILD_PROFILE_PATH", old);
 	remove_tree(dir.s);
 	buf_release(&dir);
 	buf_release(&path);

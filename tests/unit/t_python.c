@@ -36,8 +36,8 @@ void
 t_python(void)
 {
 	char *dir = path_absolute(t_tmpdir("python"));
-	char *venv0 = getenv("VIRTUAL_ENV") ? xstrdup(getenv("VIRTUAL_ENV")) : NULL;
-	char *conda0 = getenv("CONDA_PREFIX") ? xstrdup(getenv("CONDA_PREFIX")) : NULL;
+	char *venv0 = t_env_save("VIRTUAL_ENV");
+	char *conda0 = t_env_save("CONDA_PREFIX");
 	struct buf good = BUF_INIT, bad = BUF_INIT, out = BUF_INIT, why = BUF_INIT, p = BUF_INIT;
 
 	buf_addf(&good, "%s/conda/bin/python3", dir);

@@ -141,7 +141,7 @@ t_profiles(void)
 {
 	const char *dir = t_tmpdir("report-profiles");
 	char *abs = path_absolute(dir);
-	char *old = getenv("BWBUILD_PROFILE_PATH") ? xstrdup(getenv("BWBUILD_PROFILE_PATH")) : NULL;
+	char *old = t_env_save("BWBUILD_PROFILE_PATH");
 	struct buf p = BUF_INIT, text = BUF_INIT;
 	struct json *list;
 	const struct json *mine = NULL, *demo = NULL, *broken = NULL;
@@ -183,11 +183,7 @@ t_profiles(void)
 	CHECK(strstr(text.s, "demo             mine [shadowed]\n") != NULL);
 	json_free(list);
 
-	if (old)
-		setenv("BWBUILD_PROFILE_PATH", old, 1);
-	else
-		unsetenv("BWBUILD_PROFILE_PATH");
-	free(old);
+	t_env_restore("BWBUILD_PROFILE_PATH", old);
 	remove_tree(abs);
 	free(abs);
 	buf_release(&p);

@@ -47,19 +47,6 @@ resolve(const char *extra, int strict, const char **err)
 }
 
 static void
-put(const char *rel, const char *text, int exec)
-{
-	struct buf p = BUF_INIT;
-
-	buf_addf(&p, "%s/%s", dir.s, rel);
-	remove(p.s);
-	if (mkdir_p_parent(p.s) < 0 || write_file_atomic(p.s, text, strlen(text)) < 0 ||
-	    (exec && chmod(p.s, 0755) < 0))
-		exit(1);
-	buf_release(&p);
-}
-
-static void
 t_cuda_version(void)
 {
 	struct buf home = BUF_INIT, want = BUF_INIT;
@@ -74,26 +61,26 @@ t_cuda_version(void)
 	CHECK(strstr(e, "error: CUDA 12.4 (cuda.version) cannot build '12.0+PTX'") != NULL);
 
 	/* The toolkit's include/cuda.h ... */
-	put("cuda/include/cuda.h", "/* cuda.h */\n#define CUDA_VERSION 12040\n", 0);
+	t_put(dir.s, "cuda/include/cuda.h", "/* cuda.h */\n#define CUDA_VERSION 12040\n", 0);
 	CHECK(resolve(home.s, 0, &e) == -1);
 	buf_addf(&want, "error: CUDA 12.4 (%s/cuda/include/cuda.h) cannot build '12.0+PTX'", dir.s);
 	CHECK(strstr(e, want.s) != NULL);
 	/* ... gives way to its version.json ... */
-	put("cuda/version.json", "{\"cuda\": {\"name\": \"CUDA SDK\", \"version\": \"12.8.1\"}}", 0);
+	t_put(dir.s, "cuda/version.json", "{\"cuda\": {\"name\": \"CUDA SDK\", \"version\": \"12.8.1\"}}", 0);
 	CHECK(resolve(home.s, 0, &e) == 0);
 	CHECK_STR(e, "");
 	/* ... and without either, nvcc --version is asked. */
-	put("cuda/version.json", "not json", 0);
-	put("cuda/include/cuda.h", "#define CUDA_VERSION 99\n", 0);
-	put("cuda/bin/nvcc", "#!/bin/sh\necho 'nvcc: NVIDIA (R) Cuda compiler driver'\n"
-			     "echo 'Cuda compilation tools, release 12.4, V12.4.131'\n", 1);
+	t_put(dir.s, "cuda/version.json", "not json", 0);
+	t_put(dir.s, "cuda/include/cuda.h", "#define CUDA_VERSION 99\n", 0);
+	t_put(dir.s, "cuda/bin/nvcc", "#!/bin/sh\necho 'nvcc: NVIDIA (R) Cuda compiler driver'\n"
+			              "echo 'Cuda compilation tools, release 12.4, V12.4.131'\n", 1);
 	CHECK(resolve(home.s, 0, &e) == -1);
 	buf_reset(&want);
 	buf_addf(&want, "error: CUDA 12.4 (%s/cuda/bin/nvcc --version) cannot build '12.0+PTX'", dir.s);
 	CHECK(strstr(e, want.s) != NULL);
 
 	/* No version at all: a warning, an error with --strict. */
-	put("cuda/bin/nvcc", "#!/bin/sh\nexit 1\n", 1);
+	t_put(dir.s, "cuda/bin/nvcc", "#!/bin/sh\nexit 1\n", 1);
 	CHECK(resolve(home.s, 0, &e) == 0);
 	CHECK(strstr(e, "warning: no CUDA version found (no ") != NULL);
 	CHECK(resolve(home.s, 1, &e) == -1);
@@ -110,11 +97,11 @@ t_names_dirs(void)
 	struct profile p;
 	struct plan pl;
 	struct buf path = BUF_INIT, want = BUF_INIT;
-	char *cuda_home = getenv("CUDA_HOME") ? xstrdup(getenv("CUDA_HOME")) : NULL;
+	char *cuda_home = t_env_save("CUDA_HOME");
 	char *cwd;
 	const char *e;
 
-	put("bad.yaml", "name: ../x\nsource: {repo: r, ref: v2.6.0}\ncuda: {version: \"12.8\", archs: [\"12.0+PTX\"]}\n", 0);
+	t_put(dir.s, "bad.yaml", "name: ../x\nsource: {repo: r, ref: v2.6.0}\ncuda: {version: \"12.8\", archs: [\"12.0+PTX\"]}\n", 0);
 	buf_addf(&path, "%s/bad.yaml", dir.s);
 	o.profile = path.s;
 	memset(&p, 0, sizeof(p));
@@ -124,7 +111,7 @@ t_names_dirs(void)
 	CHECK(strstr(e, "error: name '../x' is not a profile name") != NULL);
 	profile_release(&p);
 
-	put("good.yaml", "name: t-dirs\nsource: {repo: r, ref: v2.6.0}\ncuda: {version: \"12.8\", archs: [\"12.0+PTX\"]}\n", 0);
+	t_put(dir.s, "good.yaml", "name: t-dirs\nsource: {repo: r, ref: v2.6.0}\ncuda: {version: \"12.8\", archs: [\"12.0+PTX\"]}\n", 0);
 	buf_reset(&path);
 	buf_addf(&path, "%s/good.yaml", dir.s);
 	memset(&p, 0, sizeof(p));

@@ -24,23 +24,11 @@ static const char probe[] =
 	"emit(start='import')\n"
 	"emit(check='import', status='ok', reason='', seconds=0.1)\n";
 
-static void
-put(const char *rel, const char *text)
-{
-	struct buf p = BUF_INIT;
-
-	buf_addf(&p, "%s/%s", dir.s, rel);
-	remove(p.s);
-	if (mkdir_p_parent(p.s) < 0 || write_file_atomic(p.s, text, strlen(text)) < 0)
-		exit(1);
-	buf_release(&p);
-}
-
 void
 t_smoke_multi(void)
 {
 	char *abs = path_absolute(t_tmpdir("smoke-multi"));
-	char *old = getenv("BWBUILD_PROBE_PATH") ? xstrdup(getenv("BWBUILD_PROBE_PATH")) : NULL;
+	char *old = t_env_save("BWBUILD_PROBE_PATH");
 	struct smoke_request rq;
 	struct strvec gpus = STRVEC_INIT;
 	struct json *res = NULL;
@@ -54,8 +42,8 @@ t_smoke_multi(void)
 	CHECK(!smoke_gpu_entry_ok("") && !smoke_gpu_entry_ok("0;rm") && !smoke_gpu_entry_ok("a b"));
 
 	t_wheels();
-	put("probes/smoke-tiny.py", probe);
-	put("probes/multi-tiny.py", probe);
+	t_put(dir.s, "probes/smoke-tiny.py", probe, 0);
+	t_put(dir.s, "probes/multi-tiny.py", probe, 0);
 	buf_addstr(&dir, "/probes");
 	setenv("BWBUILD_PROBE_PATH", dir.s, 1);
 	memset(&rq, 0, sizeof(rq));
@@ -92,11 +80,7 @@ t_smoke_multi(void)
 	CHECK(strstr(e, "error: --gpu '0;reboot' is not a GPU such as 0, GPU-<uuid> or all") != NULL);
 	CHECK(res == NULL);
 
-	if (old)
-		setenv("BWBUILD_PROBE_PATH", old, 1);
-	else
-		unsetenv("BWBUILD_PROBE_PATH");
-	free(old);
+	t_env_restore("BWBUILD_PROBE_PATH", old);
 	buf_setlen(&dir, dir.len - strlen("/probes"));
 	remove_tree(dir.s);
 	buf_release(&dir);

@@ -21,7 +21,7 @@ static struct buf dir = BUF_INIT;
 static int
 step(struct build *b, const char *path, const char **err)
 {
-	char *old = getenv("PATH") ? xstrdup(getenv("PATH")) : NULL;
+	char *old = t_env_save("PATH");
 	int rc;
 
 	setenv("PATH", path, 1);

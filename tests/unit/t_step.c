@@ -148,7 +148,7 @@ t_env(void)
 	struct build b;
 	struct build_opts bo;
 	struct proc p = PROC_INIT;
-	char *sde = getenv("SOURCE_DATE_EPOCH") ? xstrdup(getenv("SOURCE_DATE_EPOCH")) : NULL;
+	char *sde = t_env_save("SOURCE_DATE_EPOCH");
 
 	memset(&bo, 0, sizeof(bo));
 	build_init(&b, &bo);
@@ -167,11 +167,7 @@ t_env(void)
 	step_env(&p, &b);
 	CHECK(strvec_env_get(&p.env, "SOURCE_DATE_EPOCH") == NULL);
 	proc_release(&p);
-	if (sde)
-		setenv("SOURCE_DATE_EPOCH", sde, 1);
-	else
-		unsetenv("SOURCE_DATE_EPOCH");
-	free(sde);
+	t_env_restore("SOURCE_DATE_EPOCH", sde);
 	strvec_clear(&b.plan.env);
 	memset(&b.plan, 0, sizeof(b.plan));
 	build_release(&b);

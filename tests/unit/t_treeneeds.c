@@ -16,18 +16,6 @@
 
 static struct buf top = BUF_INIT;
 
-static void
-put(const char *rel, const char *text)
-{
-	struct buf p = BUF_INIT;
-
-	buf_addf(&p, "%s/%s", top.s, rel);
-	remove(p.s);
-	if (mkdir_p_parent(p.s) < 0 || write_file_atomic(p.s, text, strlen(text)) < 0)
-		exit(1);
-	buf_release(&p);
-}
-
 static const struct py_need *
 need(const struct py_needs *n, const char *module)
 {
@@ -43,16 +31,16 @@ t_cmake(void)
 	struct buf from = BUF_INIT;
 
 	CHECK(tree_cmake_needed(top.s, &from) == 0);   /* an empty tree says nothing */
-	put("CMakeLists.txt", "# a tree\ncmake_minimum_required(VERSION 3.18 FATAL_ERROR)\nproject(t)\n");
+	t_put(top.s, "CMakeLists.txt", "# a tree\ncmake_minimum_required(VERSION 3.18 FATAL_ERROR)\nproject(t)\n", 0);
 	CHECK(tree_cmake_needed(top.s, &from) == 318);
 	CHECK_STR(from.s, "CMakeLists.txt:2 cmake_minimum_required");
 	/* A requirements file asking for more wins; mentions that are not cmake itself do not count. */
-	put("requirements.txt", "numpy\nmy-cmake>=9.0\ncmake_tools>=8.0\ncmake >= 3.27\n");
+	t_put(top.s, "requirements.txt", "numpy\nmy-cmake>=9.0\ncmake_tools>=8.0\ncmake >= 3.27\n", 0);
 	CHECK(tree_cmake_needed(top.s, &from) == 327);
 	CHECK_STR(from.s, "requirements.txt: cmake>=3.27");
-	put("pyproject.toml", "[build-system]\nrequires = [\"setuptools\", \"cmake>=3.25\"]\n");
+	t_put(top.s, "pyproject.toml", "[build-system]\nrequires = [\"setuptools\", \"cmake>=3.25\"]\n", 0);
 	CHECK(tree_cmake_needed(top.s, &from) == 327);
-	put("requirements-build.txt", "cmake>=3.31\n");
+	t_put(top.s, "requirements-build.txt", "cmake>=3.31\n", 0);
 	CHECK(tree_cmake_needed(top.s, &from) == 331);
 	CHECK_STR(from.s, "requirements-build.txt: cmake>=3.31");
 	buf_release(&from);
@@ -64,23 +52,23 @@ t_walk(void)
 	struct py_needs n;
 	const struct py_need *p;
 
-	put("setup.py", "import os\nimport sys\nfrom tools import gen\nimport numpy as np\n"
-			"\"\"\"\nimport inside_a_docstring\n\"\"\"\n  import indented\n"
-			"import torch\nfrom __future__ import annotations\n");
-	put("tools/__init__.py", "");
-	put("tools/gen.py", "from .util import helper\nfrom .sub import deep\nimport yaml\n");
-	put("tools/sub/__init__.py", "");
-	put("tools/sub/deep.py", "from ..util import helper\nimport regex\n");
-	put("tools/util.py", "from typing_extensions import Literal\n");
-	put("CMakeLists.txt", "cmake_minimum_required(VERSION 3.18)\n"
-			      "add_custom_command(COMMAND ${Python_EXECUTABLE} -m codegen.main --out x)\n"
-			      "execute_process(COMMAND Python::Interpreter scripts/make_version.py)\n"
-			      "execute_process(COMMAND ${PYTHON_EXECUTABLE} ../outside.py)\n");
-	put("codegen/__init__.py", "import jinja2\n");
-	put("codegen/main.py", "from codegen import model\n");
-	put("codegen/model.py", "import dataclasses\n");
-	put("scripts/make_version.py", "import subprocess\n");
-	put("pyproject.toml", "[build-system]\nrequires = [\"setuptools\", \"PyYAML\", \"cmake\", \"astunparse\"]\n");
+	t_put(top.s, "setup.py", "import os\nimport sys\nfrom tools import gen\nimport numpy as np\n"
+			         "\"\"\"\nimport inside_a_docstring\n\"\"\"\n  import indented\n"
+			         "import torch\nfrom __future__ import annotations\n", 0);
+	t_put(top.s, "tools/__init__.py", "", 0);
+	t_put(top.s, "tools/gen.py", "from .util import helper\nfrom .sub import deep\nimport yaml\n", 0);
+	t_put(top.s, "tools/sub/__init__.py", "", 0);
+	t_put(top.s, "tools/sub/deep.py", "from ..util import helper\nimport regex\n", 0);
+	t_put(top.s, "tools/util.py", "from typing_extensions import Literal\n", 0);
+	t_put(top.s, "CMakeLists.txt", "cmake_minimum_required(VERSION 3.18)\n"
+			               "add_custom_command(COMMAND ${Python_EXECUTABLE} -m codegen.main --out x)\n"
+			               "execute_process(COMMAND Python::Interpreter scripts/make_version.py)\n"
+			               "execute_process(COMMAND ${PYTHON_EXECUTABLE} ../outside.py)\n", 0);
+	t_put(top.s, "codegen/__init__.py", "import jinja2\n", 0);
+	t_put(top.s, "codegen/main.py", "from codegen import model\n", 0);
+	t_put(top.s, "codegen/model.py", "import dataclasses\n", 0);
+	t_put(top.s, "scripts/make_version.py", "import subprocess\n", 0);
+	t_put(top.s, "pyproject.toml", "[build-system]\nrequires = [\"setuptools\", \"PyYAML\", \"cmake\", \"astunparse\"]\n", 0);
 
 	CHECK(py_needs_scan(&n, top.s) == 0);
 	CHECK(n.entries.n == 3);

@@ -28,19 +28,6 @@
 static struct buf dir = BUF_INIT;
 
 static void
-put(const char *rel, const char *text, int exec)
-{
-	struct buf p = BUF_INIT;
-
-	buf_addf(&p, "%s/%s", dir.s, rel);
-	remove(p.s);
-	if (mkdir_p_parent(p.s) < 0 || write_file_atomic(p.s, text, strlen(text)) < 0 ||
-	    (exec && chmod(p.s, 0755) < 0))
-		exit(1);
-	buf_release(&p);
-}
-
-static void
 setup(struct build *b, struct build_opts *bo)
 {
 	struct buf p = BUF_INIT, w = BUF_INIT, o = BUF_INIT, s = BUF_INIT;
@@ -162,15 +149,15 @@ t_uptodate(void)
 		     "git init -q && git add -A && git -c user.name=t -c user.email=t@example.invalid "
 		     "-c commit.gpgsign=false commit -qm tree", dir.s, dir.s);
 	CHECK(system(p.s) == 0);
-	put("st/__init__.py", "# setuptools\n", 0);
+	t_put(dir.s, "st/__init__.py", "# setuptools\n", 0);
 	buf_reset(&p);
 	buf_addf(&p, "#!/bin/sh\necho 70.1.0\necho %s/st/__init__.py\n", dir.s);
-	put("python", p.s, 1);
-	put("cc", "#!/bin/sh\necho 'fake-cc 1.0'\n", 1);
+	t_put(dir.s, "python", p.s, 1);
+	t_put(dir.s, "cc", "#!/bin/sh\necho 'fake-cc 1.0'\n", 1);
 	buf_addf(&text, "name: t-uptodate\nsource: {repo: r, ref: v2.11.0}\nfeatures: {cuda: off}\n"
 			"build: {python: %s/python, env: {CC: %s/cc, CXX: %s/cc}}\n"
 			"wheel: {version_suffix: \"+bw1\"}\n", dir.s, dir.s, dir.s);
-	put("p.yaml", text.s, 0);
+	t_put(dir.s, "p.yaml", text.s, 0);
 
 	/* No record: not up to date, and nothing said. */
 	CHECK(check(&e, &out) == 0);
@@ -192,7 +179,7 @@ t_uptodate(void)
 	CHECK(is_regular(p.s));
 
 	/* A compiler rewritten: its identity changed, so a build is needed. */
-	put("cc", "#!/bin/sh\necho 'fake-cc 1.1, another build'\n", 1);
+	t_put(dir.s, "cc", "#!/bin/sh\necho 'fake-cc 1.1, another build'\n", 1);
 	CHECK(check(&e, &out) == 0);
 	CHECK(strstr(e, "bwbuild: not up to date: a compiler or tool changed\n") != NULL);
 	CHECK_STR(out.s, "");
@@ -205,15 +192,15 @@ t_uptodate(void)
 	/* A local change in the tree is an input too. */
 	record_build(NULL);
 	CHECK(check(&e, &out) == 1);
-	put("src/setup.py", "# tree, changed\n", 0);
+	t_put(dir.s, "src/setup.py", "# tree, changed\n", 0);
 	CHECK(check(&e, &out) == 0);
 	CHECK(strstr(e, "the inputs changed") != NULL);
 
 	/* A record that is not whole. */
-	put("work/last-build.json", "{\"inputs_hash\": \"x\"}", 0);
+	t_put(dir.s, "work/last-build.json", "{\"inputs_hash\": \"x\"}", 0);
 	CHECK(check(&e, &out) == 0);
 	CHECK(strstr(e, "bwbuild: not up to date: its record is incomplete\n") != NULL);
-	put("work/last-build.json", "{", 0);
+	t_put(dir.s, "work/last-build.json", "{", 0);
 	CHECK(check(&e, &out) == 0);
 	CHECK_STR(e, "");
 

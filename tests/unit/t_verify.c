@@ -15,34 +15,6 @@
  * rule; an installed package checked against its RECORD.
  */
 
-static int
-has_error(const struct wheel_report *r, const char *what)
-{
-	for (size_t i = 0; i < r->errors.n; i++)
-		if (strstr(r->errors.v[i], what))
-			return 1;
-	return 0;
-}
-
-/* The one .whl file in `dir`, into `out`. */
-static int
-wheel_in(const char *dir, struct buf *out)
-{
-	DIR *d = opendir(dir);
-	struct dirent *de;
-	int found = 0;
-
-	while (d && (de = readdir(d)))
-		if (ends_with(de->d_name, ".whl")) {
-			buf_reset(out);
-			buf_addf(out, "%s/%s", dir, de->d_name);
-			found = 1;
-		}
-	if (d)
-		closedir(d);
-	return found;
-}
-
 static void
 t_good(void)
 {
@@ -89,7 +61,7 @@ t_good(void)
 	strvec_push(&sass, "sm_90");
 	ex.deep = 0;
 	CHECK(wheel_verify(&r, "tests/tmp/wheels/good/plat-1.0-cp311-cp311-linux_x86_64.whl", &ex) == 0);
-	CHECK(has_error(&r, "sm_90") && has_error(&r, "(coverage)"));
+	CHECK(t_has_error(&r, "sm_90") && t_has_error(&r, "(coverage)"));
 	wheel_report_release(&r);
 
 	t_stderr_begin();
@@ -126,7 +98,7 @@ t_hostile(void)
 		buf_addf(&p, "%s/rule", dir.s);
 		buf_reset(&rule);
 		buf_reset(&args);
-		if (read_file(&rule, p.s) < 0 || !wheel_in(dir.s, &whl))
+		if (read_file(&rule, p.s) < 0 || !t_wheel_in(dir.s, &whl))
 			continue;
 		buf_rtrim(&rule);
 		buf_reset(&p);
@@ -150,10 +122,10 @@ t_hostile(void)
 			strvec_clear(&sass);
 			continue;
 		}
-		if (!has_error(&r, rule.s))
+		if (!t_has_error(&r, rule.s))
 			fprintf(stderr, "t_verify: %s: no error with '%s' (%zu errors)\n", de->d_name,
 				rule.s, r.errors.n);
-		CHECK(r.errors.n > 0 && has_error(&r, rule.s));
+		CHECK(r.errors.n > 0 && t_has_error(&r, rule.s));
 		wheel_report_release(&r);
 		strvec_clear(&sass);
 	}
@@ -191,7 +163,7 @@ t_installed(void)
 	buf_reset(&p);
 	buf_addf(&p, "%s/site/tiny", dir);
 	CHECK(installed_verify(&r, p.s, NULL) == 0);
-	CHECK(has_error(&r, "tiny/__init__.py") && has_error(&r, "(hashes)"));
+	CHECK(t_has_error(&r, "tiny/__init__.py") && t_has_error(&r, "(hashes)"));
 	wheel_report_release(&r);
 
 	buf_reset(&p);

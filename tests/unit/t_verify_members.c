@@ -8,53 +8,6 @@
 #include "../../src/wheel/verify.h"
 #include "t.h"
 
-static int
-has_error(const struct wheel_report *r, const char *what)
-{
-	for (size_t i = 0; i < r->errors.n; i++)
-		if (strstr(r->errors.v[i], what))
-			return 1;
-	return 0;
-}
-
-/* The hostile wheel of tests/fixtures/wheels/make_wheels.py's case `name`, verified: rejected by `rule`. */
-static int
-rejected(const char *name, const char *rule, const struct wheel_expect *ex)
-{
-	struct buf d = BUF_INIT, whl = BUF_INIT;
-	struct wheel_report r;
-	DIR *dd;
-	struct dirent *de;
-	int ok = 0, rc;
-
-	buf_addf(&d, "tests/tmp/wheels/bad/%s", name);
-	dd = opendir(d.s);
-	while (dd && (de = readdir(dd)))
-		if (ends_with(de->d_name, ".whl")) {
-			buf_reset(&whl);
-			buf_addf(&whl, "%s/%s", d.s, de->d_name);
-		}
-	if (dd)
-		closedir(dd);
-	if (whl.len) {
-		t_stderr_begin();
-		rc = wheel_verify(&r, whl.s, ex);
-		t_stderr_end();
-		if (rc == 0) {
-			ok = has_error(&r, rule);
-			if (!ok)
-				fprintf(stderr, "%s: no error with '%s'\n", name, rule);
-			wheel_report_release(&r);
-		} else {
-			/* not readable as a zip at all: refused outright, a rejection too */
-			ok = !strcmp(rule, "(zip hygiene)");
-		}
-	}
-	buf_release(&d);
-	buf_release(&whl);
-	return ok;
-}
-
 /*
  * The per-member pass (verify_members.c): names and zip hygiene refused,
  * every member read once whatever the threads, a zip64 member, an
@@ -73,9 +26,9 @@ t_verify_members(void)
 
 	t_wheels();
 	for (size_t i = 0; i < sizeof(names) / sizeof(*names); i++)
-		CHECK(rejected(names[i], "(names)", NULL));
+		CHECK(t_rejected(names[i], "(names)", NULL));
 	for (size_t i = 0; i < sizeof(zip) / sizeof(*zip); i++)
-		CHECK(rejected(zip[i], "(zip hygiene)", NULL));
+		CHECK(t_rejected(zip[i], "(zip hygiene)", NULL));
 
 	/* One thread or eight: the same members, bytes, libraries and targets. */
 	one.threads = 1;
@@ -90,5 +43,5 @@ t_verify_members(void)
 	wheel_report_release(&a);
 	wheel_report_release(&b);
 	/* --deep finds the cubin whose header lies. */
-	CHECK(rejected("deep", "(deep)", &one));
+	CHECK(t_rejected("deep", "(deep)", &one));
 }

@@ -62,7 +62,7 @@ t_verify_step(void)
 	struct build_opts bo;
 	const char *e;
 	char *abs = path_absolute(t_tmpdir("verify-step"));
-	char *sde = getenv("SOURCE_DATE_EPOCH") ? xstrdup(getenv("SOURCE_DATE_EPOCH")) : NULL;
+	char *sde = t_env_save("SOURCE_DATE_EPOCH");
 	struct zip z;
 
 	buf_addstr(&dir, abs);

@@ -30,7 +30,7 @@ void
 t_workdir(void)
 {
 	char *top = path_absolute(t_tmpdir("workdir"));
-	char *home = getenv("HOME") ? xstrdup(getenv("HOME")) : NULL;
+	char *home = t_env_save("HOME");
 	struct buf w = BUF_INIT, o = BUF_INIT, s = BUF_INIT, p = BUF_INIT;
 	const char *e;
 	int fd, fd2;
@@ -117,11 +117,7 @@ t_workdir(void)
 	e = t_stderr_end();
 	CHECK(fd == -1);
 
-	if (home)
-		setenv("HOME", home, 1);
-	else
-		unsetenv("HOME");
-	free(home);
+	t_env_restore("HOME", home);
 	remove_tree(top);
 	free(top);
 	buf_release(&w);
