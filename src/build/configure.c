@@ -4,6 +4,9 @@
  * cache left behind adopted when it matches, the read-back of what CMake
  * decided (features_effective) and the watch on a build that is already
  * running. How a tree is told to configure only is contract.c's.
+ * Past 800 lines by design: the stamp, the adoption and the read-back are
+ * parts of the one step that share its private helpers; what stands apart
+ * (the configure-only contract) is already contract.c.
  * May include: core/, formats/, host/, profile/, sources/, build/.
  */
 #include <sys/stat.h>

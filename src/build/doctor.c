@@ -4,6 +4,8 @@
  * memory and GPUs, with what to do when it is not right, and the checks
  * a build's steps run before they start (nvcc's archs, cmake's version).
  * The report of the list (text, JSON) is doctor_report.c's.
+ * Past 800 lines by design: one table of checks and their fixes, which
+ * reads best whole; the remote hosts' checks are remotecheck.c's.
  * May include: core/, formats/, host/, profile/, sources/, build/.
  */
 #include <stdarg.h>

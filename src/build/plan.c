@@ -241,10 +241,15 @@ compile_env(struct plan *pl, const struct profile *p, const struct plan_opts *o)
 		/* Path-independent keys, so two checkouts share hits. */
 		strvec_env_set(&pl->env, "CCACHE_BASEDIR", pl->src_dir);
 		strvec_env_set(&pl->env, "CCACHE_NOHASHDIR", "true");
-		/* The launcher's prefix maps name the work directory; what they map to does not. */
+		/*
+		 * The launcher's prefix maps name the work directory; what they map
+		 * to does not. Its long-pole --threads=N depends on the cores idle
+		 * when the unit ran and leaves the object's bytes alone (launch.c);
+		 * --split-compile changes them, so it stays in the key.
+		 */
 		if (pl->jobs.launcher)
 			strvec_env_set(&pl->env, "CCACHE_IGNOREOPTIONS",
-				       "-ffile-prefix-map=* -Xcompiler=-ffile-prefix-map=*");
+				       "-ffile-prefix-map=* -Xcompiler=-ffile-prefix-map=* --threads=*");
 		if (p->cache_remote.str)
 			strvec_env_set(&pl->env, "CCACHE_REMOTE_STORAGE", p->cache_remote.str);
 		/*

@@ -7,7 +7,7 @@ need_wheels
 T=$TMP
 GOOD="$TMP/wheels/good/tiny-1.0-py3-none-any.whl"
 CUDA="$TMP/wheels/good/plat-1.0-cp311-cp311-linux_x86_64.whl"
-BADW=$(ls "$TMP"/wheels/bad/hashes/*.whl | head -n 1)
+BADW=$(find "$TMP/wheels/bad/hashes" -name "*.whl" | sort | head -n 1)
 
 # The classes, from the command itself.
 run 0 "$BW" help exit-codes
@@ -18,9 +18,10 @@ code() {
 	echo "$c"
 }
 for c in ok failed usage no-gpu interrupted terminated; do code "$c" >/dev/null; done
-[ "$(code ok)" = 0 ] && [ "$(code failed)" = 1 ] && [ "$(code usage)" = 2 ] &&
-	[ "$(code no-gpu)" = 3 ] && [ "$(code interrupted)" = 130 ] && [ "$(code terminated)" = 143 ] ||
+if ! { [ "$(code ok)" = 0 ] && [ "$(code failed)" = 1 ] && [ "$(code usage)" = 2 ] &&
+	[ "$(code no-gpu)" = 3 ] && [ "$(code interrupted)" = 130 ] && [ "$(code terminated)" = 143 ]; }; then
 	fail "the contract changed: $(cat "$TMP/codes")"
+fi
 
 # Inputs: a profile with an unknown key; an extension whose torch is not
 # there; a torch profile whose source.repo is not there.

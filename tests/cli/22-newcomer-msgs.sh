@@ -63,9 +63,11 @@ printf 'name: mytorch\nsource: {repo: https://github.com/pytorch/pytorch, ref: v
 	"9.0+PTX" > "$TMP/elsewhere/profiles/mytorch.yaml"
 printf 'name: myext\nkind: extension\ntorch: mytorch\nsource: {repo: https://github.com/pytorch/extension-cpp.git, ref: v1}\n' \
 	> "$TMP/ext/myext.yaml"
-(cd "$TMP/elsewhere" && run 0 "$BW" plan --profile ../ext/myext.yaml)
-contains "$TMP/out" "archs        12.0+PTX"
-contains "$TMP/out" "($TMP/ext/mytorch.yaml:3)"
+# (An extension's torch must be built before it is planned: the error names
+# the torch profile that was found, the one beside the extension's file.)
+(cd "$TMP/elsewhere" && run 2 "$BW" plan --profile ../ext/myext.yaml)
+contains "$TMP/err" "the torch profile 'mytorch' has no published build"
+contains "$TMP/err" "build it first: bwbuild --profile $TMP/ext/mytorch.yaml"
 
 # cuda.version against the toolkit that builds: said, naming both and what to do.
 mkdir -p "$TMP/cuda13"

@@ -26,7 +26,7 @@ off=$(sed -n 's/^wheel: *//p' "$TMP/out")
 moff=$(sed -n 's/^manifest: *//p' "$TMP/out")
 case $(basename "$on") in minitorch-2.11.0+git???????.demo.flash.on-*.whl) ;; *) fail "flash-on wheel: $on" ;; esac
 case $(basename "$off") in minitorch-2.11.0+git???????.demo.flash.off-*.whl) ;; *) fail "flash-off wheel: $off" ;; esac
-[ -f "$on" ] && [ -f "$off" ] || fail "one build overwrote the other in --out: $(ls "$TMP/dist")"
+{ [ -f "$on" ] && [ -f "$off" ]; } || fail "one build overwrote the other in --out: $(ls "$TMP/dist")"
 python3 - "$mon" "$moff" <<'PY'
 import json, sys
 a, b = (json.load(open(p)) for p in sys.argv[1:])
