@@ -506,11 +506,48 @@ pole_args(char *const *argv, unsigned cores, unsigned gencodes, struct strvec *o
 	}
 }
 
+/*
+ * The compiles that are never admitted, with what they return in *ret: 1
+ * when that is so. A compiler already admitted (CMake's launcher in front
+ * of an extension's CXX, which is the launcher's c++ wrapper) runs as it
+ * is: a second admission would wait for the slot its own parent holds.
+ * CMake's probes (try-compiles, compiler identification) are tiny and say
+ * nothing about the tree's units: run at once, never learned. A compile
+ * during configure that is no probe means the tree builds: refused.
+ */
+static int
+launch_unadmitted(char *const *argv, const char *dir, int *ret)
+{
+	const char *inside = getenv(LAUNCH_ENV_INSIDE), *phase = getenv(LAUNCH_ENV_PHASE);
+	struct buf key = BUF_INIT, source = BUF_INIT;
+	char *cwd;
+	int probe;
+
+	if (inside && !strcmp(inside, dir)) {
+		*ret = exec_direct(argv);
+		return 1;
+	}
+	cwd = getcwd(NULL, 0);
+	probe = launch_is_probe(argv, cwd);
+	free(cwd);
+	if (probe) {
+		*ret = exec_direct(argv);
+		return 1;
+	}
+	if (!phase || strcmp(phase, "configure"))
+		return 0;
+	launch_key(argv, getenv(LAUNCH_ENV_ROOT), &key, &source);
+	*ret = refuse_in_configure(dir, source.s);
+	buf_release(&key);
+	buf_release(&source);
+	return 1;
+}
+
 int
 launch_run(char *const *argv)
 {
 	const char *dir = getenv(LAUNCH_ENV_DIR), *b = getenv(LAUNCH_ENV_BUDGET);
-	const char *slots = getenv(LAUNCH_ENV_SLOTS), *inside, *phase = getenv(LAUNCH_ENV_PHASE);
+	const char *slots = getenv(LAUNCH_ENV_SLOTS);
 	struct launcher s;
 	struct buf key = BUF_INIT, source = BUF_INIT, text = BUF_INIT, kind = BUF_INIT;
 	struct buf rkey = BUF_INIT, pkey = BUF_INIT, pkind = BUF_INIT, times = BUF_INIT;
@@ -521,33 +558,11 @@ launch_run(char *const *argv)
 	unsigned long ticket = 0;
 	uint64_t est, peak, ms, pre = 0;
 	int status, ret, remote, host;
-	char *cwd;
 
-	/*
-	 * A compiler already admitted (CMake's launcher in front of an
-	 * extension's CXX, which is the launcher's c++ wrapper) runs as it is:
-	 * a second admission would wait for the slot its own parent holds.
-	 */
-	inside = getenv(LAUNCH_ENV_INSIDE);
-	if (!dir || !*dir || !b || !slots || (inside && !strcmp(inside, dir)))
+	if (!dir || !*dir || !b || !slots)
 		return exec_direct(argv);
-	/*
-	 * CMake's probes (try-compiles, compiler identification) are tiny and
-	 * say nothing about the tree's units: run at once, never learned. A
-	 * compile during configure that is no probe means the tree builds.
-	 */
-	cwd = getcwd(NULL, 0);
-	ret = launch_is_probe(argv, cwd);
-	free(cwd);
-	if (ret)
-		return exec_direct(argv);
-	if (phase && !strcmp(phase, "configure")) {
-		launch_key(argv, getenv(LAUNCH_ENV_ROOT), &key, &source);
-		ret = refuse_in_configure(dir, source.s);
-		buf_release(&key);
-		buf_release(&source);
+	if (launch_unadmitted(argv, dir, &ret))
 		return ret;
-	}
 	if (launcher_open(&s, dir, b, slots, getenv(LAUNCH_ENV_TABLE), getenv(LAUNCH_ENV_REMOTE)) < 0) {
 		launcher_close(&s);
 		return exec_direct(argv);

@@ -591,6 +591,47 @@ cuda_major_needed(const char *soname)
 	return (unsigned)strtoul(so + 4, NULL, 10);
 }
 
+/*
+ * The undefined symbols of library l that are not torch's: each defined by a
+ * library in its DT_NEEDED closure cl, or the interpreter's C API. Where a
+ * library of the closure is not on this machine, one it lacks may define
+ * it: said as a note, not failed.
+ */
+static void
+check_closure(struct wheel_report *r, const struct wheel_lib *l, const struct torch_ref *t,
+	      const struct closure *cl, const struct strvec *undef)
+{
+	struct buf absent = BUF_INIT, names = BUF_INIT;
+	size_t unresolved = 0;
+
+	for (size_t j = 0; j < cl->n; j++)
+		if (!cl->v[j].found)
+			buf_addf(&absent, "%s%s", absent.len ? ", " : "", cl->v[j].soname);
+	for (size_t j = 0; j < undef->n; j++) {
+		if ((torch_symbol(undef->v[j]) && !sorted_has(&t->symbols, undef->v[j])) ||
+		    python_api(undef->v[j]) || closure_defines(cl, undef->v[j]))
+			continue;
+		if (absent.len) {
+			if (unresolved++ < 3)
+				strvec_pushf(&r->notes, "'%s' needs '%s', which no library it "
+					     "loads defines here; %s not found on this machine "
+					     "to check (against)", l->path, undef->v[j], absent.s);
+			continue;
+		}
+		if (unresolved++ < 3)
+			verify_error(r, "'%s' needs '%s', which no library it loads defines "
+				     "(DT_NEEDED, with theirs: %s) and which is not the "
+				     "interpreter's C API: importing it fails with 'undefined "
+				     "symbol'; link the library that defines it (against)",
+				     l->path, undef->v[j], closure_names(cl, &names));
+	}
+	if (unresolved > 3 && !absent.len)
+		verify_error(r, "'%s' needs %zu more symbols no library it loads defines (against)",
+			     l->path, unresolved - 3);
+	buf_release(&absent);
+	buf_release(&names);
+}
+
 int
 against_check(struct wheel_report *r, const char *wheel, const struct torch_ref *t,
 	      int check_pin)
@@ -603,7 +644,6 @@ against_check(struct wheel_report *r, const char *wheel, const struct torch_ref 
 	int needs_torch = 0;
 	const char *torch_need = NULL;
 	struct strvec dirs = STRVEC_INIT;
-	struct buf absent = BUF_INIT, names = BUF_INIT;
 
 	if (zip_open(&z, wheel) < 0)
 		return -1;
@@ -623,7 +663,7 @@ against_check(struct wheel_report *r, const char *wheel, const struct torch_ref 
 		struct strvec undef = STRVEC_INIT;
 		struct closure cl = { 0 };
 		struct elf e;
-		size_t missing = 0, unresolved = 0;
+		size_t missing = 0;
 
 		if (strset_has(&t->sonames, base))
 			verify_error(r, "'%s' bundles torch's own '%s'; it must come from %s==%s, "
@@ -661,34 +701,8 @@ against_check(struct wheel_report *r, const char *wheel, const struct torch_ref 
 		if (missing > 3)
 			verify_error(r, "'%s' needs %zu more symbols %s %s does not export (against)",
 				     l->path, missing - 3, t->name, t->version);
-		/* Every other one: defined by a library it loads, or the interpreter's. */
-		for (size_t j = 0; j < cl.n; j++)
-			if (!cl.v[j].found)
-				buf_addf(&absent, "%s%s", absent.len ? ", " : "", cl.v[j].soname);
-		for (size_t j = 0; j < undef.n; j++) {
-			if ((torch_symbol(undef.v[j]) && !sorted_has(&t->symbols, undef.v[j])) ||
-			    python_api(undef.v[j]) || closure_defines(&cl, undef.v[j]))
-				continue;
-			if (absent.len) {
-				/* A library not on this machine may define it: said, not failed. */
-				if (unresolved++ < 3)
-					strvec_pushf(&r->notes, "'%s' needs '%s', which no library it "
-						        "loads defines here; %s not found on this machine "
-						        "to check (against)", l->path, undef.v[j], absent.s);
-				continue;
-			}
-			if (unresolved++ < 3)
-				verify_error(r, "'%s' needs '%s', which no library it loads defines "
-					     "(DT_NEEDED, with theirs: %s) and which is not the "
-					     "interpreter's C API: importing it fails with 'undefined "
-					     "symbol'; link the library that defines it (against)",
-					     l->path, undef.v[j], closure_names(&cl, &names));
-		}
-		if (unresolved > 3 && !absent.len)
-			verify_error(r, "'%s' needs %zu more symbols no library it loads defines (against)",
-				     l->path, unresolved - 3);
+		check_closure(r, l, t, &cl, &undef);
 		closure_release(&cl);
-		buf_reset(&absent);
 		strvec_clear(&undef);
 	}
 	if (check_pin && needs_torch && !pins_torch(meta.s ? meta.s : "", t->name, t->version, &pin)) {
@@ -708,8 +722,6 @@ against_check(struct wheel_report *r, const char *wheel, const struct torch_ref 
 	buf_release(&bytes.buf);
 	buf_release(&pin);
 	verify_summarise(r);
-	buf_release(&absent);
-	buf_release(&names);
 	strvec_clear(&dirs);
 	return 0;
 }
