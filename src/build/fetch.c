@@ -10,6 +10,7 @@
 #include "core/json.h"
 #include "core/strvec.h"
 #include "profile/knowledge.h"
+#include "build/resolve.h"
 #include "host/python.h"
 #include "build/step.h"
 #include "core/util.h"
@@ -70,36 +71,64 @@ honours_build_version(const char *src)
 	return yes;
 }
 
-/* The toolkit's "13.0": the profile's cuda.version, else <cuda.home>/version.json; 0 unknown. */
-static unsigned
-toolkit_release(const struct build *b)
+/*
+ * What the wheel runs on, for its local label: "cu130" from the toolkit
+ * (resolve_cuda_version: cuda.version, version.json, cuda.h, nvcc),
+ * "cpu" for a build with features.cuda off; "" when the toolkit says nothing.
+ */
+static void
+accel_label(const struct build *b, struct buf *out)
 {
-	struct buf path = BUF_INIT, text = BUF_INIT;
-	unsigned v = kb_parse_version(b->profile.cuda_version.str);
-	const char *at;
+	unsigned v;
 
-	if (!v && b->plan.cuda_home) {
-		buf_addf(&path, "%s/version.json", b->plan.cuda_home);
-		if (is_regular(path.s) && read_file(&text, path.s) == 0 &&
-		    (at = strstr(text.s, "\"cuda\"")) && (at = strstr(at, "\"version\"")) &&
-		    (at = strchr(at + 9, '"')))
-			v = kb_parse_version(at + 1);
+	if (b->profile.features[FEAT_CUDA] == TRI_OFF) {
+		buf_addstr(out, "cpu");
+		return;
 	}
-	buf_release(&path);
-	buf_release(&text);
-	return v;
+	v = resolve_cuda_version(&b->profile);
+	if (v)
+		buf_addf(out, "cu%u%u", v / 100, v % 100);
 }
 
 /*
- * The variant label a profile gives its wheel when it sets no
+ * The release a build of a release tag is: "2.6.0" when the ref is the tag
+ * v2.6.0 (digits and dots only: no -rc) and version.txt names that release
+ * ("2.6.0a0", as it does on PyTorch's release branches), so the wheel is
+ * versioned as PyTorch's own release builds are (PYTORCH_BUILD_VERSION
+ * 2.6.0+cu126) and satisfies torch==2.6.0; 0 and `out` untouched otherwise.
+ */
+int
+release_version(const char *ref, const char *version_txt, struct buf *out)
+{
+	const char *r = ref && *ref == 'v' ? ref + 1 : ref;
+	size_t n, dots = 0;
+
+	if (!r || !*r || !version_txt || strspn(r, "0123456789.") != strlen(r))
+		return 0;
+	n = strlen(r);
+	for (size_t i = 0; i < n; i++)
+		dots += r[i] == '.';
+	if (dots != 2 || r[0] == '.' || r[n - 1] == '.' || strstr(r, ".."))
+		return 0;
+	/* version.txt's release part is the tag's, ended by its pre-release ("a0") or nothing. */
+	if (strncmp(version_txt, r, n) || (version_txt[n] >= '0' && version_txt[n] <= '9') ||
+	    version_txt[n] == '.' || version_txt[n] == '+')
+		return 0;
+	buf_add(out, r, n);
+	return 1;
+}
+
+/*
+ * The local label a profile gives its wheel when it sets no
  * wheel.version_suffix: what the tree itself would append ("git" and the
  * commit, as PyTorch's tools/generate_torch_version.py does without
- * PYTORCH_BUILD_VERSION), the toolkit (cu130) and the profile's name, so two
- * profiles never publish the same file name: "+git1a2b3c4.cu130.sm120".
- * PEP 440 local segments are [a-z0-9] runs joined by dots.
+ * PYTORCH_BUILD_VERSION; none for a release tag), what it runs on (cu130,
+ * cpu) and the profile's name, so two profiles never publish the same file
+ * name: "+git1a2b3c4.cu130.sm120", "+cpu.cpu.minimal". PEP 440 local
+ * segments are [a-z0-9] runs joined by dots.
  */
 void
-wheel_variant_label(const char *commit, unsigned cuda, const char *profile, struct buf *out)
+wheel_variant_label(const char *commit, const char *accel, const char *profile, struct buf *out)
 {
 	size_t start = out->len;
 
@@ -107,8 +136,8 @@ wheel_variant_label(const char *commit, unsigned cuda, const char *profile, stru
 	/* A tree that is no git checkout has no commit ("none"): no git part. */
 	if (commit && strlen(commit) >= 7 && strspn(commit, "0123456789abcdef") == strlen(commit))
 		buf_addf(out, "git%.7s.", commit);
-	if (cuda)
-		buf_addf(out, "cu%u%u.", cuda / 100, cuda % 100);
+	if (accel && *accel)
+		buf_addf(out, "%s.", accel);
 	for (const char *c = profile ? profile : ""; *c; c++) {
 		int ch = (unsigned char)*c;
 
@@ -129,30 +158,40 @@ int
 wheel_version(struct build *b)
 {
 	const struct profile *p = &b->profile;
-	struct buf text = BUF_INIT;
-	int ret = 0;
+	struct buf text = BUF_INIT, accel = BUF_INIT;
+	int ret = 0, release = 0;
 
+	if (version_txt(b->plan.src_dir, &text) == 0 && !b->plan.local_source) {
+		release = release_version(p->source_ref.str, text.s, &b->version);
+		if (!release)
+			buf_reset(&b->version);
+	}
 	if (!p->version_suffix.str) {
 		/* The variant in the local label, where the tree takes PYTORCH_BUILD_VERSION (torch's setup.py). */
 		if (profile_is_extension(p) || !honours_build_version(b->plan.src_dir) ||
-		    version_txt(b->plan.src_dir, &text) < 0 || strchr(text.s, '+')) {
-			buf_release(&text);
-			return 0;
+		    !text.len || strchr(text.s, '+')) {
+			buf_reset(&b->version);
+			goto out;
 		}
-		buf_addstr(&b->version, text.s);
-		wheel_variant_label(b->commit.s, toolkit_release(b), p->name.str, &b->version);
-		buf_release(&text);
-		return 0;
+		if (!release)
+			buf_addstr(&b->version, text.s);
+		accel_label(b, &accel);
+		wheel_variant_label(release ? NULL : b->commit.s, accel.s, p->name.str, &b->version);
+		goto out;
 	}
-	if (version_txt(b->plan.src_dir, &text) < 0)
+	if (!text.len)
 		ret = error("'%s/version.txt' is missing; 'wheel.version_suffix' needs it",
 			    b->plan.src_dir);
 	else if (strchr(text.s, '+'))
 		ret = error_at(&p->version_suffix.loc, "version.txt already has a local label "
 			       "('%s'); drop 'wheel.version_suffix'", text.s);
 	else
-		buf_addf(&b->version, "%s%s", text.s, p->version_suffix.str);
+		buf_addf(&b->version, "%s%s", release ? "" : text.s, p->version_suffix.str);
+	if (ret)
+		buf_reset(&b->version);
+out:
 	buf_release(&text);
+	buf_release(&accel);
 	return ret;
 }
 

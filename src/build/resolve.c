@@ -74,9 +74,8 @@ cuda_version_nvcc(const char *nvcc)
 	return v;
 }
 
-/* The CUDA a profile builds with, without starting anything: cuda.version, else the toolkit's files. */
-static unsigned
-profile_cuda_version(const struct profile *p)
+unsigned
+resolve_cuda_version(const struct profile *p)
 {
 	struct buf f = BUF_INIT;
 	unsigned v = kb_parse_version(p->cuda_version.str);
@@ -89,6 +88,11 @@ profile_cuda_version(const struct profile *p)
 		buf_reset(&f);
 		buf_addf(&f, "%s/include/cuda.h", resolve_cuda_home(p));
 		v = cuda_version_header(f.s);
+	}
+	if (!v) {
+		buf_reset(&f);
+		buf_addf(&f, "%s/bin/nvcc", resolve_cuda_home(p));
+		v = cuda_version_nvcc(f.s);
 	}
 	buf_release(&f);
 	return v;
@@ -344,7 +348,7 @@ resolve_plan(struct plan *pl, const struct profile *p, const struct resolve_opts
 	/* What judges the archs of a torch tree (an extension's are its torch's) */
 	if (!profile_is_extension(p) && p->features[FEAT_CUDA] != TRI_OFF && p->narchs) {
 		kb_arch_source(src, kb_parse_version(p->source_ref.str), "source.ref",
-			       profile_cuda_version(p), &arch_source);
+			       resolve_cuda_version(p), &arch_source);
 		po.arch_source = arch_source.s;
 	}
 	ret = plan_make(pl, p, &h, &po);

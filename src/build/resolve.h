@@ -32,6 +32,12 @@ int resolve_profile(struct profile *p, const struct resolve_opts *o);
 
 /* The toolkit a profile builds with: cuda.home, else $CUDA_HOME, else /usr/local/cuda. */
 const char *resolve_cuda_home(const struct profile *p);
+/*
+ * Its version (1300 for 13.0): cuda.version, else the toolkit's version.json,
+ * else CUDA_VERSION in its include/cuda.h (no process started: an up-to-date
+ * build starts none), else `nvcc --version`; 0 when none says.
+ */
+unsigned resolve_cuda_version(const struct profile *p);
 
 /*
  * The plan for a resolved profile on this host: work, out and source

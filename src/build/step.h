@@ -75,10 +75,16 @@ int extension_torch(const struct profile *p, struct torch_ref *t, struct buf *wh
 int extension_tree(struct build *b);
 /* Requested vs effective archs of an extension's libraries, into the report's errors. */
 void extension_verify(struct build *b, int repacked);
-/* The version the wheel gets (b->version): version.txt + the profile's suffix; empty when none is set. */
+/*
+ * The version the wheel gets (b->version): the release of a release tag
+ * (release_version) or version.txt, with wheel.version_suffix or else the
+ * variant label; empty for a tree that does not read PYTORCH_BUILD_VERSION.
+ */
 int wheel_version(struct build *b);
-/* "+git<commit7>.cu<MM>.<profile>": the local label a profile without wheel.version_suffix gives its wheel. */
-void wheel_variant_label(const char *commit, unsigned cuda, const char *profile, struct buf *out);
+/* "2.6.0" into `out` for the ref v2.6.0 over a version.txt of "2.6.0a0": 1; else 0. */
+int release_version(const char *ref, const char *version_txt, struct buf *out);
+/* "+git<commit7>.<accel>.<profile>" (accel: cu130, cpu; no git part without a commit). */
+void wheel_variant_label(const char *commit, const char *accel, const char *profile, struct buf *out);
 int configure_run(struct build *b);             /* src/build/configure.c */
 /* After a configure: read back what CMake decided, then remember its settings. */
 int configure_settle(struct build *b);

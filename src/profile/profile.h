@@ -32,6 +32,7 @@
 	X(FEAT_FBGEMM_GENAI, "fbgemm_genai", "USE_FBGEMM_GENAI")                     \
 	X(FEAT_KINETO, "kineto", "USE_KINETO")                                       \
 	X(FEAT_MKLDNN, "mkldnn", "USE_MKLDNN")                                       \
+	X(FEAT_NUMPY, "numpy", "USE_NUMPY")                                          \
 	X(FEAT_BUILD_TEST, "build_test", "BUILD_TEST")
 
 enum feature {

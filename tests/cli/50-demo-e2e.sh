@@ -9,7 +9,7 @@ source:
   repo: $TMP/example/minitorch.git
 YAML
 run 0 "$BW" --profile "$TMP/demo-e2e.yaml" --work "$TMP/work" --out "$TMP/out-demo"
-contains "$TMP/out" "wheel:    $TMP/out-demo/minitorch-2.11.0+git"
+contains "$TMP/out" "wheel:    $TMP/out-demo/minitorch-2.11.0+cu130.demo.e2e-"
 contains "$TMP/out" "manifest: $TMP/out-demo/"
 manifest=$(sed -n 's/^manifest: //p' "$TMP/out")
 wheel=$(sed -n 's/^wheel: *//p' "$TMP/out")

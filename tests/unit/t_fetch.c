@@ -77,10 +77,28 @@ t_plain_tree(void)
 	{
 		struct buf l = BUF_INIT;
 
-		wheel_variant_label("0123456789abcdef0123456789abcdef01234567", 1300, "sm120-No_Flash", &l);
+		wheel_variant_label("0123456789abcdef0123456789abcdef01234567", "cu130", "sm120-No_Flash", &l);
 		CHECK_STR(l.s, "+git0123456.cu130.sm120.no.flash");
 		buf_reset(&l);
-		wheel_variant_label("none", 0, "--", &l);
+		wheel_variant_label("none", NULL, "--", &l);
+		CHECK(l.len == 0);
+		wheel_variant_label(NULL, "cpu", "cpu", &l);
+		CHECK_STR(l.s, "+cpu.cpu");
+		buf_reset(&l);
+		/* A release tag over its release branch's version.txt is that release; nothing else is. */
+		CHECK(release_version("v2.6.0", "2.6.0a0", &l) == 1);
+		CHECK_STR(l.s, "2.6.0");
+		buf_reset(&l);
+		CHECK(release_version("2.11.0", "2.11.0", &l) == 1);
+		CHECK_STR(l.s, "2.11.0");
+		buf_reset(&l);
+		CHECK(release_version("v2.6.0-rc1", "2.6.0a0", &l) == 0);
+		CHECK(release_version("v2.6.0", "2.6.1a0", &l) == 0);
+		CHECK(release_version("v2.6.0", "2.6.01", &l) == 0);
+		CHECK(release_version("v2.6.0", "2.6.0.1", &l) == 0);
+		CHECK(release_version("v2.6", "2.6.0a0", &l) == 0);
+		CHECK(release_version("main", "2.6.0a0", &l) == 0);
+		CHECK(release_version("v2..0", "2..0", &l) == 0);
 		CHECK(l.len == 0);
 		buf_release(&l);
 	}
