@@ -24,7 +24,7 @@ BACKPORTS_LINE="deb http://deb.debian.org/debian bookworm-backports main"
 PKGS="gcc make pkg-config git cmake ninja-build
 libgit2-dev libyaml-dev libcjson-dev libssl-dev zlib1g-dev libzstd-dev liblz4-dev libisal-dev
 python3 python3-setuptools python3-wheel python3-build ccache redis-server redis-tools
-python3-jsonschema strace python3-yaml python3-typing-extensions distcc shellcheck groff-base"
+python3-jsonschema strace python3-yaml python3-typing-extensions distcc shellcheck groff-base patchelf"
 
 # RHEL 8 family. Where each comes from on AlmaLinux/Rocky 8:
 #   BaseOS/AppStream: gcc gcc-c++ make pkgconf-pkg-config git cmake openssl-devel
@@ -35,18 +35,19 @@ python3-jsonschema strace python3-yaml python3-typing-extensions distcc shellche
 #     1.7.2, the version Ubuntu 24.04 ships), cjson-devel (1.7.17),
 #     isa-l-devel (2.31), ccache (3.7: no remote storage, so no
 #     build.cache_remote: redis://... on EL8)
-#   EPEL: distcc distcc-server (build.remote; tests/cli/76-remote.sh)
+#   EPEL: distcc distcc-server (build.remote; tests/cli/76-remote.sh), patchelf
+#     (the repair step's ELF editor; also in EPEL 9)
 #   Not in EL8 at all: python3-build (only needed for pyproject-era trees; use
 #     'python3 -m pip install build' with the Python that builds).
 # gcc-c++ is listed because the example and PyTorch compile C++ (Debian's
 # images usually have g++ already).
 RPMS_EL8="gcc gcc-c++ make pkgconf-pkg-config git cmake ninja-build
 libgit2_1.7-devel libyaml-devel cjson-devel openssl-devel zlib-devel libzstd-devel lz4-devel isa-l-devel
-python3 python3-setuptools python3-wheel ccache redis python3-jsonschema strace distcc distcc-server ShellCheck groff-base"
+python3 python3-setuptools python3-wheel ccache redis python3-jsonschema strace distcc distcc-server ShellCheck groff-base patchelf"
 # EL 9: EPEL 9 has libgit2-devel (1.7).
 RPMS_EL9="gcc gcc-c++ make pkgconf-pkg-config git cmake ninja-build
 libgit2-devel libyaml-devel cjson-devel openssl-devel zlib-devel libzstd-devel lz4-devel isa-l-devel
-python3 python3-setuptools python3-wheel ccache redis python3-jsonschema strace distcc distcc-server ShellCheck groff-base"
+python3 python3-setuptools python3-wheel ccache redis python3-jsonschema strace distcc distcc-server ShellCheck groff-base patchelf"
 
 os_field() {
 	[ -r "$ETC/os-release" ] || return 0

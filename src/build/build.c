@@ -23,6 +23,7 @@ static const struct build_step steps[STEP__COUNT] = {
 	[STEP_CONFIGURE] = { NULL, configure_run, 0 },               /* src/build/configure.c */
 	[STEP_COMPILE] = { compile_check, compile_run, EXIT_FAIL },  /* src/build/compile.c */
 	[STEP_WHEEL] = { NULL, package_run, 0 },                     /* src/build/package.c */
+	[STEP_REPAIR] = { repair_check, repair_run, 0 },             /* src/wheel/repair_step.c */
 	[STEP_VERIFY] = { NULL, verify_run, 0 },                     /* src/wheel/verify_step.c */
 	[STEP_SMOKE] = { NULL, smoke_step_run, 0 },                  /* src/wheel/smoke_step.c */
 	[STEP_PUBLISH] = { publish_check, publish_run, EXIT_USAGE }, /* src/build/publish.c */

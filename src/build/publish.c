@@ -283,7 +283,8 @@ build_json(struct build *b)
 	json_set(j, "launcher", json_bool(pl->jobs.launcher));
 	json_set(j, "oom_recoveries", b->recoveries);
 	json_set(j, "cache", b->cache ? b->cache : json_null());
-	b->recoveries = b->cache = NULL;
+	json_set(j, "repair", b->vendored ? b->vendored : json_null());
+	b->recoveries = b->cache = b->vendored = NULL;
 	json_set(j, "mem_budget", json_number((double)pl->jobs.budget));
 	json_set(j, "python", json_string(b->python.s));
 	json_set(j, "era", json_string(era_name(b->era)));

@@ -384,6 +384,7 @@ build_release(struct build *b)
 	json_free(b->runtime);
 	toolchain_release(&b->toolchain);
 	json_free(b->recoveries);
+	json_free(b->vendored);
 	json_free(b->cache);
 	repo_tree_info_release(&b->tree);
 	patch_set_release(&b->patches);

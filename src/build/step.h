@@ -40,6 +40,7 @@ struct build {
 	struct json *cache;           /* compile: this build's ccache counts, or NULL */
 	int staging_stale;            /* a compile or wheel step before this run did not finish */
 	struct buf wheel;             /* wheel: the wheel in <work>/dist */
+	struct json *vendored;        /* repair: the libraries copied in (repair_result_json), or NULL */
 	struct wheel_report report;   /* verify */
 	int have_report;
 	struct json *runtime;         /* smoke: the result on this machine's GPU, or NULL */
@@ -91,6 +92,8 @@ int configure_settle(struct build *b);
 int compile_check(struct build *b);             /* src/build/compile.c */
 int compile_run(struct build *b);
 int package_run(struct build *b);               /* src/build/package.c */
+int repair_check(struct build *b);              /* src/wheel/repair_step.c */
+int repair_run(struct build *b);
 int verify_run(struct build *b);                /* src/wheel/verify_step.c */
 int smoke_step_run(struct build *b);            /* src/wheel/smoke_step.c */
 int publish_check(struct build *b);             /* src/build/publish.c */

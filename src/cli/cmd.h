@@ -32,6 +32,7 @@ int cmd_launch(int argc, char **argv, const struct command *cmd);
 int cmd_archs(int argc, char **argv, const struct command *cmd);
 int cmd_smoke(int argc, char **argv, const struct command *cmd);
 int cmd_provenance(int argc, char **argv, const struct command *cmd);
+int cmd_repair(int argc, char **argv, const struct command *cmd);
 
 /*
  * Parse a command's arguments against its table, with `about` as the

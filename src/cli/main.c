@@ -16,6 +16,7 @@ static const struct command commands[] = {
 	{ "plan", cmd_plan, "show what a build of a profile would do, touching nothing",
 	  CMD_NEEDS_PROFILE },
 	{ "verify", cmd_verify, "check a wheel: RECORD hashes, tags, zip hygiene, CUDA archs", 0 },
+	{ "repair", cmd_repair, "copy into a wheel the libraries it needs (auditwheel repair)", 0 },
 	{ "smoke", cmd_smoke, "run a wheel on the GPU: every feature checked, benchmarks", 0 },
 	{ "archs", cmd_archs, "list each library's SASS and PTX targets (cuobjdump --list-elf)", 0 },
 	{ "manifest", cmd_manifest, "describe what a wheel really contains, as JSON", 0 },

@@ -29,6 +29,7 @@ const char *const step_names[STEP__COUNT] = {
 	[STEP_CONFIGURE] = "configure",
 	[STEP_COMPILE] = "compile",
 	[STEP_WHEEL] = "wheel",
+	[STEP_REPAIR] = "repair",
 	[STEP_VERIFY] = "verify",
 	[STEP_SMOKE] = "smoke",
 	[STEP_PUBLISH] = "publish",

@@ -739,6 +739,14 @@ format_size(struct buf *b, uint64_t bytes)
 		buf_addf(b, "%llu B", (unsigned long long)bytes);
 }
 
+const char *
+path_tail(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+
+	return slash ? slash + 1 : path;
+}
+
 int
 starts_with(const char *s, const char *prefix)
 {

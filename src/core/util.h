@@ -126,6 +126,8 @@ int parse_size(const char *s, uint64_t *out);
 /* Human-readable "12.3 GiB" into buf. */
 void format_size(struct buf *b, uint64_t bytes);
 
+/* The last component of a path: "x.so" for "torch/lib/x.so" (the whole path without a '/'). */
+const char *path_tail(const char *path);
 int starts_with(const char *s, const char *prefix);
 int ends_with(const char *s, const char *suffix);
 

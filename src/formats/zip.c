@@ -676,6 +676,35 @@ zip_read(const struct zip *z, const struct zip_entry *e,
 	return -1;
 }
 
+struct peek_ctx {
+	uint8_t *out;
+	size_t want, got;
+};
+
+static int
+peek_sink(void *vctx, const void *data, size_t n)
+{
+	struct peek_ctx *c = vctx;
+	size_t take = n < c->want - c->got ? n : c->want - c->got;
+
+	memcpy(c->out + c->got, data, take);
+	c->got += take;
+	/* Enough: stop the inflate here (the caller sees how much came, not an error). */
+	return c->got == c->want ? -1 : 0;
+}
+
+size_t
+zip_peek(const struct zip *z, const struct zip_entry *e, uint8_t *out, size_t n)
+{
+	struct peek_ctx c = { out, n, 0 };
+	struct buf why = BUF_INIT;
+
+	if (n)
+		zip_read(z, e, peek_sink, &c, &why);
+	buf_release(&why);
+	return c.got;
+}
+
 struct spill_sink {
 	int fd;
 	const char *dir;

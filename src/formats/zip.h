@@ -69,6 +69,11 @@ int zip_read(const struct zip *z, const struct zip_entry *e,
 int zip_read_all(const struct zip *z, const struct zip_entry *e, struct buf *out, uint64_t max,
 		 struct buf *why);
 /*
+ * The first `n` bytes of an entry (inflating no more than they need) into
+ * `out`: how many came, fewer for a shorter or unreadable entry.
+ */
+size_t zip_peek(const struct zip *z, const struct zip_entry *e, uint8_t *out, size_t n);
+/*
  * A member inflated into an unlinked temporary file (in $TMPDIR) and
  * mapped read-only: for readers that need random access to a library
  * (ELF section tables, dynamic symbols) without holding it in memory.

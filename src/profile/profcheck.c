@@ -500,6 +500,8 @@ const struct profile_key profile_keys[] = {
 	{ "wheel", "platform", KEY_STRING, AT(platform), 0, is_platform_policy,
 	  "must be auto, linux or a manylinux tag such as manylinux_2_28",
 	  "the platform tag: auto (what the libraries earn), linux, manylinux_2_X" },
+	{ "wheel", "repair", KEY_SWITCH, AT(repair), AT(repair_loc), NULL, "is on or off",
+	  "copy into the wheel the libraries it needs from this machine (auditwheel repair)" },
 	{ "wheel", "version_suffix", KEY_STRING, AT(version_suffix), 0, is_local_label,
 	  "must be a PEP 440 local label such as '+cu130'", "appended to version.txt" },
 	{ "runtime", "env", KEY_MAP, AT(runtime_env), AT(nruntime_env), NULL, NULL,

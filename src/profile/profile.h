@@ -116,6 +116,8 @@ struct profile {
 	size_t nbuild_env;
 	struct pvalue version_suffix;
 	struct pvalue platform;     /* wheel.platform: auto, linux, manylinux_2_X */
+	enum tri repair;            /* wheel.repair: copy in what the libraries need; unset = on */
+	struct loc repair_loc;
 	enum tri cxx11_abi;         /* build.cxx11_abi; unset = on (PyTorch since 2.6) */
 	struct loc cxx11_abi_loc;
 	struct pexception *exceptions;

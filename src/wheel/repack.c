@@ -22,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 #include <zlib.h>
@@ -82,16 +83,6 @@ member_rank(const char *name)
 	if (!slash || n <= sl || memcmp(slash - sl, ".dist-info", sl))
 		return 0;
 	return strcmp(slash + 1, "RECORD") ? 1 : 2;
-}
-
-static int
-by_member(const void *a, const void *b)
-{
-	const struct zip_entry *x = *(const struct zip_entry *const *)a;
-	const struct zip_entry *y = *(const struct zip_entry *const *)b;
-	int rx = member_rank(x->name), ry = member_rank(y->name);
-
-	return rx != ry ? rx - ry : strcmp(x->name, y->name);
 }
 
 static void
@@ -224,28 +215,54 @@ sha256_record(const struct buf *data, struct buf *out)
 	base64url_nopad(out, md, 32);
 }
 
-/* RECORD with WHEEL's row following the new WHEEL; the other rows as they were. */
+/* A RECORD row written anew: the member's new hash ("sha256=...") and size. */
+struct row_override {
+	const char *name;
+	struct buf hash;
+	uint64_t size;
+	int seen;
+};
+
+/*
+ * RECORD with the overridden rows following their new bytes (in place),
+ * the other rows as they were, and overrides the old RECORD lacks added
+ * before RECORD's own row (else at the end).
+ */
 static int
-rewrite_record(const char *text, size_t len, const char *wheel_name, const struct buf *wheel,
-	       const char *meta_name, const struct buf *meta, struct buf *out, struct buf *why)
+rewrite_record(const char *text, size_t len, const char *record_name, struct row_override *ov,
+	       size_t nov, struct buf *out, struct buf *why)
 {
 	struct record_row *rows;
-	size_t n;
+	size_t n, added = 0;
 
 	if (record_parse(text, len, &rows, &n, why) < 0)
 		return -1;
-	for (size_t i = 0; i < n; i++) {
-		const struct record_row *r = &rows[i];
+	for (size_t i = 0; i < n; i++)
+		for (size_t k = 0; k < nov && rows[i].nfields; k++)
+			ov[k].seen |= !strcmp(rows[i].fields[0], ov[k].name);
+	for (size_t i = 0; i <= n; i++) {
+		const struct record_row *r = i < n ? &rows[i] : NULL;
+		struct row_override *o = NULL;
 
-		if (!r->nfields)
+		if (r && !r->nfields)
 			continue;
+		if (!added && (!r || !strcmp(r->fields[0], record_name))) {
+			for (size_t k = 0; k < nov; k++) {
+				if (ov[k].seen)
+					continue;
+				csv_field(out, ov[k].name);
+				buf_addf(out, ",%s,%llu\n", ov[k].hash.s, (unsigned long long)ov[k].size);
+			}
+			added = 1;
+		}
+		if (!r)
+			break;
+		for (size_t k = 0; k < nov && !o; k++)
+			if (!strcmp(r->fields[0], ov[k].name))
+				o = &ov[k];
 		csv_field(out, r->fields[0]);
-		if (!strcmp(r->fields[0], wheel_name) || (meta_name && !strcmp(r->fields[0], meta_name))) {
-			const struct buf *d = !strcmp(r->fields[0], wheel_name) ? wheel : meta;
-
-			buf_addch(out, ',');
-			sha256_record(d, out);
-			buf_addf(out, ",%zu", d->len);
+		if (o) {
+			buf_addf(out, ",%s,%llu", o->hash.s, (unsigned long long)o->size);
 		} else {
 			for (size_t f = 1; f < r->nfields && f < 3; f++) {
 				buf_addch(out, ',');
@@ -384,6 +401,130 @@ finish(struct writer *w)
 	return rc;
 }
 
+/* A member of the new wheel: from the old one (e) or from a file (f). */
+struct slot {
+	const char *name;
+	const struct zip_entry *e;
+	const struct repack_file *f;
+};
+
+static int
+by_slot(const void *a, const void *b)
+{
+	const struct slot *x = a, *y = b;
+	int rx = member_rank(x->name), ry = member_rank(y->name);
+
+	return rx != ry ? rx - ry : strcmp(x->name, y->name);
+}
+
+/* A file deflated (raw, level 6) into `out`, with its CRC-32, size and RECORD hash. */
+static int
+deflate_file(const char *path, struct buf *out, uint32_t *crc, uint64_t *size, struct buf *hash,
+	     struct buf *why)
+{
+	unsigned char in[1 << 16], chunk[1 << 16];
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK), rc = -1, flush;
+	struct digest d;
+	uint8_t md[DIGEST_MAX];
+	z_stream zs;
+	struct stat st;
+
+	memset(&zs, 0, sizeof(zs));
+	if (fd < 0 || fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+		buf_addf(why, "cannot read '%s' as a regular file", path);
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	if (deflateInit2(&zs, 6, Z_DEFLATED, -15, 8, Z_DEFAULT_STRATEGY) != Z_OK) {
+		close(fd);
+		buf_addstr(why, "cannot start deflate");
+		return -1;
+	}
+	digest_init(&d, "sha256");
+	*crc = 0;
+	*size = 0;
+	do {
+		ssize_t n = read(fd, in, sizeof(in));
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			buf_addf(why, "cannot read '%s': %s", path, strerror(errno));
+			goto out;
+		}
+		*crc = (uint32_t)crc32(*crc, in, (uInt)n);
+		*size += (uint64_t)n;
+		digest_update(&d, in, (size_t)n);
+		flush = n ? Z_NO_FLUSH : Z_FINISH;
+		zs.next_in = in;
+		zs.avail_in = (uInt)n;
+		do {
+			zs.next_out = chunk;
+			zs.avail_out = sizeof(chunk);
+			deflate(&zs, flush);
+			buf_add(out, chunk, sizeof(chunk) - zs.avail_out);
+		} while (zs.avail_out == 0);
+	} while (flush != Z_FINISH);
+	digest_final(&d, md);
+	buf_addstr(hash, "sha256=");
+	base64url_nopad(hash, md, 32);
+	rc = 0;
+out:
+	if (rc < 0)
+		digest_abort(&d);
+	deflateEnd(&zs);
+	close(fd);
+	return rc;
+}
+
+/* The old members and the files, each name once, in the order the wheel is written. */
+static int
+plan_slots(const struct zip *z, const struct repack_opts *o, struct slot **out, size_t *n,
+	   struct buf *why)
+{
+	struct slot *s = xcalloc(z->n + o->nfiles + 1, sizeof(*s));
+	size_t k = 0;
+
+	for (size_t i = 0; i < o->nfiles; i++) {
+		const char *m = o->files[i].member;
+
+		if (!*m || m[0] == '/' || strstr(m, "..") || member_rank(m) != 0 || ends_with(m, "/")) {
+			buf_addf(why, "'%s' cannot be added to a wheel (a package file's path)", m);
+			free(s);
+			return -1;
+		}
+	}
+	for (size_t i = 0; i < z->n; i++) {
+		s[k].name = z->entries[i].name;
+		s[k].e = &z->entries[i];
+		for (size_t j = 0; j < o->nfiles && !s[k].f; j++)
+			if (!strcmp(o->files[j].member, s[k].name))
+				s[k].f = &o->files[j];
+		k++;
+	}
+	for (size_t j = 0; j < o->nfiles; j++) {
+		int found = 0;
+
+		for (size_t i = 0; i < k && !found; i++)
+			found = s[i].f == &o->files[j];
+		if (!found) {
+			s[k].name = o->files[j].member;
+			s[k++].f = &o->files[j];
+		}
+	}
+	qsort(s, k, sizeof(*s), by_slot);
+	*out = s;
+	*n = k;
+	return 0;
+}
+
+/* A member that comes from a file, deflated; its RECORD override follows WHEEL's and METADATA's. */
+struct file_data {
+	struct buf z;
+	uint32_t crc;
+};
+
 int
 wheel_repack(const char *in, const char *dir, const struct repack_opts *o, struct buf *out,
 	     struct buf *why)
@@ -392,8 +533,12 @@ wheel_repack(const char *in, const char *dir, const struct repack_opts *o, struc
 	struct writer w = { .fd = -1, .cd = BUF_INIT };
 	struct buf name = BUF_INIT, tmp = BUF_INIT, wheel = BUF_INIT, record = BUF_INIT;
 	struct buf text = BUF_INIT, meta = BUF_INIT;
-	const struct zip_entry **order = NULL, *wheel_e = NULL, *record_e = NULL, *meta_e = NULL;
+	const struct zip_entry *wheel_e = NULL, *record_e = NULL, *meta_e = NULL;
 	const char *base = strrchr(in, '/') ? strrchr(in, '/') + 1 : in;
+	struct slot *slots = NULL;
+	struct row_override *ov = NULL;
+	struct file_data *fd = NULL;
+	size_t nslots = 0, nov = 0;
 	int rc = -1;
 
 	if (zip_open(&z, in) < 0) {
@@ -408,11 +553,9 @@ wheel_repack(const char *in, const char *dir, const struct repack_opts *o, struc
 	} else {
 		buf_addstr(&name, base);
 	}
-	order = xcalloc(z.n ? z.n : 1, sizeof(*order));
 	for (size_t i = 0; i < z.n; i++) {
 		const struct zip_entry *e = &z.entries[i];
 
-		order[i] = e;
 		if (member_rank(e->name) == 2)
 			record_e = e;
 		else if (member_rank(e->name) == 1 && ends_with(e->name, "/WHEEL"))
@@ -429,7 +572,8 @@ wheel_repack(const char *in, const char *dir, const struct repack_opts *o, struc
 		buf_addf(why, "'%s' has no .dist-info/WHEEL or RECORD", in);
 		goto out;
 	}
-	qsort(order, z.n, sizeof(*order), by_member);
+	if (plan_slots(&z, o, &slots, &nslots, why) < 0)
+		goto out;
 	if (zip_read_all(&z, wheel_e, &text, 1 << 20, why) < 0)
 		goto out;
 	retag_wheel_file(text.s, o->platform, &wheel);
@@ -439,10 +583,27 @@ wheel_repack(const char *in, const char *dir, const struct repack_opts *o, struc
 			goto out;
 		pin_requirement(text.s, o->requires_name, o->requires, &meta);
 	}
+	/* RECORD's overrides: WHEEL, METADATA, then every file (deflated now, written below). */
+	ov = xcalloc(o->nfiles + 2, sizeof(*ov));
+	fd = xcalloc(o->nfiles + 1, sizeof(*fd));
+	ov[nov].name = wheel_e->name;
+	sha256_record(&wheel, &ov[nov].hash);
+	ov[nov++].size = wheel.len;
+	if (meta_e) {
+		ov[nov].name = meta_e->name;
+		sha256_record(&meta, &ov[nov].hash);
+		ov[nov++].size = meta.len;
+	}
+	for (size_t j = 0; j < o->nfiles; j++) {
+		ov[nov].name = o->files[j].member;
+		if (deflate_file(o->files[j].path, &fd[j].z, &fd[j].crc, &ov[nov].size, &ov[nov].hash,
+				 why) < 0)
+			goto out;
+		nov++;
+	}
 	buf_reset(&text);
 	if (zip_read_all(&z, record_e, &text, (uint64_t)1 << 30, why) < 0 ||
-	    rewrite_record(text.s, text.len, wheel_e->name, &wheel, meta_e ? meta_e->name : NULL,
-			   &meta, &record, why) < 0)
+	    rewrite_record(text.s, text.len, record_e->name, ov, nov, &record, why) < 0)
 		goto out;
 
 	buf_addf(&tmp, "%s/%s.tmp.%ld", dir, name.s, (long)getpid());
@@ -452,18 +613,24 @@ wheel_repack(const char *in, const char *dir, const struct repack_opts *o, struc
 		goto out;
 	}
 	dos_time(o->epoch, &w.time, &w.date);
-	for (size_t i = 0; i < z.n; i++) {
-		const struct zip_entry *e = order[i];
-		unsigned mode = ends_with(e->name, "/") ? 040755 :
-				(e->ext_attr >> 16) & 0111 ? 0100755 : 0100644;
+	for (size_t i = 0; i < nslots; i++) {
+		const struct zip_entry *e = slots[i].e;
 		int r;
 
-		if (e == wheel_e || e == record_e || e == meta_e) {
+		if (slots[i].f) {
+			size_t j = (size_t)(slots[i].f - o->files);
+
+			r = add_member(&w, slots[i].name, 8, fd[j].crc, fd[j].z.len, ov[nov - o->nfiles + j].size,
+				       slots[i].f->mode & 0111 ? 0100755 : 0100644, fd[j].z.s);
+		} else if (e == wheel_e || e == record_e || e == meta_e) {
 			const struct buf *d = e == wheel_e ? &wheel : e == meta_e ? &meta : &record;
 
 			r = add_member(&w, e->name, 0, (uint32_t)crc32(0, (const Bytef *)d->s,
 				       (uInt)d->len), d->len, d->len, 0100644, d->s);
 		} else {
+			unsigned mode = ends_with(e->name, "/") ? 040755 :
+					(e->ext_attr >> 16) & 0111 ? 0100755 : 0100644;
+
 			r = add_member(&w, e->name, e->method, e->crc, e->csize, e->usize, mode,
 				       z.data + e->data_off);
 		}
@@ -491,7 +658,13 @@ out:
 	if (rc < 0 && tmp.len)
 		unlink(tmp.s);
 	zip_close(&z);
-	free(order);
+	free(slots);
+	for (size_t k = 0; ov && k < nov; k++)
+		buf_release(&ov[k].hash);
+	for (size_t j = 0; fd && j < o->nfiles; j++)
+		buf_release(&fd[j].z);
+	free(ov);
+	free(fd);
 	buf_release(&w.cd);
 	buf_release(&name);
 	buf_release(&tmp);

@@ -10,13 +10,25 @@ struct buf;
  * data descriptors; member data copied as compressed, never recompressed.
  * With a platform tag, WHEEL's Tag lines, the file name and RECORD's row
  * for WHEEL follow it; with `requires`, METADATA's requirement on that
- * package (and RECORD's row for METADATA).
+ * package (and RECORD's row for METADATA). With `files`, those members
+ * come from files (deflated at level 6, the same bytes every time) and
+ * RECORD's rows follow them: replaced rows in place, added ones before
+ * RECORD's own row.
  */
+/* A member taken from a file instead of the wheel: it replaces the member of that name, or is added. */
+struct repack_file {
+	const char *member;    /* "torch/lib/libtorch_cpu.so", "torch.libs/libgomp-0123abcd.so.1" */
+	const char *path;      /* the file's bytes, deflated into the wheel */
+	unsigned mode;         /* 0644 or 0755 */
+};
+
 struct repack_opts {
 	const char *platform;  /* "manylinux_2_28_x86_64"; NULL keeps the wheel's */
 	long long epoch;       /* every member's time; before 1980 (or < 0): 1980-01-01 */
 	const char *requires_name; /* METADATA's Requires-Dist on this package ... */
 	const char *requires;      /* ... becomes this ("torch==2.11.0+cu130"), added if absent */
+	const struct repack_file *files; /* members replaced or added (RECORD follows them) */
+	size_t nfiles;
 };
 
 /*

@@ -30,7 +30,7 @@ p = json.load(open(sys.argv[1]))
 assert p["env"]["TORCH_CUDA_ARCH_LIST"] == "10.0+PTX", p["env"]
 assert p["env"]["USE_MSLK"] == "1" and "USE_FBGEMM_GENAI" not in p["env"]
 assert p["expected"] == {"sass": ["sm_100"], "ptx": ["compute_100"]}
-assert p["steps"] == ["fetch", "configure", "compile", "wheel", "verify", "smoke", "publish"]
+assert p["steps"] == ["fetch", "configure", "compile", "wheel", "repair", "verify", "smoke", "publish"]
 assert p["profile"]["source"]["repo"] == "https://github.com/pytorch/pytorch.git"
 PY
 # The search path: $BWBUILD_PROFILE_PATH after profiles/.

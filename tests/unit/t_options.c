@@ -158,7 +158,7 @@ t_errors(void)
 	CHECK_STR(err, "error: --choice is json or md, not 'xml'\n");
 	CHECK(parse_kinds("--choice js", &v) == PARSE_ERROR);
 	CHECK(parse_kinds("--step link", &v) == PARSE_ERROR);
-	CHECK_STR(err, "error: unknown step 'link' for --step (fetch, configure, compile, wheel, "
+	CHECK_STR(err, "error: unknown step 'link' for --step (fetch, configure, compile, wheel, repair, "
 		       "verify, smoke, publish)\n");
 	CHECK(parse_kinds("--gpu sm120x", &v) == PARSE_ERROR);
 	CHECK_STR(err, "error: 'sm120x' is not a GPU for --gpu (e.g. sm_121 or 12.1)\n");

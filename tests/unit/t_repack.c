@@ -7,6 +7,7 @@
 #include "../../src/formats/record.h"
 #include "../../src/formats/zip.h"
 #include "../../src/wheel/repack.h"
+#include "../../src/wheel/verify.h"
 #include "t.h"
 
 /*
@@ -65,7 +66,7 @@ record_hash(const struct buf *data, struct buf *out)
 static void
 t_rewrite(const char *dir)
 {
-	struct repack_opts o = { "manylinux_2_28_x86_64", 1700000000, "torch", "torch==2.6.0+cu128" };
+	struct repack_opts o = { .platform = "manylinux_2_28_x86_64", .epoch = 1700000000, .requires_name = "torch", .requires = "torch==2.6.0+cu128" };
 	struct buf in = BUF_INIT, out = BUF_INIT, why = BUF_INIT, m = BUF_INIT, h = BUF_INIT;
 	struct buf a = BUF_INIT, b = BUF_INIT, other = BUF_INIT;
 	struct record_row *rows = NULL;
@@ -165,7 +166,7 @@ t_rewrite(const char *dir)
 static void
 t_refused(const char *dir)
 {
-	struct repack_opts o = { "manylinux_2_28_x86_64", 0, NULL, NULL };
+	struct repack_opts o = { .platform = "manylinux_2_28_x86_64" };
 	struct buf out = BUF_INIT, why = BUF_INIT, p = BUF_INIT;
 
 	t_stderr_begin();
@@ -189,6 +190,54 @@ t_refused(const char *dir)
 	buf_release(&p);
 }
 
+/* Members from files: one replaced in place, one added; RECORD follows both, verify agrees. */
+static void
+t_files(const char *dir)
+{
+	struct buf out = BUF_INIT, why = BUF_INIT, m = BUF_INIT, lib = BUF_INIT, add = BUF_INIT;
+	struct wheel_report r;
+	struct repack_file files[2];
+	struct repack_opts o = { .files = files, .nfiles = 2 };
+	struct zip z;
+
+	buf_addf(&lib, "%s/new-init.py", dir);
+	buf_addf(&add, "%s/libx.so", dir);
+	CHECK(write_file_atomic(lib.s, "print('replaced')\n", 18) == 0);
+	CHECK(write_file_atomic(add.s, "not really a library", 20) == 0);
+	files[0] = (struct repack_file){ "tiny/__init__.py", lib.s, 0644 };
+	files[1] = (struct repack_file){ "tiny.libs/libx-01234567.so", add.s, 0755 };
+	CHECK(wheel_repack("tests/tmp/wheels/good/tiny-1.0-py3-none-any.whl", dir, &o, &out, &why) == 0);
+	CHECK(zip_open(&z, out.s) == 0);
+	CHECK(read_member(&z, "tiny/__init__.py", &m) == 0);
+	CHECK_STR(m.s, "print('replaced')\n");
+	CHECK(read_member(&z, "tiny.libs/libx-01234567.so", &m) == 0);
+	CHECK_STR(m.s, "not really a library");
+	CHECK(zip_find(&z, "tiny.libs/libx-01234567.so") &&
+	      (zip_find(&z, "tiny.libs/libx-01234567.so")->ext_attr >> 16) == 0100755);
+	CHECK(read_member(&z, "tiny-1.0.dist-info/RECORD", &m) == 0);
+	CHECK(strstr(m.s, "tiny.libs/libx-01234567.so,sha256=") != NULL);
+	/* The added row goes before RECORD's own, which stays last. */
+	CHECK(ends_with(m.s, "tiny-1.0.dist-info/RECORD,,\n"));
+	zip_close(&z);
+	CHECK(wheel_verify(&r, out.s, NULL) == 0 && r.errors.n == 0);
+	wheel_report_release(&r);
+
+	/* Only a package's files: never RECORD, WHEEL, a path out of the wheel or a directory. */
+	files[0].member = "tiny-1.0.dist-info/RECORD";
+	buf_reset(&why);
+	CHECK(wheel_repack("tests/tmp/wheels/good/tiny-1.0-py3-none-any.whl", dir, &o, &out, &why) < 0);
+	CHECK(strstr(why.s, "'tiny-1.0.dist-info/RECORD' cannot be added to a wheel") != NULL);
+	files[0].member = "../evil.py";
+	buf_reset(&why);
+	CHECK(wheel_repack("tests/tmp/wheels/good/tiny-1.0-py3-none-any.whl", dir, &o, &out, &why) < 0);
+	CHECK(strstr(why.s, "'../evil.py' cannot be added") != NULL);
+	buf_release(&out);
+	buf_release(&why);
+	buf_release(&m);
+	buf_release(&lib);
+	buf_release(&add);
+}
+
 void
 t_repack(void)
 {
@@ -208,6 +257,7 @@ t_repack(void)
 	CHECK(system(cmd.s) == 0);
 	t_rewrite(dir);
 	t_refused(dir);
+	t_files(dir);
 	buf_release(&cmd);
 	buf_release(&sub);
 	remove_tree(dir);

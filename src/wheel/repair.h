@@ -1,0 +1,66 @@
+#ifndef BWBUILD_REPAIR_H
+#define BWBUILD_REPAIR_H
+
+#include <stddef.h>
+
+#include "core/strvec.h"
+
+struct buf;
+struct json;
+
+/*
+ * The repair of a wheel, as auditwheel repair does it: every shared
+ * library a member needs (DT_NEEDED) that is neither in the wheel, nor on
+ * the manylinux or CUDA allow-lists, nor provided by the package the wheel
+ * builds on (an extension's torch) is copied in from this machine, with
+ * what it needs in turn, under a soname made unique by its content
+ * ("libgomp.so.1" -> "libgomp-1a2b3c4d.so.1", the first 8 hex digits of the
+ * file's sha256) into "<package>.libs/" at the wheel's top; each member
+ * that needs one gets DT_NEEDED rewritten to the new soname and a
+ * $ORIGIN-relative RUNPATH entry to that directory. A library is looked up
+ * as the dynamic loader would: the member's absolute RUNPATH/RPATH
+ * entries, LD_LIBRARY_PATH, ld.so.conf, the default directories; the
+ * file found must be an ELF of the member's class and machine.
+ * The ELF editing is patchelf's (argv, never a shell).
+ */
+struct repair_lib {
+	char *soname;   /* as the members need it: "libgomp.so.1" */
+	char *from;     /* the file copied in (links resolved) */
+	char *name;     /* "libgomp-1a2b3c4d.so.1" */
+	char *member;   /* "torch.libs/libgomp-1a2b3c4d.so.1" */
+	char *sha256;   /* hex, of the file copied in */
+	struct strvec needed_by; /* the members (or vendored sonames) that need it */
+};
+
+struct repair_result {
+	struct repair_lib *libs;
+	size_t n;
+	struct strvec patched; /* members whose DT_NEEDED/RUNPATH were rewritten */
+};
+
+struct repair_opts {
+	const struct strvec *provided; /* sonames the wheel's base package provides, or NULL */
+	const char *scratch;           /* a directory of bwbuild's own for the edited copies */
+	const char *patchelf;          /* the program; NULL: "patchelf" on PATH */
+	const char *ld_library_path;   /* as $LD_LIBRARY_PATH; NULL: none */
+	const char *ldconf;            /* "/etc/ld.so.conf"; NULL: the defaults only */
+	long long epoch;               /* the rewritten wheel's member time */
+};
+
+/*
+ * Repair the wheel at `in` into the directory `dir` (through a temporary
+ * name: the file name stays); the new path into `out`. A wheel that needs
+ * nothing is left as it is (`out` = `in`, res->n == 0). -1 with the reason
+ * in `why`: a library that cannot be found names the member that needs it
+ * and where it was looked for.
+ */
+int wheel_repair(const char *in, const char *dir, const struct repair_opts *o,
+		 struct repair_result *res, struct buf *out, struct buf *why);
+void repair_result_release(struct repair_result *res);
+/* [{soname, member, from, sha256, needed_by}] for the manifest. */
+struct json *repair_result_json(const struct repair_result *res);
+
+/* "libgomp-1a2b3c4d.so.1" for "libgomp.so.1" and a sha256 hex: the name auditwheel gives. */
+void repair_hashed_name(const char *soname, const char *sha256, struct buf *out);
+
+#endif

@@ -1,0 +1,125 @@
+/*
+ * The repair step of a build (src/build/step.h): between the wheel and its
+ * verify, the wheel in <work>/dist made to carry the libraries it needs
+ * from this machine (src/wheel/repair.c), the way auditwheel repair makes
+ * a manylinux wheel; what was copied in goes into the manifest.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "core/buf.h"
+#include "core/diag.h"
+#include "core/json.h"
+#include "core/util.h"
+#include "build/step.h"
+#include "wheel/repair.h"
+
+/* patchelf on PATH (its path into `out`): 1, else 0. */
+static int
+find_patchelf(struct buf *out)
+{
+	const char *path = getenv("PATH");
+
+	for (const char *p = path ? path : ""; *p;) {
+		size_t n = strcspn(p, ":");
+
+		buf_reset(out);
+		buf_add(out, p, n);
+		buf_addstr(out, "/patchelf");
+		if (n && access(out->s, X_OK) == 0 && is_regular(out->s))
+			return 1;
+		p += n + (p[n] == ':');
+	}
+	buf_reset(out);
+	return 0;
+}
+
+int
+repair_check(struct build *b)
+{
+	struct buf pe = BUF_INIT;
+
+	/* A wheel may need nothing copied in (patchelf is then never run): said, not refused. */
+	if (b->profile.repair != TRI_OFF && !find_patchelf(&pe))
+		warning("patchelf is not installed: a wheel whose libraries need one from this "
+			"machine (libgomp for OpenMP, a BLAS) cannot be repaired and fails verify; "
+			"install it (apt-get install patchelf) or set wheel.repair: off");
+	buf_release(&pe);
+	return 0;
+}
+
+/* <work>/repair, empty and this build's: no link at its name, nothing of an earlier run in it. */
+static int
+scratch_dir(const struct build *b, struct buf *dir)
+{
+	struct stat st;
+
+	buf_addf(dir, "%s/repair", b->plan.work_dir);
+	if (lstat(dir->s, &st) == 0 && !S_ISDIR(st.st_mode))
+		return error("'%s' is not a directory bwbuild made (a %s); remove it", dir->s,
+			     S_ISLNK(st.st_mode) ? "symbolic link" : "file");
+	if (remove_tree(dir->s) < 0 || mkdir(dir->s, 0700) < 0)
+		return error("cannot make '%s' afresh:", dir->s);
+	return 0;
+}
+
+int
+repair_run(struct build *b)
+{
+	struct repair_opts o = { .ldconf = "/etc/ld.so.conf", .epoch = b->epoch };
+	struct repair_result res;
+	struct buf scratch = BUF_INIT, dir = BUF_INIT, out = BUF_INIT, why = BUF_INIT, pe = BUF_INIT;
+	const char *env = getenv("SOURCE_DATE_EPOCH");
+	int rc = -1;
+
+	if (b->profile.repair == TRI_OFF) {
+		step_note(STEP_REPAIR, "skipped: wheel.repair is off (%s:%d)",
+			  b->profile.repair_loc.file, b->profile.repair_loc.line);
+		return 0;
+	}
+	if (env && *env)
+		o.epoch = strtoll(env, NULL, 10);
+	if (b->have_torch)
+		o.provided = &b->torch.sonames;
+	o.ld_library_path = getenv("LD_LIBRARY_PATH");
+	if (find_patchelf(&pe))
+		o.patchelf = pe.s;
+	if (scratch_dir(b, &scratch) < 0)
+		goto out;
+	o.scratch = scratch.s;
+	buf_addstr(&dir, b->wheel.s);
+	buf_setlen(&dir, (size_t)(strrchr(dir.s, '/') - dir.s));
+	if (wheel_repair(b->wheel.s, dir.s, &o, &res, &out, &why) < 0) {
+		error("cannot repair '%s': %s", b->wheel.s, why.s);
+		repair_result_release(&res);
+		goto out;
+	}
+	if (!res.n)
+		step_note(STEP_REPAIR, "nothing to copy in: every library the wheel needs is in it "
+			  "or on the manylinux/CUDA allow-lists");
+	for (size_t i = 0; i < res.n; i++)
+		step_note(STEP_REPAIR, "%s from %s as %s (needed by %s%s)", res.libs[i].soname,
+			  res.libs[i].from, res.libs[i].member, res.libs[i].needed_by.v[0],
+			  res.libs[i].needed_by.n > 1 ? " and others" : "");
+	if (res.n)
+		step_note(STEP_REPAIR, "%zu librar%s copied in, %zu member%s rewritten", res.n,
+			  res.n == 1 ? "y" : "ies", res.patched.n, res.patched.n == 1 ? "" : "s");
+	json_free(b->vendored);
+	b->vendored = repair_result_json(&res);
+	buf_reset(&b->wheel);
+	buf_addstr(&b->wheel, out.s);
+	repair_result_release(&res);
+	rc = 0;
+out:
+	if (scratch.len)
+		remove_tree(scratch.s);
+	buf_release(&scratch);
+	buf_release(&dir);
+	buf_release(&out);
+	buf_release(&why);
+	buf_release(&pe);
+	return rc;
+}
