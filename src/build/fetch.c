@@ -77,15 +77,15 @@ honours_build_version(const char *src)
  * "cpu" for a build with features.cuda off; "" when the toolkit says nothing.
  */
 static void
-accel_label(const struct build *b, struct buf *out)
+accel_label(const struct profile *p, struct buf *out)
 {
 	unsigned v;
 
-	if (b->profile.features[FEAT_CUDA] == TRI_OFF) {
+	if (p->features[FEAT_CUDA] == TRI_OFF) {
 		buf_addstr(out, "cpu");
 		return;
 	}
-	v = resolve_cuda_version(&b->profile);
+	v = resolve_cuda_version(p);
 	if (v)
 		buf_addf(out, "cu%u%u", v / 100, v % 100);
 }
@@ -175,7 +175,7 @@ wheel_version(struct build *b)
 		}
 		if (!release)
 			buf_addstr(&b->version, text.s);
-		accel_label(b, &accel);
+		accel_label(p, &accel);
 		wheel_variant_label(release ? NULL : b->commit.s, accel.s, p->name.str, &b->version);
 		goto out;
 	}
@@ -193,6 +193,39 @@ out:
 	buf_release(&text);
 	buf_release(&accel);
 	return ret;
+}
+
+void
+wheel_version_plan(const struct profile *p, const struct plan *pl, struct buf *out)
+{
+	const char *ref = p->source_ref.str;
+	struct buf rel = BUF_INIT, accel = BUF_INIT;
+
+	if (profile_is_extension(p) || pl->local_source || !ref) {
+		buf_addstr(out, "the tree's own (read at fetch)");
+		goto out;
+	}
+	/* Before the fetch a release tag's version.txt is taken to name that release (fetch checks it). */
+	if (release_version(ref, *ref == 'v' ? ref + 1 : ref, &rel)) {
+		buf_addstr(out, rel.s);
+		if (p->version_suffix.str) {
+			buf_addstr(out, p->version_suffix.str);
+		} else {
+			accel_label(p, &accel);
+			wheel_variant_label(NULL, accel.s, p->name.str, out);
+		}
+		buf_addf(out, " (the release of tag %s)", ref);
+	} else if (p->version_suffix.str) {
+		buf_addf(out, "version.txt%s (read at fetch)", p->version_suffix.str);
+	} else {
+		accel_label(p, &accel);
+		wheel_variant_label(NULL, accel.s, p->name.str, &rel);
+		buf_addf(out, "version.txt+git<commit>%s%s (read at fetch)", rel.len ? "." : "",
+			 rel.len ? rel.s + 1 : "");
+	}
+out:
+	buf_release(&rel);
+	buf_release(&accel);
 }
 
 /*

@@ -82,6 +82,12 @@ void extension_verify(struct build *b, int repacked);
  * variant label; empty for a tree that does not read PYTORCH_BUILD_VERSION.
  */
 int wheel_version(struct build *b);
+/*
+ * What wheel_version will give, as far as the profile tells before the
+ * fetch: "2.6.0+cpu.cpu (the release of tag v2.6.0)", or the form it takes
+ * from the tree ("version.txt+git<commit>.cu130.sm120 (read at fetch)").
+ */
+void wheel_version_plan(const struct profile *p, const struct plan *pl, struct buf *out);
 /* "2.6.0" into `out` for the ref v2.6.0 over a version.txt of "2.6.0a0": 1; else 0. */
 int release_version(const char *ref, const char *version_txt, struct buf *out);
 /* "+git<commit7>.<accel>.<profile>" (accel: cu130, cpu; no git part without a commit). */

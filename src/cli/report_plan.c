@@ -93,6 +93,9 @@ plan_view_text(const struct plan_view *v, struct buf *out)
 	size_t n = 0;
 
 	plan_format(v->pl, out);
+	buf_addstr(out, "\nwheel version ");
+	wheel_version_plan(p, v->pl, out);
+	buf_addch(out, '\n');
 	if (v->have_torch)
 		buf_addf(out, "\ntorch        %s %s  (%s)\n  carries    %s\n", v->torch.name,
 			 v->torch.version, v->torch.path, v->torch.targets);
@@ -125,6 +128,11 @@ plan_view_json(const struct plan_view *v)
 {
 	struct json *o = plan_json(v->pl), *t, *ps, *sel;
 	unsigned ver = kb_parse_version(v->p->source_ref.str);
+	struct buf wv = BUF_INIT;
+
+	wheel_version_plan(v->p, v->pl, &wv);
+	json_set(o, "wheel_version", json_string(wv.s));
+	buf_release(&wv);
 
 	if (v->have_torch) {
 		t = json_object();

@@ -83,6 +83,7 @@ kb_gpu_peak(const char *device_name, const char *dtype)
 static const struct companion_row {
 	unsigned torch, torchvision, torchaudio;
 } companions[] = {
+	{ 204, 19, 204 }, { 205, 20, 205 }, { 206, 21, 206 },
 	{ 207, 22, 207 }, { 208, 23, 208 }, { 209, 24, 209 }, { 210, 25, 210 }, { 211, 26, 211 },
 };
 
@@ -109,7 +110,7 @@ kb_companion_check(const char *project, unsigned version, unsigned torch, struct
 			torch_for = companions[i].torch;
 	}
 	if (!want && !torch_for) {
-		buf_addf(why, "bwbuild knows the %s releases for torch 2.7 to 2.11 only; %s %u.%u with "
+		buf_addf(why, "bwbuild knows the %s releases for torch 2.4 to 2.11 only; %s %u.%u with "
 			 "torch %u.%u is not checked", project, project, version / 100, version % 100,
 			 torch / 100, torch % 100);
 		return 1;

@@ -1,11 +1,11 @@
 # plan is clean on every shipped profile and prints the exact environment.
 . "$(dirname "$0")/lib.sh"
-# An extension profile's torch (sm120's last build) is not there: plan
-# refuses it as the build does, exit 2 (tests/cli/97 plans one that has it).
+# An extension profile's torch (its torch profile's last build) is not there:
+# plan refuses it as the build does, exit 2 (tests/cli/97 plans one that has it).
 for p in profiles/*.yaml; do
 	if grep -q '^kind: extension' "$p"; then
 		run 2 "$BW" plan --profile "$(basename "$p" .yaml)" --mem-budget 8G
-		contains "$TMP/err" "error: the torch profile 'sm120' has no published build"
+		contains "$TMP/err" "error: the torch profile '$(sed -n 's/^torch: //p' "$p")' has no published build"
 		continue
 	fi
 	run 0 "$BW" plan --profile "$(basename "$p" .yaml)" --mem-budget 8G
@@ -86,3 +86,17 @@ run 2 "$BW" plan --profile sm120 --set nodots
 contains "$TMP/err" "error: --set 'nodots' is not KEY=VALUE with a dotted key"
 run 2 "$BW" plan --profile sm120 --set cuda.archs=sm_120
 contains "$TMP/err" "--set cuda.archs=sm_120:1:1: error: 'sm_120' is not a TORCH_CUDA_ARCH_LIST entry; did you mean '12.0'?"
+
+# A build of a release tag plans as that release (no a0, no git part): the
+# shipped cpu profile at v2.6.0, and sm120 at another tag through --set.
+run 0 "$BW" plan --profile cpu
+contains "$TMP/out" "wheel version 2.6.0+cpu.cpu (the release of tag v2.6.0)"
+run 0 "$BW" plan --profile sm120 --set source.ref=v2.6.0 --set cuda.version=13.0 --json
+python3 - "$TMP/out" <<'PY'
+import json, sys
+p = json.load(open(sys.argv[1]))
+assert p["wheel_version"] == "2.6.0+cu130.sm120 (the release of tag v2.6.0)", p["wheel_version"]
+PY
+pass
+run 0 "$BW" plan --profile sm120 --set source.ref=main
+contains "$TMP/out" "wheel version version.txt+git<commit>.cu130.sm120 (read at fetch)"

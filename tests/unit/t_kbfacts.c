@@ -38,8 +38,15 @@ t_kbfacts(void)
 	CHECK(kb_companion_check("torchaudio", 208, 212, &why) == -1);
 	CHECK_STR(why.s, "torchaudio 2.8 is released for torch 2.8, not 2.12");
 	buf_reset(&why);
-	CHECK(kb_companion_check("torchvision", 21, 206, &why) == 1);
-	CHECK_STR(why.s, "bwbuild knows the torchvision releases for torch 2.7 to 2.11 only; "
-			 "torchvision 0.21 with torch 2.6 is not checked");
+	/* The pair of the real v2.6.0 build (torchvision 0.21.0, torchaudio 2.6.0). */
+	CHECK(kb_companion_check("torchvision", 21, 206, &why) == 0);
+	CHECK(kb_companion_check("torchaudio", 206, 206, &why) == 0);
+	CHECK(kb_companion_check("torchvision", 22, 206, &why) == -1);
+	CHECK_STR(why.s, "torchvision 0.22 is released for torch 2.7, not 2.6; torch 2.6 goes with "
+			 "torchvision 0.21 (tag v0.21.0)");
+	buf_reset(&why);
+	CHECK(kb_companion_check("torchvision", 18, 203, &why) == 1);
+	CHECK_STR(why.s, "bwbuild knows the torchvision releases for torch 2.4 to 2.11 only; "
+			 "torchvision 0.18 with torch 2.3 is not checked");
 	buf_release(&why);
 }
