@@ -17,7 +17,20 @@
 #   the first compile, which is then stopped with SIGTERM; NVML_INCLUDE, a
 #   directory with nvml.h, for a CUDA toolkit installed without its NVML
 #   header (v2.6.0's c10_cuda includes it; Debian's libnvidia-ml-dev has one);
-#   STEPS, a subset of "fetch configure cpu compile resume c10" (default all).
+#   STEPS, a subset of "fetch configure cpu compile resume c10" (default all),
+#   or of the whole-wheel proof (issue 35), named only when wanted:
+#     wheel       the shipped cpu profile built from fetch to published wheel
+#                 (hours on 2 cores; run it again to resume: nothing rebuilt)
+#     prove       verify, the manifest against what the installed torch says
+#                 of itself (scripts/torch-self-report.py), a fresh venv, a
+#                 slice of PyTorch's own tests from the tree (TEST_SLICE)
+#     companions  torchvision 0.21.0 and torchaudio 2.6.0 from Debian's .orig
+#                 tarballs (VISION_TARBALL, AUDIO_TARBALL) built on that
+#                 wheel, verified --against it, imported, their tests run
+#     warm        the cpu profile again in another work directory through the
+#                 first build's ccache: wall time and wheel sha256 compared
+#   PYDEPS, a directory of unpacked pure-Python packages for the venv (trixie's
+#   sympy 1.13, mpmath, typing_extensions >= 4.5, expecttest; README section 6).
 #
 # What it needs on Debian 12: cmake >= 3.27 (bookworm-backports), the Python
 # build deps (scripts/deps.sh installs them), libeigen3-dev, and
@@ -179,3 +192,38 @@ if want c10; then
 	tail -n 8 "$work/c10.log"
 	ls -la "$W/src/build/lib/libc10.so" "$W/src/build/lib/libc10_cuda.so"
 fi
+
+# ---- The whole wheel (issue 35): the shipped cpu profile, from fetch to publish.
+WW="$work/cpu-w1"
+OUT="$work/cpu-out"
+wheel_of() {
+	sed -n 's/^wheel: *//p' "$1" | tail -n 1
+}
+if want wheel; then
+	say "the cpu profile, whole: fetch, configure, compile, wheel, repair, verify, publish"
+	"$BW" plan --profile cpu | grep -E "^(profile|ref|archs|expected|wheel version)"
+	timed wheel "$BW" build --profile cpu --work "$WW" --out "$OUT"
+	grep -E "^(bwbuild|fetch|configure|repair|verify|publish):|up to date|done in" "$work/wheel.log" | tail -n 30
+fi
+venv="$work/venv"
+if want prove; then
+	say "verify, manifest, a fresh venv, PyTorch's own tests"
+	whl=$(ls "$OUT"/torch-*.whl | head -n 1)
+	ls -la "$whl"
+	sha256sum "$whl"
+	"$BW" verify "$whl" 2>&1 | tail -n 14
+	rm -rf "$venv"
+	python3 -m venv --system-site-packages "$venv"
+	"$venv/bin/python" -m pip install -q --no-index --no-deps "$whl"
+	site=$("$venv/bin/python" -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')
+	[ -n "${PYDEPS:-}" ] && cp -R "$PYDEPS"/. "$site/"
+	"$venv/bin/python" "$(dirname "$0")/torch-self-report.py" "${whl%.whl}.manifest.json"
+	"$venv/bin/python" -c 'import torch; x = torch.randn(64, 64, requires_grad=True); (x @ x).sum().backward(); print("import, matmul, backward:", torch.__version__, x.grad.shape)'
+	cd "$WW/src/test" || exit 1
+	for t in ${TEST_SLICE:-test_torch.py test_nn.py test_autograd.py}; do
+		timeout 1800 "$venv/bin/python" -m pytest -q -p no:cacheprovider -x --timeout=0 "$t" 2>&1 | tail -n 3 ||
+			timeout 1800 "$venv/bin/python" -m pytest -q -p no:cacheprovider "$t" 2>&1 | tail -n 3
+	done
+	cd - >/dev/null || exit 1
+fi
+

@@ -525,23 +525,153 @@ struct file_data {
 	uint32_t crc;
 };
 
+/* One repack: the old wheel, its special members made anew, the new members' order. */
+struct repack {
+	const struct repack_opts *o;
+	struct zip z;
+	const struct zip_entry *wheel_e, *record_e, *meta_e;
+	struct buf wheel, meta, record;
+	struct slot *slots;
+	size_t nslots;
+	struct row_override *ov;
+	size_t nov;
+	struct file_data *fd;
+};
+
+/* WHEEL, RECORD and (to pin) METADATA found; a member compressed another way refused. */
+static int
+find_special(struct repack *r, const char *in, struct buf *why)
+{
+	for (size_t i = 0; i < r->z.n; i++) {
+		const struct zip_entry *e = &r->z.entries[i];
+
+		if (member_rank(e->name) == 2)
+			r->record_e = e;
+		else if (member_rank(e->name) == 1 && ends_with(e->name, "/WHEEL"))
+			r->wheel_e = e;
+		else if (member_rank(e->name) == 1 && ends_with(e->name, "/METADATA") && r->o->requires)
+			r->meta_e = e;
+		if (e->method != 0 && e->method != 8) {
+			buf_addf(why, "'%s' uses compression method %u (only stored and deflate)",
+				 e->name, e->method);
+			return -1;
+		}
+	}
+	if (!r->wheel_e || !r->record_e) {
+		buf_addf(why, "'%s' has no .dist-info/WHEEL or RECORD", in);
+		return -1;
+	}
+	return 0;
+}
+
+/* The new WHEEL, METADATA, the files deflated, and RECORD following all of them. */
+static int
+make_members(struct repack *r, struct buf *why)
+{
+	const struct repack_opts *o = r->o;
+	struct buf text = BUF_INIT;
+	int rc = -1;
+
+	if (zip_read_all(&r->z, r->wheel_e, &text, 1 << 20, why) < 0)
+		goto out;
+	retag_wheel_file(text.s, o->platform, &r->wheel);
+	if (r->meta_e) {
+		buf_reset(&text);
+		if (zip_read_all(&r->z, r->meta_e, &text, 16 << 20, why) < 0)
+			goto out;
+		pin_requirement(text.s, o->requires_name, o->requires, &r->meta);
+	}
+	r->ov = xcalloc(o->nfiles + 2, sizeof(*r->ov));
+	r->fd = xcalloc(o->nfiles + 1, sizeof(*r->fd));
+	r->ov[r->nov].name = r->wheel_e->name;
+	sha256_record(&r->wheel, &r->ov[r->nov].hash);
+	r->ov[r->nov++].size = r->wheel.len;
+	if (r->meta_e) {
+		r->ov[r->nov].name = r->meta_e->name;
+		sha256_record(&r->meta, &r->ov[r->nov].hash);
+		r->ov[r->nov++].size = r->meta.len;
+	}
+	for (size_t j = 0; j < o->nfiles; j++) {
+		struct row_override *v = &r->ov[r->nov++];
+
+		v->name = o->files[j].member;
+		if (deflate_file(o->files[j].path, &r->fd[j].z, &r->fd[j].crc, &v->size, &v->hash,
+				 why) < 0)
+			goto out;
+	}
+	buf_reset(&text);
+	if (zip_read_all(&r->z, r->record_e, &text, (uint64_t)1 << 30, why) < 0 ||
+	    rewrite_record(text.s, text.len, r->record_e->name, r->ov, r->nov, &r->record, why) < 0)
+		goto out;
+	rc = 0;
+out:
+	buf_release(&text);
+	return rc;
+}
+
+/* Every member, in the slots' order, into the open writer. */
+static int
+write_members(struct repack *r, struct writer *w)
+{
+	const struct repack_opts *o = r->o;
+
+	for (size_t i = 0; i < r->nslots; i++) {
+		const struct zip_entry *e = r->slots[i].e;
+		const struct repack_file *f = r->slots[i].f;
+		int rc;
+
+		if (f) {
+			size_t j = (size_t)(f - o->files);
+
+			rc = add_member(w, r->slots[i].name, 8, r->fd[j].crc, r->fd[j].z.len,
+					r->ov[r->nov - o->nfiles + j].size,
+					f->mode & 0111 ? 0100755 : 0100644, r->fd[j].z.s);
+		} else if (e == r->wheel_e || e == r->record_e || e == r->meta_e) {
+			const struct buf *d = e == r->wheel_e ? &r->wheel :
+					      e == r->meta_e ? &r->meta : &r->record;
+
+			rc = add_member(w, e->name, 0, (uint32_t)crc32(0, (const Bytef *)d->s,
+					(uInt)d->len), d->len, d->len, 0100644, d->s);
+		} else {
+			unsigned mode = ends_with(e->name, "/") ? 040755 :
+					(e->ext_attr >> 16) & 0111 ? 0100755 : 0100644;
+
+			rc = add_member(w, e->name, e->method, e->crc, e->csize, e->usize, mode,
+					r->z.data + e->data_off);
+		}
+		if (rc < 0)
+			return -1;
+	}
+	return 0;
+}
+
+static void
+repack_release(struct repack *r)
+{
+	zip_close(&r->z);
+	free(r->slots);
+	for (size_t k = 0; r->ov && k < r->nov; k++)
+		buf_release(&r->ov[k].hash);
+	for (size_t j = 0; r->fd && j < r->o->nfiles; j++)
+		buf_release(&r->fd[j].z);
+	free(r->ov);
+	free(r->fd);
+	buf_release(&r->wheel);
+	buf_release(&r->meta);
+	buf_release(&r->record);
+}
+
 int
 wheel_repack(const char *in, const char *dir, const struct repack_opts *o, struct buf *out,
 	     struct buf *why)
 {
-	struct zip z;
+	struct repack r = { .o = o, .wheel = BUF_INIT, .meta = BUF_INIT, .record = BUF_INIT };
 	struct writer w = { .fd = -1, .cd = BUF_INIT };
-	struct buf name = BUF_INIT, tmp = BUF_INIT, wheel = BUF_INIT, record = BUF_INIT;
-	struct buf text = BUF_INIT, meta = BUF_INIT;
-	const struct zip_entry *wheel_e = NULL, *record_e = NULL, *meta_e = NULL;
+	struct buf name = BUF_INIT, tmp = BUF_INIT;
 	const char *base = strrchr(in, '/') ? strrchr(in, '/') + 1 : in;
-	struct slot *slots = NULL;
-	struct row_override *ov = NULL;
-	struct file_data *fd = NULL;
-	size_t nslots = 0, nov = 0;
 	int rc = -1;
 
-	if (zip_open(&z, in) < 0) {
+	if (zip_open(&r.z, in) < 0) {
 		buf_addf(why, "cannot read '%s' as a zip", in);
 		return -1;
 	}
@@ -553,59 +683,9 @@ wheel_repack(const char *in, const char *dir, const struct repack_opts *o, struc
 	} else {
 		buf_addstr(&name, base);
 	}
-	for (size_t i = 0; i < z.n; i++) {
-		const struct zip_entry *e = &z.entries[i];
-
-		if (member_rank(e->name) == 2)
-			record_e = e;
-		else if (member_rank(e->name) == 1 && ends_with(e->name, "/WHEEL"))
-			wheel_e = e;
-		else if (member_rank(e->name) == 1 && ends_with(e->name, "/METADATA") && o->requires)
-			meta_e = e;
-		if (e->method != 0 && e->method != 8) {
-			buf_addf(why, "'%s' uses compression method %u (only stored and deflate)",
-				 e->name, e->method);
-			goto out;
-		}
-	}
-	if (!wheel_e || !record_e) {
-		buf_addf(why, "'%s' has no .dist-info/WHEEL or RECORD", in);
+	if (find_special(&r, in, why) < 0 || plan_slots(&r.z, o, &r.slots, &r.nslots, why) < 0 ||
+	    make_members(&r, why) < 0)
 		goto out;
-	}
-	if (plan_slots(&z, o, &slots, &nslots, why) < 0)
-		goto out;
-	if (zip_read_all(&z, wheel_e, &text, 1 << 20, why) < 0)
-		goto out;
-	retag_wheel_file(text.s, o->platform, &wheel);
-	if (meta_e) {
-		buf_reset(&text);
-		if (zip_read_all(&z, meta_e, &text, 16 << 20, why) < 0)
-			goto out;
-		pin_requirement(text.s, o->requires_name, o->requires, &meta);
-	}
-	/* RECORD's overrides: WHEEL, METADATA, then every file (deflated now, written below). */
-	ov = xcalloc(o->nfiles + 2, sizeof(*ov));
-	fd = xcalloc(o->nfiles + 1, sizeof(*fd));
-	ov[nov].name = wheel_e->name;
-	sha256_record(&wheel, &ov[nov].hash);
-	ov[nov++].size = wheel.len;
-	if (meta_e) {
-		ov[nov].name = meta_e->name;
-		sha256_record(&meta, &ov[nov].hash);
-		ov[nov++].size = meta.len;
-	}
-	for (size_t j = 0; j < o->nfiles; j++) {
-		ov[nov].name = o->files[j].member;
-		if (deflate_file(o->files[j].path, &fd[j].z, &fd[j].crc, &ov[nov].size, &ov[nov].hash,
-				 why) < 0)
-			goto out;
-		nov++;
-	}
-	buf_reset(&text);
-	if (zip_read_all(&z, record_e, &text, (uint64_t)1 << 30, why) < 0 ||
-	    rewrite_record(text.s, text.len, record_e->name, ov, nov, &record, why) < 0)
-		goto out;
-
 	buf_addf(&tmp, "%s/%s.tmp.%ld", dir, name.s, (long)getpid());
 	w.fd = open(tmp.s, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);
 	if (w.fd < 0) {
@@ -613,33 +693,7 @@ wheel_repack(const char *in, const char *dir, const struct repack_opts *o, struc
 		goto out;
 	}
 	dos_time(o->epoch, &w.time, &w.date);
-	for (size_t i = 0; i < nslots; i++) {
-		const struct zip_entry *e = slots[i].e;
-		int r;
-
-		if (slots[i].f) {
-			size_t j = (size_t)(slots[i].f - o->files);
-
-			r = add_member(&w, slots[i].name, 8, fd[j].crc, fd[j].z.len, ov[nov - o->nfiles + j].size,
-				       slots[i].f->mode & 0111 ? 0100755 : 0100644, fd[j].z.s);
-		} else if (e == wheel_e || e == record_e || e == meta_e) {
-			const struct buf *d = e == wheel_e ? &wheel : e == meta_e ? &meta : &record;
-
-			r = add_member(&w, e->name, 0, (uint32_t)crc32(0, (const Bytef *)d->s,
-				       (uInt)d->len), d->len, d->len, 0100644, d->s);
-		} else {
-			unsigned mode = ends_with(e->name, "/") ? 040755 :
-					(e->ext_attr >> 16) & 0111 ? 0100755 : 0100644;
-
-			r = add_member(&w, e->name, e->method, e->crc, e->csize, e->usize, mode,
-				       z.data + e->data_off);
-		}
-		if (r < 0) {
-			buf_addf(why, "cannot write '%s': %s", tmp.s, strerror(errno));
-			goto out;
-		}
-	}
-	if (finish(&w) < 0 || fsync(w.fd) < 0) {
+	if (write_members(&r, &w) < 0 || finish(&w) < 0 || fsync(w.fd) < 0) {
 		buf_addf(why, "cannot write '%s': %s", tmp.s, strerror(errno));
 		goto out;
 	}
@@ -657,20 +711,9 @@ out:
 		close(w.fd);
 	if (rc < 0 && tmp.len)
 		unlink(tmp.s);
-	zip_close(&z);
-	free(slots);
-	for (size_t k = 0; ov && k < nov; k++)
-		buf_release(&ov[k].hash);
-	for (size_t j = 0; fd && j < o->nfiles; j++)
-		buf_release(&fd[j].z);
-	free(ov);
-	free(fd);
+	repack_release(&r);
 	buf_release(&w.cd);
 	buf_release(&name);
 	buf_release(&tmp);
-	buf_release(&wheel);
-	buf_release(&record);
-	buf_release(&text);
-	buf_release(&meta);
 	return rc;
 }
