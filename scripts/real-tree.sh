@@ -227,3 +227,40 @@ if want prove; then
 	cd - >/dev/null || exit 1
 fi
 
+
+# ---- The companions, version-locked to that wheel: Debian's .orig tarballs as tagged repositories.
+if want companions; then
+	say "torchvision 0.21.0 and torchaudio 2.6.0 on the wheel, verified --against it"
+	whl=$(ls "$OUT"/torch-*.whl | head -n 1)
+	here=$(cd "$(dirname "$0")" && pwd)
+	for c in "vision:${VISION_TARBALL:-}:v0.21.0:torchvision" "audio:${AUDIO_TARBALL:-}:v2.6.0:torchaudio"; do
+		repo=${c%%:*} rest=${c#*:}
+		tb=${rest%%:*} rest=${rest#*:}
+		tag=${rest%%:*} prof=${rest#*:}
+		if [ ! -d "$m/pytorch+$repo" ]; then
+			[ -f "$tb" ] || { echo "skipped $prof: no tarball (set ${repo}_TARBALL)"; continue; }
+			sh "$here/companion-repo.sh" "$tb" "$m/pytorch+$repo" "$tag"
+		fi
+		timed "$prof" "$BW" build --profile "$prof" --set "torch=$whl" --work "$work/$prof-w" \
+			--out "$work/$prof-out"
+		grep -E "goes with|repair:|verify:|publish:|done in" "$work/$prof.log" | tail -n 8
+		cw=$(ls "$work/$prof-out"/"$prof"-*.whl | head -n 1)
+		ls -la "$cw"
+		sha256sum "$cw"
+		"$BW" verify "$cw" --against "$whl" 2>&1 | tail -n 3
+		[ -x "$venv/bin/python" ] && "$venv/bin/python" -m pip install -q --no-index --no-deps "$cw"
+	done
+	# The wrong series is refused before anything compiles, naming the right one.
+	"$BW" plan --profile torchvision --set "torch=$whl" --set source.ref=v0.22.0 2>&1 | tail -n 2
+fi
+
+# ---- The warm rebuild: the same profile in another work directory, through the first one's ccache.
+if want warm; then
+	say "warm rebuild: the cpu profile in another work directory, through the first build's ccache"
+	timed warm "$BW" build --profile cpu --work "$work/cpu-w2" --out "$work/cpu-out2"
+	grep -E "cache|done in" "$work/warm.log" | tail -n 4
+	a=$(ls "$OUT"/torch-*.whl | head -n 1)
+	b=$(ls "$work/cpu-out2"/torch-*.whl | head -n 1)
+	sha256sum "$a" "$b"
+	cmp -s "$a" "$b" && echo "the same bytes" || "$BW" diff "${a%.whl}.manifest.json" "$b" 2>&1 | tail -n 20
+fi
