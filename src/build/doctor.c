@@ -25,6 +25,7 @@
 #include "core/proc.h"
 #include "profile/profile.h"
 #include "host/python.h"
+#include "sources/patch.h"
 #include "sources/treeneeds.h"
 #include "core/util.h"
 
@@ -669,6 +670,89 @@ check_nvml(struct doctor *d, const struct profile *p, const char *src, const cha
 	buf_release(&where);
 }
 
+/* What a --source tree lacks of its release's patches, with what to do. */
+static void
+patches_lacking(struct doctor *d, const struct profile *p, const char *src, unsigned v,
+		const struct buf *missing, size_t n, size_t of)
+{
+	const char *series = p->source_patches.str;
+	int cuda = p->features[FEAT_CUDA] != TRI_OFF;
+
+	add(d, cuda ? CHECK_FAIL : CHECK_WARN, "patches", "%s (torch %u.%u by its version.txt) "
+	    "lacks %zu of the %zu patch%s that source.patches '%s' applies to %u.%u, and a --source "
+	    "tree is built as it is: apply them there (git -C %s apply%s) or build without "
+	    "--source, which applies them%s", src, v / 100, v % 100, n, of, of == 1 ? "" : "es",
+	    series, v / 100, v % 100, src, missing->s, cuda ? "" : " (only a warning: features.cuda "
+	    "is off, and what they fix may be CUDA code alone)");
+}
+
+/*
+ * A --source tree is built as it is, so the patches of the profile's
+ * series for its release (by its version.txt) must be in it already: an
+ * unpatched v2.6.0 with CUDA 13 passes every other check here and stops
+ * in SortStable.cu (patch 0003) an hour into the build.
+ */
+static void
+check_patches(struct doctor *d, const struct profile *p, const struct plan *pl, const char *src)
+{
+	const char *series = p ? p->source_patches.str : NULL;
+	struct buf missing = BUF_INIT, odd = BUF_INIT, why = BUF_INIT;
+	struct patch_set ps;
+	size_t selected = 0, nmissing = 0;
+	unsigned v;
+
+	if (!pl || !pl->local_source || !src || !series || !*series || profile_is_extension(p))
+		return;
+	memset(&ps, 0, sizeof(ps));
+	if (patch_set_load(&ps, series) < 0) {
+		add(d, CHECK_FAIL, "patches", "source.patches '%s' cannot be read (the error above "
+		    "says why)", series);
+		goto out;
+	}
+	v = patch_tree_release(src);
+	for (size_t i = 0; i < ps.n; i++) {
+		if (!patch_selected(&ps.v[i], v))
+			continue;
+		selected++;
+		buf_reset(&why);
+		switch (patch_state(&ps.v[i], src, &why)) {
+		case PATCH_APPLIED:
+			break;
+		case PATCH_MISSING: {
+			/* absolute: the hint runs git in the tree */
+			char *abs = realpath(ps.v[i].path, NULL);
+
+			buf_addf(&missing, " %s", abs ? abs : ps.v[i].path);
+			free(abs);
+			nmissing++;
+			break;
+		}
+		case PATCH_NEITHER:
+			buf_addf(&odd, "%s%s (%s)", odd.len ? "; " : "", ps.v[i].file, why.s);
+			break;
+		}
+	}
+	if (nmissing)
+		patches_lacking(d, p, src, v, &missing, nmissing, selected);
+	if (odd.len)
+		add(d, CHECK_WARN, "patches", "of source.patches '%s', neither applied to %s nor "
+		    "applicable there: %s; the build takes the tree as it is", series, src, odd.s);
+	if (!nmissing && !odd.len && selected)
+		add(d, CHECK_OK, "patches", "%s has the %zu patch%s source.patches '%s' applies to "
+		    "torch %u.%u", src, selected, selected == 1 ? "" : "es", series, v / 100, v % 100);
+	else if (!selected && v)
+		add(d, CHECK_OK, "patches", "source.patches '%s' has none for torch %u.%u (%s's "
+		    "version.txt)", series, v / 100, v % 100, src);
+	else if (!selected)
+		add(d, CHECK_OK, "patches", "%s has no version.txt, and source.patches '%s' has no "
+		    "patch for every release", src, series);
+out:
+	patch_set_release(&ps);
+	buf_release(&missing);
+	buf_release(&odd);
+	buf_release(&why);
+}
+
 static void
 check_disk(struct doctor *d, const struct profile *p, const char *work_dir)
 {
@@ -801,6 +885,7 @@ doctor_run(struct doctor *d, const struct profile *p, const struct plan *pl, con
 			    "error above says why)", src, cuda_home);
 		buf_release(&said);
 	}
+	check_patches(d, p, pl, src);
 	check_library(d, p, FEAT_CUDNN, cuda_home, "cudnn_version.h", "libcudnn.so", "cuDNN");
 	check_library(d, p, FEAT_NCCL, cuda_home, "nccl.h", "libnccl.so", "NCCL (libnccl-dev)");
 	check_nvml(d, p, src, cuda_home);

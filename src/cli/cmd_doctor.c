@@ -33,7 +33,8 @@ cmd_doctor(int argc, char **argv, const struct command *cmd)
 		OPT_PROFILE_OPTIONS(&o, &sets),
 		OPT_REMOTE(&remote),
 		OPT_STRING(0, "source", &o.source_dir, "PATH",
-			   "check against this local tree (its imports, its CMake minimum); "
+			   "check against this local tree (its imports, its CMake minimum, the "
+			   "patches its release needs, which it must have: it is built as it is); "
 			   "default: the work tree's checkout when there is one"),
 		OPT_FLAG(0, "json", &json, "print the checklist as JSON"),
 		OPT_END(),
