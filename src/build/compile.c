@@ -50,6 +50,9 @@ compile_check(struct build *b)
 		note("python: %s; skipped:\n%.*s", b->python.s, (int)why.len - 1, why.s);
 	}
 	buf_release(&why);
+	/* features.numpy on without NumPy: refused before the fetch (the tree's default: at the fetch). */
+	if (!profile_is_extension(p) && b->python.len && numpy_check(p, NULL, b->python.s) < 0)
+		rc = -1;
 	/* Found here, before the fetch, not as a traceback after configure. */
 	if (nvcc_archs_check(b->plan.cuda_home, p) < 0)
 		rc = -1;

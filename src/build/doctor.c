@@ -5,7 +5,9 @@
  * a build's steps run before they start (nvcc's archs, cmake's version).
  * The report of the list (text, JSON) is doctor_report.c's.
  * Past 800 lines by design: one table of checks and their fixes, which
- * reads best whole; the remote hosts' checks are remotecheck.c's.
+ * reads best whole; the remote hosts' checks are remotecheck.c's, what a
+ * build of the tree needs beyond the toolchain (NumPy, the BLAS, a
+ * --source tree's patches) doctor_needs.c's.
  * May include: core/, formats/, host/, profile/, sources/, build/.
  */
 #include <stdarg.h>
@@ -25,7 +27,6 @@
 #include "core/proc.h"
 #include "profile/profile.h"
 #include "host/python.h"
-#include "sources/patch.h"
 #include "sources/treeneeds.h"
 #include "core/util.h"
 
@@ -45,23 +46,40 @@ min_driver(unsigned cuda)
 #define EXAMPLE_DISK (1ULL << 30)
 
 static void
+vadd(struct doctor *d, enum check_status st, const char *name, const char *fmt, va_list ap)
+{
+	struct buf b = BUF_INIT;
+
+	buf_vaddf(&b, fmt, ap);
+	ALLOC_GROW(d->checks, d->n + 1, d->cap);
+	d->checks[d->n].status = st;
+	d->checks[d->n].name = xstrdup(name);
+	d->checks[d->n].detail = buf_detach(&b);
+	d->n++;
+}
+
+static void
 add(struct doctor *d, enum check_status st, const char *name, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
 
 static void
 add(struct doctor *d, enum check_status st, const char *name, const char *fmt, ...)
 {
-	struct buf b = BUF_INIT;
 	va_list ap;
 
 	va_start(ap, fmt);
-	buf_vaddf(&b, fmt, ap);
+	vadd(d, st, name, fmt, ap);
 	va_end(ap);
-	ALLOC_GROW(d->checks, d->n + 1, d->cap);
-	d->checks[d->n].status = st;
-	d->checks[d->n].name = xstrdup(name);
-	d->checks[d->n].detail = buf_detach(&b);
-	d->n++;
+}
+
+void
+doctor_add(struct doctor *d, enum check_status st, const char *name, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vadd(d, st, name, fmt, ap);
+	va_end(ap);
 }
 
 /* Run argv quietly and keep its output; the exit status, or -1. */
@@ -260,6 +278,12 @@ real_tree(const struct profile *p, const char *src)
 	}
 	buf_release(&f);
 	return r;
+}
+
+int
+doctor_real_tree(const struct profile *p, const char *src)
+{
+	return real_tree(p, src);
 }
 
 /* The tree under src when it is there (a --source tree, or the work tree's checkout); else NULL. */
@@ -530,6 +554,8 @@ check_python(struct doctor *d, const struct profile *p, const char *src)
 		else
 			add(d, CHECK_OK, "python build", "'python3 -m build' available (pyproject trees)");
 		check_python_imports(d, p, py.s, src);
+		if (p)
+			doctor_check_numpy(d, p, py.s, src);
 	}
 	buf_release(&py);
 	buf_release(&why);
@@ -593,6 +619,12 @@ push_fields(struct strvec *sv, const char *s, char sep)
 			strvec_push_nodup(sv, xstrndup(s, n));
 		s += n + (e ? 1 : 0);
 	}
+}
+
+void
+doctor_push_fields(struct strvec *sv, const char *s, char sep)
+{
+	push_fields(sv, s, sep);
 }
 
 /*
@@ -668,89 +700,6 @@ check_nvml(struct doctor *d, const struct profile *p, const char *src, const cha
 	strvec_clear(&dirs);
 	buf_release(&f);
 	buf_release(&where);
-}
-
-/* What a --source tree lacks of its release's patches, with what to do. */
-static void
-patches_lacking(struct doctor *d, const struct profile *p, const char *src, unsigned v,
-		const struct buf *missing, size_t n, size_t of)
-{
-	const char *series = p->source_patches.str;
-	int cuda = p->features[FEAT_CUDA] != TRI_OFF;
-
-	add(d, cuda ? CHECK_FAIL : CHECK_WARN, "patches", "%s (torch %u.%u by its version.txt) "
-	    "lacks %zu of the %zu patch%s that source.patches '%s' applies to %u.%u, and a --source "
-	    "tree is built as it is: apply them there (git -C %s apply%s) or build without "
-	    "--source, which applies them%s", src, v / 100, v % 100, n, of, of == 1 ? "" : "es",
-	    series, v / 100, v % 100, src, missing->s, cuda ? "" : " (only a warning: features.cuda "
-	    "is off, and what they fix may be CUDA code alone)");
-}
-
-/*
- * A --source tree is built as it is, so the patches of the profile's
- * series for its release (by its version.txt) must be in it already: an
- * unpatched v2.6.0 with CUDA 13 passes every other check here and stops
- * in SortStable.cu (patch 0003) an hour into the build.
- */
-static void
-check_patches(struct doctor *d, const struct profile *p, const struct plan *pl, const char *src)
-{
-	const char *series = p ? p->source_patches.str : NULL;
-	struct buf missing = BUF_INIT, odd = BUF_INIT, why = BUF_INIT;
-	struct patch_set ps;
-	size_t selected = 0, nmissing = 0;
-	unsigned v;
-
-	if (!pl || !pl->local_source || !src || !series || !*series || profile_is_extension(p))
-		return;
-	memset(&ps, 0, sizeof(ps));
-	if (patch_set_load(&ps, series) < 0) {
-		add(d, CHECK_FAIL, "patches", "source.patches '%s' cannot be read (the error above "
-		    "says why)", series);
-		goto out;
-	}
-	v = patch_tree_release(src);
-	for (size_t i = 0; i < ps.n; i++) {
-		if (!patch_selected(&ps.v[i], v))
-			continue;
-		selected++;
-		buf_reset(&why);
-		switch (patch_state(&ps.v[i], src, &why)) {
-		case PATCH_APPLIED:
-			break;
-		case PATCH_MISSING: {
-			/* absolute: the hint runs git in the tree */
-			char *abs = realpath(ps.v[i].path, NULL);
-
-			buf_addf(&missing, " %s", abs ? abs : ps.v[i].path);
-			free(abs);
-			nmissing++;
-			break;
-		}
-		case PATCH_NEITHER:
-			buf_addf(&odd, "%s%s (%s)", odd.len ? "; " : "", ps.v[i].file, why.s);
-			break;
-		}
-	}
-	if (nmissing)
-		patches_lacking(d, p, src, v, &missing, nmissing, selected);
-	if (odd.len)
-		add(d, CHECK_WARN, "patches", "of source.patches '%s', neither applied to %s nor "
-		    "applicable there: %s; the build takes the tree as it is", series, src, odd.s);
-	if (!nmissing && !odd.len && selected)
-		add(d, CHECK_OK, "patches", "%s has the %zu patch%s source.patches '%s' applies to "
-		    "torch %u.%u", src, selected, selected == 1 ? "" : "es", series, v / 100, v % 100);
-	else if (!selected && v)
-		add(d, CHECK_OK, "patches", "source.patches '%s' has none for torch %u.%u (%s's "
-		    "version.txt)", series, v / 100, v % 100, src);
-	else if (!selected)
-		add(d, CHECK_OK, "patches", "%s has no version.txt, and source.patches '%s' has no "
-		    "patch for every release", src, series);
-out:
-	patch_set_release(&ps);
-	buf_release(&missing);
-	buf_release(&odd);
-	buf_release(&why);
 }
 
 static void
@@ -885,7 +834,9 @@ doctor_run(struct doctor *d, const struct profile *p, const struct plan *pl, con
 			    "error above says why)", src, cuda_home);
 		buf_release(&said);
 	}
-	check_patches(d, p, pl, src);
+	doctor_check_patches(d, p, pl, src);
+	if (p)
+		doctor_check_blas(d, p, src);
 	check_library(d, p, FEAT_CUDNN, cuda_home, "cudnn_version.h", "libcudnn.so", "cuDNN");
 	check_library(d, p, FEAT_NCCL, cuda_home, "nccl.h", "libnccl.so", "NCCL (libnccl-dev)");
 	check_nvml(d, p, src, cuda_home);
