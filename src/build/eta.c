@@ -175,10 +175,12 @@ eta_plan_parse_targets(struct eta_plan *e, const char *targets, const char *rule
 
 	memset(e, 0, sizeof(*e));
 	rules_parse(&r, rules);
-	for (const char *p = targets; p && *p; p += strcspn(p, "\n"), p += *p == '\n') {
+	for (const char *p = targets, *next; p && *p; p = next) {
 		size_t len = strcspn(p, "\n");
 		const char *sep = NULL, *d;
 		int same;
+
+		next = p + len + (p[len] == '\n');
 
 		/* the rule follows the last ": " (an output may hold one) */
 		for (const char *q = p; q + 1 < p + len; q++)
