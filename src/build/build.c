@@ -177,7 +177,8 @@ build_run(const struct build_opts *o)
 	}
 	ret = EXIT_FAIL;
 	fprintf(stderr, "bwbuild: profile '%s', archs %s, MAX_JOBS=%u, python %s\n",
-		b.profile.name.str, b.plan.arch_list, b.plan.jobs.jobs, b.python.s);
+		b.profile.name.str, b.profile.features[FEAT_CUDA] == TRI_OFF ? "none (no CUDA)" :
+		b.plan.arch_list, b.plan.jobs.jobs, b.python.s);
 	if (run_steps(&b, last) < 0)
 		goto out;
 	if (last < STEP_PUBLISH)

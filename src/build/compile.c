@@ -50,6 +50,9 @@ compile_check(struct build *b)
 		note("python: %s; skipped:\n%.*s", b->python.s, (int)why.len - 1, why.s);
 	}
 	buf_release(&why);
+	/* features.numpy on without NumPy: refused before the fetch (the tree's default: at the fetch). */
+	if (!profile_is_extension(p) && b->python.len && numpy_check(p, NULL, b->python.s) < 0)
+		rc = -1;
 	/* Found here, before the fetch, not as a traceback after configure. */
 	if (nvcc_archs_check(b->plan.cuda_home, p) < 0)
 		rc = -1;
@@ -276,32 +279,27 @@ out:
 }
 
 /*
- * What is left to build, by `ninja -n` in the configured build directory
- * (the targets of --targets, else everything): the ETA's weights. Left
- * empty (the steps' rate) where there is no build.ninja yet, as in a
+ * What is left to build, by ninja in the configured build directory (the
+ * targets of --targets, else everything): the ETA's weights. Left empty
+ * (the steps' rate) where there is no build.ninja yet, as in a
  * scikit-build-core tree whose configure runs inside the compile.
  */
 static void
 eta_plan_make(const struct build *b, struct eta_plan *e)
 {
-	struct proc pr = PROC_INIT;
-	struct buf dir = BUF_INIT, ninja = BUF_INIT, out = BUF_INIT;
+	struct buf dir = BUF_INIT, ninja = BUF_INIT;
+	struct strvec targets = STRVEC_INIT;
 
 	memset(e, 0, sizeof(*e));
 	buf_addf(&dir, "%s/build", b->plan.src_dir);
 	buf_addf(&ninja, "%s/build.ninja", dir.s);
-	if (b->era == ERA_EXTENSION || !path_exists(ninja.s))
-		goto out;
-	strvec_pushl(&pr.args, "ninja", "-C", dir.s, "-n", NULL);
 	if (b->opts && b->opts->targets)
-		push_targets(&pr.args, b->opts->targets);
-	if (proc_run_capture(&pr, &out) == 0)
-		eta_plan_parse(e, out.s);
-out:
-	proc_release(&pr);
+		push_targets(&targets, b->opts->targets);
+	if (b->era != ERA_EXTENSION && path_exists(ninja.s))
+		eta_plan_ninja(e, dir.s, &targets);
+	strvec_clear(&targets);
 	buf_release(&dir);
 	buf_release(&ninja);
-	buf_release(&out);
 }
 
 int

@@ -2,11 +2,9 @@
  * The configure step (configure.h): running the tree's configure with the
  * plan's environment, configure.stamp and what a changed one removes, a
  * cache left behind adopted when it matches, the read-back of what CMake
- * decided (features_effective) and the watch on a build that is already
- * running. How a tree is told to configure only is contract.c's.
- * Past 800 lines by design: the stamp, the adoption and the read-back are
- * parts of the one step that share its private helpers; what stands apart
- * (the configure-only contract) is already contract.c.
+ * decided and the watch on a build that is already running. How a tree is
+ * told to configure only is contract.c's; what the read-back concludes
+ * (features_effective, the BLAS, what CMake dropped), readback.c's.
  * May include: core/, formats/, host/, profile/, sources/, build/.
  */
 #include <sys/stat.h>
@@ -24,6 +22,7 @@
 
 #include "core/buf.h"
 #include "formats/cmakecache.h"
+#include "formats/cmakeopts.h"
 #include "build/configure.h"
 #include "core/diag.h"
 #include "core/fault.h"
@@ -36,106 +35,16 @@
 #include "core/strvec.h"
 #include "core/util.h"
 
-/* Why a tree turns a feature off by itself, where PyTorch's CMake says so. */
-static const char *
-off_reason(const struct profile *p, enum feature f, const struct cmake_cache *c)
-{
-	size_t i;
-	int reach80 = 0, has10 = 0;
-
-	for (i = 0; i < p->narchs; i++) {
-		reach80 |= p->archs[i].arch.major * 10 + p->archs[i].arch.minor >= 80;
-		has10 |= p->archs[i].arch.major == 10;
-	}
-	if (f != FEAT_CUDA && !cmake_truthy(cmakecache_get(c, "USE_CUDA")))
-		return "USE_CUDA is off, which turns every CUDA feature off";
-	switch (f) {
-	case FEAT_FLASH_ATTENTION:
-	case FEAT_MEM_EFF_ATTENTION:
-		return reach80 ? NULL : "no arch of 8.0 or newer in TORCH_CUDA_ARCH_LIST";
-	case FEAT_CUDNN:
-		return "CMake did not find cuDNN (cudnn_version.h); install it or set CUDNN_ROOT";
-	case FEAT_NCCL:
-		return "CMake did not find NCCL (nccl.h); install libnccl-dev, or set "
-		       "NCCL_INCLUDE_DIR with USE_SYSTEM_NCCL=1";
-	case FEAT_MSLK:
-	case FEAT_FBGEMM_GENAI:
-		return has10 ? "it needs CUDA 12.8 or newer" : "it needs a 10.x arch in TORCH_CUDA_ARCH_LIST";
-	case FEAT_CUDA:
-		return "CMake did not find a CUDA compiler (see CUDACXX and cuda.home)";
-	default:
-		return NULL;
-	}
-}
-
-/*
- * A feature's value as configure ended with it. The cache alone can lie:
- * a cmake_dependent_option whose condition failed keeps the user's value
- * as an INTERNAL entry (USE_FLASH_ATTENTION:INTERNAL=1) while the
- * variable CMake used is the forced value, OFF for every USE_* option in
- * PyTorch. The hook's dump (configure_hook) has plain KEY=VALUE lines.
- */
-static const char *
-effective_value(const struct cmake_cache *c, const char *key)
-{
-	const struct cmake_entry *e = NULL;
-
-	for (size_t i = 0; i < c->n; i++)
-		if (!strcmp(c->v[i].key, key))
-			e = &c->v[i];
-	if (!e)
-		return NULL;
-	if (e->type && !strcmp(e->type, "INTERNAL") && starts_with(key, "USE_"))
-		return "OFF";
-	return e->value;
-}
-
-int
-features_effective(const struct profile *p, const struct cmake_cache *c, const char *cache_path,
-		   struct json **effective)
-{
-	struct json *o = json_object();
-	int before = diag_errors;
-	size_t f;
-
-	for (f = 0; f < FEAT__COUNT; f++) {
-		const char *opt = feature_table[f].option;
-		const char *v = effective_value(c, opt);
-		struct json *e = json_object();
-		int eff;
-
-		json_set(e, "requested", p->features[f] == TRI_UNSET ? json_null() :
-					 json_string(p->features[f] == TRI_ON ? "on" : "off"));
-		json_set(e, "effective", v ? json_bool(cmake_truthy(v)) : json_null());
-		json_set(e, "option", json_string(opt));
-		json_set(o, feature_table[f].key, e);
-		if (!v || p->features[f] == TRI_UNSET)
-			continue;
-		eff = cmake_truthy(v);
-		if (p->features[f] == TRI_ON && !eff) {
-			const char *why = off_reason(p, (enum feature)f, c);
-
-			error_at(&p->feature_loc[f], "features.%s is on, but the build turned %s off%s%s "
-				 "(%s)", feature_table[f].key, opt, why ? ": " : "", why ? why : "",
-				 cache_path);
-		} else if (p->features[f] == TRI_OFF && eff) {
-			error_at(&p->feature_loc[f], "features.%s is off, but the build turned %s on (%s)",
-				 feature_table[f].key, opt, cache_path);
-		}
-	}
-	*effective = o;
-	return diag_errors > before ? -1 : 0;
-}
-
 /*
  * The hook CMake includes after the top-level project() (through
  * CMAKE_PROJECT_INCLUDE, which PyTorch's setup.py forwards like every
  * CMAKE_* variable): at the end of the top-level directory it writes
- * every USE_* and BUILD_* variable (BUILD_TEST) as configure ended with it, so the read-back sees
- * what options and later logic decided, not what the cache remembers.
+ * every USE_* and BUILD_* variable (BUILD_TEST) as configure ended with it, and the BLAS
+ * Dependencies.cmake settled on (BLAS_INFO, CAFFE2_USE_EIGEN_FOR_BLAS: plain variables, in no
+ * cache), so the read-back sees what options and later logic decided, not what the cache remembers.
  */
 static const char hook_text[] =
-	"# Written by bwbuild (src/build/configure.c): the USE_* and BUILD_* values configure ended with.\n"
+	"# Written by bwbuild (src/build/configure.c): the USE_*, BUILD_* and BLAS values configure ended with.\n"
 	"if(NOT _BWBUILD_EFFECTIVE_HOOK AND CMAKE_CURRENT_SOURCE_DIR STREQUAL CMAKE_SOURCE_DIR)\n"
 	"  set(_BWBUILD_EFFECTIVE_HOOK 1)\n"
 	"  # XNNPACK FORCE-sets the C/C++ launchers to any ccache it finds (v2.6.0:\n"
@@ -153,7 +62,7 @@ static const char hook_text[] =
 	"    get_cmake_property(_vars VARIABLES)\n"
 	"    set(_out \"\")\n"
 	"    foreach(_v IN LISTS _vars)\n"
-	"      if(_v MATCHES \"^(USE|BUILD)_[A-Za-z0-9_]+$\")\n"
+	"      if(_v MATCHES \"^((USE|BUILD)_[A-Za-z0-9_]+|BLAS|BLAS_INFO|CAFFE2_USE_EIGEN_FOR_BLAS|CAFFE2_USE_MKL)$\")\n"
 	"        string(APPEND _out \"${_v}=${${_v}}\\n\")\n"
 	"      endif()\n"
 	"    endforeach()\n"
@@ -177,12 +86,32 @@ configure_hook(const char *work_dir, struct buf *path)
 	return rc;
 }
 
+/* The read-back's closing lines: the BLAS row, the options CMake turned off that nobody asked off. */
+static int
+readback_notes(const struct profile *p, const struct plan *pl, const struct cmake_cache *c,
+	       const struct cmake_options *tree, const char *path, struct buf *notes)
+{
+	struct strvec dropped = STRVEC_INIT;
+	int rc = readback_blas(p, c, &pl->inherited, path, notes);
+
+	if (readback_dropped(c, tree, &pl->env, &pl->inherited, &dropped)) {
+		buf_addstr(notes, "  turned off by the tree's CMake though it defaults them on "
+			   "(neither the profile nor the environment asked):\n");
+		for (size_t i = 0; i < dropped.n; i++)
+			buf_addf(notes, "    %s\n", dropped.v[i]);
+	}
+	strvec_clear(&dropped);
+	return rc;
+}
+
 int
-configure_readback(const struct profile *p, const struct plan *pl, struct json **effective)
+configure_readback(const struct profile *p, const struct plan *pl, struct json **effective,
+		   struct buf *notes)
 {
 	struct buf path = BUF_INIT, text = BUF_INIT, why = BUF_INIT;
+	struct cmake_options tree;
 	struct cmake_cache c;
-	int rc = -1;
+	int rc = -1, have_tree;
 
 	*effective = NULL;
 	buf_addf(&path, "%s/build/" CONFIGURE_EFFECTIVE_FILE, pl->src_dir);
@@ -196,7 +125,15 @@ configure_readback(const struct profile *p, const struct plan *pl, struct json *
 		error("%s: %s", path.s, why.s);
 		goto out;
 	}
-	rc = features_effective(p, &c, path.s, effective);
+	/* What the tree defaults on, for what CMake dropped unasked (quietly without). */
+	diag_quiet++;
+	have_tree = cmakeopts_scan_tree(&tree, pl->src_dir) == 0;
+	diag_quiet--;
+	rc = features_effective(p, &c, path.s, have_tree ? &tree : NULL, effective);
+	if (readback_notes(p, pl, &c, have_tree ? &tree : NULL, path.s, notes) < 0)
+		rc = -1;
+	if (have_tree)
+		cmakeopts_release(&tree);
 	cmakecache_release(&c);
 out:
 	buf_release(&path);
@@ -461,7 +398,9 @@ print_effective(const struct json *effective, const struct plan *pl)
 		const struct json *req = json_get(items[i], "requested");
 		const struct json *eff = json_get(items[i], "effective");
 		const struct json *opt = json_get(items[i], "option");
-		const char *r = req && json_str(req) ? json_str(req) : "(tree)";
+		const struct json *def = json_get(items[i], "tree_default");
+		const char *r = req && json_str(req) ? json_str(req) : !def || !json_is_bool(def) ?
+				"(tree)" : json_is_true(def) ? "(tree: on)" : "(tree: off)";
 		const char *e = !eff || !json_is_bool(eff) ? "unset" : json_is_true(eff) ? "on" : "off";
 		const char *o = opt && json_str(opt) ? json_str(opt) : "?";
 		struct buf inherited = BUF_INIT;
@@ -486,11 +425,11 @@ print_effective(const struct json *effective, const struct plan *pl)
 int
 configure_settle(struct build *b)
 {
-	struct buf stamp = BUF_INIT, text = BUF_INIT;
+	struct buf stamp = BUF_INIT, text = BUF_INIT, notes = BUF_INIT;
 	int rc;
 
 	json_free(b->effective);
-	rc = configure_readback(&b->profile, &b->plan, &b->effective);
+	rc = configure_readback(&b->profile, &b->plan, &b->effective, &notes);
 	if (rc < 0) {
 		/* A feature CMake dropped because a check could not run (a full disk) says so. */
 		step_cause(STEP_CONFIGURE, &b->plan);
@@ -499,6 +438,7 @@ configure_settle(struct build *b)
 	} else {
 		if (b->effective)
 			print_effective(b->effective, &b->plan);
+		fputs(notes.s, stderr);
 		fault_point("configure-read-back");
 		stamp_path(b, &stamp);
 		stamp_text(b, &text);
@@ -506,6 +446,7 @@ configure_settle(struct build *b)
 	}
 	buf_release(&stamp);
 	buf_release(&text);
+	buf_release(&notes);
 	return rc;
 }
 

@@ -1,6 +1,8 @@
 #ifndef BWBUILD_CONFIGURE_H
 #define BWBUILD_CONFIGURE_H
 
+#include <stddef.h>
+
 #include "sources/era.h"
 
 struct profile;
@@ -12,12 +14,16 @@ struct cmake_cache;
  * After configure: what CMake really decided. Every feature the profile
  * sets is compared with its option in CMakeCache.txt (the tree turns some
  * off by itself: flash attention without an arch >= 8.0, cuDNN or NCCL not
- * found). `*effective` gets { feature: { requested, effective } } for the
- * manifest. A feature the build turned against the profile is an error
- * naming the reason where known; returns -1 after reporting such errors
- * (or an unreadable cache).
+ * found). `*effective` gets { feature: { requested, effective,
+ * tree_default } } for the manifest. A feature the build turned against
+ * the profile is an error naming the reason where known; returns -1 after
+ * reporting such errors (or an unreadable cache). `notes` gets the lines
+ * the read-back table ends with: the BLAS row (readback_blas) and the
+ * options CMake turned off that the tree defaults on (readback_dropped).
  */
-int configure_readback(const struct profile *p, const struct plan *pl, struct json **effective);
+struct buf;
+int configure_readback(const struct profile *p, const struct plan *pl, struct json **effective,
+		       struct buf *notes);
 
 /* What the CMake hook writes into the build directory; read before CMakeCache.txt. */
 #define CONFIGURE_EFFECTIVE_FILE "bwbuild-effective.txt"
@@ -74,9 +80,53 @@ int configure_cache_matches(const struct cmake_cache *c, const char *src_dir,
 /* What differs between two configure.stamp texts, as "  KEY: old -> new" lines. */
 void configure_stamp_diff(const char *old, const char *new_, struct buf *diff);
 
-/* The comparison itself, on a parsed cache (for tests). */
+/*
+ * The read-back's judgement (readback.c), on a parsed cache or the hook's
+ * dump. `tree`: the tree's option()s (cmakeopts.h), NULL when unknown.
+ */
+struct cmake_options;
+struct cmake_option;
+struct strvec;
+/* `key` as configure ended with it (a dependent option forced off reads OFF), or NULL. */
+const char *configure_effective_value(const struct cmake_cache *c, const char *key);
+/* Whether the tree declares `name` on by default: 1, 0, or -1 (not declared, or not a constant). */
+int tree_default_on(const struct cmake_options *tree, const char *name, const struct cmake_option **o);
+/*
+ * The profile's features against the cache: errors where the build turned
+ * one against the profile, a warning where it turned off one the profile
+ * leaves to the tree and the tree defaults on (features.numpy: USE_NUMPY
+ * OFF when CMake finds no NumPy).
+ */
 int features_effective(const struct profile *p, const struct cmake_cache *c, const char *cache_path,
-		       struct json **effective);
+		       const struct cmake_options *tree, struct json **effective);
+/*
+ * Every option the tree declares on that configure ended off, asked by
+ * nobody (not in the plan's `env`, not `inherited`): a line each into
+ * `out`, "NAME  FILE:LINE: why" (the option its condition needs, when off).
+ * Their number.
+ */
+size_t readback_dropped(const struct cmake_cache *c, const struct cmake_options *tree,
+			const struct strvec *env, const struct strvec *inherited, struct strvec *out);
+/*
+ * The BLAS configure ended with (BLAS, BLAS_INFO, USE_BLAS and
+ * CAFFE2_USE_EIGEN_FOR_BLAS from the hook's dump; BLAS and
+ * USE_EIGEN_FOR_BLAS from a cache): its row of the table into `row`
+ * (nothing for a tree without PyTorch's BLAS choice). Eigen's BLAS in
+ * place of another is an error where the profile named one (cmake.BLAS),
+ * -1 then, and a warning otherwise.
+ */
+int readback_blas(const struct profile *p, const struct cmake_cache *c, const struct strvec *inherited,
+		  const char *cache_path, struct buf *row);
+
+/* A BLAS PyTorch's CMake takes by name, the library it looks for and the Debian package with it. */
+struct blas_lib {
+	const char *name, *lib, *package;
+};
+/* By name, any case ("OpenBLAS", "MKL"); NULL for Eigen and the names of other systems. */
+const struct blas_lib *blas_lib_find(const char *name);
+/* The profile's cmake.BLAS entry, or NULL. */
+struct pkv;
+const struct pkv *profile_blas(const struct profile *p);
 
 /*
  * setuptools stages the package in <src>/build/lib.<platform>/ and

@@ -5,7 +5,9 @@
  * a build's steps run before they start (nvcc's archs, cmake's version).
  * The report of the list (text, JSON) is doctor_report.c's.
  * Past 800 lines by design: one table of checks and their fixes, which
- * reads best whole; the remote hosts' checks are remotecheck.c's.
+ * reads best whole; the remote hosts' checks are remotecheck.c's, what a
+ * build of the tree needs beyond the toolchain (NumPy, the BLAS, a
+ * --source tree's patches) doctor_needs.c's.
  * May include: core/, formats/, host/, profile/, sources/, build/.
  */
 #include <stdarg.h>
@@ -44,23 +46,40 @@ min_driver(unsigned cuda)
 #define EXAMPLE_DISK (1ULL << 30)
 
 static void
+vadd(struct doctor *d, enum check_status st, const char *name, const char *fmt, va_list ap)
+{
+	struct buf b = BUF_INIT;
+
+	buf_vaddf(&b, fmt, ap);
+	ALLOC_GROW(d->checks, d->n + 1, d->cap);
+	d->checks[d->n].status = st;
+	d->checks[d->n].name = xstrdup(name);
+	d->checks[d->n].detail = buf_detach(&b);
+	d->n++;
+}
+
+static void
 add(struct doctor *d, enum check_status st, const char *name, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
 
 static void
 add(struct doctor *d, enum check_status st, const char *name, const char *fmt, ...)
 {
-	struct buf b = BUF_INIT;
 	va_list ap;
 
 	va_start(ap, fmt);
-	buf_vaddf(&b, fmt, ap);
+	vadd(d, st, name, fmt, ap);
 	va_end(ap);
-	ALLOC_GROW(d->checks, d->n + 1, d->cap);
-	d->checks[d->n].status = st;
-	d->checks[d->n].name = xstrdup(name);
-	d->checks[d->n].detail = buf_detach(&b);
-	d->n++;
+}
+
+void
+doctor_add(struct doctor *d, enum check_status st, const char *name, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vadd(d, st, name, fmt, ap);
+	va_end(ap);
 }
 
 /* Run argv quietly and keep its output; the exit status, or -1. */
@@ -259,6 +278,12 @@ real_tree(const struct profile *p, const char *src)
 	}
 	buf_release(&f);
 	return r;
+}
+
+int
+doctor_real_tree(const struct profile *p, const char *src)
+{
+	return real_tree(p, src);
 }
 
 /* The tree under src when it is there (a --source tree, or the work tree's checkout); else NULL. */
@@ -529,6 +554,8 @@ check_python(struct doctor *d, const struct profile *p, const char *src)
 		else
 			add(d, CHECK_OK, "python build", "'python3 -m build' available (pyproject trees)");
 		check_python_imports(d, p, py.s, src);
+		if (p)
+			doctor_check_numpy(d, p, py.s, src);
 	}
 	buf_release(&py);
 	buf_release(&why);
@@ -592,6 +619,12 @@ push_fields(struct strvec *sv, const char *s, char sep)
 			strvec_push_nodup(sv, xstrndup(s, n));
 		s += n + (e ? 1 : 0);
 	}
+}
+
+void
+doctor_push_fields(struct strvec *sv, const char *s, char sep)
+{
+	push_fields(sv, s, sep);
 }
 
 /*
@@ -801,6 +834,9 @@ doctor_run(struct doctor *d, const struct profile *p, const struct plan *pl, con
 			    "error above says why)", src, cuda_home);
 		buf_release(&said);
 	}
+	doctor_check_patches(d, p, pl, src);
+	if (p)
+		doctor_check_blas(d, p, src);
 	check_library(d, p, FEAT_CUDNN, cuda_home, "cudnn_version.h", "libcudnn.so", "cuDNN");
 	check_library(d, p, FEAT_NCCL, cuda_home, "nccl.h", "libnccl.so", "NCCL (libnccl-dev)");
 	check_nvml(d, p, src, cuda_home);

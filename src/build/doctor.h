@@ -36,6 +36,23 @@ void doctor_format(const struct doctor *d, struct buf *out);
 struct json *doctor_json(const struct doctor *d);
 
 /*
+ * Between doctor.c and doctor_needs.c (the checks of what a build of the
+ * tree needs beyond the toolchain: NumPy, the BLAS, a --source tree's
+ * patches): one line of the checklist; whether the tree is a real
+ * PyTorch (the profile's repository, or torchgen under `src`); each
+ * non-empty field of `s` split at `sep` pushed.
+ */
+struct strvec;
+void doctor_add(struct doctor *d, enum check_status st, const char *name, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+int doctor_real_tree(const struct profile *p, const char *src);
+void doctor_push_fields(struct strvec *sv, const char *s, char sep);
+void doctor_check_numpy(struct doctor *d, const struct profile *p, const char *py, const char *src);
+void doctor_check_blas(struct doctor *d, const struct profile *p, const char *src);
+void doctor_check_patches(struct doctor *d, const struct profile *p, const struct plan *pl,
+			  const char *src);
+
+/*
  * Pure parsers, exposed for tests: "Cuda compilation tools, release 13.0,
  * V13.0.88" -> 1300; `nvcc --list-gpu-code` output -> 1 if it lists
  * sm_<cc>; nvidia-smi CSV "NVIDIA H100, 9.0, 580.159.03" -> cc 90, driver 580.
@@ -62,5 +79,19 @@ int cmake_version_check(const struct profile *p, const char *src);
 /* Which of `modules` the interpreter `py` cannot find (no module is run); -1 if it cannot be asked. */
 struct strvec;
 int python_missing(const char *py, const struct strvec *modules, struct strvec *missing);
+
+/*
+ * Whether the build needs NumPy from its interpreter, and why into `why`:
+ * features.numpy on, or unset where the tree's USE_NUMPY defaults on
+ * (`opts`: the tree's option()s; NULL: no tree here, where only
+ * `real` — a real PyTorch tree, whose default is on — counts). Without
+ * it PyTorch's CMake turns USE_NUMPY off with a warning in a log of
+ * thousands of lines, and the wheel lacks torch.from_numpy.
+ */
+struct cmake_options;
+int numpy_wanted(const struct profile *p, const struct cmake_options *opts, int real,
+		 struct buf *why);
+/* The build's check before anything compiles: -1 after reporting when `python` lacks a wanted NumPy. */
+int numpy_check(const struct profile *p, const struct cmake_options *opts, const char *python);
 
 #endif

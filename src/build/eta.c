@@ -2,6 +2,9 @@
 #include <string.h>
 
 #include "build/eta.h"
+#include "core/buf.h"
+#include "core/proc.h"
+#include "core/strvec.h"
 #include "core/util.h"
 
 /*
@@ -38,10 +41,24 @@ cmp_str(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
+/* Sort the descriptions and weigh them. */
+static size_t
+plan_finish(struct eta_plan *e)
+{
+	if (e->n)
+		qsort(e->desc, e->n, sizeof(*e->desc), cmp_str);
+	e->w = xmalloc((e->n ? e->n : 1) * sizeof(*e->w));
+	for (size_t i = 0; i < e->n; i++) {
+		e->w[i] = eta_weight(e->desc[i]);
+		e->total += e->w[i];
+	}
+	return e->n;
+}
+
 size_t
 eta_plan_parse(struct eta_plan *e, const char *text)
 {
-	size_t cap = 0, i;
+	size_t cap = 0;
 
 	memset(e, 0, sizeof(*e));
 	for (const char *p = text; p && *p;) {
@@ -51,35 +68,230 @@ eta_plan_parse(struct eta_plan *e, const char *text)
 		if (len > 4 && p[0] == '[' && close && (size_t)(close - p) + 2 <= len && close[1] == ' ') {
 			ALLOC_GROW(e->desc, e->n + 1, cap);
 			e->desc[e->n++] = xstrndup(close + 2, len - (size_t)(close - p) - 2);
+			/* CMake's description of the edge that regenerates build.ninja. */
+			e->regen |= starts_with(e->desc[e->n - 1], "Re-running CMake");
 		}
 		p += len + (p[len] == '\n');
 	}
-	if (e->n)
-		qsort(e->desc, e->n, sizeof(*e->desc), cmp_str);
-	e->w = xmalloc((e->n ? e->n : 1) * sizeof(*e->w));
-	for (i = 0; i < e->n; i++) {
-		e->w[i] = eta_weight(e->desc[i]);
-		e->total += e->w[i];
+	return plan_finish(e);
+}
+
+/* "RULE: DESCRIPTION" lines (a rule without one: "RULE"), sorted by rule, for bsearch. */
+struct rule_descs {
+	char **line; /* the lines, each cut after its rule name */
+	size_t n;
+};
+
+static void
+rules_parse(struct rule_descs *r, const char *text)
+{
+	size_t cap = 0;
+
+	memset(r, 0, sizeof(*r));
+	for (const char *p = text; p && *p;) {
+		size_t len = strcspn(p, "\n");
+		const char *colon = memchr(p, ':', len);
+		/* two NULs after the text: a line without ": DESCRIPTION" reads as an empty one */
+		char *l = xcalloc(len + 3, 1);
+
+		memcpy(l, p, len);
+		if (colon)
+			l[colon - p] = '\0';
+		ALLOC_GROW(r->line, r->n + 1, cap);
+		r->line[r->n++] = l;
+		p += len + (p[len] == '\n');
 	}
-	return e->n;
+	if (r->n)
+		qsort(r->line, r->n, sizeof(*r->line), cmp_str);
+}
+
+/* The description of `rule` ("" when it has none), or NULL for a rule not listed. */
+static const char *
+rules_find(const struct rule_descs *r, const char *rule)
+{
+	char **hit = r->n ? bsearch(&rule, r->line, r->n, sizeof(*r->line), cmp_str) : NULL;
+	const char *d;
+
+	if (!hit)
+		return NULL;
+	d = *hit + strlen(*hit);
+	/* the name was cut at its ':'; the description follows ": " when there is one */
+	return d[1] == ' ' ? d + 2 : "";
+}
+
+static void
+rules_release(struct rule_descs *r)
+{
+	for (size_t i = 0; i < r->n; i++)
+		free(r->line[i]);
+	free(r->line);
+}
+
+/* `desc` with ninja's $out (and CMake's $TARGET_FILE) as `out`; whether it named either. */
+static int
+describe(const char *desc, const char *out, struct buf *b)
+{
+	static const char *const vars[] = { "${out}", "$out", "${TARGET_FILE}", "$TARGET_FILE", NULL };
+	int named = 0;
+
+	buf_reset(b);
+	while (*desc) {
+		size_t i;
+
+		for (i = 0; vars[i] && !starts_with(desc, vars[i]); i++)
+			;
+		if (vars[i]) {
+			buf_addstr(b, out);
+			desc += strlen(vars[i]);
+			named = 1;
+		} else {
+			buf_addch(b, *desc++);
+		}
+	}
+	return named;
+}
+
+/* Whether an edge's output is already there (relative to the build directory). */
+static int
+output_exists(const char *build_dir, const char *out, struct buf *path)
+{
+	if (!build_dir)
+		return 0;
+	buf_reset(path);
+	if (*out == '/')
+		buf_addstr(path, out);
+	else
+		buf_addf(path, "%s/%s", build_dir, out);
+	return path_exists(path->s);
+}
+
+size_t
+eta_plan_parse_targets(struct eta_plan *e, const char *targets, const char *rules,
+		       const char *build_dir)
+{
+	struct rule_descs r;
+	struct buf out = BUF_INIT, rule = BUF_INIT, prev = BUF_INIT, desc = BUF_INIT, path = BUF_INIT;
+	size_t cap = 0;
+
+	memset(e, 0, sizeof(*e));
+	rules_parse(&r, rules);
+	for (const char *p = targets, *next; p && *p; p = next) {
+		size_t len = strcspn(p, "\n");
+		const char *sep = NULL, *d;
+		int same;
+
+		next = p + len + (p[len] == '\n');
+
+		/* the rule follows the last ": " (an output may hold one) */
+		for (const char *q = p; q + 1 < p + len; q++)
+			if (q[0] == ':' && q[1] == ' ')
+				sep = q;
+		if (!sep)
+			continue;
+		buf_reset(&out);
+		buf_add(&out, p, (size_t)(sep - p));
+		buf_reset(&rule);
+		buf_add(&rule, sep + 2, len - (size_t)(sep + 2 - p));
+		same = !strcmp(prev.s, rule.s);
+		buf_reset(&prev);
+		buf_addstr(&prev, rule.s);
+		d = rules_find(&r, rule.s);
+		if (!d || !strcmp(rule.s, "phony") || !strcmp(out.s, "build.ninja"))
+			continue;
+		/* An edge described by its own variables (a custom command's DESC) cannot be matched. */
+		if ((!describe(d, out.s, &desc) && same) || strchr(desc.s, '$') ||
+		    output_exists(build_dir, out.s, &path))
+			continue;
+		ALLOC_GROW(e->desc, e->n + 1, cap);
+		e->desc[e->n++] = buf_detach(&desc);
+	}
+	rules_release(&r);
+	buf_release(&out);
+	buf_release(&rule);
+	buf_release(&prev);
+	buf_release(&desc);
+	buf_release(&path);
+	return plan_finish(e);
+}
+
+/* `ninja ARGS...` in `dir`, its standard output into `out`; 0 when it exits 0. */
+static int
+ninja_capture(const char *dir, const struct strvec *args, struct buf *out)
+{
+	struct proc pr = PROC_INIT;
+	int rc;
+
+	pr.dir = dir;
+	strvec_push(&pr.args, "ninja");
+	for (size_t i = 0; i < args->n; i++)
+		strvec_push(&pr.args, args->v[i]);
+	rc = proc_run_capture(&pr, out);
+	proc_release(&pr);
+	return rc;
+}
+
+void
+eta_plan_ninja(struct eta_plan *e, const char *build_dir, const struct strvec *targets)
+{
+	struct strvec args = STRVEC_INIT;
+	struct buf out = BUF_INIT, rules = BUF_INIT;
+	struct eta_plan m;
+
+	memset(e, 0, sizeof(*e));
+	memset(&m, 0, sizeof(m));
+	strvec_push(&args, "-n");
+	for (size_t i = 0; targets && i < targets->n; i++)
+		strvec_push(&args, targets->v[i]);
+	if (ninja_capture(build_dir, &args, &out) == 0)
+		eta_plan_parse(e, out.s);
+	/* The manifest's edges are everything's: only for the default build, not --targets. */
+	if (!e->regen || (targets && targets->n))
+		goto out;
+	strvec_clear(&args);
+	strvec_pushl(&args, "-t", "rules", "-d", NULL);
+	if (ninja_capture(build_dir, &args, &rules) != 0)
+		goto out;
+	strvec_clear(&args);
+	strvec_pushl(&args, "-t", "targets", "all", NULL);
+	buf_reset(&out);
+	if (ninja_capture(build_dir, &args, &out) != 0 ||
+	    !eta_plan_parse_targets(&m, out.s, rules.s, build_dir))
+		goto out;
+	m.pre = e->n;
+	eta_plan_release(e);
+	*e = m;
+	memset(&m, 0, sizeof(m));
+out:
+	eta_plan_release(&m);
+	strvec_clear(&args);
+	buf_release(&out);
+	buf_release(&rules);
 }
 
 void
 eta_plan_done(struct eta_plan *e, const char *desc)
 {
 	char **hit = e->n ? bsearch(&desc, e->desc, e->n, sizeof(*e->desc), cmp_str) : NULL;
+	double w = hit ? e->w[hit - e->desc] : eta_weight(desc);
 
-	e->done += hit ? e->w[hit - e->desc] : eta_weight(desc);
-	if (e->done > e->total)
-		e->total = e->done;
+	e->done += w;
+	if (hit && e->hits < e->n) {
+		e->hit_w += w;
+		e->hits++;
+	}
 }
 
 double
 eta_seconds(const struct eta_plan *e, double elapsed, int done, int total)
 {
-	if (e && e->total > 0 && e->done > 0)
-		return elapsed * (e->total - e->done) / e->done;
-	return done > 0 ? elapsed * (total - done) / done : 0;
+	double mean, left;
+
+	if (!e || e->regen || e->done <= 0 || e->hits >= e->n || done > total)
+		return done > 0 ? elapsed * (total - done) / done : 0;
+	mean = (e->total - e->hit_w) / (double)(e->n - e->hits);
+	/* Until ninja restarts on the regenerated manifest its count is the regeneration's. */
+	left = total > 0 && (size_t)total <= e->pre ? (double)(e->n - e->hits) : (double)(total - done);
+	return elapsed * mean * left / e->done;
 }
 
 void

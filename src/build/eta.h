@@ -3,6 +3,8 @@
 
 #include <stddef.h>
 
+struct strvec;
+
 /*
  * The work ahead of a ninja build, weighted by kind, so that the ETA is
  * not fooled by the order of the steps: v2.6.0 starts with ~4,500 C
@@ -10,6 +12,12 @@
  * minutes (a finished-steps rate said "9 minutes" for a build of hours).
  * Made from `ninja -n` (one "[i/N] DESCRIPTION" line per edge still to
  * run); each finished edge's line adds its weight to `done`.
+ *
+ * A dry run stops where build.ninja itself must be regenerated (ninja -n
+ * returns once it would re-run CMake: v2.6.0's fresh tree lists only the
+ * ATen codegen and "Re-running CMake..."); such a list is not the build
+ * (`regen`), and the edges of the manifest whose outputs are missing
+ * (ninja -t targets all, ninja -t rules -d) stand in for it.
  */
 struct eta_plan {
 	char **desc;   /* sorted descriptions */
@@ -17,17 +25,44 @@ struct eta_plan {
 	size_t n;
 	double total;  /* the weight of every edge listed */
 	double done;   /* the weight of the edges finished so far */
+	double hit_w;  /* of `done`, the weight of the edges listed */
+	size_t hits;   /* how many listed edges have finished */
+	int regen;     /* the dry run stopped at build.ninja's regeneration */
+	size_t pre;    /* a plan of the manifest's edges: the regeneration's edges, which ninja runs and counts first */
 };
 
 /* The relative cost of an edge by its ninja description (pure). */
 double eta_weight(const char *desc);
 /* Parse `ninja -n` output into `e` (zeroed first); the number of edges. */
 size_t eta_plan_parse(struct eta_plan *e, const char *text);
+/*
+ * Parse `ninja -t targets all` ("OUTPUT: RULE" lines) with the rules'
+ * descriptions (`ninja -t rules -d`: "RULE: DESCRIPTION") into `e`
+ * (zeroed first): one entry per edge whose output is not yet under
+ * `build_dir` (NULL: every edge), described as ninja will describe it
+ * when it finishes ($out and CMake's $TARGET_FILE filled in). Phony edges,
+ * build.ninja's own and those described by variables of their own (a
+ * custom command's DESC: light, and never matched) are left out;
+ * consecutive outputs of one rule that names no output in its description
+ * count as one edge. The number of edges.
+ */
+size_t eta_plan_parse_targets(struct eta_plan *e, const char *targets, const char *rules,
+			      const char *build_dir);
+/*
+ * The plan of the ninja build in `build_dir` (the `targets`, NULL or empty:
+ * its default): `ninja -n`, or where that stops at the regeneration and no
+ * target is named, the manifest's edges. Left empty when ninja cannot say.
+ */
+void eta_plan_ninja(struct eta_plan *e, const char *build_dir, const struct strvec *targets);
 /* An edge finished: its weight counts as done (unknown descriptions count their kind's weight). */
 void eta_plan_done(struct eta_plan *e, const char *desc);
 /*
- * Seconds left: elapsed x (weight left / weight done) once some weight is
- * done, else the finished-steps rate (done of total steps in `elapsed`).
+ * Seconds left, from ninja's own count (`done` of `total` edges: the real
+ * count, which a plan made before the manifest's regeneration cannot
+ * know): the listed edges not finished yet at their mean weight, times
+ * the edges ninja says are left, against the weight done in `elapsed`.
+ * Without a plan that describes the build (none, a regeneration-only dry
+ * run, or every listed edge finished) the finished-steps rate.
  */
 double eta_seconds(const struct eta_plan *e, double elapsed, int done, int total);
 void eta_plan_release(struct eta_plan *e);

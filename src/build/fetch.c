@@ -7,6 +7,7 @@
 #include "build/build.h"
 #include "formats/cmakeopts.h"
 #include "core/diag.h"
+#include "build/doctor.h"
 #include "core/json.h"
 #include "core/strvec.h"
 #include "profile/knowledge.h"
@@ -247,6 +248,10 @@ check_tree_options(const struct build *b)
 		 pl->local_source ? pl->src_dir : b->profile.source_ref.str, b->commit.s);
 	step_note(STEP_FETCH, "%zu options declared in %zu build files", opts.n, opts.files);
 	rc = opts.n ? kb_check_tree(&b->profile, &opts, label.s, b->opts->r.strict) : 0;
+	/* The tree's default, now that it is here (features.numpy on: compile_check). */
+	if (b->profile.features[FEAT_NUMPY] == TRI_UNSET &&
+	    numpy_check(&b->profile, &opts, b->python.s) < 0)
+		rc = -1;
 	if (!opts.n)
 		warning("no option() in '%s'; the profile's features cannot be checked against it",
 			pl->src_dir);

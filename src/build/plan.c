@@ -94,7 +94,8 @@ plan_targets(const struct profile *p, struct strvec *sass, struct strvec *ptx)
 	struct buf b = BUF_INIT;
 	size_t i;
 
-	for (i = 0; i < p->narchs; i++) {
+	/* No CUDA, no CUDA code: archs a CPU profile inherits expect nothing. */
+	for (i = 0; feature_on_or_default(p, FEAT_CUDA) && i < p->narchs; i++) {
 		arch_sass_name(&p->archs[i].arch, &b);
 		strvec_push(sass, b.s);
 		buf_reset(&b);
@@ -402,32 +403,13 @@ add_loc(struct buf *out, const struct loc *l)
 		buf_addf(out, "  (%s:%d)", l->file, l->line);
 }
 
+/* The archs and the code every CUDA library is expected to carry. */
 static void
-format_source(const struct plan *pl, struct buf *out)
+format_archs(const struct plan *pl, struct buf *out)
 {
 	const struct profile *p = pl->profile;
 	size_t i;
 
-	buf_addf(out, "profile      %s  (%s)\n", p->name.str, p->path);
-	if (p->description.str) {
-		buf_addf(out, "description  %s", p->description.str);
-		add_loc(out, &p->description.loc);
-		buf_addstr(out, "\n");
-	}
-	buf_addf(out, "source       %s", p->source_repo.str);
-	add_loc(out, &p->source_repo.loc);
-	buf_addf(out, "\nref          %s", p->source_ref.str);
-	add_loc(out, &p->source_ref.loc);
-	if (pl->local_source)
-		buf_addf(out, "\nsource tree  %s  (--source: built as it is, at whatever commit it "
-			 "is; the ref above is not checked out)", pl->src_dir);
-	if (p->cuda_version.str) {
-		buf_addf(out, "\ncuda         %s", p->cuda_version.str);
-		add_loc(out, &p->cuda_version.loc);
-	}
-	buf_addf(out, "\ncuda home    %s", pl->cuda_home);
-	if (p->cuda_home.str)
-		add_loc(out, &p->cuda_home.loc);
 	buf_addf(out, "\narchs        %s\n", pl->arch_list);
 	for (i = 0; i < p->narchs; i++) {
 		struct buf a = BUF_INIT;
@@ -454,6 +436,41 @@ format_source(const struct plan *pl, struct buf *out)
 		add_loc(out, &p->cuda_ptx.loc);
 	}
 	buf_addstr(out, "\n");
+}
+
+static void
+format_source(const struct plan *pl, struct buf *out)
+{
+	const struct profile *p = pl->profile;
+	size_t i;
+
+	buf_addf(out, "profile      %s  (%s)\n", p->name.str, p->path);
+	if (p->description.str) {
+		buf_addf(out, "description  %s", p->description.str);
+		add_loc(out, &p->description.loc);
+		buf_addstr(out, "\n");
+	}
+	buf_addf(out, "source       %s", p->source_repo.str);
+	add_loc(out, &p->source_repo.loc);
+	buf_addf(out, "\nref          %s", p->source_ref.str);
+	add_loc(out, &p->source_ref.loc);
+	if (pl->local_source)
+		buf_addf(out, "\nsource tree  %s  (--source: built as it is, at whatever commit it "
+			 "is; the ref above is not checked out)", pl->src_dir);
+	if (p->cuda_version.str) {
+		buf_addf(out, "\ncuda         %s", p->cuda_version.str);
+		add_loc(out, &p->cuda_version.loc);
+	}
+	buf_addf(out, "\ncuda home    %s", pl->cuda_home);
+	if (p->cuda_home.str)
+		add_loc(out, &p->cuda_home.loc);
+	if (feature_on_or_default(p, FEAT_CUDA)) {
+		format_archs(pl, out);
+	} else {
+		buf_addstr(out, "\narchs        none: features.cuda is off");
+		add_loc(out, &p->feature_loc[FEAT_CUDA]);
+		buf_addstr(out, "\nexpected     no CUDA code: no CUDA library, no SASS, no PTX\n");
+	}
 	for (i = 0; i < p->nexceptions; i++) {
 		const struct pexception *e = &p->exceptions[i];
 
@@ -731,6 +748,7 @@ plan_json(const struct plan *pl)
 	json_set(o, "profile", profile_json(pl->profile));
 	json_set(o, "torch_cuda_arch_list", json_string(pl->arch_list));
 	json_set(o, "arch_source", pl->arch_source ? json_string(pl->arch_source) : json_null());
+	json_set(exp, "cuda", json_bool(feature_on_or_default(pl->profile, FEAT_CUDA)));
 	json_set(exp, "sass", json_string_array(pl->sass.v, pl->sass.n));
 	json_set(exp, "ptx", json_string_array(pl->ptx.v, pl->ptx.n));
 	json_set(o, "expected", exp);

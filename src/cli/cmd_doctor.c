@@ -16,11 +16,12 @@
 static const char about[] =
 	"A preflight checklist before a long build: nvcc and the archs it can build,\n"
 	"the host gcc against that nvcc's range, cmake (>= 3.27 for real PyTorch trees)\n"
-	"and ninja, Python with setuptools/wheel (and 'build' for pyproject trees),\n"
-	"cuDNN and NCCL when the profile turns them on, free disk, the memory budget,\n"
-	"and, where nvidia-smi finds GPUs, the driver (>= 570) and whether the profile's\n"
-	"archs run on each; without --profile, only the toolchain. Exit 1 when something\n"
-	"required is missing.\n";
+	"and ninja, Python with setuptools/wheel (and 'build' for pyproject trees) and\n"
+	"NumPy where the build uses it, the BLAS (cmake.BLAS, else PyTorch's MKL), a\n"
+	"--source tree's patches, cuDNN and NCCL when the profile turns them on, free\n"
+	"disk, the memory budget, and, where nvidia-smi finds GPUs, the driver (>= 570)\n"
+	"and whether the profile's archs run on each; without --profile, only the\n"
+	"toolchain. Exit 1 when something required is missing.\n";
 
 int
 cmd_doctor(int argc, char **argv, const struct command *cmd)
@@ -33,7 +34,8 @@ cmd_doctor(int argc, char **argv, const struct command *cmd)
 		OPT_PROFILE_OPTIONS(&o, &sets),
 		OPT_REMOTE(&remote),
 		OPT_STRING(0, "source", &o.source_dir, "PATH",
-			   "check against this local tree (its imports, its CMake minimum); "
+			   "check against this local tree (its imports, its CMake minimum, the "
+			   "patches its release needs, which it must have: it is built as it is); "
 			   "default: the work tree's checkout when there is one"),
 		OPT_FLAG(0, "json", &json, "print the checklist as JSON"),
 		OPT_END(),

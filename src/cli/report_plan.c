@@ -52,7 +52,8 @@ plan_view_make(struct plan_view *v, const struct plan *pl, const struct profile 
 	memset(&pr, 0, sizeof(pr));
 	b.plan = *pl;
 	b.epoch = -1;
-	if (v->have_patches)
+	/* A --source tree gets nothing of the series, its env included (as fetch.c builds it). */
+	if (v->have_patches && !pl->local_source)
 		b.patches = v->ps;
 	if (v->have_torch) {
 		b.torch = v->torch;
@@ -110,6 +111,20 @@ plan_view_text(const struct plan_view *v, struct buf *out)
 	}
 	if (!v->have_patches)
 		return;
+	if (v->pl->local_source) {
+		unsigned tv = patch_tree_release(v->pl->src_dir);
+
+		/* Not the profile's ref: that is not what is built. */
+		buf_addf(out, "\npatches      none: a --source tree is built as it is (source.patches "
+			 "'%s' is not applied)\n", p->source_patches.str);
+		for (size_t i = 0; tv && i < v->ps.n; i++)
+			n += patch_selected(&v->ps.v[i], tv);
+		if (n)
+			buf_addf(out, "  the series has %zu for torch %u.%u (its version.txt): 'bwbuild "
+				 "doctor --source %s' says whether the tree has them\n", n, tv / 100,
+				 tv % 100, v->pl->src_dir);
+		return;
+	}
 	buf_addf(out, "\npatches (%s, for %s)\n", v->ps.index,
 		 ver ? p->source_ref.str : "an unknown release: only patches without 'when'");
 	for (size_t i = 0; i < v->ps.n; i++) {
@@ -156,7 +171,10 @@ plan_view_json(const struct plan_view *v)
 	sel = json_array();
 	json_set(ps, "project", json_string(v->ps.project));
 	json_set(ps, "index", json_string(v->ps.index));
-	for (size_t i = 0; i < v->ps.n; i++) {
+	/* A --source tree is built as it is: nothing of the series reaches it. */
+	if (v->pl->local_source)
+		json_set(ps, "not_applied", json_string("a --source tree is built as it is"));
+	for (size_t i = 0; !v->pl->local_source && i < v->ps.n; i++) {
 		struct json *e;
 
 		if (!patch_selected(&v->ps.v[i], ver))

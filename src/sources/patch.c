@@ -55,6 +55,33 @@ is_applied(const struct patch *pt, const char *src)
 	return applied;
 }
 
+enum patch_state
+patch_state(const struct patch *pt, const char *src, struct buf *why)
+{
+	struct buf git = BUF_INIT, rev = BUF_INIT, ignored = BUF_INIT;
+	enum patch_state st = PATCH_NEITHER;
+
+	buf_addf(&git, "%s/.git", src);
+	if (path_exists(git.s)) {
+		if (is_applied(pt, src))
+			st = PATCH_APPLIED;
+		else if (apply(pt, src, 0, 1, why) == 0)
+			st = PATCH_MISSING;
+	} else if (patch_check_tree(pt, src, why) == 0) {
+		patch_reverse(pt->text, pt->len, &rev);
+		if (patch_lines_found(rev.s, rev.len, src, &ignored) == 1)
+			st = PATCH_APPLIED;
+		else if (patch_lines_found(pt->text, pt->len, src, why) == 1)
+			st = PATCH_MISSING;
+		else if (!why->len)
+			buf_addf(why, "a binary patch: only git can tell ('%s' is no checkout)", src);
+	}
+	buf_release(&git);
+	buf_release(&rev);
+	buf_release(&ignored);
+	return st;
+}
+
 static int
 unapply(const struct patch *pt, const char *src, struct buf *why)
 {

@@ -59,6 +59,25 @@ int patch_selected(const struct patch *pt, unsigned version);
 /* ">=2.9,<2.12" against major*100+minor; -1 with a reason when malformed. */
 int patch_when_matches(const char *when, unsigned version, struct buf *why);
 
+/* The release of the tree at `src` by its version.txt ("2.6.0a0" -> 206); 0 when it has none. */
+unsigned patch_tree_release(const char *src);
+
+/*
+ * Whether `pt` is in the tree at `src`, decided as patches_apply decides:
+ * applied (its reverse applies), missing (it applies), or neither (the
+ * files differ from what it was made against; `why` says where). A tree
+ * that is no git checkout is judged by its text alone (patch_lines_found).
+ */
+enum patch_state { PATCH_MISSING, PATCH_APPLIED, PATCH_NEITHER };
+enum patch_state patch_state(const struct patch *pt, const char *src, struct buf *why);
+/*
+ * Whether every hunk's old lines (context and removed) are in its file
+ * under `src`, wherever they moved (as patch_relocate finds them), and no
+ * file it creates is there yet: 1 yes, 0 no (`why` names the file), -1
+ * for a binary patch, which only git can judge.
+ */
+int patch_lines_found(const char *text, size_t len, const char *src, struct buf *why);
+
 /* The reverse of a git-format patch (what undoes it). */
 void patch_reverse(const char *text, size_t len, struct buf *out);
 /*

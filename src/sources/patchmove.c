@@ -352,3 +352,82 @@ patch_relocate(const char *text_in, size_t len, const char *src, struct buf *out
 	buf_release(&content);
 	return 0;
 }
+
+/* The file `rel` under `src` split into lines for nearest_match; -1 when it cannot be read. */
+static int
+load_lines(const char *src, const char *rel, size_t n, struct buf *content, const char ***lines,
+	   size_t **lens, uint64_t **hash, size_t *nf)
+{
+	struct buf file = BUF_INIT;
+	int rc = -1;
+
+	free(*lines);
+	free(*lens);
+	free(*hash);
+	*lines = NULL;
+	*lens = NULL;
+	*hash = NULL;
+	*nf = 0;
+	buf_reset(content);
+	buf_addf(&file, "%s/%.*s", src, (int)n, rel);
+	if (is_regular(file.s) && read_file(content, file.s) == 0) {
+		*nf = split_lines(content->s, content->len, lines, lens);
+		*hash = xcalloc(*nf ? *nf : 1, sizeof(**hash));
+		for (size_t k = 0; k < *nf; k++)
+			(*hash)[k] = line_hash((*lines)[k], (*lens)[k]);
+		rc = 0;
+	}
+	buf_release(&file);
+	return rc;
+}
+
+int
+patch_lines_found(const char *text, size_t len, const char *src, struct buf *why)
+{
+	const char *p = text, *end = text + len;
+	struct buf content = BUF_INIT, file = BUF_INIT;
+	const char **flines = NULL;
+	size_t *flens = NULL, nf = 0;
+	uint64_t *fhash = NULL;
+	int found = 1, creating = 0;
+
+	while (p < end && found == 1) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p)), *next = nl ? nl + 1 : end;
+		size_t n = (size_t)((nl ? nl : end) - p);
+
+		if (n >= 16 && !strncmp(p, "GIT binary patch", 16)) {
+			found = -1;
+		} else if (n >= 13 && !strncmp(p, "--- /dev/null", 13)) {
+			creating = 1;
+		} else if (n > 6 && !strncmp(p, "--- a/", 6)) {
+			creating = 0;
+			buf_reset(&file);
+			buf_add(&file, p + 6, n - 6);
+			if (load_lines(src, p + 6, n - 6, &content, &flines, &flens, &fhash, &nf) < 0)
+				found = 0;
+		} else if (n > 6 && !strncmp(p, "+++ b/", 6) && creating) {
+			buf_reset(&file);
+			buf_add(&file, p + 6, n - 6);
+			buf_reset(&content);
+			buf_addf(&content, "%s/%s", src, file.s);
+			found = !path_exists(content.s);
+		} else if (n > 4 && !strncmp(p, "@@ -", 4) && !creating) {
+			char *q;
+			unsigned long a = strtoul(p + 4, &q, 10), b = 1;
+
+			if (*q == ',')
+				b = strtoul(q + 1, NULL, 10);
+			if (b && nearest_match(next, end, b, a, flines, flens, fhash, nf) == (size_t)-1)
+				found = 0;
+		}
+		p = next;
+	}
+	if (!found)
+		buf_addf(why, "'%s' is not as the patch expects", file.s);
+	free(flines);
+	free(flens);
+	free(fhash);
+	buf_release(&content);
+	buf_release(&file);
+	return found;
+}

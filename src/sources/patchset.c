@@ -228,6 +228,20 @@ patch_when_matches(const char *when, unsigned version, struct buf *why)
 	return ok;
 }
 
+unsigned
+patch_tree_release(const char *src)
+{
+	struct buf path = BUF_INIT, text = BUF_INIT;
+	unsigned major = 0, minor = 0, v = 0;
+
+	buf_addf(&path, "%s/version.txt", src);
+	if (is_regular(path.s) && read_file(&text, path.s) == 0 &&
+	    sscanf(text.s, "%u.%u", &major, &minor) == 2 && major < 100 && minor < 100)
+		v = major * 100 + minor;
+	buf_release(&path);
+	buf_release(&text);
+	return v;
+}
 
 int
 patch_selected(const struct patch *pt, unsigned version)

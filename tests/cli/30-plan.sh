@@ -29,10 +29,21 @@ import json, sys
 p = json.load(open(sys.argv[1]))
 assert p["env"]["TORCH_CUDA_ARCH_LIST"] == "10.0+PTX", p["env"]
 assert p["env"]["USE_MSLK"] == "1" and "USE_FBGEMM_GENAI" not in p["env"]
-assert p["expected"] == {"sass": ["sm_100"], "ptx": ["compute_100"]}
+assert p["expected"] == {"cuda": True, "sass": ["sm_100"], "ptx": ["compute_100"]}
 assert p["steps"] == ["fetch", "configure", "compile", "wheel", "repair", "verify", "smoke", "publish"]
 assert p["profile"]["source"]["repo"] == "https://github.com/pytorch/pytorch.git"
 PY
+# A CPU-only profile expects no CUDA code (it said "expected SASS; PTX none
+# (in every CUDA library)"), nor do the archs a profile inherits when it turns CUDA off.
+run 0 "$BW" plan --profile cpu
+contains "$TMP/out" "archs        none: features.cuda is off  (profiles/cpu.yaml:"
+contains "$TMP/out" "expected     no CUDA code: no CUDA library, no SASS, no PTX"
+grep -q "SASS;" "$TMP/out" && fail "a CPU-only plan expects CUDA code"
+run 0 "$BW" plan --profile cpu --json
+python3 -c 'import json,sys; e=json.load(open(sys.argv[1]))["expected"]; assert e == {"cuda": False, "sass": [], "ptx": []}, e' "$TMP/out"
+run 0 "$BW" plan --profile sm120 --set features.cuda=off --set features.cudnn=off --set features.nccl=off \
+	--set features.flash_attention=off --set features.mem_eff_attention=off --json
+python3 -c 'import json,sys; e=json.load(open(sys.argv[1]))["expected"]; assert e == {"cuda": False, "sass": [], "ptx": []}, e' "$TMP/out"
 # The search path: $BWBUILD_PROFILE_PATH after profiles/.
 mkdir -p "$TMP/ppath"
 printf 'extends: %s/profiles/sm120.yaml\nname: mine\n' "$TOP" > "$TMP/ppath/mine.yaml"

@@ -17,10 +17,13 @@ python3 - "$manifest" <<'PY'
 import json, sys
 m = json.load(open(sys.argv[1]))
 e = m["features_effective"]
-assert e["flash_attention"] == {"requested": "on", "effective": True, "option": "USE_FLASH_ATTENTION"}, e
+assert e["flash_attention"] == {"requested": "on", "effective": True, "tree_default": True,
+                                "option": "USE_FLASH_ATTENTION"}, e
 assert e["nccl"]["requested"] == "off" and e["nccl"]["effective"] is False, e
 # not in the cache (a plain variable in the example), but the configure hook sees it end OFF
-assert e["mslk"] == {"requested": None, "effective": False, "option": "USE_MSLK"}, e
+assert e["mslk"] == {"requested": None, "effective": False, "tree_default": None, "option": "USE_MSLK"}, e
+# what the tree defaults (its option() when a constant): what a profile leaves to it
+assert e["kineto"]["tree_default"] is True and e["mkldnn"]["tree_default"] is None, e
 PY
 python3 - "$manifest" <<'PY'
 import json, sys

@@ -201,6 +201,82 @@ run 1 "$BW" doctor --profile "$TMP/p26.yaml" --source "$TMP/t26git" --set "cuda.
 	--set "build.env.CXXFLAGS=-O2 -isystem $TMP/nvmlinc"
 contains "$TMP/out" "✅ nvml           $TMP/nvmlinc/nvml.h"
 
+# A --source tree is judged by the patches its release needs: t26 in v2.6.0's
+# unpatched shape (each file a patch of the series changes holds the lines
+# the patch expects), a git checkout. With the CUB hint taken
+# (CMAKE_INCLUDE_PATH) and NVML found, nothing else fails: doctor said
+# "ready to build", and SortStable.cu then failed with 11 errors (0003).
+t26u="$TMP/t26u"
+cp -r "$t26" "$t26u"
+python3 - "$t26u" patches/pytorch/*.patch <<'PY2'
+import os, re, sys
+tree = sys.argv[1]
+for patch in sys.argv[2:]:
+    path, old = None, []
+    lines = open(patch).read().split("\n")
+    hunks = []
+    for line in lines:
+        if line.startswith("--- a/"):
+            path = line[6:]
+        elif line.startswith("@@ "):
+            old = []
+            hunks.append((path, old))
+        elif hunks and line[:1] in (" ", "-"):
+            old.append(line[1:])
+    for path, old in hunks:
+        f = os.path.join(tree, path)
+        os.makedirs(os.path.dirname(f), exist_ok=True)
+        have = open(f).read() if os.path.exists(f) else ""
+        text = "\n".join(old) + "\n"
+        if text not in have:
+            open(f, "a").write(text)
+PY2
+git -C "$t26u" init -q
+git -C "$t26u" add -A
+git -C "$t26u" -c user.name=t -c user.email=t@example.com commit -qm "v2.6.0 shape, unpatched"
+ok26="--set cuda.home=$TMP/cuda13 --set cmake.CMAKE_INCLUDE_PATH=$TMP/cuda13/include/cccl --set build.python=/usr/bin/python3 --set features.cudnn=off --set features.nccl=off"
+# shellcheck disable=SC2086 # $ok26: several options
+run 1 "$BW" doctor --profile "$TMP/p26.yaml" --source "$t26u" $ok26 --set "build.env.CXXFLAGS=-isystem $TMP/nvmlinc"
+contains "$TMP/out" "❌ patches        $t26u (torch 2.6 by its version.txt) lacks 4 of the 4 patches that source.patches 'pytorch' applies to 2.6, and a --source tree is built as it is: apply them there (git -C $t26u apply $TOP/patches/pytorch/0001-select-compute-arch-autodetect-12.1.patch"
+contains "$TMP/out" "or build without --source, which applies them"
+[ "$(grep -c "^❌" "$TMP/out")" = 1 ] || { cat "$TMP/out"; fail "more than the patches fail: the case is not the one meant"; }
+contains "$TMP/out" "not ready"
+# Without CUDA, only a warning.
+# shellcheck disable=SC2086
+run 0 "$BW" doctor --profile "$TMP/p26.yaml" --source "$t26u" $ok26 --set features.cuda=off \
+	--set features.flash_attention=off \
+	--set features.mem_eff_attention=off
+contains "$TMP/out" "⚠️  patches        $t26u (torch 2.6 by its version.txt) lacks 4 of the 4 patches"
+contains "$TMP/out" "(only a warning: features.cuda is off, and what they fix may be CUDA code alone)"
+# Patched as the build patches: ready.
+for f in patches/pytorch/*.patch; do git -C "$t26u" apply "$TOP/$f" || fail "$f does not apply to the unpatched shape"; done
+# shellcheck disable=SC2086
+run 0 "$BW" doctor --profile "$TMP/p26.yaml" --source "$t26u" $ok26 --set "build.env.CXXFLAGS=-isystem $TMP/nvmlinc"
+contains "$TMP/out" "✅ patches        $t26u has the 4 patches source.patches 'pytorch' applies to torch 2.6"
+contains "$TMP/out" "ready to build"
+# A tree that is no checkout is judged by its text: the same answers.
+rm -rf "$t26u/.git"
+# shellcheck disable=SC2086
+run 0 "$BW" doctor --profile "$TMP/p26.yaml" --source "$t26u" $ok26 --set "build.env.CXXFLAGS=-isystem $TMP/nvmlinc"
+contains "$TMP/out" "✅ patches        $t26u has the 4 patches"
+(cd "$t26u" && GIT_CEILING_DIRECTORIES="$TMP" git apply -R "$TOP/patches/pytorch/0003-cccl3-removed-cub-names.patch") ||
+	fail "0003 cannot be undone in the copy"
+# shellcheck disable=SC2086
+run 1 "$BW" doctor --profile "$TMP/p26.yaml" --source "$t26u" $ok26 --set "build.env.CXXFLAGS=-isystem $TMP/nvmlinc"
+contains "$TMP/out" "lacks 1 of the 4 patches that source.patches 'pytorch' applies to 2.6"
+contains "$TMP/out" "apply $TOP/patches/pytorch/0003-cccl3-removed-cub-names.patch) or build"
+# Files unlike what a patch expects: neither applied nor applicable, said (t26 lacks 0003's and 0004's files).
+run 1 "$BW" doctor --profile "$TMP/p26.yaml" --source "$t26" --set "cuda.home=$TMP/cuda13"
+contains "$TMP/out" "⚠️  patches        of source.patches 'pytorch', neither applied to $t26 nor applicable there: "
+contains "$TMP/out" "0003-cccl3-removed-cub-names.patch ('aten/src/ATen/cuda/cub.cuh' is not as the patch expects)"
+# plan --source: no patch reaches a --source tree (it listed 0001 "for v2.6.0", the profile's ref).
+run 0 "$BW" plan --profile "$TMP/p26.yaml" --source "$t26u"
+contains "$TMP/out" "patches      none: a --source tree is built as it is (source.patches 'pytorch' is not applied)"
+contains "$TMP/out" "  the series has 4 for torch 2.6 (its version.txt): 'bwbuild doctor --source $t26u' says whether the tree has them"
+grep -q "0001-select" "$TMP/out" && fail "plan --source lists the series' patches"
+run 0 "$BW" plan --profile "$TMP/p26.yaml" --source "$t26u" --json
+python3 -c 'import json,sys; p=json.load(open(sys.argv[1]))["patches"]; assert p["selected"] == [] and p["not_applied"] == "a --source tree is built as it is", p' "$TMP/out"
+
 # At the fetch: a fetched tree's own files decide. Here cuda.version says 12.8
 # (no version rule fires) while cuda.home is a CUDA 13 layout, and no patches.
 cp -r "$t26" "$TMP/t26src"

@@ -3,6 +3,7 @@
 
 #include "../../src/core/buf.h"
 #include "../../src/formats/cmakecache.h"
+#include "../../src/formats/cmakeopts.h"
 #include "../../src/build/configure.h"
 #include "../../src/core/diag.h"
 #include "../../src/core/json.h"
@@ -186,7 +187,7 @@ compare(const char *yaml, const char *cache, struct json **effective)
 	CHECK(cmakecache_parse(&c, cache, strlen(cache), &why) == 0);
 	before = diag_errors;
 	diag_quiet = 1;
-	rc = features_effective(&p, &c, "build/CMakeCache.txt", effective);
+	rc = features_effective(&p, &c, "build/CMakeCache.txt", NULL, effective);
 	diag_quiet = 0;
 	CHECK(rc == (diag_errors > before ? -1 : 0));
 	cmakecache_release(&c);
@@ -211,6 +212,142 @@ feature_is(const struct json *eff, const char *key, const char *requested, int e
 	return json_is_bool(e) && json_is_true(e) == effective;
 }
 
+/* The tree's option()s as PyTorch v2.6.0 declares them (CMakeLists.txt). */
+static const char tree_cmake[] =
+	"option(USE_DISTRIBUTED \"Use distributed\" ON)\n"
+	"cmake_dependent_option(USE_ROCM \"Use ROCm\" ON \"LINUX OR WIN32\" OFF)\n"
+	"cmake_dependent_option(USE_TENSORPIPE \"Use TensorPipe\" ON\n"
+	"  \"USE_DISTRIBUTED AND NOT WIN32\" OFF)\n"
+	"option(USE_NUMPY \"Use NumPy\" ON)\n"
+	"cmake_dependent_option(USE_MKLDNN \"Use MKLDNN\" \"${CPU_INTEL}\" \"CPU_INTEL\" OFF)\n"
+	"option(USE_MAGMA \"Use MAGMA\" ON)\n"
+	"option(USE_OPENMP \"Use OpenMP\" ON)\n";
+
+/*
+ * What CMake turned off that the tree defaults on, asked by nobody: NumPy
+ * not found (a warning naming features.numpy), ROCm absent, TensorPipe
+ * after the profile's distributed off (asked: not listed itself).
+ */
+static void
+t_dropped(void)
+{
+	static const char dump[] = "USE_DISTRIBUTED=0\nUSE_ROCM=OFF\nUSE_TENSORPIPE=OFF\n"
+				   "USE_NUMPY=OFF\nUSE_MKLDNN=OFF\nUSE_MAGMA=OFF\nUSE_OPENMP=ON\n";
+	struct cmake_options tree;
+	struct cmake_cache c;
+	struct profile p;
+	struct strvec env = STRVEC_INIT, inherited = STRVEC_INIT, out = STRVEC_INIT;
+	struct buf why = BUF_INIT;
+	struct json *eff = NULL;
+	const char *err;
+
+	cmakeopts_init(&tree);
+	cmakeopts_scan_buffer(&tree, "CMakeLists.txt", tree_cmake, strlen(tree_cmake));
+	CHECK(cmakecache_parse(&c, dump, strlen(dump), &why) == 0);
+	t_write("dropped.yaml", "source: {repo: https://example.invalid/x.git, ref: v2.6.0}\n"
+		"features: {cuda: off, distributed: off}\n");
+	CHECK(profile_load(&p, t_path("dropped.yaml")) == 0);
+	t_stderr_begin();
+	CHECK(features_effective(&p, &c, "build/bwbuild-effective.txt", &tree, &eff) == 0);
+	err = t_stderr_end();
+	/* It said nothing of USE_NUMPY going OFF: the table showed only what the profile asked. */
+	CHECK(strstr(err, "warning: features.numpy is not set and the tree defaults USE_NUMPY on "
+			  "(CMakeLists.txt:5), but configure turned it off: the build's Python has no "
+			  "NumPy CMake can find; install python3-numpy for it, or set 'features.numpy: "
+			  "off'; set 'features.numpy: off' to build without it") != NULL);
+	CHECK(json_is_true(json_get(json_get(eff, "numpy"), "tree_default")));
+	CHECK(json_is_true(json_get(json_get(eff, "distributed"), "tree_default")));
+	/* A default CMake alone can say (${CPU_INTEL}) is no default here. */
+	CHECK(json_get(json_get(eff, "mkldnn"), "tree_default") &&
+	      !json_is_bool(json_get(json_get(eff, "mkldnn"), "tree_default")));
+	json_free(eff);
+
+	strvec_push(&env, "USE_DISTRIBUTED=0");
+	strvec_push(&inherited, "USE_MAGMA=1");
+	CHECK(readback_dropped(&c, &tree, &env, &inherited, &out) == 3);
+	CHECK(out.n == 3);
+	if (out.n == 3) {
+		CHECK(starts_with(out.v[0], "USE_ROCM"));
+		CHECK(strstr(out.v[0], "CMakeLists.txt:2: its condition 'LINUX OR WIN32' is false, or a "
+				       "later check turned it off") != NULL);
+		CHECK(strstr(out.v[1], "USE_TENSORPIPE           CMakeLists.txt:3: it follows "
+				       "USE_DISTRIBUTED, which is off") != NULL);
+		CHECK(strstr(out.v[2], "USE_NUMPY") && strstr(out.v[2], "no NumPy CMake can find"));
+	}
+	strvec_clear(&env);
+	strvec_clear(&inherited);
+	strvec_clear(&out);
+	cmakecache_release(&c);
+	cmakeopts_release(&tree);
+	profile_release(&p);
+	buf_release(&why);
+}
+
+/* readback_blas on a profile (cmake: BLAS or none) and a dump or cache; its row and report. */
+static int
+blas(const char *cmake, const char *values, const char **row, const char **err)
+{
+	static struct buf r = BUF_INIT;
+	struct buf yaml = BUF_INIT, why = BUF_INIT;
+	struct cmake_cache c;
+	struct profile p;
+	int rc;
+
+	buf_addstr(&yaml, "source: {repo: https://example.invalid/x.git, ref: v2.6.0}\n"
+			  "features: {cuda: off}\n");
+	if (cmake)
+		buf_addf(&yaml, "cmake:\n  BLAS: %s\n", cmake);
+	t_write("blas.yaml", yaml.s);
+	CHECK(profile_load(&p, t_path("blas.yaml")) == 0);
+	CHECK(cmakecache_parse(&c, values, strlen(values), &why) == 0);
+	buf_reset(&r);
+	t_stderr_begin();
+	rc = readback_blas(&p, &c, NULL, "build/bwbuild-effective.txt", &r);
+	*err = t_stderr_end();
+	*row = r.s;
+	cmakecache_release(&c);
+	profile_release(&p);
+	buf_release(&yaml);
+	buf_release(&why);
+	return rc;
+}
+
+static void
+t_blas(void)
+{
+	const char *row, *err;
+
+	/* v2.6.0 without a BLAS named: MKL, its default, not found; Eigen's. It said nothing. */
+	CHECK(blas(NULL, "BLAS=MKL\nUSE_BLAS=1\nCAFFE2_USE_EIGEN_FOR_BLAS=ON\n", &row, &err) == 0);
+	CHECK_STR(row, "  blas                 BLAS                         (tree)     Eigen (fallback)\n");
+	CHECK(strstr(err, "warning: no BLAS was found: configure fell back to Eigen's (BLAS=MKL, "
+			  "the tree's default was not found; build/bwbuild-effective.txt); matmuls run "
+			  "on Eigen's BLAS, several times slower; install MKL's libmkl_rt.so") != NULL);
+	/* The cache alone (no dump): the same. */
+	CHECK(blas(NULL, "BLAS:STRING=MKL\nUSE_EIGEN_FOR_BLAS:BOOL=ON\n", &row, &err) == 0);
+	CHECK(strstr(row, "Eigen (fallback)") && strstr(err, "warning: no BLAS was found"));
+	/* The CPU profile's OpenBLAS, found ("BLAS : open" in the configure log). */
+	CHECK(blas("OpenBLAS", "BLAS=OpenBLAS\nBLAS_INFO=open\nUSE_BLAS=1\nCAFFE2_USE_EIGEN_FOR_BLAS=\n",
+		   &row, &err) == 0);
+	CHECK_STR(row, "  blas                 BLAS                         OpenBLAS   open\n");
+	CHECK_STR(err, "");
+	/* Named and not found: the build is not what the profile asked. */
+	CHECK(blas("MKL", "BLAS=MKL\nUSE_BLAS=1\nCAFFE2_USE_EIGEN_FOR_BLAS=ON\n", &row, &err) == -1);
+	CHECK(strstr(err, "blas.yaml:4:3: error: cmake.BLAS is MKL, but configure did not find it and "
+			  "fell back to Eigen's (build/bwbuild-effective.txt)") != NULL);
+	/* No BLAS at all. */
+	CHECK(blas(NULL, "BLAS=OpenBLAS\nUSE_BLAS=0\n", &row, &err) == 0);
+	CHECK(strstr(row, "none") && strstr(err, "configure builds without one"));
+	/* Eigen asked for: what it is, no warning. */
+	CHECK(blas("Eigen", "BLAS=Eigen\nUSE_BLAS=1\nCAFFE2_USE_EIGEN_FOR_BLAS=ON\n", &row, &err) == 0);
+	CHECK(strstr(row, " Eigen\n") && !*err);
+	/* A tree without PyTorch's BLAS choice: no row. */
+	CHECK(blas(NULL, "USE_CUDA=OFF\n", &row, &err) == 0);
+	CHECK_STR(row, "");
+	CHECK(blas_lib_find("openblas") && !strcmp(blas_lib_find("openblas")->lib, "libopenblas.so"));
+	CHECK(!blas_lib_find("Eigen"));
+}
+
 void
 t_configure(void)
 {
@@ -218,6 +355,8 @@ t_configure(void)
 	t_command();
 	t_adopt();
 	t_stamp_diff();
+	t_dropped();
+	t_blas();
 	static const char src[] = "source: {repo: https://example.invalid/x.git, ref: v2.11.0}\n";
 	struct buf yaml = BUF_INIT;
 	struct json *eff = NULL;

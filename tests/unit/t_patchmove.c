@@ -52,6 +52,32 @@ t_patchmove(void)
 	remove(f.s);
 	patch_relocate(p, strlen(p), d, &out);
 	CHECK_STR(out.s, p);
+
+	/*
+	 * Judged by the text alone (a tree that is no checkout): the old lines
+	 * moved are found, so the patch applies and its reverse does not; once
+	 * applied, the other way round; a file it creates that is there, or a
+	 * line changed, and neither.
+	 */
+	CHECK(write_file_atomic(f.s, "x\ny\nz\nfirst\nkeep\nold\ntail\n", 27) == 0);
+	buf_reset(&out);
+	CHECK(patch_lines_found(p, strlen(p), d, &out) == 1);
+	CHECK(patch_lines_found(r.s, r.len, d, &out) == 0);
+	CHECK_STR(out.s, "'f.txt' is not as the patch expects");
+	CHECK(write_file_atomic(f.s, "x\nfirst\nkeep\nnew\nmore\ntail\n", 27) == 0);
+	t_put(d, "new.txt", "hello\n", 0);
+	CHECK(patch_lines_found(r.s, r.len, d, &out) == 1);
+	buf_reset(&out);
+	CHECK(patch_lines_found(p, strlen(p), d, &out) == 0);
+	CHECK(write_file_atomic(f.s, "keep\nold\ntail\n", 14) == 0);
+	buf_reset(&out);
+	CHECK(patch_lines_found(p, strlen(p), d, &out) == 0);
+	CHECK_STR(out.s, "'new.txt' is not as the patch expects");
+	{
+		static const char bin[] = "diff --git a/b b/b\nGIT binary patch\nliteral 1\n";
+
+		CHECK(patch_lines_found(bin, strlen(bin), d, &out) == -1);
+	}
 	remove_tree(d);
 	buf_release(&r);
 	buf_release(&rr);
