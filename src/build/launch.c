@@ -316,19 +316,24 @@ run_measured(char *const *argv, const struct strvec *env, int *status, uint64_t 
 	return 0;
 }
 
-/* A compile killed (likely by the OOM killer) reserves more next time; a good one is learned. */
+/*
+ * A compile killed (likely by the OOM killer) reserves more next time; a
+ * good one is learned under `key` and `kind` (pole:KEY for the long pole).
+ * A kill is recorded under the unit's own key `unit` whichever way it ran:
+ * admission reads that key, and compile's warning names it to the user.
+ */
 static void
-record_outcome(struct launcher *s, const char *key, const char *kind, const char *source,
-	       uint64_t est, int status, uint64_t peak)
+record_outcome(struct launcher *s, const char *unit, const char *key, const char *kind,
+	       const char *source, uint64_t est, unsigned cores, int status, uint64_t peak)
 {
 	/* 137: nvcc's sh -c reports a child killed by signal 9 so. */
 	if ((WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL) ||
 	    (WIFEXITED(status) && WEXITSTATUS(status) == 137)) {
 		fprintf(stderr, "bwbuild launch: %s was killed by signal 9 (likely out of memory; "
 			"peak %llu MiB, reserved %llu MiB)\n", source,
-			(unsigned long long)(peak >> 20), (unsigned long long)(est >> 20));
-		append_line(s->oom.s, key, est);
-		learn(s, key, est + est / 2, 1);
+			(unsigned long long)(peak >> 20), (unsigned long long)((est * cores) >> 20));
+		append_line(s->oom.s, unit, est * cores);
+		learn(s, unit, est + est / 2, 1);
 	} else if (WIFEXITED(status) && WEXITSTATUS(status) == 0 && peak >= LEARN_MIN) {
 		learn(s, key, peak, 0);
 		learn(s, kind, peak, 0);
@@ -627,7 +632,7 @@ launch_run(char *const *argv)
 			ret = 1;
 		} else {
 			launch_leave(&s, ticket);
-			record_outcome(&s, lkey, lkind, source.s, est * s.cores, status, peak);
+			record_outcome(&s, key.s, lkey, lkind, source.s, est, s.cores, status, peak);
 			ret = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 			if (!ret)
 				learn_in(&s, s.times.s, lkey, ms, 1);

@@ -185,10 +185,15 @@ if want m1_pair; then
 		pair_ok "$o" "a failed $point"
 	done
 	# Another bwbuild holds --out: this one waits for it, then publishes.
-	rm -f "$w/last-build.json" "$TMP/released91" "$TMP/go91"
-	flock "$o" sh -c "while [ ! -e '$TMP/go91' ]; do sleep 0.1; done
+	rm -f "$w/last-build.json" "$TMP/released91" "$TMP/go91" "$TMP/held91"
+	flock "$o" sh -c ": > '$TMP/held91'; while [ ! -e '$TMP/go91' ]; do sleep 0.1; done
 		python3 -c 'import time; print(time.time())' > '$TMP/released91'" &
 	holder=$!
+	# The build starts once the holder says it holds the lock, not before.
+	while [ ! -e "$TMP/held91" ]; do
+		kill -0 "$holder" 2>/dev/null || fail "flock on '$o' failed"
+		sleep 0.1
+	done
 	# shellcheck disable=SC2119 # the build with the profile's own settings
 	bw >"$TMP/out" 2>"$TMP/err" &
 	builder=$!
@@ -275,22 +280,34 @@ fi
 
 # M2: a Ctrl-C during a python probe stops the build at once: configure never starts.
 if want m2_sigint; then
-	# The first python3 on PATH probes slowly; the Ctrl-C comes during that probe.
+	# The first python3 on PATH, in its setuptools probe, says it runs
+	# ($TMP/probing91) and waits for the Ctrl-C (60 s at most), which is sent
+	# then: not after a sleep, since a job started with & ignores SIGINT
+	# until bwbuild installs its handlers as it starts a command.
 	real=$(command -v python3)
 	mkdir -p "$TMP/slowbin91"
 	cat > "$TMP/slowbin91/python3" <<SH
 #!/bin/sh
-case "\$*" in *setuptools*) sleep 3 ;; esac
+case "\$*" in *setuptools*)
+	: > "$TMP/probing91"
+	i=0
+	while [ "\$i" -lt 600 ]; do i=\$((i + 1)); sleep 0.1; done ;;
+esac
 exec "$real" "\$@"
 SH
 	chmod +x "$TMP/slowbin91/python3"
 	wi="$TMP/w91i"
-	rm -rf "$wi"
+	rm -rf "$wi" "$TMP/probing91"
 	set +e
 	env -u VIRTUAL_ENV -u CONDA_PREFIX PATH="$TMP/slowbin91:$PATH" \
 		"$BW" --profile "$TMP/f91.yaml" --work "$wi" --out "$o" >"$TMP/out" 2>"$TMP/err" &
 	pid=$!
-	sleep 1
+	i=0
+	while [ ! -e "$TMP/probing91" ]; do
+		i=$((i + 1))
+		kill -0 "$pid" 2>/dev/null && [ "$i" -lt 3000 ] || fail "the python probe never ran: $(cat "$TMP/err")"
+		sleep 0.1
+	done
 	kill -INT "$pid"
 	wait "$pid"
 	st=$?
