@@ -145,7 +145,7 @@ static void
 append_line(const char *path, const char *key, uint64_t bytes)
 {
 	struct buf line = BUF_INIT;
-	int fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_NOFOLLOW | O_CLOEXEC, 0666);
+	int fd = open_regular(path, O_WRONLY | O_CREAT | O_APPEND, 0666);
 
 	if (fd < 0)
 		return;
@@ -228,7 +228,7 @@ launcher_open(struct launcher *s, const char *dir, const char *budget, const cha
 	}
 	if (mkdir_p(dir) < 0)
 		return -1;
-	s->lock_fd = open(s->lockpath.s, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0666);
+	s->lock_fd = open_regular(s->lockpath.s, O_RDWR | O_CREAT, 0666);
 	if (s->lock_fd < 0)
 		return -1;
 	s->peaks_fd = s->lock_fd;
@@ -238,7 +238,7 @@ launcher_open(struct launcher *s, const char *dir, const char *budget, const cha
 		buf_addstr(&s->peaks, table);
 		buf_addf(&lock, "%s.lock", table);
 		if (mkdir_p_parent(lock.s) == 0)
-			s->peaks_fd = open(lock.s, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0666);
+			s->peaks_fd = open_regular(lock.s, O_RDWR | O_CREAT, 0666);
 		buf_release(&lock);
 		if (s->peaks_fd < 0)
 			return -1;
@@ -379,7 +379,7 @@ refuse_in_configure(const char *dir, const char *source)
 
 	buf_addf(&path, "%s/" LAUNCH_CONFIGURE_COMPILES, dir);
 	buf_addf(&line, "%s\n", source);
-	if (mkdir_p(dir) == 0 && (fd = open(path.s, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0666)) >= 0) {
+	if (mkdir_p(dir) == 0 && (fd = open_regular(path.s, O_WRONLY | O_CREAT | O_APPEND, 0666)) >= 0) {
 		write_all(fd, line.s, line.len);
 		close(fd);
 	}

@@ -97,13 +97,9 @@ workdir_open(const char *work_dir)
 	buf_reset(&path);
 	buf_addf(&path, "%s/lock", work_dir);
 	/* Never through a link: a planted <work>/lock -> victim would have the victim truncated. */
-	fd = open_nofollow(path.s, O_RDWR | O_CREAT, 0666);
+	fd = open_regular(path.s, O_RDWR | O_CREAT, 0666);
 	if (fd < 0) {
-		if (errno == ELOOP)
-			error("'%s' is a symbolic link; bwbuild writes only files it made: remove it",
-			      path.s);
-		else
-			error("cannot create '%s':", path.s);
+		open_regular_error(path.s);
 		goto out;
 	}
 	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_uid != geteuid() ||

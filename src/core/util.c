@@ -208,6 +208,46 @@ open_nofollow(const char *path, int flags, unsigned mode)
 	return fd;
 }
 
+int
+open_regular(const char *path, int flags, unsigned mode)
+{
+	struct stat st;
+	int fd = open_nofollow(path, (flags & ~O_TRUNC) | O_NONBLOCK, mode), e;
+
+	if (fd < 0) {
+		/* A FIFO without a reader (write-only, non-blocking) says ENXIO. */
+		if (errno == ENXIO)
+			errno = EFTYPE_NOT_REGULAR;
+		return -1;
+	}
+	if (fstat(fd, &st) < 0) {
+		e = errno;
+	} else if (!S_ISREG(st.st_mode)) {
+		e = EFTYPE_NOT_REGULAR;
+	} else if ((flags & O_TRUNC) && ftruncate(fd, 0) < 0) {
+		e = errno;
+	} else {
+		/* Not left for the children that get it as their output. */
+		fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+		return fd;
+	}
+	close(fd);
+	errno = e;
+	return -1;
+}
+
+int
+open_regular_error(const char *path)
+{
+	if (errno == ELOOP)
+		return error("'%s' is a symbolic link; bwbuild writes only files it made: remove it",
+			     path);
+	if (errno == EFTYPE_NOT_REGULAR)
+		return error("'%s' is not a regular file (a FIFO, a device or a directory); "
+			     "bwbuild reads and writes only regular files there: remove it", path);
+	return error("cannot open '%s':", path);
+}
+
 static int
 create_new_at(int dirfd, const char *name, unsigned mode)
 {
@@ -246,9 +286,9 @@ copy_file_at(const char *from, int dirfd, const char *to, const char *to_shown)
 	int in, out, ret = -1;
 	ssize_t n = 0;
 
-	in = open_nofollow(from, O_RDONLY, 0);
+	in = open_regular(from, O_RDONLY, 0);
 	if (in < 0)
-		return error("cannot open '%s':", from);
+		return open_regular_error(from);
 	out = create_new_at(dirfd, to, 0666);
 	if (out < 0) {
 		create_error(to_shown);
@@ -562,17 +602,11 @@ sha256_file(const char *path, struct buf *hex)
 	char chunk[1 << 16];
 	uint8_t md[DIGEST_MAX];
 	struct digest d;
-	struct stat st;
-	int fd = open_nofollow(path, O_RDONLY | O_NONBLOCK, 0);
+	int fd = open_regular(path, O_RDONLY, 0);
 	ssize_t n;
 
 	if (fd < 0)
 		return -1;
-	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
-		close(fd);
-		errno = EINVAL;
-		return -1;
-	}
 	if (digest_init(&d, "sha256") < 0) {
 		close(fd);
 		return -1;

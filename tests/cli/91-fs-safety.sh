@@ -79,6 +79,18 @@ if want h2_lock; then
 	rm -f "$w/logs/compile.log"
 fi
 
+# Issue 31: a FIFO at a file bwbuild keeps under a fixed name in the work
+# dir (a step's log) is refused at once, not waited on for a reader (the
+# build hung forever, silently). timeout: a hang fails, not blocks the suite.
+if want h31_fifo; then
+	rm -f "$w/last-build.json" "$w/logs/compile.log"
+	mkfifo "$w/logs/compile.log"
+	run 1 timeout 60 "$BW" --profile "$TMP/f91.yaml" --work "$w" --out "$o"
+	contains "$TMP/err" "'$w/logs/compile.log' is not a regular file (a FIFO, a device or a directory); bwbuild reads and writes only regular files there: remove it"
+	rm -f "$w/logs/compile.log"
+	run 0 bw
+fi
+
 # H2: the --out probe planted as a link at the very name (its pid is bwbuild's, kept by exec).
 if want h2_probe; then
 	new_victim
