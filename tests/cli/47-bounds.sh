@@ -110,6 +110,13 @@ short_err record-1.5M-rows
 # zip: 64 directory entries on one 256 MiB member.
 m overlap-64x256M 1 "$BW" verify "$b/overlap/bomb-1.0-py3-none-any.whl"
 contains "$TMP/err" "members 'bomb/z00.bin' and 'bomb/z01.bin' share bytes (overlapping entries, as zip bombs have)"
+# RECORD (issue 31): one 256 MiB member listed 1,000 times is hashed once; the
+# repeats are refused, not inflated and hashed again (each took 0.2 s more).
+m record-dup-1000x256M 1 "$BW" verify "$b/duprows/dup-1.0-py3-none-any.whl"
+contains "$TMP/err" "error: RECORD line 2 lists 'dup/zeros.bin' again (RECORD)"
+short_err record-dup-1000x256M
+m record-dup-1000x256M-manifest 0 "$BW" manifest "$b/duprows/dup-1.0-py3-none-any.whl"
+contains "$TMP/out" "RECORD line 2 lists 'dup/zeros.bin' again (RECORD)"
 # zip64: a library claiming 1 TiB from 68 bytes.
 m archs-zip64-lie 2 "$BW" archs "$b/zip64lie/lie-1.0-py3-none-any.whl"
 contains "$TMP/err" "'lie/liblie.so' claims 1099511627776 bytes from 68 compressed, more than deflate can produce"
