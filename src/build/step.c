@@ -1,3 +1,4 @@
+#include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -244,8 +245,10 @@ open_log(enum step step, const struct plan *pl, const struct proc *p, struct buf
 	 * truncated), never waiting on a FIFO planted there for a reader.
 	 */
 	fd = open_regular(path->s, O_WRONLY | O_CREAT | (p->append_log ? O_APPEND : O_TRUNC), 0666);
-	if (fd < 0)
+	if (fd < 0 && (errno == ELOOP || errno == EFTYPE_NOT_REGULAR))
 		return open_regular_error(path->s);
+	if (fd < 0)
+		return error("cannot create log '%s':", path->s);
 	proc_format_args(&p->args, &cmd);
 	dprintf(fd, "# bwbuild step '%s'\n# cd %s\n# %s\n", step_names[step], p->dir ? p->dir : ".",
 		cmd.s);
