@@ -209,6 +209,27 @@ open_nofollow(const char *path, int flags, unsigned mode)
 }
 
 int
+mkdir_in(const char *root, const char *name, int create)
+{
+	struct buf shown = BUF_INIT;
+	struct stat st;
+	int rc = 0;
+
+	buf_addf(&shown, "%s/%s", root, name);
+	if (create && mkdir(shown.s, 0777) < 0 && errno != EEXIST)
+		rc = error("cannot create directory '%s':", shown.s);
+	else if (lstat(shown.s, &st) < 0)
+		rc = errno == ENOENT && !create ? 1 : error("cannot read '%s':", shown.s);
+	else if (S_ISLNK(st.st_mode))
+		rc = error("'%s' is a symbolic link; bwbuild writes only into directories it made: "
+			   "remove it", shown.s);
+	else if (!S_ISDIR(st.st_mode))
+		rc = error("'%s' is not a directory; remove it", shown.s);
+	buf_release(&shown);
+	return rc;
+}
+
+int
 open_regular(const char *path, int flags, unsigned mode)
 {
 	struct stat st;
@@ -527,6 +548,17 @@ cache_dir_check(const char *dir)
 	}
 	if (cache_level_check(top, "git", shown.s, 0, 0) < 0)
 		goto out;
+	/* The launcher's learned tables: written by every build, so trusted like git/. */
+	buf_reset(&shown);
+	buf_addf(&shown, "%s/peaks", dir);
+	if (mkdirat(top, "peaks", 0755) < 0 && errno != EEXIST) {
+		error("cannot create directory '%s':", shown.s);
+		goto out;
+	}
+	if (cache_level_check(top, "peaks", shown.s, 0, 0) < 0)
+		goto out;
+	buf_reset(&shown);
+	buf_addf(&shown, "%s/git", dir);
 	git = openat(top, "git", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (git < 0 || !(d = fdopendir(git))) {
 		error("cannot open '%s':", shown.s);

@@ -32,6 +32,14 @@ int mkdir_p(const char *path);
 /* The same for the directory that will hold `path`. */
 int mkdir_p_parent(const char *path);
 
+/*
+ * The directory `name` (one level) in the directory `root`, made when
+ * `create` and missing, else checked: a directory, never a symbolic link
+ * (a planted <work>/logs -> elsewhere would have bwbuild truncate files
+ * there). 0; 1 when it is absent and not made; -1 after reporting.
+ */
+int mkdir_in(const char *root, const char *name, int create);
+
 /* `path` with "." and ".." resolved lexically (no symlinks, no file system). */
 struct buf;
 void path_normalize(struct buf *out, const char *path);

@@ -91,6 +91,42 @@ if want h31_fifo; then
 	run 0 bw
 fi
 
+# Issue 31: a directory bwbuild writes into below the work dir or the cache
+# planted as a symbolic link to a victim directory: refused, never followed
+# (each let bwbuild truncate or overwrite the victim's files, exit 0).
+if want h31_dirlinks; then
+	vd="$TMP/victimdir91"
+	for d in logs cmake launch; do
+		rm -rf "$vd" "$w/$d.away"
+		mkdir -p "$vd"
+		for f in compile.log bwbuild-effective.cmake ledger lock peaks; do printf 'precious\n' > "$vd/$f"; done
+		mv "$w/$d" "$w/$d.away"
+		ln -s "$vd" "$w/$d"
+		rm -f "$w/last-build.json"
+		run 1 bw
+		contains "$TMP/err" "'$w/$d' is a symbolic link; bwbuild writes only into directories it made: remove it"
+		for f in compile.log bwbuild-effective.cmake ledger lock peaks; do
+			[ "$(cat "$vd/$f")" = precious ] || fail "a link at <work>/$d: $vd/$f was changed"
+		done
+		[ "$(find "$vd" -mindepth 1 | wc -l)" = 5 ] || fail "a link at <work>/$d: files made in its target: $(ls "$vd")"
+		rm "$w/$d"
+		mv "$w/$d.away" "$w/$d"
+	done
+	rm -rf "$vd" "$TMP/cache91/peaks.away"
+	mkdir -p "$vd"
+	printf 'precious\n' > "$vd/pytorch-2.11.0.peaks"
+	mv "$TMP/cache91/peaks" "$TMP/cache91/peaks.away"
+	ln -s "$vd" "$TMP/cache91/peaks"
+	rm -f "$w/last-build.json"
+	run 1 bw
+	contains "$TMP/err" "'$TMP/cache91/peaks' in the cache is a symbolic link; bwbuild uses only what it made there: remove it"
+	[ "$(cat "$vd/pytorch-2.11.0.peaks")" = precious ] || fail "a link at the cache's peaks/: the victim was changed"
+	[ "$(find "$vd" -mindepth 1 | wc -l)" = 1 ] || fail "a link at the cache's peaks/: files made in its target: $(ls "$vd")"
+	rm "$TMP/cache91/peaks"
+	mv "$TMP/cache91/peaks.away" "$TMP/cache91/peaks"
+	run 0 bw
+fi
+
 # H2: the --out probe planted as a link at the very name (its pid is bwbuild's, kept by exec).
 if want h2_probe; then
 	new_victim
