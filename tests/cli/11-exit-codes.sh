@@ -124,7 +124,7 @@ for sig in INT:interrupted TERM:terminated; do
 	i=0
 	while [ ! -e "$T/probe-runs" ]; do
 		i=$((i + 1))
-		kill -0 "$pid" 2>/dev/null && [ "$i" -lt 3000 ] || fail "the smoke probe never ran: $(cat "$TMP/err")"
+		if ! kill -0 "$pid" 2>/dev/null || [ "$i" -ge 3000 ]; then fail "the smoke probe never ran: $(cat "$TMP/err")"; fi
 		sleep 0.1
 	done
 	kill -"${sig%%:*}" "$pid"

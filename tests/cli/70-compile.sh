@@ -183,8 +183,7 @@ interrupt_compile() {
 	i=0
 	while [ ! -e "$TMP/compiling" ]; do
 		i=$((i + 1))
-		kill -0 "$bw" 2>/dev/null && [ "$i" -lt 3000 ] ||
-			fail "no compiler ran: $(cat "$TMP/int.err")"
+		if ! kill -0 "$bw" 2>/dev/null || [ "$i" -ge 3000 ]; then fail "no compiler ran: $(cat "$TMP/int.err")"; fi
 		sleep 0.1
 	done
 	kill -"$1" "$bw"

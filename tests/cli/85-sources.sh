@@ -123,8 +123,9 @@ run 0 "$BW" --profile "$TMP/src85.yaml" --source "$w/src" --work "$TMP/work85s" 
 	--until configure --set build.env.CFLAGS=-O1
 contains "$TMP/err" "settings changed since the last configure"
 contains "$TMP/err" "is your tree (--source): files an earlier configuration installed into it and setup.py's staging (build/lib.*, build/bdist.*) are left"
-[ -s "$w/src/build/lib.keep85/file" ] && [ -s "$w/src/build/bdist.keep85/file" ] ||
+if [ ! -s "$w/src/build/lib.keep85/file" ] || [ ! -s "$w/src/build/bdist.keep85/file" ]; then
 	fail "a --source tree lost its build/lib.* or build/bdist.* on reconfigure"
+fi
 rm -rf "$w/src/build/lib.keep85" "$w/src/build/bdist.keep85"
 
 # Option discovery: the tree's own option() calls decide. A ref that is not

@@ -353,7 +353,7 @@ SH
 	i=0
 	while [ ! -e "$TMP/probing91" ]; do
 		i=$((i + 1))
-		kill -0 "$pid" 2>/dev/null && [ "$i" -lt 3000 ] || fail "the python probe never ran: $(cat "$TMP/err")"
+		if ! kill -0 "$pid" 2>/dev/null || [ "$i" -ge 3000 ]; then fail "the python probe never ran: $(cat "$TMP/err")"; fi
 		sleep 0.1
 	done
 	kill -INT "$pid"
