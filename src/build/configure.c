@@ -369,8 +369,9 @@ remove_stale_configure(const struct build *b, const char *diff)
 			ret = repo_clean_ignored(pl->src_dir, keep);
 		else if (!ret)
 			warning("'%s' is your tree (--source): files an earlier configuration installed "
-				"into it are left; 'git clean -X' removes them", pl->src_dir);
-		if (!ret)
+				"into it and setup.py's staging (build/lib.*, build/bdist.*) are left; "
+				"'git clean -X' removes them", pl->src_dir);
+		if (!ret && !pl->local_source)
 			ret = setuptools_staging_remove(pl->src_dir, -1);
 	}
 	buf_release(&cache);

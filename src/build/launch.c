@@ -145,7 +145,7 @@ static void
 append_line(const char *path, const char *key, uint64_t bytes)
 {
 	struct buf line = BUF_INIT;
-	int fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_NOFOLLOW | O_CLOEXEC, 0666);
+	int fd = open_regular(path, O_WRONLY | O_CREAT | O_APPEND, 0666);
 
 	if (fd < 0)
 		return;
@@ -228,7 +228,7 @@ launcher_open(struct launcher *s, const char *dir, const char *budget, const cha
 	}
 	if (mkdir_p(dir) < 0)
 		return -1;
-	s->lock_fd = open(s->lockpath.s, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0666);
+	s->lock_fd = open_regular(s->lockpath.s, O_RDWR | O_CREAT, 0666);
 	if (s->lock_fd < 0)
 		return -1;
 	s->peaks_fd = s->lock_fd;
@@ -238,7 +238,7 @@ launcher_open(struct launcher *s, const char *dir, const char *budget, const cha
 		buf_addstr(&s->peaks, table);
 		buf_addf(&lock, "%s.lock", table);
 		if (mkdir_p_parent(lock.s) == 0)
-			s->peaks_fd = open(lock.s, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0666);
+			s->peaks_fd = open_regular(lock.s, O_RDWR | O_CREAT, 0666);
 		buf_release(&lock);
 		if (s->peaks_fd < 0)
 			return -1;
@@ -316,19 +316,24 @@ run_measured(char *const *argv, const struct strvec *env, int *status, uint64_t 
 	return 0;
 }
 
-/* A compile killed (likely by the OOM killer) reserves more next time; a good one is learned. */
+/*
+ * A compile killed (likely by the OOM killer) reserves more next time; a
+ * good one is learned under `key` and `kind` (pole:KEY for the long pole).
+ * A kill is recorded under the unit's own key `unit` whichever way it ran:
+ * admission reads that key, and compile's warning names it to the user.
+ */
 static void
-record_outcome(struct launcher *s, const char *key, const char *kind, const char *source,
-	       uint64_t est, int status, uint64_t peak)
+record_outcome(struct launcher *s, const char *unit, const char *key, const char *kind,
+	       const char *source, uint64_t est, unsigned cores, int status, uint64_t peak)
 {
 	/* 137: nvcc's sh -c reports a child killed by signal 9 so. */
 	if ((WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL) ||
 	    (WIFEXITED(status) && WEXITSTATUS(status) == 137)) {
 		fprintf(stderr, "bwbuild launch: %s was killed by signal 9 (likely out of memory; "
 			"peak %llu MiB, reserved %llu MiB)\n", source,
-			(unsigned long long)(peak >> 20), (unsigned long long)(est >> 20));
-		append_line(s->oom.s, key, est);
-		learn(s, key, est + est / 2, 1);
+			(unsigned long long)(peak >> 20), (unsigned long long)((est * cores) >> 20));
+		append_line(s->oom.s, unit, est * cores);
+		learn(s, unit, est + est / 2, 1);
 	} else if (WIFEXITED(status) && WEXITSTATUS(status) == 0 && peak >= LEARN_MIN) {
 		learn(s, key, peak, 0);
 		learn(s, kind, peak, 0);
@@ -374,7 +379,7 @@ refuse_in_configure(const char *dir, const char *source)
 
 	buf_addf(&path, "%s/" LAUNCH_CONFIGURE_COMPILES, dir);
 	buf_addf(&line, "%s\n", source);
-	if (mkdir_p(dir) == 0 && (fd = open(path.s, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0666)) >= 0) {
+	if (mkdir_p(dir) == 0 && (fd = open_regular(path.s, O_WRONLY | O_CREAT | O_APPEND, 0666)) >= 0) {
 		write_all(fd, line.s, line.len);
 		close(fd);
 	}
@@ -627,7 +632,7 @@ launch_run(char *const *argv)
 			ret = 1;
 		} else {
 			launch_leave(&s, ticket);
-			record_outcome(&s, lkey, lkind, source.s, est * s.cores, status, peak);
+			record_outcome(&s, key.s, lkey, lkind, source.s, est, s.cores, status, peak);
 			ret = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 			if (!ret)
 				learn_in(&s, s.times.s, lkey, ms, 1);

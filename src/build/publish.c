@@ -1,3 +1,4 @@
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -61,74 +62,142 @@ ours(int dirfd, const char *name)
 }
 
 /*
- * The journal of a publish that did not finish: its temporaries removed;
- * unless the manifest it published is in place, the old pair restored
- * from the backups. Only names the journal lists, in the --out it names.
+ * The journal publish_pair writes: the --out, then the temporaries and
+ * backups of the wheel `wname` and its manifest, all with one suffix
+ * ".<pid>.<token>".
+ */
+static void
+journal_format(struct buf *j, const char *out, const char *wname, const char *suffix)
+{
+	int stem = (int)(strlen(wname) - 4);
+
+	buf_addf(j, "out\t%s\n", out);
+	buf_addf(j, "tmp\t%s.tmp%s\n", wname, suffix);
+	buf_addf(j, "tmp\t%.*s.manifest.json.tmp%s\n", stem, wname, suffix);
+	buf_addf(j, "bak\t%s\t%s.bak%s\n", wname, wname, suffix);
+	buf_addf(j, "bak\t%.*s.manifest.json\t%.*s.manifest.json.bak%s\n", stem, wname, stem, wname,
+		 suffix);
+}
+
+/* ".<pid>.<16 hex>" at the start of `s`: its length, else 0. */
+static size_t
+suffix_len(const char *s)
+{
+	size_t n = 0;
+
+	if (s[n++] != '.' || !isdigit((unsigned char)s[n]))
+		return 0;
+	while (isdigit((unsigned char)s[n]))
+		n++;
+	if (s[n++] != '.' || strspn(s + n, "0123456789abcdef") != 16)
+		return 0;
+	return n + 16;
+}
+
+/*
+ * The journal as publish_pair writes it, or NULL with the reason in *why.
+ * The work directory is not a trusted place (docs/design/filesystem.md):
+ * the journal is believed only when it is exactly what this bwbuild
+ * writes for this --out, its wheel's name and suffix taken from the wheel's
+ * backup line and every other line compared with what they make. So
+ * recovery touches only the temporaries and backups bwbuild names itself,
+ * and only in the --out directory it holds locked.
+ */
+static int
+journal_parse(const char *text, const char *out, struct buf *wname, struct buf *suffix,
+	      const char **why)
+{
+	struct buf want = BUF_INIT;
+	const char *bak, *w, *tab, *nl;
+	size_t wl, sl;
+	int ok;
+
+	*why = "not a journal bwbuild writes";
+	if (!starts_with(text, "out\t"))
+		return -1;
+	nl = strchr(text, '\n');
+	if (!nl || (size_t)(nl - text) != 4 + strlen(out) || strncmp(text + 4, out, strlen(out))) {
+		*why = "it names another output directory";
+		return -1;
+	}
+	/* The wheel's backup line, the fourth: "bak\t<wheel>\t<wheel>.bak.<pid>.<token>". */
+	bak = nl;
+	for (int i = 0; i < 2 && bak; i++)
+		bak = strchr(bak + 1, '\n');
+	if (!bak || !starts_with(bak + 1, "bak\t"))
+		return -1;
+	w = bak + 5;
+	tab = strchr(w, '\t');
+	wl = tab ? (size_t)(tab - w) : 0;
+	if (wl < 5 || *w == '.' || strncmp(tab - 4, ".whl", 4) || memchr(w, '/', wl) ||
+	    memchr(w, '\n', wl) || strncmp(tab + 1, w, wl) || strncmp(tab + 1 + wl, ".bak", 4) ||
+	    !(sl = suffix_len(tab + 1 + wl + 4)))
+		return -1;
+	buf_add(wname, w, wl);
+	buf_add(suffix, tab + 1 + wl + 4, sl);
+	journal_format(&want, out, wname->s, suffix->s);
+	ok = !strcmp(want.s, text);
+	buf_release(&want);
+	return ok ? 0 : -1;
+}
+
+/*
+ * The journal of a publish into this --out that did not finish: its
+ * temporaries removed; unless the manifest it published is in place, the
+ * old pair restored from the backups. A journal that is not exactly one
+ * of ours is set aside with a warning, and nothing is touched.
  */
 static void
 journal_recover(const char *work, const char *out, int outfd)
 {
-	struct buf path = BUF_INIT, text = BUF_INIT;
-	char *line, *save = NULL, *jout = NULL;
-	const char *mfinal = NULL;
-	int fd = outfd, removed = 0, restored = 0;
+	struct buf path = BUF_INIT, text = BUF_INIT, wname = BUF_INIT, suffix = BUF_INIT;
+	struct buf mname = BUF_INIT, name = BUF_INIT, bak = BUF_INIT;
+	const char *why;
+	int removed = 0, restored = 0, manifest_in;
 
 	buf_addf(&path, "%s/%s", work, JOURNAL);
 	if (!path_exists(path.s) || read_file(&text, path.s) < 0)
 		goto out;
-	for (line = strtok_r(text.s, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
-		char *f[3] = { NULL, NULL, NULL }, *s2 = NULL;
-		int n = 0;
+	if (journal_parse(text.s, out, &wname, &suffix, &why) < 0) {
+		warning("'%s' is ignored: %s; nothing in '%s' was removed or renamed for it", path.s,
+			why, out);
+		goto done;
+	}
+	buf_addf(&mname, "%.*s.manifest.json", (int)(wname.len - 4), wname.s);
+	for (int i = 0; i < 2; i++) {
+		buf_reset(&name);
+		buf_addf(&name, "%s.tmp%s", i ? mname.s : wname.s, suffix.s);
+		if (ours(outfd, name.s) && unlinkat(outfd, name.s, 0) == 0)
+			removed++;
+	}
+	/* The manifest's final name decides: in place, the publish got through. */
+	manifest_in = faccessat(outfd, mname.s, F_OK, AT_SYMLINK_NOFOLLOW) == 0;
+	for (int i = 0; i < 2; i++) {
+		const char *final = i ? mname.s : wname.s;
 
-		for (char *t = strtok_r(line, "\t", &s2); t && n < 3; t = strtok_r(NULL, "\t", &s2))
-			f[n++] = t;
-		if (n == 2 && !strcmp(f[0], "out") && !jout) {
-			jout = f[1];
-			if (strcmp(jout, out)) {
-				/* Another --out: recovered only when no one else is publishing there. */
-				fd = open(jout, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-				if (fd >= 0 && flock(fd, LOCK_EX | LOCK_NB) < 0) {
-					close(fd);
-					fd = -1;
-				}
-			}
-			if (fd < 0)
-				break;
-		} else if (!jout || strchr(f[1] ? f[1] : "/", '/')) {
-			break; /* not a journal this bwbuild wrote */
-		} else if (n == 2 && !strcmp(f[0], "tmp")) {
-			if (ours(fd, f[1]) && unlinkat(fd, f[1], 0) == 0)
-				removed++;
-		} else if (n == 3 && !strcmp(f[0], "bak") && !strchr(f[2], '/')) {
-			/* The wheel's line comes first; the manifest's final name decides. */
-			if (!mfinal && ends_with(f[1], ".whl")) {
-				struct buf m = BUF_INIT;
-
-				buf_addf(&m, "%.*s.manifest.json", (int)(strlen(f[1]) - 4), f[1]);
-				if (faccessat(fd, m.s, F_OK, AT_SYMLINK_NOFOLLOW) == 0)
-					mfinal = "present";
-				else
-					mfinal = "absent";
-				buf_release(&m);
-			}
-			if (!ours(fd, f[2]))
-				continue;
-			if (mfinal && !strcmp(mfinal, "absent") && renameat(fd, f[2], fd, f[1]) == 0)
-				restored++;
-			else if (unlinkat(fd, f[2], 0) == 0)
-				removed++;
-		}
+		buf_reset(&bak);
+		buf_addf(&bak, "%s.bak%s", final, suffix.s);
+		if (!ours(outfd, bak.s))
+			continue;
+		if (!manifest_in && renameat(outfd, bak.s, outfd, final) == 0)
+			restored++;
+		else if (unlinkat(outfd, bak.s, 0) == 0)
+			removed++;
 	}
 	if (removed || restored)
 		step_note(STEP_PUBLISH, "finished a publish into '%s' that was killed: %d temporary "
-			  "file%s removed%s", jout, removed, removed == 1 ? "" : "s",
+			  "file%s removed%s", out, removed, removed == 1 ? "" : "s",
 			  restored ? ", the wheel and manifest published before restored" : "");
-	if (fd >= 0 && fd != outfd)
-		close(fd);
+done:
 	unlink(path.s);
 out:
 	buf_release(&path);
 	buf_release(&text);
+	buf_release(&wname);
+	buf_release(&suffix);
+	buf_release(&mname);
+	buf_release(&name);
+	buf_release(&bak);
 }
 
 static int
@@ -166,6 +235,7 @@ publish_pair(const char *work, const char *out, const char *wheel, const char *w
 {
 	struct buf mname = BUF_INIT, tw = BUF_INIT, tm = BUF_INIT, wb = BUF_INIT, mb = BUF_INIT;
 	struct buf tok = BUF_INIT, journal = BUF_INIT, jpath = BUF_INIT, shown = BUF_INIT;
+	struct buf suffix = BUF_INIT;
 	int outfd, rc = -1, have_wb = 0, have_mb = 0, wheel_in = 0;
 
 	if (!ends_with(wname, ".whl") || strpbrk(wname, "/\t\n"))
@@ -182,8 +252,8 @@ publish_pair(const char *work, const char *out, const char *wheel, const char *w
 	buf_addf(&tm, "%s.tmp.%ld.%s", mname.s, (long)getpid(), tok.s);
 	buf_addf(&wb, "%s.bak.%ld.%s", wname, (long)getpid(), tok.s);
 	buf_addf(&mb, "%s.bak.%ld.%s", mname.s, (long)getpid(), tok.s);
-	buf_addf(&journal, "out\t%s\ntmp\t%s\ntmp\t%s\nbak\t%s\t%s\nbak\t%s\t%s\n", out, tw.s, tm.s,
-		 wname, wb.s, mname.s, mb.s);
+	buf_addf(&suffix, ".%ld.%s", (long)getpid(), tok.s);
+	journal_format(&journal, out, wname, suffix.s);
 	buf_addf(&jpath, "%s/%s", work, JOURNAL);
 	if (write_file_atomic(jpath.s, journal.s, journal.len) < 0)
 		goto out;
@@ -243,6 +313,7 @@ out:
 	buf_release(&journal);
 	buf_release(&jpath);
 	buf_release(&shown);
+	buf_release(&suffix);
 	return rc;
 }
 

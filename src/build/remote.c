@@ -125,7 +125,7 @@ launch_remote_command(char *const *argv, const char *host, const char *dir, stru
 	 * of descriptors); with it, it exits 116 and the launcher marks the host down.
 	 */
 	buf_addf(&b, "%s/distcc", dir);
-	mkdir_p(b.s);
-	strvec_env_set(env, "DISTCC_DIR", b.s);
+	if (mkdir_in(dir, "distcc", 1) == 0)
+		strvec_env_set(env, "DISTCC_DIR", b.s);
 	buf_release(&b);
 }

@@ -144,7 +144,7 @@ repro_fix_object(const char *path)
 		int fd;
 
 		buf_addf(&tmp, "%s.tmp.%ld", path, (long)getpid());
-		fd = open(tmp.s, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0666);
+		fd = open_regular(tmp.s, O_WRONLY | O_CREAT | O_TRUNC, 0666);
 		if (fd >= 0 && write_all(fd, data.s, data.len) < 0) {
 			close(fd);
 			fd = -1;

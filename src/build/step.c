@@ -1,3 +1,4 @@
+#include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -113,7 +114,7 @@ static const struct cause {
 static void
 scan_cause(const char *log, size_t *best, struct buf *found)
 {
-	int fd = open_nofollow(log, O_RDONLY | O_NONBLOCK, 0);
+	int fd = open_regular(log, O_RDONLY, 0);
 	FILE *f = fd >= 0 ? fdopen(fd, "r") : NULL;
 	char *line = NULL;
 	size_t cap = 0;
@@ -145,7 +146,7 @@ scan_cause(const char *log, size_t *best, struct buf *found)
 static int
 first_cmake_error(const char *log, struct buf *block, long *lineno)
 {
-	int fd = open_nofollow(log, O_RDONLY | O_NONBLOCK, 0);
+	int fd = open_regular(log, O_RDONLY, 0);
 	FILE *f = fd >= 0 ? fdopen(fd, "r") : NULL;
 	char *line = NULL;
 	size_t cap = 0, taken = 0;
@@ -239,9 +240,13 @@ open_log(enum step step, const struct plan *pl, const struct proc *p, struct buf
 
 	buf_addf(path, "%s/logs/%s.log", pl->work_dir, step_names[step]);
 	/* A retried step appends, so the log keeps what the failed attempt printed. */
-	/* Never through a link: a planted logs/<step>.log -> victim would be truncated. */
-	fd = open_nofollow(path->s, O_WRONLY | O_CREAT | (p->append_log ? O_APPEND : O_TRUNC),
-			   0666);
+	/*
+	 * Never through a link (a planted logs/<step>.log -> victim would be
+	 * truncated), never waiting on a FIFO planted there for a reader.
+	 */
+	fd = open_regular(path->s, O_WRONLY | O_CREAT | (p->append_log ? O_APPEND : O_TRUNC), 0666);
+	if (fd < 0 && (errno == ELOOP || errno == EFTYPE_NOT_REGULAR))
+		return open_regular_error(path->s);
 	if (fd < 0)
 		return error("cannot create log '%s':", path->s);
 	proc_format_args(&p->args, &cmd);

@@ -79,6 +79,22 @@ out:
 	return rc;
 }
 
+/*
+ * The directories bwbuild writes into below the work directory: made, or
+ * refused when one is a symbolic link (never followed). `src` (the
+ * checkout) is checked only when it is there; the fetch makes it.
+ */
+static int
+own_dirs(const char *work_dir)
+{
+	static const char *const made[] = { "logs", "tmp", "cmake", "launch", "dist" };
+
+	for (size_t i = 0; i < ARRAY_SIZE(made); i++)
+		if (mkdir_in(work_dir, made[i], 1) < 0)
+			return -1;
+	return mkdir_in(work_dir, "src", 0) < 0 ? -1 : 0;
+}
+
 int
 workdir_open(const char *work_dir)
 {
@@ -87,23 +103,13 @@ workdir_open(const char *work_dir)
 	struct stat st;
 	int fd = -1, removed = 0;
 
-	buf_addf(&path, "%s/logs", work_dir);
-	if (mkdir_p(path.s) < 0)
+	if (mkdir_p(work_dir) < 0 || own_dirs(work_dir) < 0)
 		goto out;
-	buf_reset(&path);
-	buf_addf(&path, "%s/tmp", work_dir);
-	if (mkdir_p(path.s) < 0)
-		goto out;
-	buf_reset(&path);
 	buf_addf(&path, "%s/lock", work_dir);
 	/* Never through a link: a planted <work>/lock -> victim would have the victim truncated. */
-	fd = open_nofollow(path.s, O_RDWR | O_CREAT, 0666);
+	fd = open_regular(path.s, O_RDWR | O_CREAT, 0666);
 	if (fd < 0) {
-		if (errno == ELOOP)
-			error("'%s' is a symbolic link; bwbuild writes only files it made: remove it",
-			      path.s);
-		else
-			error("cannot create '%s':", path.s);
+		open_regular_error(path.s);
 		goto out;
 	}
 	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_uid != geteuid() ||

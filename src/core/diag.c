@@ -44,6 +44,84 @@ step_from_name(const char *name)
 	return -1;
 }
 
+/*
+ * Messages carry names from outside (wheel members, RECORD rows, manifest
+ * keys, paths), so every message is escaped on its way out: a control
+ * byte (ESC, CR, BEL, ...; C1 controls in UTF-8) is shown as \xNN or
+ * \uNNNN, never sent to the terminal to retitle or clear it; a newline
+ * inside a message is followed by an indent, so no line a message makes
+ * can start at the left margin and pass for bwbuild's own ("verify: OK").
+ * The replacement of the byte at `s` (of `n` left) into `out` (at most
+ * 8 bytes, not terminated); its length, and the bytes used in *used.
+ */
+static size_t
+escape_at(const char *s, size_t n, char *out, size_t *used)
+{
+	unsigned char c = (unsigned char)s[0];
+
+	*used = 1;
+	if (c == '\n') {
+		out[0] = '\n';
+		if (n > 1 && (s[1] == ' ' || s[1] == '\t'))
+			return 1;
+		out[1] = out[2] = ' ';
+		return 3;
+	}
+	if ((c < 0x20 && c != '\t') || c == 0x7f)
+		return (size_t)snprintf(out, 8, "\\x%02x", c);
+	if (c == 0xc2 && n > 1 && (unsigned char)s[1] >= 0x80 && (unsigned char)s[1] <= 0x9f) {
+		*used = 2;
+		return (size_t)snprintf(out, 8, "\\u%04x", (unsigned char)s[1]);
+	}
+	out[0] = (char)c;
+	return 1;
+}
+
+void
+diag_escape(struct buf *out, const char *s, size_t n)
+{
+	char rep[8];
+	size_t used;
+
+	for (size_t i = 0; i < n; i += used)
+		buf_add(out, rep, escape_at(s + i, n - i, rep, &used));
+}
+
+/*
+ * The message of `fmt` escaped to stderr, then ": strerror(err)" for a
+ * format ending in ':'. No allocation is needed (xmalloc's die() reports
+ * here): a message longer than the stack's buffer is formatted into
+ * malloc'd memory when there is some, and cut otherwise.
+ */
+static void
+put_message(int err, const char *fmt, va_list ap)
+{
+	char small[4096], *text = small, rep[8];
+	size_t n = strlen(fmt), used;
+	va_list again;
+	int len;
+
+	va_copy(again, ap);
+	len = vsnprintf(small, sizeof(small), fmt, ap);
+	if (len >= (int)sizeof(small)) {
+		text = malloc((size_t)len + 1);
+		if (text) {
+			vsnprintf(text, (size_t)len + 1, fmt, again);
+		} else {
+			text = small;
+			len = (int)sizeof(small) - 1;
+		}
+	}
+	va_end(again);
+	for (size_t i = 0; len > 0 && i < (size_t)len; i += used)
+		fwrite(rep, 1, escape_at(text + i, (size_t)len - i, rep, &used), stderr);
+	if (text != small)
+		free(text);
+	if (n && fmt[n - 1] == ':')
+		fprintf(stderr, " %s", strerror(err));
+	fputc('\n', stderr);
+}
+
 void
 step_note(enum step step, const char *fmt, ...)
 {
@@ -52,9 +130,8 @@ step_note(enum step step, const char *fmt, ...)
 
 	fprintf(stderr, "%s: ", step_names[step]);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	put_message(err, fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
 	errno = err;
 }
 
@@ -164,8 +241,6 @@ diag_collect_end(void)
 static void
 vprint(const struct loc *loc, const char *level, int err, const char *fmt, va_list ap)
 {
-	size_t n = strlen(fmt);
-
 	fflush(stdout);
 	if (loc && loc->file) {
 		fputs(loc->file, stderr);
@@ -176,10 +251,7 @@ vprint(const struct loc *loc, const char *level, int err, const char *fmt, va_li
 		fputs(": ", stderr);
 	}
 	fprintf(stderr, "%s: ", level);
-	vfprintf(stderr, fmt, ap);
-	if (n && fmt[n - 1] == ':')
-		fprintf(stderr, " %s", strerror(err));
-	fputc('\n', stderr);
+	put_message(err, fmt, ap);
 }
 
 static void
@@ -187,7 +259,7 @@ vreport(const struct loc *loc, const char *level, const char *fmt, va_list ap)
 {
 	int err = errno;
 	size_t n = strlen(fmt);
-	struct buf b = BUF_INIT;
+	struct buf b = BUF_INIT, msg = BUF_INIT;
 
 	if (diag_quiet)
 		return;
@@ -205,7 +277,9 @@ vreport(const struct loc *loc, const char *level, const char *fmt, va_list ap)
 		buf_addstr(&b, ": ");
 	}
 	buf_addf(&b, "%s: ", level);
-	buf_vaddf(&b, fmt, ap);
+	buf_vaddf(&msg, fmt, ap);
+	diag_escape(&b, msg.s, msg.len);
+	buf_release(&msg);
 	if (n && fmt[n - 1] == ':')
 		buf_addf(&b, " %s", strerror(err));
 	buf_addch(&b, '\n');

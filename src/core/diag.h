@@ -68,6 +68,15 @@ struct loc {
 	int col;
 };
 
+/*
+ * Every message below is escaped on its way out (diag.c, escape_at): a
+ * control byte from a name is shown as \xNN, a newline inside a message
+ * is followed by an indent. diag_escape appends `s` (`n` bytes) so
+ * escaped, for text printed elsewhere.
+ */
+struct buf;
+void diag_escape(struct buf *out, const char *s, size_t n);
+
 int error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void warning(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

@@ -208,6 +208,67 @@ open_nofollow(const char *path, int flags, unsigned mode)
 	return fd;
 }
 
+int
+mkdir_in(const char *root, const char *name, int create)
+{
+	struct buf shown = BUF_INIT;
+	struct stat st;
+	int rc = 0;
+
+	buf_addf(&shown, "%s/%s", root, name);
+	if (create && mkdir(shown.s, 0777) < 0 && errno != EEXIST)
+		rc = error("cannot create directory '%s':", shown.s);
+	else if (lstat(shown.s, &st) < 0)
+		rc = errno == ENOENT && !create ? 1 : error("cannot read '%s':", shown.s);
+	else if (S_ISLNK(st.st_mode))
+		rc = error("'%s' is a symbolic link; bwbuild writes only into directories it made: "
+			   "remove it", shown.s);
+	else if (!S_ISDIR(st.st_mode))
+		rc = error("'%s' is not a directory; remove it", shown.s);
+	buf_release(&shown);
+	return rc;
+}
+
+int
+open_regular(const char *path, int flags, unsigned mode)
+{
+	struct stat st;
+	int fd = open_nofollow(path, (flags & ~O_TRUNC) | O_NONBLOCK, mode), e;
+
+	if (fd < 0) {
+		/* A FIFO without a reader (write-only, non-blocking) says ENXIO. */
+		if (errno == ENXIO)
+			errno = EFTYPE_NOT_REGULAR;
+		return -1;
+	}
+	if (fstat(fd, &st) < 0) {
+		e = errno;
+	} else if (!S_ISREG(st.st_mode)) {
+		e = EFTYPE_NOT_REGULAR;
+	} else if ((flags & O_TRUNC) && ftruncate(fd, 0) < 0) {
+		e = errno;
+	} else {
+		/* Not left for the children that get it as their output. */
+		fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+		return fd;
+	}
+	close(fd);
+	errno = e;
+	return -1;
+}
+
+int
+open_regular_error(const char *path)
+{
+	if (errno == ELOOP)
+		return error("'%s' is a symbolic link; bwbuild writes only files it made: remove it",
+			     path);
+	if (errno == EFTYPE_NOT_REGULAR)
+		return error("'%s' is not a regular file (a FIFO, a device or a directory); "
+			     "bwbuild reads and writes only regular files there: remove it", path);
+	return error("cannot open '%s':", path);
+}
+
 static int
 create_new_at(int dirfd, const char *name, unsigned mode)
 {
@@ -246,9 +307,9 @@ copy_file_at(const char *from, int dirfd, const char *to, const char *to_shown)
 	int in, out, ret = -1;
 	ssize_t n = 0;
 
-	in = open_nofollow(from, O_RDONLY, 0);
+	in = open_regular(from, O_RDONLY, 0);
 	if (in < 0)
-		return error("cannot open '%s':", from);
+		return open_regular_error(from);
 	out = create_new_at(dirfd, to, 0666);
 	if (out < 0) {
 		create_error(to_shown);
@@ -487,6 +548,17 @@ cache_dir_check(const char *dir)
 	}
 	if (cache_level_check(top, "git", shown.s, 0, 0) < 0)
 		goto out;
+	/* The launcher's learned tables: written by every build, so trusted like git/. */
+	buf_reset(&shown);
+	buf_addf(&shown, "%s/peaks", dir);
+	if (mkdirat(top, "peaks", 0755) < 0 && errno != EEXIST) {
+		error("cannot create directory '%s':", shown.s);
+		goto out;
+	}
+	if (cache_level_check(top, "peaks", shown.s, 0, 0) < 0)
+		goto out;
+	buf_reset(&shown);
+	buf_addf(&shown, "%s/git", dir);
 	git = openat(top, "git", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (git < 0 || !(d = fdopendir(git))) {
 		error("cannot open '%s':", shown.s);
@@ -562,17 +634,11 @@ sha256_file(const char *path, struct buf *hex)
 	char chunk[1 << 16];
 	uint8_t md[DIGEST_MAX];
 	struct digest d;
-	struct stat st;
-	int fd = open_nofollow(path, O_RDONLY | O_NONBLOCK, 0);
+	int fd = open_regular(path, O_RDONLY, 0);
 	ssize_t n;
 
 	if (fd < 0)
 		return -1;
-	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
-		close(fd);
-		errno = EINVAL;
-		return -1;
-	}
 	if (digest_init(&d, "sha256") < 0) {
 		close(fd);
 		return -1;

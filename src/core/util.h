@@ -32,6 +32,14 @@ int mkdir_p(const char *path);
 /* The same for the directory that will hold `path`. */
 int mkdir_p_parent(const char *path);
 
+/*
+ * The directory `name` (one level) in the directory `root`, made when
+ * `create` and missing, else checked: a directory, never a symbolic link
+ * (a planted <work>/logs -> elsewhere would have bwbuild truncate files
+ * there). 0; 1 when it is absent and not made; -1 after reporting.
+ */
+int mkdir_in(const char *root, const char *name, int create);
+
 /* `path` with "." and ".." resolved lexically (no symlinks, no file system). */
 struct buf;
 void path_normalize(struct buf *out, const char *path);
@@ -52,6 +60,20 @@ int write_all(int fd, const void *data, size_t len);
 void random_token(struct buf *out);
 /* open() that never follows a symlink in the last component; -1 with errno (ELOOP). */
 int open_nofollow(const char *path, int flags, unsigned mode);
+/*
+ * Open a file bwbuild keeps under a fixed name in a directory others may
+ * write into (a step's log, a launcher ledger, a lock, a state file):
+ * never through a link, never blocking (O_NONBLOCK: a FIFO there is
+ * refused, not waited on for a reader), and only when what is there is a
+ * regular file (fstat after the open). O_TRUNC is done after that check,
+ * so nothing but a regular file is ever truncated. The fd, or -1 with
+ * errno: ELOOP for a link, EFTYPE_NOT_REGULAR for anything else there.
+ */
+#define EFTYPE_NOT_REGULAR ENODEV
+int open_regular(const char *path, int flags, unsigned mode);
+/* Report open_regular's failure: what is at `path` and what to do. -1. */
+int open_regular_error(const char *path);
+
 /* A new file at `path` for writing (O_EXCL|O_NOFOLLOW), reported on failure; the fd or -1. */
 int create_new(const char *path, unsigned mode);
 

@@ -13,6 +13,7 @@ struct fatbin_ctx {
 	struct wheel_lib *lib;
 	int rel;
 	int deep;
+	struct fatbin_budget *budget;
 	const uint8_t *map;     /* ELFSCAN_DROP: the page-aligned mapping; NULL otherwise */
 	size_t dropped;         /* bytes of `map` already given back */
 	const uint8_t *region;
@@ -48,7 +49,7 @@ fatbin_cb(void *vctx, const struct fatbin_entry *e)
 	if (c->deep && (e->kind == FATBIN_ELF || e->kind == FATBIN_PTX)) {
 		struct buf why = BUF_INIT;
 
-		if (fatbin_entry_check(c->region, c->len, e, &why) < 0) {
+		if (fatbin_entry_check(c->region, c->len, e, c->budget, &why) < 0) {
 			if (c->deep_failed++ < FATBIN_DEEP_ERRORS_LISTED)
 				strvec_pushf(c->errors, "'%s': %s container %u: %s (deep)",
 					     c->lib->path, c->section, e->container, why.s);
@@ -140,7 +141,7 @@ find_kernels(struct wheel_lib *lib, const struct elf *elf)
 
 void
 elfscan(struct wheel_lib *lib, const char *path, const uint8_t *data, size_t len, int deep,
-	struct strvec *errors)
+	struct fatbin_budget *budget, struct strvec *errors)
 {
 	static const char *const sections[] = { ".nv_fatbin", "__nv_relfatbin" };
 	struct buf why = BUF_INIT;
@@ -166,7 +167,7 @@ elfscan(struct wheel_lib *lib, const char *path, const uint8_t *data, size_t len
 	find_kernels(lib, &elf);
 	for (i = 0; i < ARRAY_SIZE(sections); i++) {
 		const struct elf_section *s = elf_section_by_name(&elf, sections[i]);
-		struct fatbin_ctx fc = { lib, (int)i, deep & ELFSCAN_DEEP,
+		struct fatbin_ctx fc = { lib, (int)i, deep & ELFSCAN_DEEP, budget,
 					 deep & ELFSCAN_DROP ? data : NULL, 0, NULL, 0, sections[i],
 					 errors, BUF_INIT, 0 };
 

@@ -47,8 +47,10 @@ struct wheel_lib {
  */
 #define ELFSCAN_DEEP 1
 #define ELFSCAN_DROP 2
+struct fatbin_budget;
+/* With ELFSCAN_DEEP, `budget` bounds what the whole input decompresses (NULL: per entry only). */
 void elfscan(struct wheel_lib *lib, const char *path, const uint8_t *data, size_t len, int deep,
-	     struct strvec *errors);
+	     struct fatbin_budget *budget, struct strvec *errors);
 void wheel_lib_release(struct wheel_lib *lib);
 
 /* Whether `feature` ("flash_attention") is a kernel family elfscan looks for. */

@@ -36,7 +36,9 @@
  * Bounds (docs/design/bounds.md): entries are at least 64 bytes each, so a
  * walk is linear in the region; a deep check streams zstd through a fixed
  * window and allocates an LZ4 block's output only up to 255 x its
- * compressed bytes (LZ4's most), never a claimed size beyond that.
+ * compressed bytes (LZ4's most), never a claimed size beyond that; all
+ * entries of one input together decompress no more than its budget
+ * (struct fatbin_budget).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -249,9 +251,33 @@ check_zstd(const uint8_t *payload, const struct fatbin_entry *e, struct buf *why
 	return rc;
 }
 
+void
+fatbin_budget_init(struct fatbin_budget *b, uint64_t input_bytes)
+{
+	b->total = input_bytes > FATBIN_DEEP_MIN / FATBIN_DEEP_RATIO ?
+			   input_bytes * FATBIN_DEEP_RATIO : FATBIN_DEEP_MIN;
+	if (input_bytes > UINT64_MAX / FATBIN_DEEP_RATIO)
+		b->total = UINT64_MAX;
+	b->left = b->total;
+}
+
+/* Take `n` bytes from the budget; 0 when fewer are left (nothing taken then). */
+static int
+budget_take(struct fatbin_budget *b, uint64_t n)
+{
+	uint64_t left = __atomic_load_n(&b->left, __ATOMIC_RELAXED);
+
+	do {
+		if (left < n)
+			return 0;
+	} while (!__atomic_compare_exchange_n(&b->left, &left, left - n, 0, __ATOMIC_RELAXED,
+					      __ATOMIC_RELAXED));
+	return 1;
+}
+
 int
 fatbin_entry_check(const uint8_t *region, size_t len, const struct fatbin_entry *e,
-		   struct buf *why)
+		   struct fatbin_budget *budget, struct buf *why)
 {
 	const uint8_t *payload;
 	uint8_t *out;
@@ -270,6 +296,14 @@ fatbin_entry_check(const uint8_t *region, size_t len, const struct fatbin_entry 
 	    (e->codec == CODEC_LZ4 && e->uncompressed_size / LZ4_MAX_RATIO > e->compressed_size)) {
 		buf_addf(why, "%s entry for arch %u claims %llu bytes uncompressed",
 			 fatbin_codec_name(e->codec), e->arch, (unsigned long long)e->uncompressed_size);
+		return -1;
+	}
+	if (budget && !budget_take(budget, e->uncompressed_size)) {
+		buf_addf(why, "%s entry for arch %u not decompressed: its %llu bytes would pass the "
+			 "%llu the whole input may decompress (%d x its size, %llu MiB at least; a "
+			 "crafted fatbin?)", fatbin_codec_name(e->codec), e->arch,
+			 (unsigned long long)e->uncompressed_size, (unsigned long long)budget->total,
+			 FATBIN_DEEP_RATIO, (unsigned long long)(FATBIN_DEEP_MIN >> 20));
 		return -1;
 	}
 	if (e->codec == CODEC_ZSTD)

@@ -52,8 +52,26 @@ int fatbin_walk(const uint8_t *data, size_t len,
 /* Deep-check failures named per library before they are only counted. */
 #define FATBIN_DEEP_ERRORS_LISTED 5
 
+/*
+ * What the deep checks of one input (a wheel, an installed package, a
+ * file) may decompress in all: FATBIN_DEEP_RATIO x the input's bytes, at
+ * least FATBIN_DEEP_MIN. Real cubins expand 4-6 x under zstd, and the
+ * zip's deflate cannot shrink them further; a zstd frame of RLE blocks
+ * makes 1 GiB from 32 KiB, so without this 3,000 such entries in a 175 KB
+ * wheel made 3 TB of work. Each compressed entry's claim is taken from
+ * `left` before it is decompressed, atomically: one budget is shared by
+ * the threads of a verify.
+ */
+#define FATBIN_DEEP_RATIO 64
+#define FATBIN_DEEP_MIN ((uint64_t)64 << 20)
+struct fatbin_budget {
+	uint64_t total, left;
+};
+void fatbin_budget_init(struct fatbin_budget *b, uint64_t input_bytes);
+
+/* `budget` NULL: bounded per entry only (tests, a single fatbin file). */
 int fatbin_entry_check(const uint8_t *region, size_t len, const struct fatbin_entry *e,
-		       struct buf *why);
+		       struct fatbin_budget *budget, struct buf *why);
 
 /* "sm_120a", "compute_120", "kind8_90" */
 void fatbin_entry_name(const struct fatbin_entry *e, struct buf *out);

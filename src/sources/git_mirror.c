@@ -305,9 +305,9 @@ mirror_ensure_once(const char *cache, const char *url, const char *ref, const gi
 		     "by all could hand the build any source");
 		goto out;
 	}
-	fd = open(lockp.s, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
+	fd = open_regular(lockp.s, O_RDWR | O_CREAT, 0644);
 	if (fd < 0) {
-		error("cannot open '%s':", lockp.s);
+		open_regular_error(lockp.s);
 		goto out;
 	}
 	if (flock(fd, LOCK_EX | LOCK_NB) < 0) {

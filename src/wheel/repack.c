@@ -687,7 +687,7 @@ wheel_repack(const char *in, const char *dir, const struct repack_opts *o, struc
 	    make_members(&r, why) < 0)
 		goto out;
 	buf_addf(&tmp, "%s/%s.tmp.%ld", dir, name.s, (long)getpid());
-	w.fd = open(tmp.s, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);
+	w.fd = open_regular(tmp.s, O_WRONLY | O_CREAT | O_TRUNC, 0644);
 	if (w.fd < 0) {
 		buf_addf(why, "cannot create '%s': %s", tmp.s, strerror(errno));
 		goto out;

@@ -20,12 +20,16 @@
 #include "core/diag.h"
 #include "formats/elf.h"
 #include "formats/elfscan.h"
+#include "formats/fatbin.h"
 #include "core/hash.h"
 #include "host/host.h"
 #include "core/strvec.h"
 #include "core/util.h"
 #include "wheel/verify_parts.h"
 #include "formats/zip.h"
+
+/* elfscan's flags for a deep check with budget `b`, none without. */
+#define DEEP(b) ((b) ? ELFSCAN_DEEP : 0)
 
 /*
  * A library up to MAX_ELF_IN_MEMORY is kept in memory; a larger one is
@@ -239,11 +243,12 @@ pipe_finish(struct pipe *p)
 }
 
 static void
-scan_library(struct job *j, struct member_ctx *mc, int deep)
+scan_library(struct job *j, struct member_ctx *mc, struct fatbin_budget *deep)
 {
 	j->lib = xcalloc(1, sizeof(*j->lib));
 	if (mc->fd < 0) {
-		elfscan(j->lib, j->name, (const uint8_t *)mc->data.s, mc->data.len, deep, &j->errors);
+		elfscan(j->lib, j->name, (const uint8_t *)mc->data.s, mc->data.len, DEEP(deep), deep,
+			&j->errors);
 		return;
 	}
 	{
@@ -256,7 +261,8 @@ scan_library(struct job *j, struct member_ctx *mc, int deep)
 			j->lib = NULL;
 			return;
 		}
-		elfscan(j->lib, j->name, map, (size_t)mc->size, deep | ELFSCAN_DROP, &j->errors);
+		elfscan(j->lib, j->name, map, (size_t)mc->size, DEEP(deep) | ELFSCAN_DROP, deep,
+			&j->errors);
 		munmap(map, (size_t)mc->size);
 	}
 }
@@ -291,7 +297,7 @@ leaves_root(const struct job *j)
 
 /* An installed file: mapped, hashed whole, and scanned in place when it is ELF. */
 static int
-read_installed(struct job *j, struct member_ctx *mc, int deep)
+read_installed(struct job *j, struct member_ctx *mc, struct fatbin_budget *deep)
 {
 	struct stat st;
 	void *map = NULL;
@@ -342,7 +348,8 @@ read_installed(struct job *j, struct member_ctx *mc, int deep)
 	}
 	if (mc->is_elf) {
 		j->lib = xcalloc(1, sizeof(*j->lib));
-		elfscan(j->lib, j->name, map, (size_t)st.st_size, deep | ELFSCAN_DROP, &j->errors);
+		elfscan(j->lib, j->name, map, (size_t)st.st_size, DEEP(deep) | ELFSCAN_DROP, deep,
+			&j->errors);
 	} else if (mc->keep_text && map) {
 		buf_add(&mc->data, map, (size_t)st.st_size < MAX_TEXT_BYTES ? (size_t)st.st_size :
 									    MAX_TEXT_BYTES);
@@ -353,7 +360,7 @@ read_installed(struct job *j, struct member_ctx *mc, int deep)
 }
 
 static void
-run_job(const struct zip *z, struct job *j, int deep)
+run_job(const struct zip *z, struct job *j, struct fatbin_budget *deep)
 {
 	struct buf why = BUF_INIT;
 	struct member_ctx mc;
@@ -400,7 +407,8 @@ run_job(const struct zip *z, struct job *j, int deep)
 	if (mc.is_elf && !j->file && j->e->method == 0 && mc.size == j->e->csize) {
 		/* stored: the library's bytes are already in the mapping */
 		j->lib = xcalloc(1, sizeof(*j->lib));
-		elfscan(j->lib, j->name, z->data + j->e->data_off, (size_t)mc.size, deep, &j->errors);
+		elfscan(j->lib, j->name, z->data + j->e->data_off, (size_t)mc.size, DEEP(deep), deep,
+			&j->errors);
 	} else if (mc.is_elf && !j->file) {
 		scan_library(j, &mc, deep);
 	}
@@ -419,7 +427,7 @@ struct pool {
 	size_t *order;
 	size_t n;
 	size_t next;
-	int deep;
+	struct fatbin_budget budget, *deep; /* deep: &budget with --deep, else NULL */
 };
 
 static void *
@@ -451,12 +459,19 @@ bigger_first(const void *a, const void *b)
 void
 verify_run_jobs(const struct zip *z, struct job *jobs, size_t n, unsigned threads, int deep)
 {
-	struct pool p = { z, jobs, NULL, n, 0, deep };
+	struct pool p = { z, jobs, NULL, n, 0, { 0, 0 }, NULL };
 	pthread_t *tids;
 	size_t i, started = 0;
+	uint64_t input = z ? z->len : 0;
 
 	if (!n)
 		return;
+	/* The whole input's bytes, a wheel's or an installed package's files: one budget for all. */
+	for (i = 0; !z && i < n; i++)
+		input += jobs[i].order_size;
+	fatbin_budget_init(&p.budget, input);
+	if (deep)
+		p.deep = &p.budget;
 	/*
 	 * Buffers of a few MiB (pipe blocks, libraries kept in memory) come and
 	 * go on every thread; with glibc's sliding mmap threshold they would

@@ -250,9 +250,12 @@ verify_plan_jobs(struct wheel_report *r, const struct record_row *rows, size_t n
 				  row->line, row->nfields);
 			continue;
 		}
-		if (dup_rows[i])
+		if (dup_rows[i]) {
+			/* Checked once, at its first row: a repeat is refused, not read again. */
 			verify_error(r, "RECORD line %d lists '%s' again (RECORD)", row->line,
 				  row->fields[0]);
+			continue;
+		}
 		is_record = !strcmp(row->fields[0], record_name);
 		is_sig = verify_is_dist_info_file(row->fields[0], dist_info, "RECORD.jws") ||
 			 verify_is_dist_info_file(row->fields[0], dist_info, "RECORD.p7s");

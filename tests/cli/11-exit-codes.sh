@@ -37,6 +37,7 @@ cat > "$T/probes/smoke-minitorch.py" <<'PY'
 import os, sys, time
 if os.environ.get("SLEEP"):
     print("@bwbuild {\"start\": \"import\"}", flush=True)
+    open(os.environ["SLEEP"], "w").close()   # running: bwbuild forwards signals now
     time.sleep(60)
 ok = os.environ.get("FIXED")
 for l in ['{"start": "import"}', '{"check": "import", "status": "ok", "reason": "minitorch 2.11.0"}',
@@ -112,15 +113,20 @@ contains "$TMP/out" "FAILED: plat-1.0"
 run 0 "$BW" help help
 contains "$TMP/out" "usage: bwbuild help [COMMAND|exit-codes]"
 
-# Stopped by a signal: 128 + N, whichever command runs (smoke in its probe here).
+# Stopped by a signal: 128 + N, whichever command runs (smoke in its probe
+# here). The signal goes once the probe says it runs (its file in SLEEP),
+# never on a progress line: bwbuild installs its handlers as it starts the
+# probe, and a job started with & ignores SIGINT until then.
 for sig in INT:interrupted TERM:terminated; do
-	SLEEP=1 BWBUILD_PROBE_PATH="$T/probes" "$BW" smoke "$SW" >"$TMP/out" 2>"$TMP/err" &
+	rm -f "$T/probe-runs"
+	SLEEP="$T/probe-runs" BWBUILD_PROBE_PATH="$T/probes" "$BW" smoke "$SW" >"$TMP/out" 2>"$TMP/err" &
 	pid=$!
-	for _ in $(seq 100); do
-		grep -q "import" "$TMP/out" 2>/dev/null && break
+	i=0
+	while [ ! -e "$T/probe-runs" ]; do
+		i=$((i + 1))
+		if ! kill -0 "$pid" 2>/dev/null || [ "$i" -ge 3000 ]; then fail "the smoke probe never ran: $(cat "$TMP/err")"; fi
 		sleep 0.1
 	done
-	sleep 0.3
 	kill -"${sig%%:*}" "$pid"
 	set +e
 	wait "$pid"

@@ -66,3 +66,17 @@ size=$(stat -c %s "$TMP/shrinking.whl")
 [ "$size" -gt 16384 ] || fail "the test wheel is too small to leave a page past its end"
 BWBUILD_FAULT=truncate:zip-mapped bounded 1 "$BW" verify "$TMP/shrinking.whl"
 contains "$TMP/err" "error: '$TMP/shrinking.whl' changed while being read (it is $((size / 2)) bytes now, was $size); run verify again when it is complete"
+# Names from a wheel reach the terminal escaped (issue 31): a member named
+# with a newline and escape sequences cannot forge a line of bwbuild's own
+# ("verify: OK all good") nor retitle or clear the terminal.
+python3 - "$TMP/names.whl" <<'PY'
+import sys, zipfile
+with zipfile.ZipFile(sys.argv[1], "w") as z:
+    z.writestr("t-1.0.dist-info/WHEEL", "Wheel-Version: 1.0\nRoot-Is-Purelib: true\nTag: py3-none-any\n")
+    z.writestr("t/x\nverify: OK all good\x1b]0;owned\x07\x1b[2J.py", "x = 1\n")
+    z.writestr("t-1.0.dist-info/RECORD", "t-1.0.dist-info/RECORD,,\n")
+PY
+bounded 1 "$BW" verify "$TMP/names.whl"
+contains "$TMP/err" "verify: OK all good\\x1b]0;owned\\x07\\x1b[2J.py"
+if grep -q '^verify: OK' "$TMP/err" "$TMP/out"; then fail "a member's name forged a line: $(cat "$TMP/err")"; fi
+if grep -q "$(printf '\033')" "$TMP/err" "$TMP/out"; then fail "an escape sequence from a member's name reached the terminal"; fi

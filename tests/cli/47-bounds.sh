@@ -110,6 +110,13 @@ short_err record-1.5M-rows
 # zip: 64 directory entries on one 256 MiB member.
 m overlap-64x256M 1 "$BW" verify "$b/overlap/bomb-1.0-py3-none-any.whl"
 contains "$TMP/err" "members 'bomb/z00.bin' and 'bomb/z01.bin' share bytes (overlapping entries, as zip bombs have)"
+# RECORD (issue 31): one 256 MiB member listed 1,000 times is hashed once; the
+# repeats are refused, not inflated and hashed again (each took 0.2 s more).
+m record-dup-1000x256M 1 "$BW" verify "$b/duprows/dup-1.0-py3-none-any.whl"
+contains "$TMP/err" "error: RECORD line 2 lists 'dup/zeros.bin' again (RECORD)"
+short_err record-dup-1000x256M
+m record-dup-1000x256M-manifest 0 "$BW" manifest "$b/duprows/dup-1.0-py3-none-any.whl"
+contains "$TMP/out" "RECORD line 2 lists 'dup/zeros.bin' again (RECORD)"
 # zip64: a library claiming 1 TiB from 68 bytes.
 m archs-zip64-lie 2 "$BW" archs "$b/zip64lie/lie-1.0-py3-none-any.whl"
 contains "$TMP/err" "'lie/liblie.so' claims 1099511627776 bytes from 68 compressed, more than deflate can produce"
@@ -117,6 +124,13 @@ contains "$TMP/err" "'lie/liblie.so' claims 1099511627776 bytes from 68 compress
 m archs-320M-member 0 "$BW" archs "$b/bigmember/big-1.0-py3-none-any.whl"
 contains "$TMP/out" "0 of 1 ELF files carry CUDA code"
 [ -z "$(ls "$TMP/bounds-tmpdir")" ] || fail "archs left a temporary file"
+# verify --deep (issue 31): 3,000 zstd entries of 32 KiB each claiming 1 GiB
+# (RLE blocks) in a wheel of some 400 KB: the whole wheel may decompress
+# 64 x its size (64 MiB at least), not 1 GiB per entry (3 TB in all).
+m deep-zstd-3000x1G 1 "$BW" verify --deep "$b/zstd/zst-1.0-py3-none-any.whl"
+contains "$TMP/err" "error: 'zst/libz.so': .nv_fatbin container 0: zstd entry for arch 80 not decompressed: its 1073741824 bytes would pass the 67108864 the whole input may decompress (64 x its size, 64 MiB at least; a crafted fatbin?) (deep)"
+contains "$TMP/err" "error: 'zst/libz.so': .nv_fatbin: and 2995 more entries fail the deep check (deep)"
+short_err deep-zstd-3000x1G
 # fatbin: 200,000 entries, each another target (sorted-set insertion was O(n^2)).
 m fatbin-200k-targets 1 "$BW" archs "$b/fatbin/targets.fatbin"
 contains "$TMP/err" "targets.fatbin': more than 256 distinct targets (a crafted fatbin?)"

@@ -204,17 +204,24 @@ run 1 "$BW" build --profile "$TMP/demo-e2e.yaml" --work "$TMP/work" --out "$TMP/
 contains "$TMP/err" "--set features.nccl=on:1:1: error: features.nccl is on, but the build turned USE_NCCL off: CMake did not find NCCL (nccl.h)"
 contains "$TMP/err" "configure gave a build that differs from the profile"
 
-# One bwbuild per work directory: the holder's pid is named.
-python3 - "$TMP/work/lock" <<'PY' &
+# One bwbuild per work directory: the holder's pid is named. The build
+# starts once the holder says it holds the lock ($TMP/held), not after a sleep.
+rm -f "$TMP/held"
+python3 - "$TMP/work/lock" "$TMP/held" <<'PY' &
 import fcntl, sys, time
 f = open(sys.argv[1], "w")
 fcntl.flock(f, fcntl.LOCK_EX)
 f.write("4242\n")
 f.flush()
-time.sleep(20)
+open(sys.argv[2], "w").close()
+time.sleep(600)
 PY
 holder=$!
-sleep 1
+at_exit "kill $holder 2>/dev/null"
+while [ ! -e "$TMP/held" ]; do
+	kill -0 "$holder" 2>/dev/null || fail "the lock holder died"
+	sleep 0.1
+done
 run 1 "$BW" build --profile "$TMP/demo-e2e.yaml" --work "$TMP/work" --out "$TMP/out-until" --until fetch
 contains "$TMP/err" "error: work directory '$TMP/work' is in use by another bwbuild (pid 4242); wait for it to finish or use another --work"
 kill "$holder"

@@ -88,6 +88,23 @@ grep -q '^inside1.cc#' "$L/peaks" && fail "a compile already admitted was admitt
 BWBUILD_LAUNCH_INSIDE="$TMP/other-build/launch" "$BW" launch -- "$TMP/hog" 100 10 "$TMP/inside.log" -c "$TMP/inside2.cc"
 grep -q '^inside2.cc#' "$L/peaks" || fail "an inherited BWBUILD_LAUNCH_INSIDE turned admission off"
 
+# A CUDA unit run as the long pole (nothing waits, 4 slots, two gencodes) and
+# killed for memory: the OOM record and the raised estimate name the unit's
+# own key, which admission reads and compile's warning shows; the internal
+# pole:KEY never reaches either.
+mkdir -p "$TMP/polebin"
+printf '#!/bin/sh\nkill -9 $$\n' > "$TMP/polebin/nvcc"
+chmod +x "$TMP/polebin/nvcc"
+: > "$TMP/polefwd.cu"
+rm -f "$L/oom"
+BWBUILD_LAUNCH_BUDGET=$((1 << 40)) run 137 "$BW" launch -- "$TMP/polebin/nvcc" \
+	-gencode arch=compute_80,code=sm_80 -gencode arch=compute_90,code=sm_90 -c "$TMP/polefwd.cu" -o "$TMP/polefwd.o"
+contains "$TMP/err" "polefwd.cu: long pole, 1 cores idle: --threads=2"
+contains "$TMP/err" "bwbuild launch: polefwd.cu was killed by signal 9"
+if grep -q "pole:" "$TMP/err" "$L/oom"; then fail "the internal pole: key reached a message: $(cat "$TMP/err" "$L/oom")"; fi
+grep -q '^polefwd.cu#' "$L/oom" || fail "the OOM record does not name the unit: $(cat "$L/oom")"
+grep -q '^polefwd.cu#' "$L/peaks" || fail "the killed unit's own estimate was not raised: $(cat "$L/peaks")"
+
 # Without the environment the launcher is transparent; the exit status passes through.
 unset BWBUILD_LAUNCH_DIR
 run 3 "$BW" launch -- sh -c 'exit 3'
@@ -106,10 +123,17 @@ rm -rf "$BWBUILD_CACHE_DIR"
 mkdir -p "$TMP/killcuda/bin"
 cat > "$TMP/killcuda/bin/nvcc" <<SH
 #!/bin/sh
-# While $TMP/slow exists the example's CUDA files take 5 s more: time to interrupt them.
+# While $TMP/slow exists the example's CUDA files say so in $TMP/compiling
+# (a compiler runs: bwbuild is inside the compile step, its handlers
+# installed) and wait to be interrupted, 60 s at most.
 for a in "\$@"; do
 	case "\$a" in
-	*csrc/cuda/ops.cu|*csrc/flash/flash_fwd.cu) [ -e "$TMP/slow" ] && sleep 5 ;;
+	*csrc/cuda/ops.cu|*csrc/flash/flash_fwd.cu)
+		if [ -e "$TMP/slow" ]; then
+			: > "$TMP/compiling"
+			i=0
+			while [ -e "$TMP/slow" ] && [ "\$i" -lt 600 ]; do i=\$((i + 1)); sleep 0.1; done
+		fi ;;
 	esac
 done
 for a in "\$@"; do
@@ -148,15 +172,18 @@ flash = [int(v) for k, v in peaks.items() if k.startswith("csrc/flash/flash_fwd.
 assert flash and flash[0] >= 6 * 2**30, peaks   # 1.5 x the 6 GiB it was admitted with, at least
 PY
 
-# interrupt_compile SIG: start a build, send SIG once it compiles; its status in $st.
+# interrupt_compile SIG: start a build, send SIG once a compiler says it
+# runs (not on the step's progress line: bwbuild installs its handlers when
+# it starts the command, and a job started with & ignores SIGINT until
+# then); its status in $st.
 interrupt_compile() {
-	rm -f "$TMP/work9/last-build.json"   # an up-to-date build would not compile
+	rm -f "$TMP/work9/last-build.json" "$TMP/compiling"   # an up-to-date build would not compile
 	"$BW" --profile "$TMP/oom.yaml" --work "$TMP/work9" --out "$TMP/out9" >"$TMP/int.out" 2>"$TMP/int.err" &
 	bw=$!
 	i=0
-	while ! grep -q "^compile: " "$TMP/int.err" 2>/dev/null; do
+	while [ ! -e "$TMP/compiling" ]; do
 		i=$((i + 1))
-		[ "$i" -lt 600 ] || fail "the build never reached the compile step"
+		if ! kill -0 "$bw" 2>/dev/null || [ "$i" -ge 3000 ]; then fail "no compiler ran: $(cat "$TMP/int.err")"; fi
 		sleep 0.1
 	done
 	kill -"$1" "$bw"
@@ -166,6 +193,16 @@ interrupt_compile() {
 	set -e
 }
 
+# gone DIR: wait until no process of the build in DIR runs (15 s at most).
+gone() {
+	k=0
+	while pgrep -f "$1" >/dev/null; do
+		k=$((k + 1))
+		[ "$k" -lt 150 ] || fail "processes of the build survived: $(pgrep -af "$1")"
+		sleep 0.1
+	done
+}
+
 # SIGTERM during the compile stops the whole tree; the next run resumes and finishes.
 rm -f "$TMP/killed-once"
 : > "$TMP/killed-once"   # the fake nvcc kills nothing now; it is only slow
@@ -173,8 +210,7 @@ rm -f "$TMP/killed-once"
 interrupt_compile TERM
 [ "$st" = 143 ] || fail "a build stopped by SIGTERM exited $st, not 128 + 15"
 contains "$TMP/int.err" "interrupted during 'compile'; run the same command again to resume"
-sleep 0.5
-if pgrep -f "$TMP/work9/src" >/dev/null; then fail "processes of the build survived: $(pgrep -af "$TMP/work9/src")"; fi
+gone "$TMP/work9/src"
 [ ! -s "$TMP/work9/launch/ledger" ] || fail "reservations left behind: $(cat "$TMP/work9/launch/ledger")"
 rm -f "$TMP/slow"
 run 0 "$BW" --profile "$TMP/oom.yaml" --work "$TMP/work9" --out "$TMP/out9"

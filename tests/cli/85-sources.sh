@@ -114,6 +114,20 @@ assert subs["third_party/cutlite/third_party/cute"]["url"] == ex + "/cute.git", 
 assert m["verify"]["ok"], m["verify"]
 PY
 
+# A --source tree reconfigured with other settings keeps its build/lib.* and
+# build/bdist.* (issue 31: they were removed, though the tree is the user's).
+mkdir -p "$w/src/build/lib.keep85" "$w/src/build/bdist.keep85"
+echo mine > "$w/src/build/lib.keep85/file"
+echo mine > "$w/src/build/bdist.keep85/file"
+run 0 "$BW" --profile "$TMP/src85.yaml" --source "$w/src" --work "$TMP/work85s" --out "$TMP/out85s" \
+	--until configure --set build.env.CFLAGS=-O1
+contains "$TMP/err" "settings changed since the last configure"
+contains "$TMP/err" "is your tree (--source): files an earlier configuration installed into it and setup.py's staging (build/lib.*, build/bdist.*) are left"
+if [ ! -s "$w/src/build/lib.keep85/file" ] || [ ! -s "$w/src/build/bdist.keep85/file" ]; then
+	fail "a --source tree lost its build/lib.* or build/bdist.* on reconfigure"
+fi
+rm -rf "$w/src/build/lib.keep85" "$w/src/build/bdist.keep85"
+
 # Option discovery: the tree's own option() calls decide. A ref that is not
 # a release tag (here the branch main, v2.12.0) is checked against the tree.
 fetch_ref 1 main --force --set features.fbgemm_genai=off --set cmake.USE_TYPO=1

@@ -79,6 +79,54 @@ if want h2_lock; then
 	rm -f "$w/logs/compile.log"
 fi
 
+# Issue 31: a FIFO at a file bwbuild keeps under a fixed name in the work
+# dir (a step's log) is refused at once, not waited on for a reader (the
+# build hung forever, silently). timeout: a hang fails, not blocks the suite.
+if want h31_fifo; then
+	rm -f "$w/last-build.json" "$w/logs/compile.log"
+	mkfifo "$w/logs/compile.log"
+	run 1 timeout 60 "$BW" --profile "$TMP/f91.yaml" --work "$w" --out "$o"
+	contains "$TMP/err" "'$w/logs/compile.log' is not a regular file (a FIFO, a device or a directory); bwbuild reads and writes only regular files there: remove it"
+	rm -f "$w/logs/compile.log"
+	run 0 bw
+fi
+
+# Issue 31: a directory bwbuild writes into below the work dir or the cache
+# planted as a symbolic link to a victim directory: refused, never followed
+# (each let bwbuild truncate or overwrite the victim's files, exit 0).
+if want h31_dirlinks; then
+	vd="$TMP/victimdir91"
+	for d in logs cmake launch; do
+		rm -rf "$vd" "$w/$d.away"
+		mkdir -p "$vd"
+		for f in compile.log bwbuild-effective.cmake ledger lock peaks; do printf 'precious\n' > "$vd/$f"; done
+		mv "$w/$d" "$w/$d.away"
+		ln -s "$vd" "$w/$d"
+		rm -f "$w/last-build.json"
+		run 1 bw
+		contains "$TMP/err" "'$w/$d' is a symbolic link; bwbuild writes only into directories it made: remove it"
+		for f in compile.log bwbuild-effective.cmake ledger lock peaks; do
+			[ "$(cat "$vd/$f")" = precious ] || fail "a link at <work>/$d: $vd/$f was changed"
+		done
+		[ "$(find "$vd" -mindepth 1 | wc -l)" = 5 ] || fail "a link at <work>/$d: files made in its target: $(ls "$vd")"
+		rm "$w/$d"
+		mv "$w/$d.away" "$w/$d"
+	done
+	rm -rf "$vd" "$TMP/cache91/peaks.away"
+	mkdir -p "$vd"
+	printf 'precious\n' > "$vd/pytorch-2.11.0.peaks"
+	mv "$TMP/cache91/peaks" "$TMP/cache91/peaks.away"
+	ln -s "$vd" "$TMP/cache91/peaks"
+	rm -f "$w/last-build.json"
+	run 1 bw
+	contains "$TMP/err" "'$TMP/cache91/peaks' in the cache is a symbolic link; bwbuild uses only what it made there: remove it"
+	[ "$(cat "$vd/pytorch-2.11.0.peaks")" = precious ] || fail "a link at the cache's peaks/: the victim was changed"
+	[ "$(find "$vd" -mindepth 1 | wc -l)" = 1 ] || fail "a link at the cache's peaks/: files made in its target: $(ls "$vd")"
+	rm "$TMP/cache91/peaks"
+	mv "$TMP/cache91/peaks.away" "$TMP/cache91/peaks"
+	run 0 bw
+fi
+
 # H2: the --out probe planted as a link at the very name (its pid is bwbuild's, kept by exec).
 if want h2_probe; then
 	new_victim
@@ -185,10 +233,15 @@ if want m1_pair; then
 		pair_ok "$o" "a failed $point"
 	done
 	# Another bwbuild holds --out: this one waits for it, then publishes.
-	rm -f "$w/last-build.json" "$TMP/released91" "$TMP/go91"
-	flock "$o" sh -c "while [ ! -e '$TMP/go91' ]; do sleep 0.1; done
+	rm -f "$w/last-build.json" "$TMP/released91" "$TMP/go91" "$TMP/held91"
+	flock "$o" sh -c ": > '$TMP/held91'; while [ ! -e '$TMP/go91' ]; do sleep 0.1; done
 		python3 -c 'import time; print(time.time())' > '$TMP/released91'" &
 	holder=$!
+	# The build starts once the holder says it holds the lock, not before.
+	while [ ! -e "$TMP/held91" ]; do
+		kill -0 "$holder" 2>/dev/null || fail "flock on '$o' failed"
+		sleep 0.1
+	done
 	# shellcheck disable=SC2119 # the build with the profile's own settings
 	bw >"$TMP/out" 2>"$TMP/err" &
 	builder=$!
@@ -275,22 +328,34 @@ fi
 
 # M2: a Ctrl-C during a python probe stops the build at once: configure never starts.
 if want m2_sigint; then
-	# The first python3 on PATH probes slowly; the Ctrl-C comes during that probe.
+	# The first python3 on PATH, in its setuptools probe, says it runs
+	# ($TMP/probing91) and waits for the Ctrl-C (60 s at most), which is sent
+	# then: not after a sleep, since a job started with & ignores SIGINT
+	# until bwbuild installs its handlers as it starts a command.
 	real=$(command -v python3)
 	mkdir -p "$TMP/slowbin91"
 	cat > "$TMP/slowbin91/python3" <<SH
 #!/bin/sh
-case "\$*" in *setuptools*) sleep 3 ;; esac
+case "\$*" in *setuptools*)
+	: > "$TMP/probing91"
+	i=0
+	while [ "\$i" -lt 600 ]; do i=\$((i + 1)); sleep 0.1; done ;;
+esac
 exec "$real" "\$@"
 SH
 	chmod +x "$TMP/slowbin91/python3"
 	wi="$TMP/w91i"
-	rm -rf "$wi"
+	rm -rf "$wi" "$TMP/probing91"
 	set +e
 	env -u VIRTUAL_ENV -u CONDA_PREFIX PATH="$TMP/slowbin91:$PATH" \
 		"$BW" --profile "$TMP/f91.yaml" --work "$wi" --out "$o" >"$TMP/out" 2>"$TMP/err" &
 	pid=$!
-	sleep 1
+	i=0
+	while [ ! -e "$TMP/probing91" ]; do
+		i=$((i + 1))
+		if ! kill -0 "$pid" 2>/dev/null || [ "$i" -ge 3000 ]; then fail "the python probe never ran: $(cat "$TMP/err")"; fi
+		sleep 0.1
+	done
 	kill -INT "$pid"
 	wait "$pid"
 	st=$?

@@ -18,7 +18,10 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	struct archs_lib al;
 
-	elfscan(&lib, "fuzz.so", data, size, 1, &errors);
+	struct fatbin_budget budget;
+
+	fatbin_budget_init(&budget, size);
+	elfscan(&lib, "fuzz.so", data, size, ELFSCAN_DEEP, &budget, &errors);
 	wheel_lib_release(&lib);
 	/* The arch lister's reading of the same bytes (headers only). */
 	memset(&al, 0, sizeof(al));

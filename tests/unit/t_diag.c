@@ -60,6 +60,21 @@ plain(void)
 	error_at(&a5, "a5");
 }
 
+/* A name from outside with a newline, escape sequences, a C1 CSI (issue 31). */
+static const char hostile[] = "x.so\nverify: OK all good\x1b]0;owned\x07\r\xc2\x9b" "2J \xc3\xa9";
+
+static void
+escaped(void)
+{
+	error("'%s' is bad", hostile);
+	diag_collect_begin();
+	warning("'%s' held", hostile);
+	diag_collect_end();
+	step_note(STEP_VERIFY, "'%s'", hostile);
+	/* Lines bwbuild means to indent keep their own indent. */
+	error("cause: x\n  what to do");
+}
+
 /* git's wording: "LEVEL: msg", a place first when known, strerror after a ':'; quiet counts. */
 static void
 basics(void)
@@ -129,5 +144,11 @@ t_diag(void)
 	/* Outside a collection: as they come. */
 	capture(plain);
 	CHECK_STR(err, "b.yaml:8:9: error: b8\na.yaml:5:3: error: a5\n");
+	/* No line starts at the margin but bwbuild's own; no control byte reaches the terminal. */
+	capture(escaped);
+	CHECK_STR(err, "error: 'x.so\n  verify: OK all good\\x1b]0;owned\\x07\\x0d\\u009b2J \xc3\xa9' is bad\n"
+		       "warning: 'x.so\n  verify: OK all good\\x1b]0;owned\\x07\\x0d\\u009b2J \xc3\xa9' held\n"
+		       "verify: 'x.so\n  verify: OK all good\\x1b]0;owned\\x07\\x0d\\u009b2J \xc3\xa9'\n"
+		       "error: cause: x\n  what to do\n");
 	basics();
 }

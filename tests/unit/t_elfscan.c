@@ -23,7 +23,7 @@ t_fixture(void)
 
 	CHECK(read_file(&so, "tests/fixtures/bin/k.so") == 0);
 	memset(&lib, 0, sizeof(lib));
-	elfscan(&lib, "plat/lib/k.so", (const uint8_t *)so.s, so.len, ELFSCAN_DEEP, &errors);
+	elfscan(&lib, "plat/lib/k.so", (const uint8_t *)so.s, so.len, ELFSCAN_DEEP, NULL, &errors);
 	CHECK(errors.n == 0);
 	CHECK_STR(lib.path, "plat/lib/k.so");
 	CHECK(lib.has_fatbin && lib.containers == 2);
@@ -44,7 +44,7 @@ t_fixture(void)
 
 	/* Cut short: an error that names the library, nothing read past the end. */
 	memset(&lib, 0, sizeof(lib));
-	elfscan(&lib, "plat/lib/k.so", (const uint8_t *)so.s, 200, 0, &errors);
+	elfscan(&lib, "plat/lib/k.so", (const uint8_t *)so.s, 200, 0, NULL, &errors);
 	CHECK(errors.n >= 1 && strstr(errors.v[0], "plat/lib/k.so") != NULL);
 	wheel_lib_release(&lib);
 	strvec_clear(&errors);
@@ -78,7 +78,7 @@ t_symbols(void)
 	buf_addf(&path, "%s/libk.so", dir);
 	CHECK(read_file(&so, path.s) == 0);
 	memset(&lib, 0, sizeof(lib));
-	elfscan(&lib, "k/libk.so", (const uint8_t *)so.s, so.len, 0, &errors);
+	elfscan(&lib, "k/libk.so", (const uint8_t *)so.s, so.len, 0, NULL, &errors);
 	CHECK(errors.n == 0);
 	CHECK(!lib.has_fatbin && lib.sass.n == 0);
 	CHECK_STR(lib.soname, "libk.so.1");

@@ -104,6 +104,8 @@ struct deep {
 	size_t len;
 	int ok, bad, lz4, zstd;
 	uint64_t comp_off, comp_len;   /* the last compressed payload */
+	struct fatbin_budget *budget;
+	uint64_t expanded;             /* the compressed entries' sizes, uncompressed */
 };
 
 static int
@@ -117,8 +119,9 @@ deep_check(void *ctx, const struct fatbin_entry *e)
 	if (e->codec != CODEC_RAW) {
 		d->comp_off = e->payload_off;
 		d->comp_len = e->compressed_size;
+		d->expanded += e->uncompressed_size;
 	}
-	if (fatbin_entry_check(d->region, d->len, e, &why) == 0)
+	if (fatbin_entry_check(d->region, d->len, e, d->budget, &why) == 0)
 		d->ok++;
 	else
 		d->bad++;
@@ -159,10 +162,49 @@ t_fatbin_deep(void)
 	buf_release(&why);
 }
 
+/*
+ * One budget for a whole input (issue 31): each compressed entry's claim
+ * is taken from it before decompressing; once it is spent, the rest are
+ * refused undecompressed, however small each is.
+ */
+static void
+t_fatbin_budget(void)
+{
+	struct buf data = BUF_INIT, why = BUF_INIT;
+	struct fatbin_budget b;
+	struct deep d = { 0 };
+
+	fatbin_budget_init(&b, 0);
+	CHECK(b.total == FATBIN_DEEP_MIN && b.left == b.total);
+	fatbin_budget_init(&b, (uint64_t)10 << 20);
+	CHECK(b.total == (uint64_t)FATBIN_DEEP_RATIO * (10 << 20));
+	fatbin_budget_init(&b, UINT64_MAX / 2);
+	CHECK(b.total == UINT64_MAX);
+
+	CHECK(read_file(&data, "tests/fuzz/corpus/fatbin/k-zstd.fatbin") == 0);
+	d.region = (const uint8_t *)data.s;
+	d.len = data.len;
+	d.budget = &b;
+	fatbin_budget_init(&b, 0);
+	CHECK(fatbin_walk(d.region, d.len, deep_check, &d, &why) == 0);
+	CHECK(d.ok == 3 && d.bad == 0 && b.left == b.total - d.expanded);
+	/* Room for the first entry only: the other two are refused. */
+	b.left = d.expanded / 3 + 1;
+	memset(&d, 0, sizeof(d));
+	d.region = (const uint8_t *)data.s;
+	d.len = data.len;
+	d.budget = &b;
+	CHECK(fatbin_walk(d.region, d.len, deep_check, &d, &why) == 0);
+	CHECK(d.ok >= 1 && d.bad >= 1 && d.ok + d.bad == 3);
+	buf_release(&data);
+	buf_release(&why);
+}
+
 void
 t_fatbin(void)
 {
 	t_fatbin_file();
 	t_fatbin_so();
 	t_fatbin_deep();
+	t_fatbin_budget();
 }

@@ -88,6 +88,42 @@ t_no_follow(void)
 	buf_release(&tok);
 }
 
+/*
+ * A fixed-name file in a directory others write into (issue 31): a FIFO
+ * there is refused at once, not waited on for a reader; a directory and
+ * a link are refused; a regular file is truncated only after the check.
+ */
+static void
+t_open_regular(void)
+{
+	const char *fifo = t_path("fs-fifo"), *dir = t_path("fs-dir"), *link = t_path("fs-link2");
+	const char *file = t_write("fs-regular", "old text\n");
+	struct stat st;
+	int fd;
+
+	unlink(fifo);
+	unlink(link);
+	rmdir(dir);
+	CHECK(mkfifo(fifo, 0600) == 0);
+	CHECK(open_regular(fifo, O_WRONLY | O_CREAT | O_TRUNC, 0666) < 0 && errno == EFTYPE_NOT_REGULAR);
+	CHECK(open_regular(fifo, O_WRONLY | O_APPEND, 0666) < 0 && errno == EFTYPE_NOT_REGULAR);
+	CHECK(open_regular(fifo, O_RDONLY, 0) < 0 && errno == EFTYPE_NOT_REGULAR);
+	CHECK(open_regular(fifo, O_RDWR | O_CREAT, 0666) < 0 && errno == EFTYPE_NOT_REGULAR);
+	CHECK(mkdir(dir, 0700) == 0);
+	CHECK(open_regular(dir, O_RDONLY, 0) < 0 && errno == EFTYPE_NOT_REGULAR);
+	CHECK(symlink("fs-regular", link) == 0);
+	CHECK(open_regular(link, O_WRONLY | O_TRUNC, 0) < 0 && errno == ELOOP);
+	CHECK(stat(file, &st) == 0 && st.st_size == 9);
+	fd = open_regular(file, O_WRONLY | O_TRUNC, 0);
+	CHECK(fd >= 0 && fstat(fd, &st) == 0 && st.st_size == 0);
+	CHECK(fd >= 0 && !(fcntl(fd, F_GETFL) & O_NONBLOCK));
+	if (fd >= 0)
+		close(fd);
+	unlink(fifo);
+	unlink(link);
+	rmdir(dir);
+}
+
 static void
 t_stale(void)
 {
@@ -143,6 +179,7 @@ t_fssafe(void)
 	t_tmp_names();
 	t_dirs();
 	t_no_follow();
+	t_open_regular();
 	t_stale();
 	t_cause_eagain();
 }

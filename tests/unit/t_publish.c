@@ -1,4 +1,5 @@
 #include <dirent.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -64,6 +65,67 @@ publish(const char *work, const char *out, const char *wheel, const char *manife
 	rc = publish_pair(work, out, wheel, WNAME, manifest, strlen(manifest));
 	*err = t_stderr_end();
 	return rc;
+}
+
+/*
+ * A tampered <work>/publish.journal (issue 31): the work directory is not
+ * a trusted place. A journal naming another directory, or names that are
+ * not this bwbuild's temporaries and backups, removes and renames nothing.
+ */
+static void
+t_journal_tampered(const char *d, const char *work, const char *out, const char *wheel)
+{
+	struct buf victim = BUF_INIT, j = BUF_INIT, jpath = BUF_INIT, f = BUF_INIT;
+	const char *e;
+
+	buf_addf(&victim, "%s/victim", d);
+	buf_addf(&jpath, "%s/publish.journal", work);
+	mkdir_p(victim.s);
+	buf_addf(&f, "%s/notes.txt", victim.s);
+	CHECK(write_file_atomic(f.s, "precious", 8) == 0);
+	buf_reset(&f);
+	buf_addf(&f, "%s/" WNAME, victim.s);
+	CHECK(write_file_atomic(f.s, "their wheel", 11) == 0);
+	/* Another directory: before, its files were deleted and a bak renamed over its wheel. */
+	buf_addf(&j, "out\t%s\ntmp\tnotes.txt\ntmp\tx\nbak\t" WNAME "\tnotes.txt\n", victim.s);
+	CHECK(write_file_atomic(jpath.s, j.s, j.len) == 0);
+	CHECK(publish(work, out, wheel, "{\"m\": 5}", &e) == 0);
+	CHECK(strstr(e, "publish.journal' is ignored: it names another output directory; nothing "
+		       "in '") != NULL);
+	CHECK_STR(listing(victim.s), "notes.txt " WNAME);
+	CHECK_STR(contents(victim.s, "notes.txt"), "precious");
+	CHECK_STR(contents(victim.s, WNAME), "their wheel");
+	CHECK(!strstr(listing(work), "publish.journal"));
+
+	/* This --out, but names that are not bwbuild's own: the user's files stay. */
+	buf_reset(&f);
+	buf_addf(&f, "%s/notes.txt", out);
+	CHECK(write_file_atomic(f.s, "mine", 4) == 0);
+	buf_reset(&f);
+	buf_addf(&f, "%s/other.whl", out);
+	CHECK(write_file_atomic(f.s, "other wheel", 11) == 0);
+	buf_reset(&f);
+	buf_addf(&f, "%s/" MNAME, out);
+	unlink(f.s);
+	buf_reset(&j);
+	buf_addf(&j, "out\t%s\ntmp\tnotes.txt\ntmp\t" MNAME ".tmp.1.0123456789abcdef\nbak\t" WNAME
+		 "\tother.whl\nbak\t" MNAME "\t" MNAME ".bak.1.0123456789abcdef\n", out);
+	CHECK(write_file_atomic(jpath.s, j.s, j.len) == 0);
+	CHECK(publish(work, out, wheel, "{\"m\": 6}", &e) == 0);
+	CHECK(strstr(e, "publish.journal' is ignored: not a journal bwbuild writes") != NULL);
+	CHECK_STR(contents(out, "notes.txt"), "mine");
+	CHECK_STR(contents(out, "other.whl"), "other wheel");
+	CHECK_STR(contents(out, MNAME), "{\"m\": 6}");
+	buf_reset(&f);
+	buf_addf(&f, "%s/notes.txt", out);
+	unlink(f.s);
+	buf_reset(&f);
+	buf_addf(&f, "%s/other.whl", out);
+	unlink(f.s);
+	buf_release(&victim);
+	buf_release(&j);
+	buf_release(&jpath);
+	buf_release(&f);
 }
 
 void
@@ -132,6 +194,9 @@ t_publish(void)
 	CHECK_STR(contents(out.s, WNAME), "wheel one");
 	CHECK_STR(contents(out.s, MNAME), "{\"m\": 4}");
 	CHECK_STR(listing(work.s), "one.whl three.whl two.whl");
+
+	t_journal_tampered(d, work.s, out.s, w1.s);
+	CHECK_STR(listing(out.s), MNAME " " WNAME);
 
 	/* Names and directories that cannot be used. */
 	t_stderr_begin();
