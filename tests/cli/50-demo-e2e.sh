@@ -9,7 +9,7 @@ source:
   repo: $TMP/example/minitorch.git
 YAML
 run 0 "$BW" --profile "$TMP/demo-e2e.yaml" --work "$TMP/work" --out "$TMP/out-demo"
-contains "$TMP/out" "wheel:    $TMP/out-demo/minitorch-2.11.0+cu130.demo.e2e-"
+contains "$TMP/out" "wheel:    $TMP/out-demo/minitorch-2.11.0+cu130.demo.e2e.h"
 contains "$TMP/out" "manifest: $TMP/out-demo/"
 manifest=$(sed -n 's/^manifest: //p' "$TMP/out")
 wheel=$(sed -n 's/^wheel: *//p' "$TMP/out")
@@ -243,7 +243,14 @@ f.flush()
 time.sleep(20)
 PY
 holder=$!
-sleep 1
+# Until the holder has the lock (it writes its pid after taking it), not a
+# fixed sleep: a loaded machine starts python slowly.
+n=0
+until grep -q 4242 "$TMP/work/lock" 2>/dev/null; do
+	n=$((n + 1))
+	[ "$n" -lt 600 ] || fail "the lock holder did not start"
+	sleep 0.1
+done
 run 1 "$BW" build --profile "$TMP/demo-e2e.yaml" --work "$TMP/work" --out "$TMP/out-until" --until fetch
 contains "$TMP/err" "error: work directory '$TMP/work' is in use by another bwbuild (pid 4242); wait for it to finish or use another --work"
 kill "$holder"
