@@ -54,6 +54,16 @@ assert p["env"]["TORCH_CUDA_ARCH_LIST"] == "10.0;12.0+PTX", p["env"]
 PY
 run 0 "$BW" plan --profile sm120 --set 'cuda.archs=10.0;12.0'
 contains "$TMP/err" "--set cuda.archs=10.0;12.0:1:1: warning: the newest arch '12.0' has no +PTX, so the wheel will not run on newer GPUs; write '12.0+PTX' for forward compatibility"
+# An 'a' entry newest (issue 32): compute_120 PTX already runs on every later
+# GPU, so no warning, not even under --strict; without it the advice is the
+# plain arch's +PTX, never '12.1a+PTX' (compute_121a runs on sm_121 alone).
+run 0 "$BW" plan --profile sm120 --strict --set 'cuda.archs=10.0;12.0+PTX;12.1a'
+if grep -q "PTX" "$TMP/err"; then cat "$TMP/err"; fail "a PTX warning for 10.0;12.0+PTX;12.1a"; fi
+run 0 "$BW" plan --profile sm120 --set 'cuda.archs=10.0;12.0;12.1a'
+contains "$TMP/err" "warning: no entry's PTX runs on GPUs newer than '12.1a' ('a' code, PTX too, stays on its own GPU), so the wheel will not run on them; write '12.0+PTX' for forward compatibility"
+if grep -q "12.1a+PTX" "$TMP/err"; then fail "advice to write 12.1a+PTX"; fi
+run 0 "$BW" plan --profile sm120 --set 'cuda.archs=12.0f+PTX'
+contains "$TMP/err" "stays on its family), so the wheel will not run on them; write '12.0+PTX'"
 run 2 "$BW" plan --profile sm120 --set 'cuda.archs=10.0;12.0' --strict
 contains "$TMP/err" "(an error with --strict)"
 # A wheel without PTX on purpose (the official cu130 wheels): cuda.ptx: none,
