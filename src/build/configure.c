@@ -699,14 +699,10 @@ configure_run(struct build *b)
 	struct buf stamp = BUF_INIT, want = BUF_INIT, have = BUF_INIT, why = BUF_INIT, diff = BUF_INIT;
 	struct configure_contract contract;
 	struct cmake_cache cache;
-	struct proc pr = PROC_INIT;
 	enum build_dir_state st;
 	int rc = 0, have_cache, have_stamp, run = 1;
 
-	if (!b->toolchain.n) {
-		step_env(&pr, b);
-		toolchain_probe(&b->toolchain, &pr.env, b->plan.cuda_home, b->python.s);
-	}
+	step_toolchain(b);
 	if (b->era == ERA_EXTENSION) {
 		step_note(STEP_CONFIGURE, "nothing to configure: the extension's setup.py builds "
 			"in the compile step");
@@ -763,7 +759,6 @@ configure_run(struct build *b)
 	else
 		rc = configure_command_run(b, &contract);
 out:
-	proc_release(&pr);
 	buf_release(&stamp);
 	buf_release(&want);
 	buf_release(&have);

@@ -8,6 +8,7 @@
 #include "formats/cmakeopts.h"
 #include "core/diag.h"
 #include "build/doctor.h"
+#include "build/inputs.h"
 #include "core/json.h"
 #include "core/strvec.h"
 #include "profile/knowledge.h"
@@ -124,12 +125,16 @@ release_version(const char *ref, const char *version_txt, struct buf *out)
  * wheel.version_suffix: what the tree itself would append ("git" and the
  * commit, as PyTorch's tools/generate_torch_version.py does without
  * PYTORCH_BUILD_VERSION; none for a release tag), what it runs on (cu130,
- * cpu) and the profile's name, so two profiles never publish the same file
- * name: "+git1a2b3c4.cu130.sm120", "+cpu.cpu.minimal". PEP 440 local
- * segments are [a-z0-9] runs joined by dots.
+ * cpu), the profile's name, so two profiles never publish the same file
+ * name, and the inputs' hash (inputs_label), so two builds of one profile
+ * name that differ in anything never do either: "+git1a2b3c4.cu130.sm120.
+ * h5d6e7f8", "+cpu.cpu.h0a1b2c3". PEP 440 local segments are [a-z0-9] runs
+ * joined by dots; the hash starts with a letter, so no tool reads it as a
+ * number (and drops a leading zero).
  */
 void
-wheel_variant_label(const char *commit, const char *accel, const char *profile, struct buf *out)
+wheel_variant_label(const char *commit, const char *accel, const char *profile, const char *hash,
+		    struct buf *out)
 {
 	size_t start = out->len;
 
@@ -151,6 +156,8 @@ wheel_variant_label(const char *commit, const char *accel, const char *profile, 
 	}
 	while (out->len > start + 1 && out->s[out->len - 1] == '.')
 		buf_setlen(out, out->len - 1);
+	if (hash && *hash)
+		buf_addf(out, "%s%s", out->len > start + 1 ? "." : "", hash);
 	if (out->len == start + 1)
 		buf_setlen(out, start);
 }
@@ -159,7 +166,7 @@ int
 wheel_version(struct build *b)
 {
 	const struct profile *p = &b->profile;
-	struct buf text = BUF_INIT, accel = BUF_INIT;
+	struct buf text = BUF_INIT, accel = BUF_INIT, hash = BUF_INIT;
 	int ret = 0, release = 0;
 
 	if (version_txt(b->plan.src_dir, &text) == 0 && !b->plan.local_source) {
@@ -177,7 +184,9 @@ wheel_version(struct build *b)
 		if (!release)
 			buf_addstr(&b->version, text.s);
 		accel_label(p, &accel);
-		wheel_variant_label(release ? NULL : b->commit.s, accel.s, p->name.str, &b->version);
+		inputs_label(b, &hash);
+		wheel_variant_label(release ? NULL : b->commit.s, accel.s, p->name.str, hash.s,
+				    &b->version);
 		goto out;
 	}
 	if (!text.len)
@@ -193,6 +202,7 @@ wheel_version(struct build *b)
 out:
 	buf_release(&text);
 	buf_release(&accel);
+	buf_release(&hash);
 	return ret;
 }
 
@@ -213,16 +223,17 @@ wheel_version_plan(const struct profile *p, const struct plan *pl, struct buf *o
 			buf_addstr(out, p->version_suffix.str);
 		} else {
 			accel_label(p, &accel);
-			wheel_variant_label(NULL, accel.s, p->name.str, out);
+			wheel_variant_label(NULL, accel.s, p->name.str, "h<inputs>", out);
 		}
-		buf_addf(out, " (the release of tag %s)", ref);
+		buf_addf(out, " (the release of tag %s%s)", ref, p->version_suffix.str ? "" :
+			 "; h<inputs>: a hash of the build's inputs, known at fetch");
 	} else if (p->version_suffix.str) {
 		buf_addf(out, "version.txt%s (read at fetch)", p->version_suffix.str);
 	} else {
 		accel_label(p, &accel);
-		wheel_variant_label(NULL, accel.s, p->name.str, &rel);
-		buf_addf(out, "version.txt+git<commit>%s%s (read at fetch)", rel.len ? "." : "",
-			 rel.len ? rel.s + 1 : "");
+		wheel_variant_label(NULL, accel.s, p->name.str, "h<inputs>", &rel);
+		buf_addf(out, "version.txt+git<commit>%s%s (read at fetch; h<inputs>: a hash of the "
+			 "build's inputs)", rel.len ? "." : "", rel.len ? rel.s + 1 : "");
 	}
 out:
 	buf_release(&rel);
@@ -509,6 +520,8 @@ fetch_run(struct build *b)
 		      "apt-get install python3-build", b->python.s);
 		goto out;
 	}
+	/* The compilers are inputs, which the wheel's label names. */
+	step_toolchain(b);
 	rc = wheel_version(b);
 out:
 	buf_release(&why);

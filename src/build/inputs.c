@@ -201,3 +201,18 @@ inputs_hash(const struct json *inputs, struct buf *hex)
 	sha256_hex(hex, text, strlen(text));
 	free(text);
 }
+
+void
+inputs_label(const struct build *b, struct buf *out)
+{
+	struct json *in = inputs_make(b), *env = json_take(in, "env");
+	struct buf hex = BUF_INIT;
+
+	json_free(json_take(env, "PYTORCH_BUILD_VERSION"));
+	json_free(json_take(env, "PYTORCH_BUILD_NUMBER"));
+	json_set(in, "env", env);
+	inputs_hash(in, &hex);
+	buf_addf(out, "h%.7s", hex.s);
+	buf_release(&hex);
+	json_free(in);
+}

@@ -22,4 +22,14 @@ struct json *inputs_make(const struct build *b);
 /* sha256 (hex) of the compact serialisation of `inputs`: the manifest's "inputs_hash". */
 void inputs_hash(const struct json *inputs, struct buf *hex);
 
+/*
+ * The last segment of a wheel's default local label, "h" and 7 hex digits:
+ * the sha256 of the inputs as the fetch step knows them (inputs_make;
+ * PYTORCH_BUILD_VERSION and _NUMBER left out, being made from them), so
+ * two builds that differ in any input (a --set, a local profile of the
+ * same name, a shell variable, a compiler, a patch, the commit) never
+ * share a wheel name. Appended to `out`.
+ */
+void inputs_label(const struct build *b, struct buf *out);
+
 #endif

@@ -368,6 +368,18 @@ step_env(struct proc *p, const struct build *b)
 }
 
 void
+step_toolchain(struct build *b)
+{
+	struct proc pr = PROC_INIT;
+
+	if (b->toolchain.n)
+		return;
+	step_env(&pr, b);
+	toolchain_probe(&b->toolchain, &pr.env, b->plan.cuda_home, b->python.s);
+	proc_release(&pr);
+}
+
+void
 build_init(struct build *b, const struct build_opts *o)
 {
 	memset(b, 0, sizeof(*b));

@@ -35,7 +35,7 @@ struct build {
 	int have_torch;
 	struct buf torch_site;        /* fetch, kind: extension: that torch, importable privately */
 	struct json *effective;       /* configure: features_effective */
-	struct toolchain toolchain;   /* configure: the compilers and tools, with versions */
+	struct toolchain toolchain;   /* fetch or configure: the compilers and tools, with versions */
 	struct json *recoveries;      /* compile: OOM recoveries */
 	struct json *cache;           /* compile: this build's ccache counts, or NULL */
 	int staging_stale;            /* a compile or wheel step before this run did not finish */
@@ -90,8 +90,12 @@ int wheel_version(struct build *b);
 void wheel_version_plan(const struct profile *p, const struct plan *pl, struct buf *out);
 /* "2.6.0" into `out` for the ref v2.6.0 over a version.txt of "2.6.0a0": 1; else 0. */
 int release_version(const char *ref, const char *version_txt, struct buf *out);
-/* "+git<commit7>.<accel>.<profile>" (accel: cu130, cpu; no git part without a commit). */
-void wheel_variant_label(const char *commit, const char *accel, const char *profile, struct buf *out);
+/*
+ * "+git<commit7>.<accel>.<profile>.<hash>" (accel: cu130, cpu; no git part
+ * without a commit; hash: inputs_label's, none when NULL).
+ */
+void wheel_variant_label(const char *commit, const char *accel, const char *profile,
+			 const char *hash, struct buf *out);
 int configure_run(struct build *b);             /* src/build/configure.c */
 /* After a configure: read back what CMake decided, then remember its settings. */
 int configure_settle(struct build *b);
@@ -132,5 +136,10 @@ void step_failed(enum step step, const struct plan *pl, const struct proc *p);
 int step_cause(enum step step, const struct plan *pl);
 /* The plan's environment, with the wheel's version when the profile sets one. */
 void step_env(struct proc *p, const struct build *b);
+/*
+ * b->toolchain probed in the steps' environment, once: at the fetch of a
+ * torch tree (its wheel's label names them, inputs_label), else at configure.
+ */
+void step_toolchain(struct build *b);
 
 #endif

@@ -53,6 +53,8 @@ uptodate_record(const struct build *b, const char *inputs_hash, const char *whee
 	int rc;
 
 	json_set(j, "inputs_hash", json_string(inputs_hash));
+	/* The inputs themselves: the next build names the ones that changed. */
+	json_set(j, "inputs", inputs_make(b));
 	json_set(j, "wheel", json_string(wheel));
 	json_set(j, "manifest", json_string(manifest));
 	json_set(j, "sha256", json_string(b->report.sha256));
@@ -102,9 +104,7 @@ recall_source(struct build *t, struct buf *why)
 	buf_addstr(&t->commit, t->tree.commit);
 	if (repo_commit_time(t->plan.src_dir, t->tree.commit, &t->epoch) < 0)
 		t->epoch = -1;
-	rc = wheel_version(t) < 0 ? -1 : 0;
-	if (rc < 0)
-		buf_addstr(why, "the wheel's version cannot be told");
+	rc = 0;
 out:
 	buf_release(&cache);
 	buf_release(&want);
@@ -210,6 +210,94 @@ out:
 	return rc;
 }
 
+/* A value as the rebuild message shows it: compact JSON, cut at 60 bytes. */
+static void
+shown(const struct json *v, struct buf *out)
+{
+	char *text = v ? json_print(v, 0) : NULL;
+
+	if (!text)
+		buf_addstr(out, "(none)");
+	else if (strlen(text) > 60)
+		buf_addf(out, "%.57s...", text);
+	else
+		buf_addstr(out, text);
+	free(text);
+}
+
+/*
+ * The places where two inputs differ, "KEY.KEY[i]: OLD -> NEW", depth
+ * first in the order the inputs list them, up to `most`. Hashes made from
+ * what is compared beside them (the profile's sha256, the version the
+ * label makes) are not named.
+ */
+static void
+changed_paths(const struct json *was, const struct json *now, struct buf *path,
+	      struct strvec *out, size_t most)
+{
+	const struct json **items;
+	size_t len = path->len, n, i;
+
+	if (out->n >= most || !strcmp(path->s, "profile.sha256") ||
+	    !strcmp(path->s, "env.PYTORCH_BUILD_VERSION") || json_equal(was, now))
+		return;
+	if (json_is_object(was) && json_is_object(now)) {
+		for (int side = 0; side < 2; side++) {
+			n = json_items(side ? was : now, &items);
+			for (i = 0; i < n; i++) {
+				const char *k = json_member_key(items[i]);
+
+				if (!k || (side && json_get(now, k)))
+					continue;
+				buf_addf(path, "%s%s", len ? "." : "", k);
+				changed_paths(json_get(was, k), json_get(now, k), path, out, most);
+				buf_setlen(path, len);
+			}
+			free(items);
+		}
+		return;
+	}
+	if (json_is_array(was) && json_is_array(now)) {
+		const struct json **other;
+		size_t m = json_items(now, &other);
+
+		n = json_items(was, &items);
+		for (i = 0; i < n || i < m; i++) {
+			buf_addf(path, "[%zu]", i);
+			changed_paths(i < n ? items[i] : NULL, i < m ? other[i] : NULL, path, out, most);
+			buf_setlen(path, len);
+		}
+		free(items);
+		free(other);
+		return;
+	}
+	buf_addf(path, ": ");
+	shown(was, path);
+	buf_addstr(path, " -> ");
+	shown(now, path);
+	strvec_push(out, path->s);
+	buf_setlen(path, len);
+}
+
+/* What changed since the recorded inputs, after "the inputs changed" in `why`. */
+static void
+inputs_changed(const struct json *was, const struct json *now, struct buf *why)
+{
+	struct strvec paths = STRVEC_INIT;
+	struct buf path = BUF_INIT;
+
+	/* A record from before the inputs were kept names nothing. */
+	if (!json_is_object(was))
+		return;
+	changed_paths(was, now, &path, &paths, 4);
+	if (paths.n) {
+		buf_addstr(why, ": ");
+		strvec_join(&paths, "; ", why);
+	}
+	strvec_clear(&paths);
+	buf_release(&path);
+}
+
 int
 uptodate_check(const struct build *b)
 {
@@ -258,13 +346,18 @@ uptodate_check(const struct build *b)
 						 json_get(last, "toolchain")))
 			buf_addstr(&why, "a compiler or tool changed");
 		proc_release(&p);
+		/* After the toolchain: the wheel's label names the inputs (inputs_label). */
+		if (!why.len && wheel_version(&t) < 0)
+			buf_addstr(&why, "the wheel's version cannot be told");
 		if (!why.len) {
 			inputs = inputs_make(&t);
 			inputs_hash(inputs, &hash);
-			if (strcmp(hash.s, want))
+			if (strcmp(hash.s, want)) {
 				buf_addstr(&why, "the inputs changed");
-			else
+				inputs_changed(json_get(last, "inputs"), inputs, &why);
+			} else {
 				up = published_pair(&t, last, &why, &wheel_out, &manifest_out);
+			}
 		}
 	}
 	if (up)

@@ -16,12 +16,15 @@ struct build;
  * manifest in THIS --out are the ones recorded (their sha256) and the
  * wheel still verifies, it prints "up to date" with the wheel and manifest
  * and returns 1; so it does, after publishing them again, when they are
- * not there but the pair kept beside the wheel in <work>/dist still is; 0 when the build must run (the reason printed when there
- * was a last build); never -1: a doubt means building.
+ * not there but the pair kept beside the wheel in <work>/dist still is; 0
+ * when the build must run (the reason printed when there was a last
+ * build: for changed inputs, the first few that changed, as
+ * "profile.resolved.features.flash_attention: true -> false", from the
+ * inputs the record keeps); never -1: a doubt means building.
  */
 int uptodate_check(const struct build *b);
 
-/* After a publish: remember it for the next uptodate_check. -1 after reporting. */
+/* After a publish: remember it, with its inputs, for the next uptodate_check. -1 after reporting. */
 int uptodate_record(const struct build *b, const char *inputs_hash, const char *wheel,
 		    const char *manifest, const char *manifest_sha256, const char *work_manifest);
 

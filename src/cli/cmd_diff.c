@@ -8,56 +8,112 @@
 #include "wheel/diff.h"
 #include "core/json.h"
 #include "cli/report.h"
+#include "core/strvec.h"
+#include "core/util.h"
 
 static const char about[] =
 	"Compare two builds: features gained and lost, libraries added and removed,\n"
-	"SASS/PTX targets gained and lost per library, versions changed. Exit 0 when\n"
-	"they agree, 1 when they differ, 2 on error: a CI gate for \"the new build lost\n"
-	"nothing\". With runtime results (bwbuild smoke --manifest) on both sides, checks\n"
-	"that changed and benchmarks slower than --perf-tolerance are differences too.\n";
+	"SASS/PTX targets gained and lost per library, versions changed; with runtime\n"
+	"results (bwbuild smoke --manifest) on both sides, checks that changed and\n"
+	"benchmarks slower than their noise (or --perf-tolerance) allow. Every\n"
+	"difference is shown; the exit status counts those --ignore does not leave out:\n"
+	"0 none, 1 at least one, 2 an input that cannot be read. By default a new\n"
+	"release's version (the wheel's version and local label, torch's version, the\n"
+	"commit) is expected to change and not counted (--ignore none counts it); a\n"
+	"CI gate for \"the new build lost nothing\" is --ignore version,gains.\n";
+
+/* --ignore's words into DIFF_IGNORE_* bits; -1 after reporting. */
+static int
+parse_ignore(const struct strvec *words, unsigned *out)
+{
+	*out = words->n ? 0 : DIFF_IGNORE_VERSION;
+	for (size_t i = 0; i < words->n; i++) {
+		char *list = xstrdup(words->v[i]), *save = NULL;
+
+		for (char *w = strtok_r(list, ",", &save); w; w = strtok_r(NULL, ",", &save)) {
+			if (!strcmp(w, "version")) {
+				*out |= DIFF_IGNORE_VERSION;
+			} else if (!strcmp(w, "gains")) {
+				*out |= DIFF_IGNORE_GAINS;
+			} else if (strcmp(w, "none")) {
+				error("--ignore '%s': give version, gains or none (comma-separated "
+				      "or repeated)", w);
+				free(list);
+				return -1;
+			}
+		}
+		free(list);
+	}
+	return 0;
+}
 
 int
 cmd_diff(int argc, char **argv, const struct command *cmd)
 {
-	const char *path_a = NULL, *path_b = NULL;
+	/* static: the --ignore values live as long as the command (and stay reachable) */
+	static struct strvec ignore = STRVEC_INIT;
+	const char *path_a = NULL, *path_b = NULL, *format = "text";
 	int json = 0, ret;
 	const char *tol = "10%";
 	const struct option options[] = {
 		OPT_ARG("old build", &path_a, "A",
 			"the old build: a manifest (.json), a wheel or an installed package"),
 		OPT_ARG("new build", &path_b, "B", "the new build, given the same ways"),
+		OPT_CHOICE(0, "format", &format, "text|json|md",
+			   "md: Markdown for a pull request's comment, the profile named in every "
+			   "heading; json: as --json"),
 		OPT_FLAG(0, "json", &json, "print the differences as JSON"),
+		OPT_LIST(0, "ignore", &ignore, "WHAT",
+			 "differences shown but not counted in the exit status: version (the "
+			 "default: the wheel's version and local label, torch's version, the "
+			 "commit), gains (features, libraries and targets gained), none; "
+			 "comma-separated or repeated"),
 		OPT_STRING(0, "perf-tolerance", &tol, "PERCENT",
 			   "a runtime benchmark (bwbuild smoke) slower by more than this is a "
 			   "regression (default 10%)"),
 		OPT_END(),
 	};
 	struct json *a = NULL, *b = NULL, *report;
-	struct buf text = BUF_INIT;
-	size_t n;
-
-	double tolerance;
+	struct buf text = BUF_INIT, md = BUF_INIT;
+	struct diff_opts o;
+	size_t n, ignored;
 	char *end;
 
 	if (cmd_parse(cmd, about, options, argc, argv, &ret))
 		return ret;
-	tolerance = strtod(tol, &end);
-	if (end == tol || (*end && strcmp(end, "%")) || tolerance < 0 || tolerance > 1000) {
+	o.tolerance = strtod(tol, &end);
+	if (end == tol || (*end && strcmp(end, "%")) || o.tolerance < 0 || o.tolerance > 1000) {
 		error("--perf-tolerance '%s' is not a percentage such as 10%%", tol);
 		return EXIT_USAGE;
 	}
+	if (parse_ignore(&ignore, &o.ignore) < 0)
+		return EXIT_USAGE;
+	if (json)
+		format = "json";
 	if (!(a = report_manifest(path_a)) || !(b = report_manifest(path_b))) {
 		json_free(a);
 		return EXIT_USAGE;
 	}
-	n = manifest_diff(a, b, tolerance, &report, &text);
-	if (json)
+	n = manifest_diff(a, b, &o, &report, &text);
+	ignored = (size_t)json_number_value(json_get(report, "ignored_differences"));
+	if (!strcmp(format, "json")) {
 		json_print_stdout(report);
-	else
-		printf("%s%s\n", text.s, n ? "builds differ" : "builds agree");
+	} else if (!strcmp(format, "md")) {
+		diff_markdown(a, b, report, &md);
+		fputs(md.s, stdout);
+	} else {
+		printf("%s%s", text.s, n ? "builds differ" : "builds agree");
+		if (ignored)
+			printf(" (%zu difference%s not counted: --ignore %s)", ignored,
+			       ignored == 1 ? "" : "s",
+			       o.ignore == DIFF_IGNORE_VERSION ? "version" :
+			       o.ignore == DIFF_IGNORE_GAINS ? "gains" : "version,gains");
+		putchar('\n');
+	}
 	json_free(report);
 	json_free(a);
 	json_free(b);
 	buf_release(&text);
+	buf_release(&md);
 	return n ? EXIT_FAIL : EXIT_OK;
 }

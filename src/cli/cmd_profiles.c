@@ -10,7 +10,9 @@ static const char about[] =
 	"List the profiles 'bwbuild --profile NAME' can find, in search order:\n"
 	"profiles/ here, bwbuild's own profiles/, then each directory of\n"
 	"$BWBUILD_PROFILE_PATH. A name found twice is taken from the first place;\n"
-	"later ones are marked shadowed. Each is loaded and validated.\n";
+	"later ones are marked shadowed. Each is checked as 'bwbuild plan' checks it\n"
+	"(keys, values, the knowledge base, an extension's torch profile); whether an\n"
+	"extension's torch was built yet is for plan and build to say.\n";
 
 int
 cmd_profiles(int argc, char **argv, const struct command *cmd)
@@ -18,7 +20,9 @@ cmd_profiles(int argc, char **argv, const struct command *cmd)
 	int json = 0, ret;
 	const struct option options[] = {
 		OPT_FLAG(0, "json", &json,
-			 "print them as JSON: name, path, description, valid, problems, shadowed"),
+			 "print them as JSON: name, path, description, kind (torch or extension), "
+			 "torch, archs, valid, problems, errors, warnings (as plan prints them), "
+			 "shadowed"),
 		OPT_END(),
 	};
 	struct buf text = BUF_INIT;

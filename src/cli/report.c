@@ -12,6 +12,7 @@
 #include "wheel/manifest.h"
 #include "sources/patch.h"
 #include "build/plan.h"
+#include "build/resolve.h"
 #include "profile/profile.h"
 #include "cli/report.h"
 #include "core/strvec.h"
@@ -218,13 +219,21 @@ yaml_files(const char *dir, struct strvec *files)
 	return 0;
 }
 
+/*
+ * One profile as `plan` judges it (resolve_profile: loaded, merged,
+ * validated, checked against the knowledge base), its problems kept as
+ * the lines plan prints. Whether an extension's torch has been built is
+ * the build machine's state, not the profile's: plan and build say that.
+ */
 static struct json *
 profile_entry(const char *dir, const char *file, const struct json *list)
 {
-	struct buf path = BUF_INIT, name = BUF_INIT;
-	struct json *o = json_object();
+	struct buf path = BUF_INIT, name = BUF_INIT, archs = BUF_INIT;
+	struct strvec errors = STRVEC_INIT, warnings = STRVEC_INIT;
+	struct resolve_opts o;
+	struct json *e = json_object();
 	struct profile p;
-	int ok, shadowed = 0, errors;
+	int ok, shadowed = 0, errors_before = diag_errors, warnings_before = diag_warnings;
 	size_t q;
 
 	buf_addf(&path, "%s/%s", dir, file);
@@ -232,23 +241,37 @@ profile_entry(const char *dir, const char *file, const struct json *list)
 	for (q = 0; q < json_len(list); q++)
 		if (!strcmp(json_str(json_get(json_at(list, q), "name")), name.s))
 			shadowed = 1;
-	diag_quiet++;
-	errors = diag_errors;
-	ok = profile_load(&p, path.s) == 0;
-	errors = diag_errors - errors;
-	diag_errors -= errors;
-	diag_quiet--;
-	json_set(o, "name", json_string(name.s));
-	json_set(o, "path", json_string(path.s));
-	json_set(o, "description", ok && p.description.str ? json_string(p.description.str) :
-							      json_null());
-	json_set(o, "valid", json_bool(ok));
-	json_set(o, "problems", json_number(ok ? 0 : errors ? errors : 1));
-	json_set(o, "shadowed", json_bool(shadowed));
+	memset(&o, 0, sizeof(o));
+	memset(&p, 0, sizeof(p));
+	o.profile = path.s;
+	diag_capture_begin(&errors, &warnings);
+	ok = resolve_profile(&p, &o) == 0;
+	diag_capture_end();
+	/* Findings as data, not as this command's own errors. */
+	diag_errors = errors_before;
+	diag_warnings = warnings_before;
+	/* An extension's are its torch profile's unless it lists its own. */
+	if (ok && p.narchs && p.features[FEAT_CUDA] != TRI_OFF)
+		profile_arch_list(&p, &archs);
+	json_set(e, "name", json_string(name.s));
+	json_set(e, "path", json_string(path.s));
+	json_set(e, "description",
+		 p.description.str ? json_string(p.description.str) : json_null());
+	json_set(e, "kind", json_string(profile_is_extension(&p) ? "extension" : "torch"));
+	json_set(e, "torch", p.torch.str ? json_string(p.torch.str) : json_null());
+	json_set(e, "archs", archs.len ? json_string(archs.s) : json_null());
+	json_set(e, "valid", json_bool(ok));
+	json_set(e, "problems", json_number(ok ? 0 : errors.n ? (double)errors.n : 1));
+	json_set(e, "errors", json_string_array(errors.v, errors.n));
+	json_set(e, "warnings", json_string_array(warnings.v, warnings.n));
+	json_set(e, "shadowed", json_bool(shadowed));
 	profile_release(&p);
+	strvec_clear(&errors);
+	strvec_clear(&warnings);
 	buf_release(&path);
 	buf_release(&name);
-	return o;
+	buf_release(&archs);
+	return e;
 }
 
 struct json *
@@ -295,9 +318,12 @@ report_profiles_format(const struct json *list, struct buf *out)
 			buf_addf(&invalid, "(invalid, %.0f problem%s: 'bwbuild plan --profile %s' "
 				 "shows %s)", n, n == 1 ? "" : "s", path, n == 1 ? "it" : "them");
 		}
-		buf_addf(out, "%-16s %s%s%s\n%-16s   %s\n", json_str(json_get(o, "name")),
+		buf_addf(out, "%-16s %s%s%s\n%-16s   %s", json_str(json_get(o, "name")),
 			 description ? description : "", invalid.len ? invalid.s : "",
 			 json_is_true(json_get(o, "shadowed")) ? " [shadowed]" : "", "", path);
+		if (json_str(json_get(o, "torch")))
+			buf_addf(out, " (extension on torch '%s')", json_str(json_get(o, "torch")));
+		buf_addch(out, '\n');
 		buf_release(&invalid);
 	}
 }

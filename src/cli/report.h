@@ -77,9 +77,11 @@ void plan_view_text(const struct plan_view *v, struct buf *out);
 struct json *plan_view_json(const struct plan_view *v);
 
 /*
- * The profiles on the search path, in its order, each loaded and checked:
- * [{name, path, description, valid, problems, shadowed}]. A directory reached twice
- * is listed once; a name found again later is shadowed.
+ * The profiles on the search path, in its order, each checked as `plan`
+ * checks it (resolve_profile): [{name, path, description, kind, torch,
+ * archs, valid, problems, errors, warnings, shadowed}], errors and
+ * warnings the lines plan prints. A directory reached twice is listed
+ * once; a name found again later is shadowed.
  */
 struct json *report_profiles(void);
 /* That list as `bwbuild profiles` prints it: name and description, then the path. */

@@ -6,6 +6,7 @@
 
 #include "core/buf.h"
 #include "core/diag.h"
+#include "core/strvec.h"
 #include "core/util.h"
 
 const struct exit_code exit_codes[] = {
@@ -135,13 +136,18 @@ step_note(enum step step, const char *fmt, ...)
 	errno = err;
 }
 
-/* A held report: its place, its text, and the first report of its group. */
+/* A held report: its place, its text, its level, and the first report of its group. */
 struct held {
 	char *file;
 	int line, col;
 	size_t seq, group;
 	char *text;
+	char level; /* 'e' error, 'w' warning, else a note or hint */
 };
+
+static struct {
+	struct strvec *errors, *warnings;
+} capture;
 
 static struct {
 	int depth;
@@ -171,6 +177,7 @@ hold(const struct loc *loc, const char *level, const char *text)
 	h->seq = held.n;
 	h->group = is_attached(level) && held.n ? held.v[held.n - 1].group : held.n;
 	h->text = xstrdup(text);
+	h->level = !strcmp(level, "error") ? 'e' : !strcmp(level, "warning") ? 'w' : 'n';
 	held.n++;
 }
 
@@ -202,6 +209,34 @@ diag_collect_begin(void)
 	held.depth++;
 }
 
+/* A finished report: to stderr, or while capturing into its list without the newline. */
+static void
+emit(char level, const char *text)
+{
+	struct strvec *to = level == 'e' ? capture.errors : level == 'w' ? capture.warnings : NULL;
+	size_t n = strlen(text);
+
+	if (!capture.errors) {
+		fputs(text, stderr);
+		return;
+	}
+	if (to)
+		strvec_pushf(to, "%.*s", (int)(n && text[n - 1] == '\n' ? n - 1 : n), text);
+}
+
+void
+diag_capture_begin(struct strvec *errors, struct strvec *warnings)
+{
+	capture.errors = errors;
+	capture.warnings = warnings;
+}
+
+void
+diag_capture_end(void)
+{
+	capture.errors = capture.warnings = NULL;
+}
+
 static void
 flush_held(void)
 {
@@ -220,7 +255,7 @@ flush_held(void)
 		held.v = NULL;
 		fflush(stdout);
 		for (size_t i = 0; i < n; i++)
-			fputs(copy[i].text, stderr);
+			emit(copy[i].level, copy[i].text);
 		free(copy);
 	}
 	for (size_t i = 0; i < n; i++) {
@@ -263,7 +298,8 @@ vreport(const struct loc *loc, const char *level, const char *fmt, va_list ap)
 
 	if (diag_quiet)
 		return;
-	if (!held.depth) {
+	/* Held while capturing too: the capture keeps what a collection would print. */
+	if (!held.depth && !capture.errors) {
 		vprint(loc, level, err, fmt, ap);
 		errno = err;
 		return;
@@ -283,7 +319,10 @@ vreport(const struct loc *loc, const char *level, const char *fmt, va_list ap)
 	if (n && fmt[n - 1] == ':')
 		buf_addf(&b, " %s", strerror(err));
 	buf_addch(&b, '\n');
-	hold(loc, level, b.s);
+	if (held.depth)
+		hold(loc, level, b.s);
+	else
+		emit(!strcmp(level, "error") ? 'e' : !strcmp(level, "warning") ? 'w' : 'n', b.s);
 	buf_release(&b);
 	errno = err;
 }
@@ -327,6 +366,7 @@ void
 die(const char *fmt, ...)
 {
 	held.depth = 0;
+	diag_capture_end();
 	flush_held();
 	REPORT(NULL, "fatal");
 	exit(EXIT_FAIL);

@@ -109,6 +109,18 @@ void note_lines(char *const *lines, size_t n, size_t most);
 void diag_collect_begin(void);
 void diag_collect_end(void);
 
+/*
+ * Between diag_capture_begin() and diag_capture_end(), errors and
+ * warnings are not printed but kept, each as the line it would have been
+ * ("FILE:LINE:COL: error: MESSAGE", no newline; its hints and notes
+ * dropped), in the order diag_collect_end would print them: how a
+ * command reports another command's findings as data (`bwbuild profiles
+ * --json` gives the problems `plan` prints). Not nested.
+ */
+struct strvec;
+void diag_capture_begin(struct strvec *errors, struct strvec *warnings);
+void diag_capture_end(void);
+
 /* Number of errors reported since start (lets a caller report many). */
 extern int diag_errors;
 /* Number of warnings reported since start. */

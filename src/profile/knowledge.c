@@ -13,6 +13,7 @@
 
 #include "profile/arch.h"
 #include "core/buf.h"
+#include "profile/compat.h"
 #include "core/diag.h"
 #include "formats/cmakeopts.h"
 #include "profile/knowledge.h"
@@ -585,12 +586,36 @@ kb_check_source(const struct profile *p, const char *src, const char *cuda_home,
 	return diag_errors > before ? -1 : 0;
 }
 
-/* Without +PTX on the newest arch, no newer GPU can run the wheel. */
+/* 1 if some entry's PTX JIT-compiles for the GPU generation after the newest arch (compat.h's rules). */
+static int
+ptx_runs_forward(const struct profile *p, const struct parch *top)
+{
+	struct buf name = BUF_INIT;
+	int future = (top->arch.major + 1) * 10, runs = 0;
+
+	for (size_t i = 0; i < p->narchs && !runs; i++) {
+		if (!p->archs[i].arch.ptx)
+			continue;
+		buf_reset(&name);
+		arch_ptx_name(&p->archs[i].arch, &name);
+		runs = target_runs_on(name.s, future);
+	}
+	buf_release(&name);
+	return runs;
+}
+
+/*
+ * Without PTX that JIT-compiles forward no newer GPU can run the wheel.
+ * What decides is whether any entry's PTX does (compute_120 runs on every
+ * later GPU), not whether the newest entry has +PTX: an 'a' entry's PTX
+ * (compute_121a) runs on that GPU alone and an 'f' entry's within its
+ * family, so '12.1a+PTX' would not help and is never the advice.
+ */
 static void
 check_ptx(const struct profile *p, int strict)
 {
-	const struct parch *top = NULL;
-	struct buf b = BUF_INIT;
+	const struct parch *top = NULL, *plain = NULL;
+	struct buf b = BUF_INIT, newest = BUF_INIT;
 
 	if (p->cuda_ptx.str && !strcmp(p->cuda_ptx.str, "none")) {
 		/* A wheel without PTX on purpose (the official cu130 wheels are so). */
@@ -601,16 +626,35 @@ check_ptx(const struct profile *p, int strict)
 					 p->cuda_ptx.loc.file, p->cuda_ptx.loc.line);
 		return;
 	}
-	for (size_t i = 0; i < p->narchs; i++)
+	for (size_t i = 0; i < p->narchs; i++) {
 		if (!top || arch_cmp(&p->archs[i].arch, &top->arch) > 0)
 			top = &p->archs[i];
-	if (!top || top->arch.ptx)
+		if (!p->archs[i].arch.variant &&
+		    (!plain || arch_cmp(&p->archs[i].arch, &plain->arch) > 0))
+			plain = &p->archs[i];
+	}
+	if (!top || ptx_runs_forward(p, top))
 		return;
-	buf_addf(&b, "the newest arch '%s' has no +PTX, so the wheel will not run on newer "
-		 "GPUs; write '%s+PTX' for forward compatibility, or 'cuda.ptx: none' for a "
-		 "wheel meant for these GPUs only", top->text, top->text);
-	say(strict, &top->loc, b.s);
+	if (plain != top) {
+		struct arch bare = top->arch;
+
+		bare.ptx = 0;
+		arch_format(&bare, &newest);
+	}
+	if (plain == top)
+		buf_addf(&b, "the newest arch '%s' has no +PTX, so the wheel will not run on newer "
+			 "GPUs; write '%s+PTX' for forward compatibility, or 'cuda.ptx: none' for a "
+			 "wheel meant for these GPUs only", top->text, top->text);
+	else
+		buf_addf(&b, "no entry's PTX runs on GPUs newer than '%s' ('%c' code, PTX too, "
+			 "stays on %s), so the wheel will not run on them; write '%d.%d+PTX' for "
+			 "forward compatibility, or 'cuda.ptx: none' for a wheel meant for these "
+			 "GPUs only", newest.s, top->arch.variant, top->arch.variant == 'a' ?
+			 "its own GPU" : "its family", plain ? plain->arch.major : top->arch.major,
+			 plain ? plain->arch.minor : top->arch.minor);
+	say(strict, plain ? &plain->loc : &top->loc, b.s);
 	buf_release(&b);
+	buf_release(&newest);
 }
 
 /* Flash and memory-efficient attention need an arch >= 8.0. */

@@ -26,10 +26,40 @@ path_get(const struct json *j, const char *a, const char *b, const char *c)
 	return j;
 }
 
-/* gained = in b not a; lost = in a not b, each in its list's order. Returns the count of both. */
+/*
+ * What a comparison has found so far: the differences counted (the exit
+ * status) and those shown but not counted (--ignore), by kind.
+ */
+enum diff_kind { KIND_CHANGE, KIND_GAIN, KIND_VERSION };
+
+struct diff_ctx {
+	const struct diff_opts *o;
+	struct buf *text;
+	size_t counted, ignored;
+};
+
+/* One difference of `kind`, `n` times: 1 when it counts, 0 when --ignore leaves it out. */
+static int
+tally(struct diff_ctx *c, enum diff_kind kind, size_t n)
+{
+	unsigned off = kind == KIND_GAIN ? DIFF_IGNORE_GAINS :
+		       kind == KIND_VERSION ? DIFF_IGNORE_VERSION : 0;
+
+	if (c->o->ignore & off) {
+		c->ignored += n;
+		return 0;
+	}
+	c->counted += n;
+	return 1;
+}
+
+/*
+ * gained = in b not a; lost = in a not b, each in its list's order, their
+ * counts into *ng and *nl. Returns the count of both.
+ */
 static size_t
 set_diff(const struct json *ja, const struct json *jb, struct json *gained, struct json *lost,
-	 struct buf *line)
+	 struct buf *line, size_t *ng, size_t *nl)
 {
 	struct json_index a, b;
 	const struct json **items;
@@ -45,6 +75,7 @@ set_diff(const struct json *ja, const struct json *jb, struct json *gained, stru
 			json_push(gained, json_string(k));
 			buf_addf(line, " +%s", k);
 			n++;
+			(*ng)++;
 		}
 	}
 	free(items);
@@ -56,6 +87,7 @@ set_diff(const struct json *ja, const struct json *jb, struct json *gained, stru
 			json_push(lost, json_string(k));
 			buf_addf(line, " -%s", k);
 			n++;
+			(*nl)++;
 		}
 	}
 	free(items);
@@ -72,7 +104,7 @@ bool_word(const struct json *v)
 
 /* Features: every key of either side, turned on or off. */
 static struct json *
-diff_features(const struct json *fa, const struct json *fb, struct buf *text, size_t *n)
+diff_features(const struct json *fa, const struct json *fb, struct diff_ctx *c)
 {
 	struct json *feat = json_object(), *fg = json_array(), *fl = json_array();
 	const struct json **ia, **ib;
@@ -104,8 +136,9 @@ diff_features(const struct json *fa, const struct json *fb, struct buf *text, si
 			json_push(fl, json_string(k));
 		else
 			continue;
-		buf_addf(text, "feature %s: %s -> %s\n", k, bool_word(va), bool_word(vb));
-		(*n)++;
+		buf_addf(c->text, "feature %s: %s -> %s%s\n", k, bool_word(va), bool_word(vb),
+			 tally(c, json_is_true(vb) ? KIND_GAIN : KIND_CHANGE, 1) ? "" :
+			 " (a gain: not counted, --ignore gains)");
 	}
 	free(ia);
 	free(ib);
@@ -118,20 +151,20 @@ diff_features(const struct json *fa, const struct json *fb, struct buf *text, si
 
 /*
  * SASS and PTX gained and lost between two manifest entries with SASS and
- * PTX lists (a library, or archs), into `o` and after `line`. Returns the
- * number of targets gained and lost.
+ * PTX lists (a library, or archs), into `o` and after `line`, their
+ * counts added to *ng and *nl. Returns the number of targets gained and lost.
  */
 static size_t
 diff_targets(const struct json *a, const struct json *b, struct json *o, struct buf *line,
-	     const char *sass_label, const char *ptx_label)
+	     const char *sass_label, const char *ptx_label, size_t *ng, size_t *nl)
 {
 	struct json *sg = json_array(), *sl = json_array(), *pg = json_array(), *pl = json_array();
 	size_t k;
 
 	buf_addstr(line, sass_label);
-	k = set_diff(json_get(a, "sass"), json_get(b, "sass"), sg, sl, line);
+	k = set_diff(json_get(a, "sass"), json_get(b, "sass"), sg, sl, line, ng, nl);
 	buf_addstr(line, ptx_label);
-	k += set_diff(json_get(a, "ptx"), json_get(b, "ptx"), pg, pl, line);
+	k += set_diff(json_get(a, "ptx"), json_get(b, "ptx"), pg, pl, line, ng, nl);
 	json_set(o, "sass_gained", sg);
 	json_set(o, "sass_lost", sl);
 	json_set(o, "ptx_gained", pg);
@@ -139,9 +172,13 @@ diff_targets(const struct json *a, const struct json *b, struct json *o, struct 
 	return k;
 }
 
-/* Libraries added, removed, and changed in their SASS/PTX targets. */
+/*
+ * Libraries added, removed, and changed in their SASS/PTX targets; their
+ * number and the targets changed added to *targets (they explain a change
+ * of the archs overall).
+ */
 static struct json *
-diff_libraries(const struct json *la, const struct json *lb, struct buf *text, size_t *n)
+diff_libraries(const struct json *la, const struct json *lb, struct diff_ctx *c, size_t *targets)
 {
 	struct json *libs = json_object(), *added = json_array(), *removed = json_array();
 	struct json *changed = json_array();
@@ -155,36 +192,40 @@ diff_libraries(const struct json *la, const struct json *lb, struct buf *text, s
 	for (i = 0; i < na; i++) {
 		const char *p = json_str(json_get(ia[i], "path"));
 		const struct json_index_ent *other = p ? json_index_find(&xb, p) : NULL;
-		struct json *c;
-		size_t k;
+		struct json *lc;
+		size_t k, ng = 0, nl = 0;
 
 		if (!p)
 			continue;
 		if (!other) {
 			json_push(removed, json_string(p));
-			buf_addf(text, "library removed: %s\n", p);
-			(*n)++;
+			buf_addf(c->text, "library removed: %s\n", p);
+			tally(c, KIND_CHANGE, 1);
+			(*targets)++;
 			continue;
 		}
-		c = json_object();
-		json_set(c, "path", json_string(p));
+		lc = json_object();
+		json_set(lc, "path", json_string(p));
 		buf_reset(&line);
-		k = diff_targets(ia[i], other->member, c, &line, " sass", "; ptx");
+		k = diff_targets(ia[i], other->member, lc, &line, " sass", "; ptx", &ng, &nl);
 		if (!k) {
-			json_free(c);
+			json_free(lc);
 			continue;
 		}
-		json_push(changed, c);
-		buf_addf(text, "library %s:%s\n", p, line.s);
-		*n += k;
+		json_push(changed, lc);
+		tally(c, KIND_CHANGE, nl);
+		buf_addf(c->text, "library %s:%s%s\n", p, line.s,
+			 ng && !tally(c, KIND_GAIN, ng) ? " (gains not counted: --ignore gains)" : "");
+		*targets += k;
 	}
 	for (i = 0; i < nb; i++) {
 		const char *p = json_str(json_get(ib[i], "path"));
 
 		if (p && !json_index_find(&xa, p)) {
 			json_push(added, json_string(p));
-			buf_addf(text, "library added: %s\n", p);
-			(*n)++;
+			buf_addf(c->text, "library added: %s%s\n", p,
+				 tally(c, KIND_GAIN, 1) ? "" : " (a gain: not counted, --ignore gains)");
+			(*targets)++;
 		}
 	}
 	free(ia);
@@ -198,26 +239,35 @@ diff_libraries(const struct json *la, const struct json *lb, struct buf *text, s
 	return libs;
 }
 
-/* The version fields that differ. */
+/*
+ * The version fields that differ. The release itself (the wheel's version
+ * with its local label, torch's version, the commit) is what every new
+ * release changes: KIND_VERSION, which --ignore version (the default)
+ * shows without counting; the CUDA and cuDNN a build was made with count.
+ */
 static struct json *
-diff_versions(const struct json *a, const struct json *b, struct buf *text, size_t *n)
+diff_versions(const struct json *a, const struct json *b, struct diff_ctx *c)
 {
-	static const char *const version_fields[][3] = {
-		{ "wheel", "version", NULL },
-		{ "version_py", "cuda", NULL },
-		{ "build_settings", "values", "TORCH_VERSION" },
-		{ "build_settings", "values", "CUDA_VERSION" },
-		{ "build_settings", "values", "CUDNN_VERSION" },
-		{ "source", "commit", NULL },
+	static const struct {
+		const char *f[3];
+		enum diff_kind kind;
+	} version_fields[] = {
+		{ { "wheel", "version", NULL }, KIND_VERSION },
+		{ { "version_py", "cuda", NULL }, KIND_CHANGE },
+		{ { "build_settings", "values", "TORCH_VERSION" }, KIND_VERSION },
+		{ { "build_settings", "values", "CUDA_VERSION" }, KIND_CHANGE },
+		{ { "build_settings", "values", "CUDNN_VERSION" }, KIND_CHANGE },
+		{ { "source", "commit", NULL }, KIND_VERSION },
 	};
 	struct json *vers = json_array();
 
 	for (size_t i = 0; i < sizeof(version_fields) / sizeof(version_fields[0]); i++) {
-		const char *const *f = version_fields[i];
+		const char *const *f = version_fields[i].f;
 		const char *va = json_str(path_get(a, f[0], f[1], f[2]));
 		const char *vb = json_str(path_get(b, f[0], f[1], f[2]));
 		struct buf name = BUF_INIT;
 		struct json *v;
+		int counts;
 
 		if ((!va && !vb) || (va && vb && !strcmp(va, vb)))
 			continue;
@@ -226,10 +276,12 @@ diff_versions(const struct json *a, const struct json *b, struct buf *text, size
 		json_set(v, "field", json_string(name.s));
 		json_set(v, "a", va ? json_string(va) : json_null());
 		json_set(v, "b", vb ? json_string(vb) : json_null());
+		counts = tally(c, version_fields[i].kind, 1);
+		json_set(v, "counted", json_bool(counts));
 		json_push(vers, v);
-		buf_addf(text, "%s: %s -> %s\n", name.s, va ? va : "(none)", vb ? vb : "(none)");
+		buf_addf(c->text, "%s: %s -> %s%s\n", name.s, va ? va : "(none)", vb ? vb : "(none)",
+			 counts ? "" : " (a new release's: not counted, --ignore version)");
 		buf_release(&name);
-		(*n)++;
 	}
 	return vers;
 }
@@ -270,9 +322,12 @@ bench_noise(const struct json *a, const struct json *b)
  * difference (a regression), a faster one is only said.
  */
 static struct json *
-diff_runtime_part(const struct json *a, const struct json *b, double tolerance, const char *label,
-		  struct buf *text, size_t *n)
+diff_runtime_part(const struct json *a, const struct json *b, const char *label,
+		  struct diff_ctx *ctx)
 {
+	struct buf *text = ctx->text;
+	size_t *n = &ctx->counted;
+	double tolerance = ctx->o->tolerance;
 	const struct json *ca = json_get(a, "checks"), *cb = json_get(b, "checks");
 	const struct json *ba = json_get(a, "benchmarks"), *bb = json_get(b, "benchmarks");
 	struct json *o = json_object(), *checks = json_array(), *benches = json_array();
@@ -409,15 +464,14 @@ runtime_runs(const struct json *rt, const struct json ***out)
  * against GPU i (a single-GPU runtime is GPU 0), then across GPUs.
  */
 static struct json *
-diff_runtime(const struct json *a, const struct json *b, double tolerance, struct buf *text,
-	     size_t *n)
+diff_runtime(const struct json *a, const struct json *b, struct diff_ctx *c)
 {
 	const struct json **ra, **rb;
 	struct json *o, *per;
 	size_t na, nb;
 
 	if (!json_is_array(json_get(a, "gpus")) && !json_is_array(json_get(b, "gpus")))
-		return diff_runtime_part(a, b, tolerance, "", text, n);
+		return diff_runtime_part(a, b, "", c);
 	o = json_object();
 	per = json_array();
 	na = runtime_runs(a, &ra);
@@ -431,7 +485,7 @@ diff_runtime(const struct json *a, const struct json *b, double tolerance, struc
 			buf_addf(&label, "gpu %s ", vis);
 		else
 			buf_addf(&label, "gpu #%zu ", i);
-		part = diff_runtime_part(i < na ? ra[i] : NULL, rb[i], tolerance, label.s, text, n);
+		part = diff_runtime_part(i < na ? ra[i] : NULL, rb[i], label.s, c);
 		json_set(part, "gpu", vis ? json_string(vis) : json_number((double)i));
 		json_push(per, part);
 		buf_release(&label);
@@ -439,44 +493,259 @@ diff_runtime(const struct json *a, const struct json *b, double tolerance, struc
 	json_set(o, "gpus", per);
 	if (json_is_object(json_get(b, "cross_gpu")))
 		json_set(o, "cross_gpu", diff_runtime_part(json_get(a, "cross_gpu"),
-							   json_get(b, "cross_gpu"), tolerance,
-							   "across GPUs ", text, n));
+							   json_get(b, "cross_gpu"),
+							   "across GPUs ", c));
 	free(ra);
 	free(rb);
 	return o;
 }
 
 size_t
-manifest_diff(const struct json *a, const struct json *b, double tolerance, struct json **out,
-	      struct buf *text)
+manifest_diff(const struct json *a, const struct json *b, const struct diff_opts *opts,
+	      struct json **out, struct buf *text)
 {
-	struct json *o = json_object(), *archs = json_object();
+	struct json *o = json_object(), *archs = json_object(), *ignored = json_array();
 	struct buf line = BUF_INIT;
-	size_t n = 0, k, targets = 0;
+	struct diff_ctx c = { opts, text, 0, 0 };
+	size_t k, targets = 0, ng = 0, nl = 0;
 
-	json_set(o, "features",
-		 diff_features(json_get(a, "features"), json_get(b, "features"), text, &n));
-	json_set(o, "libraries", diff_libraries(json_get(a, "libraries"), json_get(b, "libraries"),
-						text, &targets));
-	n += targets;
+	json_set(o, "features", diff_features(json_get(a, "features"), json_get(b, "features"), &c));
+	json_set(o, "libraries",
+		 diff_libraries(json_get(a, "libraries"), json_get(b, "libraries"), &c, &targets));
 	/*
 	 * Counted per library already when a library's targets changed; when
 	 * none did, a target gained or lost overall is a difference of its own
 	 * (libraries the manifest does not list): never "builds agree" after it.
 	 */
-	k = diff_targets(json_get(a, "archs"), json_get(b, "archs"), archs, &line, "", "");
+	k = diff_targets(json_get(a, "archs"), json_get(b, "archs"), archs, &line, "", "", &ng, &nl);
+	if (k && !targets) {
+		tally(&c, KIND_CHANGE, nl);
+		if (ng && !tally(&c, KIND_GAIN, ng))
+			buf_addstr(&line, " (gains not counted: --ignore gains)");
+	}
 	if (line.len)
 		buf_addf(text, "archs (all libraries):%s\n", line.s);
-	if (k && !targets)
-		n += k;
 	json_set(o, "archs", archs);
-	json_set(o, "versions", diff_versions(a, b, text, &n));
+	json_set(o, "versions", diff_versions(a, b, &c));
 	if (json_is_object(json_get(b, "runtime")))
-		json_set(o, "runtime", diff_runtime(json_get(a, "runtime"), json_get(b, "runtime"),
-						    tolerance, text, &n));
-	json_set(o, "equal", json_bool(n == 0));
-	json_set(o, "differences", json_number((double)n));
+		json_set(o, "runtime", diff_runtime(json_get(a, "runtime"), json_get(b, "runtime"), &c));
+	if (opts->ignore & DIFF_IGNORE_VERSION)
+		json_push(ignored, json_string("version"));
+	if (opts->ignore & DIFF_IGNORE_GAINS)
+		json_push(ignored, json_string("gains"));
+	json_set(o, "equal", json_bool(c.counted == 0));
+	json_set(o, "differences", json_number((double)c.counted));
+	json_set(o, "ignored", ignored);
+	json_set(o, "ignored_differences", json_number((double)c.ignored));
 	buf_release(&line);
 	*out = o;
-	return n;
+	return c.counted;
+}
+
+/* A value in a Markdown table cell: '|' escaped, line breaks as spaces, '-' for none. */
+static void
+md_cell(struct buf *md, const char *s)
+{
+	if (!s || !*s) {
+		buf_addch(md, '-');
+		return;
+	}
+	for (; *s; s++) {
+		if (*s == '|')
+			buf_addstr(md, "\\|");
+		else if (*s == '\n' || *s == '\r')
+			buf_addch(md, ' ');
+		else
+			buf_addch(md, *s);
+	}
+}
+
+/* The strings of two JSON lists (the second may be NULL) into a cell, joined by spaces; `none` when empty. */
+static void
+md_cell_list(struct buf *md, const struct json *list, const struct json *more, const char *none)
+{
+	const struct json **items;
+	size_t shown = 0;
+
+	for (int k = 0; k < 2; k++) {
+		size_t n = json_items(k ? more : list, &items);
+
+		for (size_t i = 0; i < n; i++) {
+			if (!json_str(items[i]))
+				continue;
+			if (shown++)
+				buf_addch(md, ' ');
+			md_cell(md, json_str(items[i]));
+		}
+		free(items);
+	}
+	if (!shown)
+		buf_addstr(md, none);
+}
+
+/* Who the comparison is about: the profiles' names ("sm120", "sm120 → sm120-next"), else the wheels'. */
+static void
+md_subject(const struct json *a, const struct json *b, struct buf *out)
+{
+	const char *na = json_str(path_get(a, "profile", "name", NULL));
+	const char *nb = json_str(path_get(b, "profile", "name", NULL));
+
+	if (!na)
+		na = json_str(path_get(a, "wheel", "name", NULL));
+	if (!nb)
+		nb = json_str(path_get(b, "wheel", "name", NULL));
+	if (na && nb && strcmp(na, nb)) {
+		md_cell(out, na);
+		buf_addstr(out, " → ");
+		md_cell(out, nb);
+	} else {
+		md_cell(out, nb ? nb : na ? na : "build");
+	}
+}
+
+/* Every feature of either side, a mark each, and whether it was gained or lost. */
+static void
+md_features(const struct json *a, const struct json *b, const char *who, struct buf *md)
+{
+	const struct json *fa = json_get(a, "features"), *fb = json_get(b, "features");
+	const struct json **ia, **ib;
+	size_t na = json_items(fa, &ia), nb = json_items(fb, &ib);
+	struct json_index xa, xb;
+
+	buf_addf(md, "\n### %s: features\n\n| feature | A | B | |\n|---|---|---|---|\n", who);
+	json_index_by(&xa, fa, "");
+	json_index_by(&xb, fb, "");
+	for (size_t i = 0; i < na + nb; i++) {
+		const char *k = json_member_key(i < na ? ia[i] : ib[i - na]);
+		const struct json_index_ent *ka, *kb;
+		const struct json *va, *vb;
+
+		if (!k)
+			continue;
+		ka = json_index_find(&xa, k);
+		kb = json_index_find(&xb, k);
+		/* Each key once: from a's side where it is there, its first value. */
+		if ((i >= na && ka) || (i < na && ka->at != i) || (i >= na && kb->at != i - na))
+			continue;
+		va = ka ? ka->member : NULL;
+		vb = kb ? kb->member : NULL;
+		buf_addstr(md, "| ");
+		md_cell(md, k);
+		buf_addf(md, " | %s | %s | %s |\n", !va ? "–" : json_is_true(va) ? "✅" : "❌",
+			 !vb ? "–" : json_is_true(vb) ? "✅" : "❌",
+			 json_is_true(va) == json_is_true(vb) ? "" : json_is_true(vb) ? "gained" :
+			 "**lost**");
+	}
+	if (!na && !nb)
+		buf_addstr(md, "| no build-settings header on either side | | | |\n");
+	free(ia);
+	free(ib);
+	json_index_release(&xa);
+	json_index_release(&xb);
+}
+
+/* Libraries added and removed, and per library (then overall) the targets gained and lost. */
+static void
+md_libraries(const struct json *report, const char *who, struct buf *md)
+{
+	const struct json *libs = json_get(report, "libraries"), *archs = json_get(report, "archs");
+	const struct json **items;
+	size_t n = json_items(json_get(libs, "changed"), &items);
+
+	buf_addf(md, "\n### %s: libraries and SASS/PTX\n\n| library | gained | lost |\n"
+		 "|---|---|---|\n", who);
+	buf_addstr(md, "| (all libraries) | ");
+	md_cell_list(md, json_get(archs, "sass_gained"), json_get(archs, "ptx_gained"), "–");
+	buf_addstr(md, " | ");
+	md_cell_list(md, json_get(archs, "sass_lost"), json_get(archs, "ptx_lost"), "–");
+	buf_addstr(md, " |\n");
+	for (size_t i = 0; i < n; i++) {
+		buf_addstr(md, "| `");
+		md_cell(md, json_str(json_get(items[i], "path")));
+		buf_addstr(md, "` | ");
+		md_cell_list(md, json_get(items[i], "sass_gained"), json_get(items[i], "ptx_gained"),
+			     "–");
+		buf_addstr(md, " | ");
+		md_cell_list(md, json_get(items[i], "sass_lost"), json_get(items[i], "ptx_lost"), "–");
+		buf_addstr(md, " |\n");
+	}
+	free(items);
+	buf_addstr(md, "| libraries | ");
+	md_cell_list(md, json_get(libs, "added"), NULL, "–");
+	buf_addstr(md, " | ");
+	md_cell_list(md, json_get(libs, "removed"), NULL, "–");
+	buf_addstr(md, " |\n");
+}
+
+/* The versions that changed, each counted or not, and the runtime's differences. */
+static void
+md_versions_runtime(const struct json *report, const char *who, struct buf *md)
+{
+	const struct json **items;
+	size_t n = json_items(json_get(report, "versions"), &items);
+
+	if (n)
+		buf_addf(md, "\n### %s: versions\n\n| field | A | B | counted |\n|---|---|---|---|\n",
+			 who);
+	for (size_t i = 0; i < n; i++) {
+		buf_addstr(md, "| ");
+		md_cell(md, json_str(json_get(items[i], "field")));
+		buf_addstr(md, " | ");
+		md_cell(md, json_str(json_get(items[i], "a")));
+		buf_addstr(md, " | ");
+		md_cell(md, json_str(json_get(items[i], "b")));
+		buf_addf(md, " | %s |\n", json_is_true(json_get(items[i], "counted")) ? "yes" :
+			 "no (a new release's)");
+	}
+	free(items);
+	n = json_items(json_get(json_get(report, "runtime"), "benchmarks"), &items);
+	if (n)
+		buf_addf(md, "\n### %s: runtime benchmarks beyond their noise\n\n"
+			 "| benchmark | A | B | change | allowed |\n|---|---|---|---|---|\n", who);
+	for (size_t i = 0; i < n; i++) {
+		buf_addstr(md, "| ");
+		md_cell(md, json_str(json_get(items[i], "name")));
+		buf_addf(md, " | %.1f | %.1f | %+.1f %%%s | %.1f %% |\n",
+			 json_number_value(json_get(items[i], "a")),
+			 json_number_value(json_get(items[i], "b")),
+			 json_number_value(json_get(items[i], "change_percent")),
+			 json_is_true(json_get(items[i], "regression")) ? " **slower**" : "",
+			 json_number_value(json_get(items[i], "allowed_percent")));
+	}
+	free(items);
+}
+
+void
+diff_markdown(const struct json *a, const struct json *b, const struct json *report,
+	      struct buf *md)
+{
+	struct buf who = BUF_INIT;
+	double counted = json_number_value(json_get(report, "differences"));
+	double ignored = json_number_value(json_get(report, "ignored_differences"));
+
+	md_subject(a, b, &who);
+	buf_addf(md, "## %s: %s\n\n", who.s, counted ? "builds differ" : "builds agree");
+	buf_addf(md, "%.0f difference%s counted", counted, counted == 1 ? "" : "s");
+	if (ignored) {
+		buf_addf(md, ", %.0f not counted (--ignore ", ignored);
+		md_cell_list(md, json_get(report, "ignored"), NULL, "none");
+		buf_addch(md, ')');
+	}
+	buf_addf(md, ".\n\n### %s: builds\n\n| | A | B |\n|---|---|---|\n| wheel | ", who.s);
+	md_cell(md, json_str(path_get(a, "wheel", "file", NULL)));
+	buf_addstr(md, " | ");
+	md_cell(md, json_str(path_get(b, "wheel", "file", NULL)));
+	buf_addstr(md, " |\n| version | ");
+	md_cell(md, json_str(path_get(a, "wheel", "version", NULL)));
+	buf_addstr(md, " | ");
+	md_cell(md, json_str(path_get(b, "wheel", "version", NULL)));
+	buf_addstr(md, " |\n| CUDA | ");
+	md_cell(md, json_str(path_get(a, "version_py", "cuda", NULL)));
+	buf_addstr(md, " | ");
+	md_cell(md, json_str(path_get(b, "version_py", "cuda", NULL)));
+	buf_addstr(md, " |\n");
+	md_features(a, b, who.s, md);
+	md_libraries(report, who.s, md);
+	md_versions_runtime(report, who.s, md);
+	buf_release(&who);
 }

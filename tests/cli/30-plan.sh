@@ -65,6 +65,16 @@ assert p["env"]["TORCH_CUDA_ARCH_LIST"] == "10.0;12.0+PTX", p["env"]
 PY
 run 0 "$BW" plan --profile sm120 --set 'cuda.archs=10.0;12.0'
 contains "$TMP/err" "--set cuda.archs=10.0;12.0:1:1: warning: the newest arch '12.0' has no +PTX, so the wheel will not run on newer GPUs; write '12.0+PTX' for forward compatibility"
+# An 'a' entry newest (issue 32): compute_120 PTX already runs on every later
+# GPU, so no warning, not even under --strict; without it the advice is the
+# plain arch's +PTX, never '12.1a+PTX' (compute_121a runs on sm_121 alone).
+run 0 "$BW" plan --profile sm120 --strict --set 'cuda.archs=10.0;12.0+PTX;12.1a'
+if grep -q "PTX" "$TMP/err"; then cat "$TMP/err"; fail "a PTX warning for 10.0;12.0+PTX;12.1a"; fi
+run 0 "$BW" plan --profile sm120 --set 'cuda.archs=10.0;12.0;12.1a'
+contains "$TMP/err" "warning: no entry's PTX runs on GPUs newer than '12.1a' ('a' code, PTX too, stays on its own GPU), so the wheel will not run on them; write '12.0+PTX' for forward compatibility"
+if grep -q "12.1a+PTX" "$TMP/err"; then fail "advice to write 12.1a+PTX"; fi
+run 0 "$BW" plan --profile sm120 --set 'cuda.archs=12.0f+PTX'
+contains "$TMP/err" "stays on its family), so the wheel will not run on them; write '12.0+PTX'"
 run 2 "$BW" plan --profile sm120 --set 'cuda.archs=10.0;12.0' --strict
 contains "$TMP/err" "(an error with --strict)"
 # A wheel without PTX on purpose (the official cu130 wheels): cuda.ptx: none,
@@ -101,13 +111,13 @@ contains "$TMP/err" "--set cuda.archs=sm_120:1:1: error: 'sm_120' is not a TORCH
 # A build of a release tag plans as that release (no a0, no git part): the
 # shipped cpu profile at v2.6.0, and sm120 at another tag through --set.
 run 0 "$BW" plan --profile cpu
-contains "$TMP/out" "wheel version 2.6.0+cpu.cpu (the release of tag v2.6.0)"
+contains "$TMP/out" "wheel version 2.6.0+cpu.cpu.h<inputs> (the release of tag v2.6.0; h<inputs>: a hash of the build's inputs, known at fetch)"
 run 0 "$BW" plan --profile sm120 --set source.ref=v2.6.0 --set cuda.version=13.0 --json
 python3 - "$TMP/out" <<'PY'
 import json, sys
 p = json.load(open(sys.argv[1]))
-assert p["wheel_version"] == "2.6.0+cu130.sm120 (the release of tag v2.6.0)", p["wheel_version"]
+assert p["wheel_version"].startswith("2.6.0+cu130.sm120.h<inputs> (the release of tag v2.6.0;"), p["wheel_version"]
 PY
 pass
 run 0 "$BW" plan --profile sm120 --set source.ref=main
-contains "$TMP/out" "wheel version version.txt+git<commit>.cu130.sm120 (read at fetch)"
+contains "$TMP/out" "wheel version version.txt+git<commit>.cu130.sm120.h<inputs> (read at fetch; h<inputs>: a hash of the build's inputs)"

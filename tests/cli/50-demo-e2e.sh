@@ -9,7 +9,7 @@ source:
   repo: $TMP/example/minitorch.git
 YAML
 run 0 "$BW" --profile "$TMP/demo-e2e.yaml" --work "$TMP/work" --out "$TMP/out-demo"
-contains "$TMP/out" "wheel:    $TMP/out-demo/minitorch-2.11.0+cu130.demo.e2e-"
+contains "$TMP/out" "wheel:    $TMP/out-demo/minitorch-2.11.0+cu130.demo.e2e.h"
 contains "$TMP/out" "manifest: $TMP/out-demo/"
 manifest=$(sed -n 's/^manifest: //p' "$TMP/out")
 wheel=$(sed -n 's/^wheel: *//p' "$TMP/out")
@@ -183,6 +183,38 @@ assert d["features"] == {"gained": [], "lost": ["flash_attention"]}, d["features
 assert d["libraries"]["removed"] == ["minitorch/lib/libminitorch_flash.so"]
 assert d["archs"]["sass_lost"] == ["sm_80", "sm_120"] and d["archs"]["ptx_gained"] == ["compute_100"]
 PY
+# A gate that fails only on a loss (--ignore version,gains), and the same
+# comparison as Markdown for a pull request: tables, the profile in every heading.
+run 1 "$BW" diff "$demo_manifest" "$manifest" --ignore version,gains
+contains "$TMP/out" "feature flash_attention: on -> off"
+run 1 "$BW" diff "$demo_manifest" "$manifest" --format md
+python3 - "$TMP/out" "$manifest" <<'PY'
+import json, sys
+md = open(sys.argv[1]).read()
+name = json.load(open(sys.argv[2]))["profile"]["name"]
+heads = [l for l in md.splitlines() if l.startswith("#")]
+assert heads[0].startswith("## ") and heads[0].endswith("builds differ"), heads
+assert len(heads) >= 4 and all(name in h for h in heads), (name, heads)
+assert "| flash_attention | ✅ | ❌ | **lost** |" in md, md
+assert "| libraries | – | minitorch/lib/libminitorch_flash.so |" in md, md
+PY
+# A new release changes the version and the commit: shown, not counted by
+# default; --ignore none counts them; an unknown word is bad usage.
+python3 - "$demo_manifest" "$TMP/next-release.json" <<'PY'
+import json, sys
+m = json.load(open(sys.argv[1]))
+m["wheel"]["version"] = m["wheel"]["version"].replace("2.11.0", "2.11.1")
+m["source"]["commit"] = "0" * 40
+json.dump(m, open(sys.argv[2], "w"))
+PY
+run 0 "$BW" diff "$demo_manifest" "$TMP/next-release.json"
+contains "$TMP/out" "wheel.version: "
+contains "$TMP/out" "(a new release's: not counted, --ignore version)"
+contains "$TMP/out" "builds agree (2 differences not counted: --ignore version)"
+run 1 "$BW" diff "$demo_manifest" "$TMP/next-release.json" --ignore none
+contains "$TMP/out" "builds differ"
+run 2 "$BW" diff "$demo_manifest" "$TMP/next-release.json" --ignore versions
+contains "$TMP/err" "--ignore 'versions': give version, gains or none"
 echo '{"schema": "other"}' > "$TMP/not-a-manifest.json"
 run 2 "$BW" diff "$demo_manifest" "$TMP/not-a-manifest.json"
 contains "$TMP/err" "is not a bwbuild manifest"

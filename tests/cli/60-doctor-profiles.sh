@@ -64,3 +64,46 @@ assert by["sm120"]["shadowed"] and by["sm120"]["description"] == "my own sm120",
 assert not by["broken"]["valid"], by
 assert [p for p in ps if p["name"] == "demo"][0]["valid"]
 PY
+
+# profiles checks a profile as plan does (issue 32): the knowledge base's
+# findings too (12.1a needs CUDA 12.9, so cuda.version 12.8 is refused),
+# each problem the line plan prints, each profile's kind and torch.
+mkdir -p "$TMP/kb"
+printf 'extends: %s/profiles/sm120.yaml\nname: old-cuda\ncuda:\n  version: "12.8"\n  archs: "10.0;12.1a"\n' "$TOP" > "$TMP/kb/old-cuda.yaml"
+BWBUILD_PROFILE_PATH="$TMP/kb" run 0 "$BW" profiles --json
+python3 - "$TMP/out" <<'PY'
+import json, sys
+ps = json.load(open(sys.argv[1]))
+old = [p for p in ps if p["name"] == "old-cuda"][0]
+assert not old["valid"] and old["problems"] == len(old["errors"]) >= 1, old
+assert any("12.1a" in e for e in old["errors"]), old
+by = {p["name"]: p for p in ps if not p["shadowed"]}
+assert by["extension-cpp"]["kind"] == "extension", by["extension-cpp"]
+assert by["extension-cpp"]["torch"].endswith("/profiles/sm120.yaml"), by["extension-cpp"]
+assert by["extension-cpp"]["archs"] == by["sm120"]["archs"] == "12.0+PTX", by["extension-cpp"]
+assert by["sm120"]["kind"] == "torch" and by["sm120"]["torch"] is None
+assert by["cpu"]["archs"] is None
+PY
+pass
+run 2 "$BW" plan --profile "$TMP/kb/old-cuda.yaml"
+contains "$TMP/err" "12.1a"
+
+# ... and they agree on every shipped and test profile: the same error
+# lines, in the same order (an extension's torch not built yet is the
+# machine's state, which plan adds and profiles leaves to plan).
+BWBUILD_PROFILE_PATH="$TOP/tests/fixtures/profiles/bad:$TMP/kb" run 0 "$BW" profiles --json
+cp "$TMP/out" "$TMP/all.json"
+python3 - "$TMP/all.json" "$BW" <<'PY'
+import json, subprocess, sys
+ps = json.load(open(sys.argv[1]))
+assert len(ps) > 30, len(ps)
+bad = []
+for p in ps:
+    r = subprocess.run([sys.argv[2], "plan", "--profile", p["path"]], capture_output=True, text=True)
+    errs = [l for l in r.stderr.splitlines() if l.startswith("error: ") or ": error: " in l]
+    errs = [l for l in errs if "has no published build" not in l]
+    if errs != p["errors"] or (r.returncode == 0) != p["valid"] and not (p["kind"] == "extension" and p["valid"]):
+        bad.append((p["path"], r.returncode, errs, p["errors"]))
+assert not bad, bad
+PY
+pass

@@ -24,15 +24,15 @@ mon=$(sed -n 's/^manifest: *//p' "$TMP/out")
 run 0 "$BW" --profile "$TMP/off.yaml" --work "$TMP/woff" --out "$TMP/dist"
 off=$(sed -n 's/^wheel: *//p' "$TMP/out")
 moff=$(sed -n 's/^manifest: *//p' "$TMP/out")
-case $(basename "$on") in minitorch-2.11.0+cu130.demo.flash.on-*.whl) ;; *) fail "flash-on wheel: $on" ;; esac
-case $(basename "$off") in minitorch-2.11.0+cu130.demo.flash.off-*.whl) ;; *) fail "flash-off wheel: $off" ;; esac
+case $(basename "$on") in minitorch-2.11.0+cu130.demo.flash.on.h*.whl) ;; *) fail "flash-on wheel: $on" ;; esac
+case $(basename "$off") in minitorch-2.11.0+cu130.demo.flash.off.h*.whl) ;; *) fail "flash-off wheel: $off" ;; esac
 { [ -f "$on" ] && [ -f "$off" ]; } || fail "one build overwrote the other in --out: $(ls "$TMP/dist")"
 python3 - "$mon" "$moff" <<'PY'
 import json, sys
 a, b = (json.load(open(p)) for p in sys.argv[1:])
 assert a["profile"]["name"] == "demo-flash_on" and b["profile"]["name"] == "demo-flash_off", (a["profile"], b["profile"])
 # A release tag (v2.11.0) is versioned as the release: no a0, no git part.
-assert a["wheel"]["version"] == "2.11.0+cu130.demo.flash.on", a["wheel"]
+assert a["wheel"]["version"].startswith("2.11.0+cu130.demo.flash.on.h"), a["wheel"]
 PY
 # An explicit wheel.version_suffix still wins.
 cat > "$TMP/suffix.yaml" <<YAML
@@ -43,6 +43,15 @@ wheel:
 YAML
 run 0 "$BW" --profile "$TMP/suffix.yaml" --work "$TMP/wsuf" --out "$TMP/dist"
 contains "$TMP/out" "wheel:    $TMP/dist/minitorch-2.11.0+cu130-"
+# The same profile with one setting changed (a --set; a local profile of the
+# same name is the same case): another wheel name beside the first, and the
+# rebuild names the input that changed (issue 32).
+run 0 "$BW" --profile "$TMP/on.yaml" --set features.mem_eff_attention=off --work "$TMP/won" --out "$TMP/dist"
+contains "$TMP/err" "bwbuild: not up to date: the inputs changed: profile.resolved.features.mem_eff_attention: "
+set2=$(sed -n 's/^wheel: *//p' "$TMP/out")
+case $(basename "$set2") in minitorch-2.11.0+cu130.demo.flash.on.h*.whl) ;; *) fail "--set wheel: $set2" ;; esac
+[ "$set2" != "$on" ] && [ -f "$on" ] && [ -f "$set2" ] || fail "the --set build replaced the first wheel: $(ls "$TMP/dist")"
+pass
 torch=$on
 tv=$(basename "$torch" | cut -d- -f2)
 

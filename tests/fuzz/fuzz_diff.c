@@ -14,13 +14,16 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct buf why = BUF_INIT, text = BUF_INIT;
 	struct json *a = json_parse((const char *)data, size, &why), *b = json_object(), *r;
+	struct diff_opts o = { 10, DIFF_IGNORE_VERSION }, g = { 10, DIFF_IGNORE_GAINS };
 
 	if (a) {
-		manifest_diff(a, b, 10, &r, &text);
+		manifest_diff(a, b, &o, &r, &text);
+		diff_markdown(a, b, r, &text);
 		json_free(r);
-		manifest_diff(b, a, 10, &r, &text);
+		manifest_diff(b, a, &g, &r, &text);
+		diff_markdown(b, a, r, &text);
 		json_free(r);
-		manifest_diff(a, a, 10, &r, &text);
+		manifest_diff(a, a, &o, &r, &text);
 		json_free(r);
 		manifest_markdown(a, &text);
 		json_free(a);

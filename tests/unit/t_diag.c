@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include "../../src/core/diag.h"
+#include "../../src/core/strvec.h"
 #include "t.h"
 
 static char err[4096];
@@ -125,6 +126,42 @@ basics(void)
 	diag_warnings = warnings;
 }
 
+/* Captured: the lines a collection would print, errors and warnings apart, nothing on stderr. */
+static void
+captured(void)
+{
+	struct strvec errors = STRVEC_INIT, warnings = STRVEC_INIT;
+	struct loc b8 = { "b.yaml", 8, 9 }, a5 = { "a.yaml", 5, 3 };
+	int e0 = diag_errors, w0 = diag_warnings;
+	const char *e;
+
+	t_stderr_begin();
+	diag_capture_begin(&errors, &warnings);
+	diag_collect_begin();
+	error_at(&b8, "b8");
+	hint("dropped");
+	warning_at(&a5, "w5");
+	error_at(&a5, "a5");
+	diag_collect_end();
+	error("outside a collection");
+	diag_capture_end();
+	e = t_stderr_end();
+	CHECK_STR(e, "");
+	CHECK(errors.n == 3 && warnings.n == 1);
+	if (errors.n == 3) {
+		CHECK_STR(errors.v[0], "a.yaml:5:3: error: a5");
+		CHECK_STR(errors.v[1], "b.yaml:8:9: error: b8");
+		CHECK_STR(errors.v[2], "error: outside a collection");
+	}
+	if (warnings.n == 1)
+		CHECK_STR(warnings.v[0], "a.yaml:5:3: warning: w5");
+	CHECK(diag_errors == e0 + 3 && diag_warnings == w0 + 1);
+	diag_errors = e0;
+	diag_warnings = w0;
+	strvec_clear(&errors);
+	strvec_clear(&warnings);
+}
+
 void
 t_diag(void)
 {
@@ -151,4 +188,5 @@ t_diag(void)
 		       "verify: 'x.so\n  verify: OK all good\\x1b]0;owned\\x07\\x0d\\u009b2J \xc3\xa9'\n"
 		       "error: cause: x\n  what to do\n");
 	basics();
+	captured();
 }

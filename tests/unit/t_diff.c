@@ -8,6 +8,9 @@
 
 /* Two small manifests compared: features, libraries, targets, versions, runtime. */
 
+/* Every difference counted (--ignore none), the tolerance 5 % or 25 %. */
+static const struct diff_opts all5 = { 5.0, 0 }, all25 = { 25.0, 0 };
+
 static struct json *
 parse(const char *text)
 {
@@ -69,7 +72,7 @@ t_changes(void)
 	const struct json *libs, *ch, *vers, *rt;
 	size_t n;
 
-	n = manifest_diff(a, b, 5.0, &o, &text);
+	n = manifest_diff(a, b, &all5, &o, &text);
 	/*
 	 * features: flash_attention lost, nccl gained, mkldnn lost, cudnn gained (4);
 	 * libraries: libold removed, libnew added (2), libtorch_cuda -sm_90 +sm_120
@@ -123,7 +126,7 @@ t_changes(void)
 
 	/* A wider tolerance: gemm's 20 % is no longer a difference. */
 	buf_reset(&text);
-	CHECK(manifest_diff(a, b, 25.0, &o, &text) == 13);
+	CHECK(manifest_diff(a, b, &all25, &o, &text) == 13);
 	json_free(o);
 	json_free(a);
 	json_free(b);
@@ -137,7 +140,7 @@ t_equal(void)
 	struct json *c, *d;
 	struct buf text = BUF_INIT;
 
-	CHECK(manifest_diff(a, b, 5.0, &o, &text) == 0);
+	CHECK(manifest_diff(a, b, &all5, &o, &text) == 0);
 	CHECK(json_is_true(json_get(o, "equal")));
 	CHECK_STR(text.s, "");
 	json_free(o);
@@ -146,7 +149,7 @@ t_equal(void)
 	c = parse("{\"archs\": {\"sass\": [\"sm_90\"], \"ptx\": []}}");
 	d = parse("{\"archs\": {\"sass\": [\"sm_90\", \"sm_120\"], \"ptx\": []}, \"features\": {\"x\": false}}");
 	buf_reset(&text);
-	CHECK(manifest_diff(c, d, 5.0, &o, &text) == 1);
+	CHECK(manifest_diff(c, d, &all5, &o, &text) == 1);
 	CHECK_STR(text.s, "archs (all libraries): +sm_120\n");
 	json_free(o);
 
@@ -156,7 +159,7 @@ t_equal(void)
 	c = parse("{\"features\": {\"a\": true, \"a\": false}, \"libraries\": [{\"path\": \"l.so\", \"sass\": [1, \"sm_90\"]}, {\"nopath\": 1}]}");
 	d = parse("{\"features\": {\"a\": true}, \"libraries\": [{\"path\": \"l.so\", \"sass\": [\"sm_90\"]}, {\"path\": \"l.so\"}]}");
 	buf_reset(&text);
-	CHECK(manifest_diff(c, d, 5.0, &o, &text) == 0);
+	CHECK(manifest_diff(c, d, &all5, &o, &text) == 0);
 	json_free(o);
 	json_free(c);
 	json_free(d);
@@ -165,9 +168,97 @@ t_equal(void)
 	buf_release(&text);
 }
 
+/*
+ * --ignore: a new release's version and commit are shown but not counted
+ * by default; gains too with --ignore gains, so what is left is a loss
+ * (issue 32: a gate that fails only when something was lost).
+ */
+static void
+t_ignore(void)
+{
+	static const struct diff_opts version = { 5.0, DIFF_IGNORE_VERSION },
+		both = { 5.0, DIFF_IGNORE_VERSION | DIFF_IGNORE_GAINS };
+	struct json *a = parse(old_manifest), *b = parse(new_manifest), *o = NULL, *c, *d;
+	struct buf text = BUF_INIT;
+
+	/* 14 differences; the commit (aaaa -> bbbb) is the release's own. */
+	CHECK(manifest_diff(a, b, &version, &o, &text) == 13);
+	CHECK(json_number_value(json_get(o, "ignored_differences")) == 1);
+	CHECK_STR(json_str(json_at(json_get(o, "ignored"), 0)), "version");
+	CHECK(strstr(text.s, "source.commit: aaaa -> bbbb (a new release's: not counted, "
+			     "--ignore version)\n") != NULL);
+	CHECK(strstr(text.s, "version_py.cuda: 12.8 -> 13.0\n") != NULL);
+	json_free(o);
+	/*
+	 * Gains left out too: flash_attention and mkldnn lost, libold removed,
+	 * -sm_90, cuda changed, matmul and sdpa, gemm slower: 8.
+	 */
+	buf_reset(&text);
+	CHECK(manifest_diff(a, b, &both, &o, &text) == 8);
+	CHECK(json_number_value(json_get(o, "ignored_differences")) == 6);
+	CHECK(strstr(text.s, "feature nccl: off -> on (a gain: not counted, --ignore gains)\n"));
+	CHECK(strstr(text.s, "library added: torch/lib/libnew.so (a gain: not counted") != NULL);
+	json_free(o);
+
+	/* Only the version changed: agree, and say what was not counted. */
+	c = parse("{\"wheel\": {\"version\": \"2.6.0+cpu.cpu\"}, \"features\": {\"x\": true}}");
+	d = parse("{\"wheel\": {\"version\": \"2.6.1+cpu.cpu\"}, \"features\": {\"x\": true}}");
+	buf_reset(&text);
+	CHECK(manifest_diff(c, d, &version, &o, &text) == 0);
+	CHECK(json_is_true(json_get(o, "equal")));
+	json_free(o);
+	buf_reset(&text);
+	CHECK(manifest_diff(c, d, &all5, &o, &text) == 1);
+	json_free(o);
+	json_free(c);
+	json_free(d);
+	json_free(a);
+	json_free(b);
+	buf_release(&text);
+}
+
+/* --format md: a table per part, each heading naming the profile; cells cannot break the table. */
+static void
+t_markdown(void)
+{
+	static const struct diff_opts version = { 5.0, DIFF_IGNORE_VERSION };
+	struct json *a = parse("{\"profile\": {\"name\": \"sm120\"}, \"wheel\": {\"file\": "
+			       "\"torch-2.6.0+cu130.sm120-x.whl\", \"version\": \"2.6.0+cu130.sm120\"},"
+			       " \"features\": {\"cuda\": true, \"flash_attention\": true},"
+			       " \"archs\": {\"sass\": [\"sm_120\"], \"ptx\": [\"compute_120\"]}}");
+	struct json *b = parse("{\"profile\": {\"name\": \"sm120\"}, \"wheel\": {\"file\": "
+			       "\"torch-2.6.1+cu130.sm120-x.whl\", \"version\": \"2.6.1+cu130.sm120\"},"
+			       " \"features\": {\"cuda\": true, \"flash_attention\": false, \"a|b\": true},"
+			       " \"archs\": {\"sass\": [\"sm_120\"], \"ptx\": []}}");
+	struct json *o = NULL;
+	struct buf text = BUF_INIT, md = BUF_INIT;
+	const char *h;
+	int headings = 0;
+
+	CHECK(manifest_diff(a, b, &version, &o, &text) == 3);
+	diff_markdown(a, b, o, &md);
+	CHECK(strncmp(md.s, "## sm120: builds differ\n", 24) == 0);
+	CHECK(strstr(md.s, "3 differences counted, 1 not counted (--ignore version).") != NULL);
+	CHECK(strstr(md.s, "| flash_attention | ✅ | ❌ | **lost** |\n") != NULL);
+	CHECK(strstr(md.s, "| a\\|b | – | ✅ | gained |\n") != NULL);
+	CHECK(strstr(md.s, "| (all libraries) | – | compute_120 |\n") != NULL);
+	CHECK(strstr(md.s, "| wheel.version | 2.6.0+cu130.sm120 | 2.6.1+cu130.sm120 | no (a new "
+			   "release's) |\n") != NULL);
+	for (h = md.s; (h = strstr(h, "\n#")); h++, headings++)
+		CHECK(strncmp(h, "\n### sm120: ", 12) == 0);
+	CHECK(headings == 4);
+	json_free(o);
+	json_free(a);
+	json_free(b);
+	buf_release(&text);
+	buf_release(&md);
+}
+
 void
 t_diff(void)
 {
 	t_changes();
 	t_equal();
+	t_ignore();
+	t_markdown();
 }

@@ -72,18 +72,34 @@ t_plain_tree(void)
 	 * refuses a suffix.
 	 */
 	CHECK(fetch("", &b, &bo, &e) == 0);
-	CHECK_STR(b.version.s, "2.11.0+cu128.t.fetch");
+	/* ... and the inputs' hash: one setting more is another wheel name, the same inputs the same. */
+	CHECK(starts_with(b.version.s, "2.11.0+cu128.t.fetch.h") && b.version.len == 29);
+	{
+		char *first = xstrdup(b.version.s);
+
+		build_release(&b);
+		CHECK(fetch("", &b, &bo, &e) == 0);
+		CHECK_STR(b.version.s, first);
+		build_release(&b);
+		CHECK(fetch("build: {env: {CXXFLAGS: -O3}}\n", &b, &bo, &e) == 0);
+		CHECK(starts_with(b.version.s, "2.11.0+cu128.t.fetch.h") && strcmp(b.version.s, first));
+		free(first);
+	}
 	build_release(&b);
 	{
 		struct buf l = BUF_INIT;
 
-		wheel_variant_label("0123456789abcdef0123456789abcdef01234567", "cu130", "sm120-No_Flash", &l);
-		CHECK_STR(l.s, "+git0123456.cu130.sm120.no.flash");
+		wheel_variant_label("0123456789abcdef0123456789abcdef01234567", "cu130", "sm120-No_Flash",
+				    "h0a1b2c3", &l);
+		CHECK_STR(l.s, "+git0123456.cu130.sm120.no.flash.h0a1b2c3");
 		buf_reset(&l);
-		wheel_variant_label("none", NULL, "--", &l);
+		wheel_variant_label("none", NULL, "--", NULL, &l);
 		CHECK(l.len == 0);
-		wheel_variant_label(NULL, "cpu", "cpu", &l);
+		wheel_variant_label(NULL, "cpu", "cpu", NULL, &l);
 		CHECK_STR(l.s, "+cpu.cpu");
+		buf_reset(&l);
+		wheel_variant_label(NULL, NULL, "--", "h0a1b2c3", &l);
+		CHECK_STR(l.s, "+h0a1b2c3");
 		buf_reset(&l);
 		/* A release tag over its release branch's version.txt is that release; nothing else is. */
 		CHECK(release_version("v2.6.0", "2.6.0a0", &l) == 1);
