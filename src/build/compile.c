@@ -14,6 +14,8 @@
 #include "build/launch.h"
 #include "core/proc.h"
 #include "host/python.h"
+#include "build/pyenv.h"
+#include "profile/knowledge.h"
 #include "build/step.h"
 #include "core/util.h"
 
@@ -26,6 +28,51 @@
 
 /* How many times a compile killed for memory is retried with less parallelism. */
 #define MAX_OOM_RECOVERIES 3
+
+/* The first hard need's source: what the note says the prefix is for. */
+static const char *
+first_hard(const struct pyenv *e)
+{
+	for (size_t i = 0; i < e->n; i++)
+		if (e->v[i].hard)
+			return e->v[i].from;
+	return "";
+}
+
+int
+python_env_check(struct build *b, const char *src)
+{
+	const struct profile *p = &b->profile;
+	struct pyenv e = PYENV_INIT;
+	struct buf why = BUF_INIT;
+	int rc = 0;
+
+	if (src) {
+		if (pyenv_read_tree(&e, src, &why) < 0) {
+			rc = error("%s; bwbuild reads the build's requirements there", why.s);
+			goto out;
+		}
+	} else if (p->source_repo.str && strstr(p->source_repo.str, "pytorch/pytorch")) {
+		pyenv_read_table(&e, kb_parse_version(p->source_ref.str));
+	}
+	if (pyenv_choose(&e, b->python.s, p->python_path.str) < 0) {
+		rc = p->python_path.str ? error_at(&p->python_path.loc, "%s", e.error.s) :
+					  error("%s", e.error.s);
+		goto out;
+	}
+	buf_reset(&b->pythonpath);
+	buf_addstr(&b->pythonpath, e.pythonpath.s);
+	if (e.pythonpath.len)
+		note("python: %s with PYTHONPATH=%s (%s), for %s", b->python.s, e.pythonpath.s,
+		     e.have.s, first_hard(&e));
+	for (size_t i = 0; i < e.soft.n; i++)
+		note("python: %s has %s; not needed to start the build, which goes on",
+		     b->python.s, e.soft.v[i]);
+out:
+	pyenv_release(&e);
+	buf_release(&why);
+	return rc;
+}
 
 int
 compile_check(struct build *b)
@@ -45,9 +92,14 @@ compile_check(struct build *b)
 			rc = error("no python3 that can build wheels (setuptools and wheel):\n%s"
 				   "install them (apt-get install python3-setuptools python3-wheel) or "
 				   "set 'build.python' in the profile", why.s);
-	} else if (why.len) {
+	} else {
 		/* Never silently: say which interpreters were passed over, and why. */
-		note("python: %s; skipped:\n%.*s", b->python.s, (int)why.len - 1, why.s);
+		if (why.len)
+			note("python: %s; skipped:\n%.*s", b->python.s, (int)why.len - 1, why.s);
+		/* A --source tree is read now; a fetched one after the fetch, the table's release until then. */
+		if (!profile_is_extension(p) &&
+		    python_env_check(b, b->plan.local_source ? b->plan.src_dir : NULL) < 0)
+			rc = -1;
 	}
 	buf_release(&why);
 	/* Found here, before the fetch, not as a traceback after configure. */

@@ -310,6 +310,42 @@ cmake_version(char **path)
 	return v;
 }
 
+int
+cmake_policy_needed(const char *src, struct buf *said)
+{
+	struct buf where = BUF_INIT;
+	char *cmake = NULL;
+	long v = cmake_version(&cmake);
+	unsigned oldest;
+	int need = 0;
+
+	if (v < 400)
+		goto out;
+	if (!src) {
+		buf_addf(said, "cmake %ld.%ld refuses cmake_minimum_required below 3.5; the tree's "
+			 "CMakeLists.txt files are read after the fetch, and CMAKE_POLICY_VERSION_MINIMUM=3.5 "
+			 "is set only if one asks that", v / 100, v % 100);
+		goto out;
+	}
+	oldest = tree_cmake_oldest(src, &where);
+	need = oldest && oldest < 305;
+	if (need)
+		buf_addf(said, "cmake %ld.%ld refuses cmake_minimum_required below 3.5, which %s asks "
+			 "(%u.%u): the build sets CMAKE_POLICY_VERSION_MINIMUM=3.5", v / 100, v % 100,
+			 where.s, oldest / 100, oldest % 100);
+	else if (oldest)
+		buf_addf(said, "cmake %ld.%ld: no CMakeLists.txt of the tree asks below 3.5 (the oldest, "
+			 "%s, asks %u.%u); CMAKE_POLICY_VERSION_MINIMUM is not set", v / 100, v % 100,
+			 where.s, oldest / 100, oldest % 100);
+	else
+		buf_addf(said, "cmake %ld.%ld: no CMakeLists.txt of the tree names a version; "
+			 "CMAKE_POLICY_VERSION_MINIMUM is not set", v / 100, v % 100);
+out:
+	free(cmake);
+	buf_release(&where);
+	return need;
+}
+
 static const char cmake_hint[] =
 	"on Debian 12, scripts/deps.sh installs cmake 3.31 from bookworm-backports "
 	"(apt-get install -t bookworm-backports cmake); elsewhere Kitware's packages or "
