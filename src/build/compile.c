@@ -15,7 +15,6 @@
 #include "core/proc.h"
 #include "host/python.h"
 #include "build/pyenv.h"
-#include "profile/knowledge.h"
 #include "build/step.h"
 #include "core/util.h"
 
@@ -29,48 +28,28 @@
 /* How many times a compile killed for memory is retried with less parallelism. */
 #define MAX_OOM_RECOVERIES 3
 
-/* The first hard need's source: what the note says the prefix is for. */
-static const char *
-first_hard(const struct pyenv *e)
-{
-	for (size_t i = 0; i < e->n; i++)
-		if (e->v[i].hard)
-			return e->v[i].from;
-	return "";
-}
-
 int
 python_env_check(struct build *b, const char *src)
 {
 	const struct profile *p = &b->profile;
 	struct pyenv e = PYENV_INIT;
-	struct buf why = BUF_INIT;
 	int rc = 0;
 
-	if (src) {
-		if (pyenv_read_tree(&e, src, &why) < 0) {
-			rc = error("%s; bwbuild reads the build's requirements there", why.s);
-			goto out;
-		}
-	} else if (p->source_repo.str && strstr(p->source_repo.str, "pytorch/pytorch")) {
-		pyenv_read_table(&e, kb_parse_version(p->source_ref.str));
-	}
-	if (pyenv_choose(&e, b->python.s, p->python_path.str) < 0) {
-		rc = p->python_path.str ? error_at(&p->python_path.loc, "%s", e.error.s) :
-					  error("%s", e.error.s);
+	if (pyenv_for(&e, p, b->python.s, src) < 0) {
+		rc = p->python_path.str && e.n ? error_at(&p->python_path.loc, "%s", e.error.s) :
+						 error("%s", e.error.s);
 		goto out;
 	}
 	buf_reset(&b->pythonpath);
 	buf_addstr(&b->pythonpath, e.pythonpath.s);
 	if (e.pythonpath.len)
 		note("python: %s with PYTHONPATH=%s (%s), for %s", b->python.s, e.pythonpath.s,
-		     e.have.s, first_hard(&e));
+		     e.have.s, pyenv_first_hard(&e));
 	for (size_t i = 0; i < e.soft.n; i++)
 		note("python: %s has %s; not needed to start the build, which goes on",
 		     b->python.s, e.soft.v[i]);
 out:
 	pyenv_release(&e);
-	buf_release(&why);
 	return rc;
 }
 

@@ -22,6 +22,7 @@
 #include "core/json.h"
 #include "profile/knowledge.h"
 #include "build/plan.h"
+#include "build/pyenv.h"
 #include "core/proc.h"
 #include "profile/profile.h"
 #include "host/python.h"
@@ -393,6 +394,10 @@ check_build_tools(struct doctor *d, const struct profile *p, const char *src)
 		    need % 100, from.s);
 	else
 		add(d, CHECK_OK, "cmake", "cmake %ld.%ld", v / 100, v % 100);
+	buf_reset(&out);
+	if (!(p && profile_is_extension(p)) && (cmake_policy_needed(src, &out) || out.len))
+		add(d, CHECK_OK, "cmake policy", "%s", out.s);
+	buf_reset(&out);
 	if (!ninja) {
 		add(d, real_tree(p, src) ? CHECK_FAIL : CHECK_WARN, "ninja",
 		    "no ninja on PATH (apt-get install ninja-build); without it PyTorch falls back to make");
@@ -529,6 +534,31 @@ out:
 	buf_release(&entries);
 }
 
+/*
+ * What the tree's build needs from python before anything runs (pyenv.h):
+ * the tree's own files when it is here, else bwbuild's table for a real
+ * PyTorch release; met by the interpreter alone or with a prefix.
+ */
+static void
+check_build_env(struct doctor *d, const struct profile *p, const char *py, const char *src)
+{
+	struct pyenv e = PYENV_INIT;
+
+	if (!p || profile_is_extension(p))
+		return;
+	if (pyenv_for(&e, p, py, src) < 0)
+		add(d, CHECK_FAIL, "build env", "%s", e.error.s);
+	else if (e.pythonpath.len)
+		add(d, CHECK_OK, "build env", "%s with PYTHONPATH=%s (%s), for %s", py, e.pythonpath.s,
+		    e.have.s, pyenv_first_hard(&e));
+	else if (e.have.len)
+		add(d, CHECK_OK, "build env", "%s has %s, for %s", py, e.have.s, pyenv_first_hard(&e));
+	for (size_t i = 0; i < e.soft.n; i++)
+		add(d, CHECK_WARN, "build env", "%s has %s; not needed to start the build", py,
+		    e.soft.v[i]);
+	pyenv_release(&e);
+}
+
 /* python_find's "  path (from): reason" lines as one "; "-separated line. */
 static void
 one_line(const struct buf *lines, struct buf *out)
@@ -565,6 +595,7 @@ check_python(struct doctor *d, const struct profile *p, const char *src)
 		else
 			add(d, CHECK_OK, "python build", "'python3 -m build' available (pyproject trees)");
 		check_python_imports(d, p, py.s, src);
+		check_build_env(d, p, py.s, src);
 	}
 	buf_release(&py);
 	buf_release(&why);

@@ -16,6 +16,7 @@
 #include "formats/pyreq.h"
 #include "host/python.h"
 #include "profile/knowledge.h"
+#include "profile/profile.h"
 #include "sources/repourl.h"
 #include "sources/treeneeds.h"
 
@@ -108,8 +109,8 @@ add_loadtime(struct pyenv *e, const char *src)
 		if (!(m = kb_module_find(imports.v[i])))
 			continue;
 		buf_reset(&from);
-		buf_addf(&from, "setup.py:%s imports %s at load time (%s: %s %s)", tab + 1, m->module,
-			 m->why, m->dist, m->spec);
+		buf_addf(&from, "setup.py:%s imports %s at load time, which %s has from %s (%s)",
+			 tab + 1, m->module, m->dist, m->since, m->why);
 		add_need(e, m->dist, m->spec, m->module, from.s, 1);
 	}
 	strvec_clear(&imports);
@@ -166,9 +167,9 @@ pyenv_read_table(struct pyenv *e, unsigned torch)
 
 	if (!r || !r->loadtime || !(m = kb_module_find(r->loadtime)))
 		return;
-	buf_addf(&from, "bwbuild's table for torch %u.%u: its setup.py imports %s at load time "
-		 "(%s: %s %s); the tree's own files are read after the fetch", torch / 100,
-		 torch % 100, m->module, m->why, m->dist, m->spec);
+	buf_addf(&from, "bwbuild's table for torch %u.%u: its setup.py imports %s at load time, "
+		 "which %s has from %s (%s); the tree's own files are read after the fetch",
+		 torch / 100, torch % 100, m->module, m->dist, m->since, m->why);
 	add_need(e, m->dist, r->setuptools, m->module, from.s, 1);
 	e->from_table = 1;
 	buf_release(&from);
@@ -253,7 +254,9 @@ discovered_prefixes(struct strvec *out)
 /* One environment judged: what it has of the hard needs, what it lacks of either kind. */
 struct verdict {
 	size_t hard, soft;
-	struct buf have, lack;
+	struct buf have;          /* "setuptools 78.1.1": what it has of the hard needs met */
+	struct buf lack;          /* "setuptools 66.1.1 without setuptools.command.bdist_wheel" */
+	struct buf asked;         /* where each unmet hard need was asked, "; "-separated */
 	struct strvec soft_lines;
 };
 
@@ -262,19 +265,21 @@ verdict_release(struct verdict *v)
 {
 	buf_release(&v->have);
 	buf_release(&v->lack);
+	buf_release(&v->asked);
 	strvec_clear(&v->soft_lines);
 }
 
 static int
 judge(const struct pyenv *e, const char *py, const char *path, struct verdict *v)
 {
-	struct strvec q = STRVEC_INIT, a = STRVEC_INIT, seen = STRVEC_INIT;
+	struct strvec q = STRVEC_INIT, a = STRVEC_INIT, seen = STRVEC_INIT, short_of = STRVEC_INIT;
 	struct buf line = BUF_INIT;
 	int rc;
 
 	memset(v, 0, sizeof(*v));
 	buf_init(&v->have);
 	buf_init(&v->lack);
+	buf_init(&v->asked);
 	strvec_init(&v->soft_lines);
 	for (size_t i = 0; i < e->n; i++) {
 		strvec_pushf(&q, "d:%s", e->v[i].dist);
@@ -287,13 +292,24 @@ judge(const struct pyenv *e, const char *py, const char *path, struct verdict *v
 		int ok = *ver && pyspec_match(n->spec, ver) != 0 && (!n->module || !strcmp(a.v[2 * i + 1], "1"));
 
 		buf_reset(&line);
-		if (n->module && strcmp(a.v[2 * i + 1], "1"))
+		if (n->module && strcmp(a.v[2 * i + 1], "1") && *ver)
+			buf_addf(&line, "%s %s has no %s (%s)", n->dist, ver, n->module, n->from);
+		else if (n->module && strcmp(a.v[2 * i + 1], "1"))
 			buf_addf(&line, "no %s (%s)", n->module, n->from);
 		else
 			buf_addf(&line, "%s %s (%s)", n->dist, *ver ? ver : "is not there", n->from);
 		if (!ok && n->hard) {
 			v->hard++;
-			buf_addf(&v->lack, "%s%s", v->lack.len ? "; " : "", line.s);
+			buf_addf(&v->asked, "%s%s", v->asked.len ? "; " : "", n->from);
+			if (!strset_has(&short_of, n->dist)) {
+				strset_add(&short_of, n->dist);
+				if (*ver)
+					buf_addf(&v->lack, "%s%s %s", v->lack.len ? ", " : "", n->dist, ver);
+				else
+					buf_addf(&v->lack, "%sno %s", v->lack.len ? ", " : "", n->dist);
+			}
+			if (n->module && *ver && strcmp(a.v[2 * i + 1], "1"))
+				buf_addf(&v->lack, " without %s", n->module);
 		} else if (!ok) {
 			v->soft++;
 			strvec_push(&v->soft_lines, line.s);
@@ -305,6 +321,7 @@ judge(const struct pyenv *e, const char *py, const char *path, struct verdict *v
 	strvec_clear(&q);
 	strvec_clear(&a);
 	strvec_clear(&seen);
+	strvec_clear(&short_of);
 	buf_release(&line);
 	return rc;
 }
@@ -330,10 +347,11 @@ explain(struct pyenv *e, const char *py, const char *explicit_path, const struct
 	pyenv_prefix_root(&root);
 	pyenv_script_hint(&script);
 	if (explicit_path)
-		buf_addf(&e->error, "the build needs %s, which %s with build.python_path '%s' lacks: %s",
-			 want.s, py, explicit_path, alone->lack.s);
+		buf_addf(&e->error, "the build needs %s, and %s with build.python_path '%s' has %s: %s",
+			 want.s, py, explicit_path, alone->lack.s, alone->asked.s);
 	else
-		buf_addf(&e->error, "the build needs %s, which %s lacks: %s", want.s, py, alone->lack.s);
+		buf_addf(&e->error, "the build needs %s, and %s has %s: %s", want.s, py, alone->lack.s,
+			 alone->asked.s);
 	for (size_t i = 0; i < tried->n; i++)
 		buf_addf(&e->error, "; %s does not provide it either", tried->v[i]);
 	buf_addf(&e->error, ". Get %s: on Debian 12, '%s' puts trixie's python3-setuptools (78.1.1) "
@@ -394,6 +412,33 @@ pyenv_choose(struct pyenv *e, const char *py, const char *python_path)
 	strvec_clear(&cands);
 	strvec_clear(&tried);
 	return rc;
+}
+
+int
+pyenv_for(struct pyenv *e, const struct profile *p, const char *py, const char *src)
+{
+	if (src) {
+		struct buf why = BUF_INIT;
+		int rc = pyenv_read_tree(e, src, &why);
+
+		if (rc < 0)
+			buf_addf(&e->error, "%s; bwbuild reads the build's requirements there", why.s);
+		buf_release(&why);
+		if (rc < 0)
+			return -1;
+	} else if (p->source_repo.str && strstr(p->source_repo.str, "pytorch/pytorch")) {
+		pyenv_read_table(e, kb_parse_version(p->source_ref.str));
+	}
+	return pyenv_choose(e, py, p->python_path.str);
+}
+
+const char *
+pyenv_first_hard(const struct pyenv *e)
+{
+	for (size_t i = 0; i < e->n; i++)
+		if (e->v[i].hard)
+			return e->v[i].from;
+	return "";
 }
 
 void

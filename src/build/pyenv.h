@@ -59,6 +59,18 @@ void pyenv_read_table(struct pyenv *e, unsigned torch);
 int pyenv_choose(struct pyenv *e, const char *py, const char *python_path);
 void pyenv_release(struct pyenv *e);
 
+/*
+ * The whole check for a profile's build: the needs of the tree at `src`,
+ * or (NULL: no tree yet) of bwbuild's table for a real PyTorch release
+ * (source.repo names pytorch/pytorch, source.ref a release tag), then
+ * pyenv_choose with the profile's build.python_path. 0, or -1 with what
+ * went wrong in e->error.
+ */
+struct profile;
+int pyenv_for(struct pyenv *e, const struct profile *p, const char *py, const char *src);
+/* The first hard need's source ("pyproject.toml:4 asks 'setuptools>=70.1.0,<80.0'"), or "". */
+const char *pyenv_first_hard(const struct pyenv *e);
+
 /* <cache>/python-prefix: where scripts/python-prefix.sh puts a prefix (NAME/site). */
 void pyenv_prefix_root(struct buf *out);
 /* The script's path as a user would run it ("sh /usr/local/share/bwbuild/scripts/python-prefix.sh"). */

@@ -174,8 +174,8 @@ kb_release_span(unsigned *first, unsigned *last)
 
 /* setuptools NEWS, v70.1.0 (2024-06): bdist_wheel adopted from the wheel project. */
 static const struct kb_module modules[] = {
-	{ "setuptools.command.bdist_wheel", "setuptools", ">=70.1",
-	  "bdist_wheel moved from the wheel package into setuptools in 70.1.0" },
+	{ "setuptools.command.bdist_wheel", "setuptools", ">=70.1", "70.1.0",
+	  "bdist_wheel moved there from the wheel package" },
 };
 
 const struct kb_module *

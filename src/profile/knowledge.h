@@ -117,7 +117,10 @@ void kb_release_span(unsigned *first, unsigned *last);
  * setuptools >= 70.1), or NULL when the table has no row for it.
  */
 struct kb_module {
-	const char *module, *dist, *spec, *why;
+	const char *module, *dist;
+	const char *spec;   /* ">=70.1" */
+	const char *since;  /* "70.1.0" */
+	const char *why;    /* "it moved there from the wheel package" */
 };
 const struct kb_module *kb_module_find(const char *module);
 
