@@ -310,7 +310,9 @@ judge(const struct pyenv *e, const char *py, const char *path, struct verdict *v
 			}
 			if (n->module && *ver && strcmp(a.v[2 * i + 1], "1"))
 				buf_addf(&v->lack, " without %s", n->module);
-		} else if (!ok) {
+		} else if (!ok && !strset_has(&short_of, n->dist)) {
+			/* once a distribution: where it is asked first */
+			strset_add(&short_of, n->dist);
 			v->soft++;
 			strvec_push(&v->soft_lines, line.s);
 		} else if (n->hard && !strset_has(&seen, n->dist)) {

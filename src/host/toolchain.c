@@ -237,12 +237,6 @@ toolchain_recall(struct toolchain *tc, const struct strvec *env, const char *cud
 	t->id_path = xstrdup(t->path);
 	t->identity = toolchain_file_identity(t->id_path);
 	changed |= recall(t, known) || !*t->path;
-	/* a prefix on the build's PYTHONPATH that the last setuptools was not under */
-	if (strvec_env_get(env, "PYTHONPATH")) {
-		const char *pp = strvec_env_get(env, "PYTHONPATH");
-
-		changed |= strncmp(t->path, pp, strcspn(pp, ":")) != 0;
-	}
 	buf_release(&nvcc);
 	return changed;
 }

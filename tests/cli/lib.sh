@@ -220,6 +220,7 @@ if shape == "2.10":
                 '    return cmake, env\n')
     with open(os.path.join(d, "requirements-build.txt"), "w") as f:
         f.write("# Build System requirements\n" + "\n".join(build) + "\n")
+open(os.path.join(d, "version.txt"), "w").write(shape + ".0a0\n")
 setup = setup.replace(imports_old, imports).replace(only_old, only)
 open(os.path.join(d, "setup.py"), "w").write(setup)
 with open(os.path.join(d, "pyproject.toml"), "w") as f:
@@ -241,6 +242,9 @@ setuptools_deb() {
 		>"$1/pkg/DEBIAN/control"
 	sp="$1/pkg/usr/lib/python3/dist-packages"
 	printf 'Metadata-Version: 2.1\nName: setuptools\nVersion: 78.1.1\n' >"$sp/setuptools-78.1.1.dist-info/METADATA"
+	# Its keywords (exclude_package_data, ...) come from the metadata found first: this one.
+	/usr/bin/python3 -c 'import importlib.metadata as m; print(m.distribution("setuptools").read_text("entry_points.txt") or "")' \
+		>"$sp/setuptools-78.1.1.dist-info/entry_points.txt"
 	cat >"$sp/setuptools/__init__.py" <<'PY'
 import os as _os
 _here = _os.path.dirname(_os.path.abspath(__file__))
