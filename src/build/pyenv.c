@@ -133,8 +133,17 @@ pyenv_read_tree(struct pyenv *e, const char *src, struct buf *why)
 		rc = -1;
 		goto out;
 	}
-	/* PEP 517: without a build-backend, setuptools' legacy one builds the tree */
-	if (!b.backend_path)
+	/*
+	 * What must be there to start: setuptools where setup.py is run
+	 * (bwbuild runs it itself, whatever backend pyproject.toml names), else
+	 * the backend `python -m build` loads (PEP 517: setuptools when none is
+	 * named), unless it is in the tree (backend-path).
+	 */
+	buf_reset(&path);
+	buf_addf(&path, "%s/setup.py", src);
+	if (is_regular(path.s))
+		buf_addstr(&backend, "setuptools");
+	else if (!b.backend_path)
 		backend_dist(b.backend ? b.backend : "setuptools", &backend);
 	add_requirements(e, &b.requires, "pyproject.toml", backend.len ? backend.s : NULL, NULL);
 	if (read_requirements(src, "requirements-build.txt", &build, why) < 0 ||
@@ -356,10 +365,16 @@ explain(struct pyenv *e, const char *py, const char *explicit_path, const struct
 			 alone->asked.s);
 	for (size_t i = 0; i < tried->n; i++)
 		buf_addf(&e->error, "; %s does not provide it either", tried->v[i]);
-	buf_addf(&e->error, ". Get %s: on Debian 12, '%s' puts trixie's python3-setuptools (78.1.1) "
-		 "and what it needs into %s/trixie, which the build then finds by itself (or name its "
-		 "site directory in build.python_path); elsewhere, make a venv with pip install '%s' and "
-		 "name its python in build.python", want.s, script.s, root.s, want.s);
+	if (starts_with(want.s, "setuptools"))
+		buf_addf(&e->error, ". Get %s: on Debian 12, '%s' puts trixie's python3-setuptools "
+			 "(78.1.1) and what it needs into %s/trixie, which the build then finds by itself "
+			 "(or name its site directory in build.python_path); elsewhere, make a venv with "
+			 "pip install '%s' and name its python in build.python", want.s, script.s, root.s,
+			 want.s);
+	else
+		buf_addf(&e->error, ". Get %s: make a venv with pip install '%s' and name its python in "
+			 "build.python, or name a directory that has it in build.python_path", want.s,
+			 want.s);
 	buf_release(&want);
 	buf_release(&root);
 	buf_release(&script);
