@@ -265,6 +265,7 @@ done
 # has one, and says so (here a cmake that calls itself 4.4.3 in front of the real one).
 mkdir -p "$TMP/cmake4" "$TMP/shape2.10/third_party/old"
 real_cmake=$(command -v cmake)
+# shellcheck disable=SC2016 # the wrapper's own $1 and $@
 printf '#!/bin/sh\nif [ "$1" = --version ]; then echo "cmake version 4.4.3"; exit 0; fi\nexec %s "$@"\n' "$real_cmake" >"$TMP/cmake4/cmake"
 chmod +x "$TMP/cmake4/cmake"
 printf 'cmake_minimum_required(VERSION 2.8.12)\nproject(old NONE)\n' >"$TMP/shape2.10/third_party/old/CMakeLists.txt"
