@@ -127,11 +127,11 @@ kb_companion_check(const char *project, unsigned version, unsigned torch, struct
 }
 
 /*
- * torch 2.7-2.11: the Python and official CUDA builds of pytorch/pytorch
- * RELEASE.md's Release Compatibility Matrix ("Stable CUDA", then
- * "Experimental CUDA"); the setuptools each tree's build needs and how its
- * setup.py is told to configure only, read in copies of the trees
- * (docs/design/pytorch.md §10 names each). The setup.py of the 2.8 cycle
+ * torch 2.7-2.11: the Python and official CUDA builds of PyTorch's release
+ * compatibility matrix ("Stable CUDA", then "Experimental CUDA"); the
+ * setuptools each tree's build needs and how its setup.py is told to
+ * configure only, read in copies of the trees (docs/design/pytorch.md §10
+ * names each source). The setup.py of the 2.8 cycle
  * already imports setuptools.command.bdist_wheel at load time; v2.8.0
  * itself was not read, so the table starts the need at 2.9, whose
  * pyproject.toml asks setuptools>=70.1.0,<80.0. The tree's own files
@@ -140,20 +140,20 @@ kb_companion_check(const char *project, unsigned version, unsigned torch, struct
 static const struct kb_release releases[] = {
 	{ 207, "3.9-3.13", "11.8, 12.6 (12.8 experimental)", 1208, NULL, NULL,
 	  "the argument --cmake-only (no CMAKE_ONLY)",
-	  "RELEASE.md matrix; setup.py of a v2.7.1 copy; pyproject.toml as v2.6.0's" },
+	  "release matrix; setup.py of a v2.7.1 copy; pyproject.toml as v2.6.0's" },
 	{ 208, "3.9-3.13", "12.6, 12.8 (12.9 experimental)", 1208, NULL, NULL,
 	  "CMAKE_ONLY=1 in the environment (popped), or --cmake-only",
-	  "RELEASE.md matrix; setup.py of the 2.8 cycle (Python >= 3.9)" },
+	  "release matrix; setup.py of the 2.8 cycle (Python >= 3.9)" },
 	{ 209, "3.10-3.14", "12.6, 12.8 (13.0 experimental)", 1208, ">=70.1",
 	  "setuptools.command.bdist_wheel", "CMAKE_ONLY=1 in the environment (popped), or --cmake-only",
-	  "RELEASE.md matrix; pyproject.toml 'setuptools>=70.1.0,<80.0' (rewritten by nixpkgs' "
+	  "release matrix; pyproject.toml 'setuptools>=70.1.0,<80.0' (rewritten by nixpkgs' "
 	  "torch 2.9.0)" },
 	{ 210, "3.10-3.14", "12.6, 12.8 (13.0 experimental)", 1208, ">=70.1",
 	  "setuptools.command.bdist_wheel", "CMAKE_ONLY=1 in the environment (popped), or --cmake-only",
-	  "RELEASE.md matrix; setup.py of the 2.10 cycle (Python >= 3.10)" },
+	  "release matrix; setup.py of the 2.10 cycle (Python >= 3.10)" },
 	{ 211, "3.10-3.14", "12.6, 12.8, 13.0", 1208, ">=70.1", "setuptools.command.bdist_wheel",
 	  "CMAKE_ONLY=1 in the environment (popped), or --cmake-only",
-	  "RELEASE.md matrix; the official 2.11.0+cu130 wheel, made by setuptools 81.0.0" },
+	  "release matrix; the official 2.11.0+cu130 wheel, made by setuptools 81.0.0" },
 };
 
 const struct kb_release *
