@@ -15,12 +15,14 @@
 
 static const char about[] =
 	"A preflight checklist before a long build: nvcc and the archs it can build,\n"
-	"the host gcc against that nvcc's range, cmake (>= 3.27 for real PyTorch trees)\n"
-	"and ninja, Python with setuptools/wheel (and 'build' for pyproject trees),\n"
-	"cuDNN and NCCL when the profile turns them on, free disk, the memory budget,\n"
-	"and, where nvidia-smi finds GPUs, the driver (>= 570) and whether the profile's\n"
-	"archs run on each; without --profile, only the toolchain. Exit 1 when something\n"
-	"required is missing.\n";
+	"the host gcc against that nvcc's range, cmake (>= 3.27 for real PyTorch trees;\n"
+	"CMake 4 against CMakeLists.txt files below 3.5) and ninja, Python with\n"
+	"setuptools/wheel (and 'build' for pyproject trees) and what the tree's build\n"
+	"needs of it (setuptools >= 70.1 for PyTorch >= 2.9, and the prefix that\n"
+	"provides it), cuDNN and NCCL when the profile turns them on, free disk, the\n"
+	"memory budget, and, where nvidia-smi finds GPUs, the driver (>= 570) and\n"
+	"whether the profile's archs run on each; without --profile, only the\n"
+	"toolchain. Exit 1 when something required is missing.\n";
 
 int
 cmd_doctor(int argc, char **argv, const struct command *cmd)
