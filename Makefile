@@ -221,6 +221,7 @@ install: $(BIN)/bwbuild $(EXAMPLE).stamp
 	install -d "$(DESTDIR)$(PREFIX)/share/doc/bwbuild/design"
 	install -m 644 docs/design/*.md "$(DESTDIR)$(PREFIX)/share/doc/bwbuild/design/"
 	install -D -m 644 docs/bwbuild.1 "$(DESTDIR)$(PREFIX)/share/man/man1/bwbuild.1"
+	install -D -m 755 scripts/python-prefix.sh "$(DESTDIR)$(PREFIX)/share/bwbuild/scripts/python-prefix.sh"
 	install -D -m 644 scripts/bwbuild.bash-completion \
 		"$(DESTDIR)$(PREFIX)/share/bash-completion/completions/bwbuild"
 

@@ -14,6 +14,7 @@
 #include "build/launch.h"
 #include "core/proc.h"
 #include "host/python.h"
+#include "build/pyenv.h"
 #include "build/step.h"
 #include "core/util.h"
 
@@ -26,6 +27,31 @@
 
 /* How many times a compile killed for memory is retried with less parallelism. */
 #define MAX_OOM_RECOVERIES 3
+
+int
+python_env_check(struct build *b, const char *src)
+{
+	const struct profile *p = &b->profile;
+	struct pyenv e = PYENV_INIT;
+	int rc = 0;
+
+	if (pyenv_for(&e, p, b->python.s, src) < 0) {
+		rc = p->python_path.str && e.n ? error_at(&p->python_path.loc, "%s", e.error.s) :
+						 error("%s", e.error.s);
+		goto out;
+	}
+	buf_reset(&b->pythonpath);
+	buf_addstr(&b->pythonpath, e.pythonpath.s);
+	if (e.pythonpath.len)
+		note("python: %s with PYTHONPATH=%s (%s), for %s", b->python.s, e.pythonpath.s,
+		     e.have.s, pyenv_first_hard(&e));
+	for (size_t i = 0; i < e.soft.n; i++)
+		note("python: %s has %s; not needed to start the build, which goes on",
+		     b->python.s, e.soft.v[i]);
+out:
+	pyenv_release(&e);
+	return rc;
+}
 
 int
 compile_check(struct build *b)
@@ -45,9 +71,14 @@ compile_check(struct build *b)
 			rc = error("no python3 that can build wheels (setuptools and wheel):\n%s"
 				   "install them (apt-get install python3-setuptools python3-wheel) or "
 				   "set 'build.python' in the profile", why.s);
-	} else if (why.len) {
+	} else {
 		/* Never silently: say which interpreters were passed over, and why. */
-		note("python: %s; skipped:\n%.*s", b->python.s, (int)why.len - 1, why.s);
+		if (why.len)
+			note("python: %s; skipped:\n%.*s", b->python.s, (int)why.len - 1, why.s);
+		/* A --source tree is read now; a fetched one after the fetch, the table's release until then. */
+		if (!profile_is_extension(p) &&
+		    python_env_check(b, b->plan.local_source ? b->plan.src_dir : NULL) < 0)
+			rc = -1;
 	}
 	buf_release(&why);
 	/* features.numpy on without NumPy: refused before the fetch (the tree's default: at the fetch). */

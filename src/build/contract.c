@@ -1,8 +1,9 @@
 /*
  * The configure contract of a tree (configure.h): how its setup.py is
- * told to configure without building (--cmake-only, CMAKE_ONLY, or
- * cmake itself for a scikit-build-core tree), read from the tree's own
- * Python files, and the command that follows from it. Pure: reads files,
+ * told to configure without building (CMAKE_ONLY where setup.py reads the
+ * variable, else --cmake-only, or cmake itself for a scikit-build-core
+ * tree), read from the tree's own Python files, and the command that
+ * follows from it. Pure: reads files,
  * runs nothing. May include: core/, sources/, build/configure.h,
  * build/launch.h.
  */
@@ -44,6 +45,25 @@ has_literal(const char *text, const char *before, const char *lit)
 	return hit;
 }
 
+/* CMAKE_ONLY read from the environment: os.environ.pop/get, os.getenv, environ[...], a flag helper. */
+static int
+reads_env(const char *text)
+{
+	static const char *const calls[] = { "pop(", "get(", "getenv(", "environ[", "env_flag(", NULL };
+	struct buf b = BUF_INIT;
+	int hit = 0;
+
+	for (size_t i = 0; calls[i] && !hit; i++) {
+		hit = has_literal(text, calls[i], "CMAKE_ONLY");
+		/* the same with a blank after the parenthesis: os.environ.pop( "CMAKE_ONLY") */
+		buf_reset(&b);
+		buf_addf(&b, "%s ", calls[i]);
+		hit = hit || has_literal(text, b.s, "CMAKE_ONLY");
+	}
+	buf_release(&b);
+	return hit;
+}
+
 void
 configure_contract_parse(const char *setup_py, const char *cmake_py, struct configure_contract *c)
 {
@@ -52,10 +72,15 @@ configure_contract_parse(const char *setup_py, const char *cmake_py, struct conf
 	strip_comment_lines(setup_py ? setup_py : "", &s);
 	strip_comment_lines(cmake_py ? cmake_py : "", &m);
 	memset(c, 0, sizeof(*c));
-	if (has_literal(s.s, "", "--cmake-only"))
-		c->only = CONFIGURE_ONLY_ARG;
-	else if (has_literal(s.s, "", "CMAKE_ONLY"))
+	/*
+	 * The variable where setup.py reads it, as the trees from 2.8 on
+	 * document (their header: "CMAKE_ONLY=1  run cmake and stop"); the
+	 * argument only where it is the only way (v2.6.0, v2.7.x).
+	 */
+	if (reads_env(s.s))
 		c->only = CONFIGURE_ONLY_ENV;
+	else if (has_literal(s.s, "", "--cmake-only"))
+		c->only = CONFIGURE_ONLY_ARG;
 	c->pops_env = has_literal(s.s, "pop(", "CMAKE_ONLY") || has_literal(s.s, "environ[", "CMAKE_ONLY]");
 	c->forwards_cmake = has_literal(m.s, "", "CMAKE_");
 	buf_release(&s);

@@ -24,6 +24,7 @@
 #include "core/json.h"
 #include "profile/knowledge.h"
 #include "build/plan.h"
+#include "build/pyenv.h"
 #include "core/proc.h"
 #include "profile/profile.h"
 #include "host/python.h"
@@ -335,6 +336,42 @@ cmake_version(char **path)
 	return v;
 }
 
+int
+cmake_policy_needed(const char *src, struct buf *said)
+{
+	struct buf where = BUF_INIT;
+	char *cmake = NULL;
+	long v = cmake_version(&cmake);
+	unsigned oldest;
+	int need = 0;
+
+	if (v < 400)
+		goto out;
+	if (!src) {
+		buf_addf(said, "cmake %ld.%ld refuses cmake_minimum_required below 3.5; the tree's "
+			 "CMakeLists.txt files are read after the fetch, and CMAKE_POLICY_VERSION_MINIMUM=3.5 "
+			 "is set only if one asks that", v / 100, v % 100);
+		goto out;
+	}
+	oldest = tree_cmake_oldest(src, &where);
+	need = oldest && oldest < 305;
+	if (need)
+		buf_addf(said, "cmake %ld.%ld refuses cmake_minimum_required below 3.5, which %s asks "
+			 "(%u.%u): the build sets CMAKE_POLICY_VERSION_MINIMUM=3.5", v / 100, v % 100,
+			 where.s, oldest / 100, oldest % 100);
+	else if (oldest)
+		buf_addf(said, "cmake %ld.%ld: no CMakeLists.txt of the tree asks below 3.5 (the oldest, "
+			 "%s, asks %u.%u); CMAKE_POLICY_VERSION_MINIMUM is not set", v / 100, v % 100,
+			 where.s, oldest / 100, oldest % 100);
+	else
+		buf_addf(said, "cmake %ld.%ld: no CMakeLists.txt of the tree names a version; "
+			 "CMAKE_POLICY_VERSION_MINIMUM is not set", v / 100, v % 100);
+out:
+	free(cmake);
+	buf_release(&where);
+	return need;
+}
+
 static const char cmake_hint[] =
 	"on Debian 12, scripts/deps.sh installs cmake 3.31 from bookworm-backports "
 	"(apt-get install -t bookworm-backports cmake); elsewhere Kitware's packages or "
@@ -382,6 +419,10 @@ check_build_tools(struct doctor *d, const struct profile *p, const char *src)
 		    need % 100, from.s);
 	else
 		add(d, CHECK_OK, "cmake", "cmake %ld.%ld", v / 100, v % 100);
+	buf_reset(&out);
+	if (!(p && profile_is_extension(p)) && (cmake_policy_needed(src, &out) || out.len))
+		add(d, CHECK_OK, "cmake policy", "%s", out.s);
+	buf_reset(&out);
 	if (!ninja) {
 		add(d, real_tree(p, src) ? CHECK_FAIL : CHECK_WARN, "ninja",
 		    "no ninja on PATH (apt-get install ninja-build); without it PyTorch falls back to make");
@@ -518,6 +559,31 @@ out:
 	buf_release(&entries);
 }
 
+/*
+ * What the tree's build needs from python before anything runs (pyenv.h):
+ * the tree's own files when it is here, else bwbuild's table for a real
+ * PyTorch release; met by the interpreter alone or with a prefix.
+ */
+static void
+check_build_env(struct doctor *d, const struct profile *p, const char *py, const char *src)
+{
+	struct pyenv e = PYENV_INIT;
+
+	if (!p || profile_is_extension(p))
+		return;
+	if (pyenv_for(&e, p, py, src) < 0)
+		add(d, CHECK_FAIL, "build env", "%s", e.error.s);
+	else if (e.pythonpath.len)
+		add(d, CHECK_OK, "build env", "%s with PYTHONPATH=%s (%s), for %s", py, e.pythonpath.s,
+		    e.have.s, pyenv_first_hard(&e));
+	else if (e.have.len)
+		add(d, CHECK_OK, "build env", "%s has %s, for %s", py, e.have.s, pyenv_first_hard(&e));
+	for (size_t i = 0; i < e.soft.n; i++)
+		add(d, CHECK_WARN, "build env", "%s has %s; not needed to start the build", py,
+		    e.soft.v[i]);
+	pyenv_release(&e);
+}
+
 /* python_find's "  path (from): reason" lines as one "; "-separated line. */
 static void
 one_line(const struct buf *lines, struct buf *out)
@@ -554,6 +620,7 @@ check_python(struct doctor *d, const struct profile *p, const char *src)
 		else
 			add(d, CHECK_OK, "python build", "'python3 -m build' available (pyproject trees)");
 		check_python_imports(d, p, py.s, src);
+		check_build_env(d, p, py.s, src);
 		if (p)
 			doctor_check_numpy(d, p, py.s, src);
 	}

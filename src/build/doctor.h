@@ -76,6 +76,16 @@ unsigned cmake_needed(const struct profile *p, const char *src, struct buf *from
 /* Before a build (its step checks): the cmake on PATH is at least cmake_needed(); -1 after reporting. */
 int cmake_version_check(const struct profile *p, const char *src);
 
+/*
+ * CMake 4 refuses a policy version below 3.5, which old submodules still
+ * declare (cmake_minimum_required(VERSION 2.8.12)): 1 when the cmake on
+ * PATH is 4 or later and a CMakeLists.txt of the tree at `src` asks below
+ * 3.5, so the build sets CMAKE_POLICY_VERSION_MINIMUM=3.5; 0 when not
+ * needed or not known. `said` gets the sentence either way (empty when
+ * there is nothing to say: a cmake 3).
+ */
+int cmake_policy_needed(const char *src, struct buf *said);
+
 /* Which of `modules` the interpreter `py` cannot find (no module is run); -1 if it cannot be asked. */
 struct strvec;
 int python_missing(const char *py, const struct strvec *modules, struct strvec *missing);

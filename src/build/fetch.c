@@ -6,6 +6,7 @@
 
 #include "build/build.h"
 #include "formats/cmakeopts.h"
+#include "build/doctor.h"
 #include "core/diag.h"
 #include "build/doctor.h"
 #include "build/inputs.h"
@@ -515,6 +516,12 @@ fetch_run(struct build *b)
 	step_note(STEP_FETCH, "build era: %s", era_name(b->era));
 	if (check_tree_options(b) < 0)
 		goto out;
+	/* A fetched tree is what its own files say; a --source tree was read by the checks. */
+	if (!b->plan.local_source && python_env_check(b, b->plan.src_dir) < 0)
+		goto out;
+	buf_reset(&why);
+	if ((b->cmake_policy = cmake_policy_needed(b->plan.src_dir, &why)))
+		step_note(STEP_FETCH, "%s", why.s);
 	if (b->era == ERA_SKBUILD && !python_imports(b->python.s, "build")) {
 		error("this tree builds with 'python3 -m build', which %s cannot import; "
 		      "apt-get install python3-build", b->python.s);

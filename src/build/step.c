@@ -321,6 +321,13 @@ step_env(struct proc *p, const struct build *b)
 		strvec_env_set(&p->env, name.s, eq + 1);
 		buf_release(&name);
 	}
+	/* What the tree's build needs from Python and this interpreter lacks (pyenv.h). */
+	if (b->pythonpath.len && !b->torch_site.len)
+		strvec_env_prepend_path(&p->env, "PYTHONPATH", b->pythonpath.s);
+	/* CMake 4 refuses policies below 3.5; set only where a CMakeLists.txt of the tree asks one. */
+	if (b->cmake_policy && strvec_env_find(&p->env, "CMAKE_POLICY_VERSION_MINIMUM",
+					       strlen("CMAKE_POLICY_VERSION_MINIMUM")) < 0)
+		strvec_env_set(&p->env, "CMAKE_POLICY_VERSION_MINIMUM", "3.5");
 	if (b->torch_site.len) {
 		/* kind: extension: the torch it builds on, first on the path; nvcc through the launcher. */
 		struct buf v = BUF_INIT;
@@ -410,6 +417,7 @@ build_release(struct build *b)
 	plan_release(&b->plan);
 	profile_release(&b->profile);
 	buf_release(&b->python);
+	buf_release(&b->pythonpath);
 	buf_release(&b->commit);
 	buf_release(&b->version);
 	buf_release(&b->wheel);

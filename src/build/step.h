@@ -24,6 +24,8 @@ struct build {
 	struct profile profile;
 	struct plan plan;
 	struct buf python;            /* compile's check: the interpreter that builds */
+	struct buf pythonpath;        /* compile's check, fetch: the prefix the tree's build needs first on PYTHONPATH */
+	int cmake_policy;             /* fetch: CMake 4 and a CMakeLists.txt below 3.5 (CMAKE_POLICY_VERSION_MINIMUM) */
 	enum build_era era;           /* fetch */
 	struct repo_tree_info tree;    /* fetch: commit and submodules */
 	struct patch_set patches;     /* fetch */
@@ -100,6 +102,13 @@ int configure_run(struct build *b);             /* src/build/configure.c */
 /* After a configure: read back what CMake decided, then remember its settings. */
 int configure_settle(struct build *b);
 int compile_check(struct build *b);             /* src/build/compile.c */
+/*
+ * The build environment the tree at `src` asks for (NULL: bwbuild's table
+ * for a real PyTorch release, before its tree is here; pyenv.h), checked
+ * against b->python: b->pythonpath set to the prefix it needs, if any.
+ * -1 after naming what is missing, the version asked and how to get it.
+ */
+int python_env_check(struct build *b, const char *src);
 int compile_run(struct build *b);
 int package_run(struct build *b);               /* src/build/package.c */
 int repair_check(struct build *b);              /* src/wheel/repair_step.c */

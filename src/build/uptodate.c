@@ -64,6 +64,9 @@ uptodate_record(const struct build *b, const char *inputs_hash, const char *whee
 	json_set(j, "work_manifest", json_string(work_manifest));
 	json_set(j, "toolchain", toolchain_identity_json(&b->toolchain));
 	json_set(j, "python_first", python_first_json(b));
+	/* What the checks chose from the tree, which the check may not run again (pyenv.h, doctor.h). */
+	json_set(j, "pythonpath", json_string(b->pythonpath.len ? b->pythonpath.s : ""));
+	json_set(j, "cmake_policy", json_bool(b->cmake_policy));
 	text = json_print(j, 1);
 	record_path(b, &path);
 	rc = write_file_atomic(path.s, text, strlen(text));
@@ -110,6 +113,27 @@ out:
 	buf_release(&want);
 	buf_release(&head);
 	return rc;
+}
+
+/*
+ * The prefix the last build put on PYTHONPATH and its CMake 4 policy
+ * setting, as recorded: while the tree and the toolchain are the same
+ * (the inputs and the setuptools it found say so), so are they.
+ */
+static void
+recall_choices(struct build *t, const struct json *last, struct buf *why)
+{
+	const char *pp = json_str(json_get(last, "pythonpath"));
+	const struct json *policy = json_get(last, "cmake_policy");
+
+	if (!pp || !json_is_bool(policy)) {
+		buf_addstr(why, "its record is from an older bwbuild");
+		return;
+	}
+	if (*pp && !is_dir(pp))
+		buf_addf(why, "'%s' (on the last build's PYTHONPATH) is gone", pp);
+	buf_addstr(&t->pythonpath, pp);
+	t->cmake_policy = json_is_true(policy);
 }
 
 /* The published wheel still there, still the same bytes, still passing verify. */
@@ -341,6 +365,7 @@ uptodate_check(const struct build *b)
 			buf_addstr(&why, "the python on PATH changed");
 		json_free(now);
 		buf_addstr(&t.python, py ? py : "");
+		recall_choices(&t, last, &why);
 		step_env(&p, &t);
 		if (!why.len && toolchain_recall(&t.toolchain, &p.env, t.plan.cuda_home, t.python.s,
 						 json_get(last, "toolchain")))
@@ -376,6 +401,7 @@ uptodate_check(const struct build *b)
 	patch_set_release(&t.patches);
 	toolchain_release(&t.toolchain);
 	buf_release(&t.python);
+	buf_release(&t.pythonpath);
 	buf_release(&t.commit);
 	buf_release(&t.version);
 	json_free(t.source);

@@ -13,8 +13,9 @@
 
 static const char about[] =
 	"Print the resolved profile, the exact environment and CMake cache entries the\n"
-	"build will use, the job count with its arithmetic, the patches and the steps.\n"
-	"Touches nothing.\n";
+	"build will use, the job count with its arithmetic, the Python environment the\n"
+	"tree's build needs and how it is met, the patches and the steps. Touches\n"
+	"nothing.\n";
 
 int
 cmd_plan(int argc, char **argv, const struct command *cmd)

@@ -65,6 +65,11 @@ struct plan_view {
 	struct buf torch_where;
 	struct buf python, python_why;
 	int python_found;
+	struct buf pythonpath;       /* the prefix the build puts first on PYTHONPATH, or empty */
+	struct buf build_env;        /* what the tree's build needs of python, and how it is met */
+	int build_env_ok;
+	struct buf cmake_said;       /* CMake 4 and the tree's oldest cmake_minimum_required */
+	int cmake_policy;
 	struct patch_set ps;
 	int have_patches;
 	struct strvec step_env;

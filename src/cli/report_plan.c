@@ -2,7 +2,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "build/doctor.h"
 #include "build/plan.h"
+#include "build/pyenv.h"
 #include "build/step.h"
 #include "cli/report.h"
 #include "core/buf.h"
@@ -24,6 +26,28 @@
  * PYTHONPATH, CMAKE_PREFIX_PATH, PYTORCH_NVCC and CC/CXX wrappers), made by
  * the steps' own step_env so that the plan cannot say otherwise.
  */
+
+/* The build environment as the build's checks find it (pyenv.h), said for the plan. */
+static void
+plan_view_build_env(struct plan_view *v, const char *src)
+{
+	struct pyenv e = PYENV_INIT;
+
+	v->build_env_ok = pyenv_for(&e, v->p, v->python.s, src) == 0;
+	if (!v->build_env_ok)
+		buf_addf(&v->build_env, "not met: %s", e.error.s);
+	else if (e.pythonpath.len)
+		buf_addf(&v->build_env, "PYTHONPATH=%s (%s), for %s", e.pythonpath.s, e.have.s,
+			 pyenv_first_hard(&e));
+	else if (e.have.len)
+		buf_addf(&v->build_env, "%s has %s, for %s", v->python.s, e.have.s,
+			 pyenv_first_hard(&e));
+	for (size_t i = 0; i < e.soft.n; i++)
+		buf_addf(&v->build_env, "%snote: it has %s; not needed to start the build",
+			 v->build_env.len ? "\n             " : "", e.soft.v[i]);
+	buf_addstr(&v->pythonpath, e.pythonpath.s);
+	pyenv_release(&e);
+}
 
 int
 plan_view_make(struct plan_view *v, const struct plan *pl, const struct profile *p)
@@ -47,11 +71,17 @@ plan_view_make(struct plan_view *v, const struct plan *pl, const struct profile 
 		v->have_patches = 1;
 	}
 	v->python_found = python_find(&v->python, p->python.str, &v->python_why) == 0;
+	if (v->python_found && !profile_is_extension(p))
+		plan_view_build_env(v, pl->local_source ? pl->src_dir : NULL);
+	v->cmake_policy = !profile_is_extension(p) &&
+			  cmake_policy_needed(pl->local_source ? pl->src_dir : NULL, &v->cmake_said);
 
 	memset(&b, 0, sizeof(b));
 	memset(&pr, 0, sizeof(pr));
 	b.plan = *pl;
 	b.epoch = -1;
+	b.pythonpath = v->pythonpath;
+	b.cmake_policy = v->cmake_policy;
 	/* A --source tree gets nothing of the series, its env included (as fetch.c builds it). */
 	if (v->have_patches && !pl->local_source)
 		b.patches = v->ps;
@@ -83,7 +113,22 @@ plan_view_release(struct plan_view *v)
 	buf_release(&v->torch_where);
 	buf_release(&v->python);
 	buf_release(&v->python_why);
+	buf_release(&v->pythonpath);
+	buf_release(&v->build_env);
+	buf_release(&v->cmake_said);
 	strvec_clear(&v->step_env);
+}
+
+/* What bwbuild's table says of the release: its Python, the CUDA of its official wheels. */
+static void
+plan_release_line(unsigned torch, struct buf *out)
+{
+	const struct kb_release *r = kb_release_find(torch);
+
+	if (r)
+		buf_addf(out, "release      torch %u.%u: Python %s; official wheels built with CUDA %s; "
+			 "configure-only by %s\n", torch / 100, torch % 100, r->python, r->cuda,
+			 r->configure);
 }
 
 void
@@ -104,6 +149,11 @@ plan_view_text(const struct plan_view *v, struct buf *out)
 		buf_addf(out, "\npython       %s\n", v->python.s);
 	else
 		buf_addf(out, "\npython       none that can build wheels:\n%s", v->python_why.s);
+	if (v->build_env.len)
+		buf_addf(out, "build env    %s\n", v->build_env.s);
+	if (v->cmake_said.len)
+		buf_addf(out, "cmake        %s\n", v->cmake_said.s);
+	plan_release_line(ver, out);
 	if (v->step_env.n) {
 		buf_addstr(out, "\nset by the steps on top of the environment above\n");
 		for (size_t i = 0; i < v->step_env.n; i++)
@@ -162,6 +212,9 @@ plan_view_json(const struct plan_view *v)
 		json_set(o, "torch", json_null());
 	}
 	json_set(o, "python", v->python_found ? json_string(v->python.s) : json_null());
+	json_set(o, "pythonpath", v->pythonpath.len ? json_string(v->pythonpath.s) : json_null());
+	json_set(o, "build_env_ok", json_bool(!v->build_env.len || v->build_env_ok));
+	json_set(o, "cmake_policy_version_minimum", v->cmake_policy ? json_string("3.5") : json_null());
 	json_set(o, "step_env", json_string_array(v->step_env.v, v->step_env.n));
 	if (!v->have_patches) {
 		json_set(o, "patches", json_null());

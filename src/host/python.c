@@ -146,3 +146,58 @@ python_guess(struct buf *out, const char *preferred)
 	free(found);
 	return 0;
 }
+
+/*
+ * Asked by argv, never by text: "d:NAME" a distribution's version
+ * (importlib.metadata, "" when absent), "m:NAME" whether a module imports
+ * (find_spec, or NAME an attribute of its parent, as `from X import a`).
+ */
+static const char probe[] =
+	"import sys\n"
+	"from importlib import import_module, metadata, util\n"
+	"for q in sys.argv[1:]:\n"
+	"    k, n = q.split(':', 1)\n"
+	"    if k == 'd':\n"
+	"        try:\n"
+	"            v = metadata.version(n)\n"
+	"        except Exception:\n"
+	"            v = ''\n"
+	"        print(v)\n"
+	"        continue\n"
+	"    try:\n"
+	"        ok = util.find_spec(n) is not None\n"
+	"    except Exception:\n"
+	"        ok = False\n"
+	"    if not ok and '.' in n:\n"
+	"        p, _, a = n.rpartition('.')\n"
+	"        try:\n"
+	"            ok = hasattr(import_module(p), a)\n"
+	"        except Exception:\n"
+	"            ok = False\n"
+	"    print(int(ok))\n";
+
+int
+python_probe(const char *py, const char *pythonpath, const struct strvec *queries,
+	     struct strvec *answers)
+{
+	struct proc p = PROC_INIT;
+	struct buf out = BUF_INIT;
+	size_t got = 0;
+	int st;
+
+	strvec_pushl(&p.args, py, "-c", probe, NULL);
+	for (size_t i = 0; i < queries->n; i++)
+		strvec_push(&p.args, queries->v[i]);
+	if (pythonpath && *pythonpath)
+		strvec_env_prepend_path(&p.env, "PYTHONPATH", pythonpath);
+	st = proc_run_capture(&p, &out);
+	for (const char *l = out.s; st == 0 && *l && got < queries->n; got++) {
+		size_t n = strcspn(l, "\n");
+
+		strvec_pushf(answers, "%.*s", (int)n, l);
+		l += n + (l[n] == '\n');
+	}
+	proc_release(&p);
+	buf_release(&out);
+	return st == 0 && got == queries->n ? 0 : -1;
+}

@@ -23,4 +23,15 @@ int python_imports(const char *py, const char *modules);
  */
 int python_guess(struct buf *out, const char *preferred);
 
+/*
+ * What `py` has, with `pythonpath` (NULL or "": none) first on
+ * PYTHONPATH: for each query "d:DIST" the distribution's version ("" when
+ * absent), for "m:MODULE" "1" or "0" as the module imports; one answer a
+ * query, in order, into `answers`. -1 when the interpreter could not be
+ * asked.
+ */
+struct strvec;
+int python_probe(const char *py, const char *pythonpath, const struct strvec *queries,
+		 struct strvec *answers);
+
 #endif

@@ -63,7 +63,7 @@ locate_tool(struct toolchain *tc, const char *name, const char *program)
 	return t;
 }
 
-static void add_setuptools(struct toolchain *tc);
+static void add_setuptools(struct toolchain *tc, const struct strvec *env);
 
 static void
 add_tool(struct toolchain *tc, const char *name, const char *program)
@@ -108,18 +108,20 @@ toolchain_probe(struct toolchain *tc, const struct strvec *env, const char *cuda
 	add_tool(tc, "cmake", "cmake");
 	add_tool(tc, "ninja", "ninja");
 	add_tool(tc, "python", python && *python ? python : "python3");
-	add_setuptools(tc);
+	add_setuptools(tc, env);
 	buf_release(&nvcc);
 }
 
 /* setuptools makes the wheel: its version, and its __init__.py to tell an upgrade by. */
 static void
-add_setuptools(struct toolchain *tc)
+add_setuptools(struct toolchain *tc, const struct strvec *env)
 {
 	const struct tool *py = &tc->tools[tc->n - 1];
 	struct tool *t = &tc->tools[tc->n++];
 	struct proc p = PROC_INIT;
 	struct buf out = BUF_INIT;
+	/* the build's own: a prefix first on its PYTHONPATH may bring a newer one (pyenv.h) */
+	const char *path = env ? strvec_env_get(env, "PYTHONPATH") : NULL;
 
 	t->name = "setuptools";
 	t->path = xstrdup("");
@@ -127,6 +129,8 @@ add_setuptools(struct toolchain *tc)
 		strvec_pushl(&p.args, py->path, "-c",
 			     "import setuptools; print(setuptools.__version__); print(setuptools.__file__)",
 			     NULL);
+		if (path)
+			strvec_env_set(&p.env, "PYTHONPATH", path);
 		if (proc_run_capture(&p, &out) == 0 && strchr(out.s, '\n')) {
 			size_t n = strcspn(out.s, "\n");
 

@@ -1,8 +1,10 @@
 /*
  * Facts of the knowledge base (knowledge.h) that no profile check reads:
  * the datasheet peaks of the GPUs (benchmarks and the smoke step measure
- * against them) and which torchvision/torchaudio release goes with which
- * torch (extension builds). Kept as data: a new GPU or release is a row.
+ * against them), which torchvision/torchaudio release goes with which
+ * torch (extension builds), and what each torch release asks of the
+ * build machine (the build environment, before its tree is here). Kept
+ * as data: a new GPU or release is a row.
  * May include: core/, profile/knowledge.h.
  */
 #include <string.h>
@@ -123,4 +125,65 @@ kb_companion_check(const char *project, unsigned version, unsigned torch, struct
 		buf_addf(why, "; torch %u.%u goes with %s %u.%u (tag v%u.%u.0)", torch / 100,
 			 torch % 100, project, want / 100, want % 100, want / 100, want % 100);
 	return -1;
+}
+
+/*
+ * torch 2.7-2.11: the Python and official CUDA builds of PyTorch's release
+ * compatibility matrix ("Stable CUDA", then "Experimental CUDA"); the
+ * setuptools each tree's build needs and how its setup.py is told to
+ * configure only, read in copies of the trees (docs/design/pytorch.md §10
+ * names each source). The setup.py of the 2.8 cycle
+ * already imports setuptools.command.bdist_wheel at load time; v2.8.0
+ * itself was not read, so the table starts the need at 2.9, whose
+ * pyproject.toml asks setuptools>=70.1.0,<80.0. The tree's own files
+ * decide once it is here.
+ */
+static const struct kb_release releases[] = {
+	{ 207, "3.9-3.13", "11.8, 12.6 (12.8 experimental)", 1208, NULL, NULL,
+	  "the argument --cmake-only (no CMAKE_ONLY)",
+	  "release matrix; setup.py of a v2.7.1 copy; pyproject.toml as v2.6.0's" },
+	{ 208, "3.9-3.13", "12.6, 12.8 (12.9 experimental)", 1208, NULL, NULL,
+	  "CMAKE_ONLY=1 in the environment (popped), or --cmake-only",
+	  "release matrix; setup.py of the 2.8 cycle (Python >= 3.9)" },
+	{ 209, "3.10-3.14", "12.6, 12.8 (13.0 experimental)", 1208, ">=70.1",
+	  "setuptools.command.bdist_wheel", "CMAKE_ONLY=1 in the environment (popped), or --cmake-only",
+	  "release matrix; pyproject.toml 'setuptools>=70.1.0,<80.0' (rewritten by nixpkgs' "
+	  "torch 2.9.0)" },
+	{ 210, "3.10-3.14", "12.6, 12.8 (13.0 experimental)", 1208, ">=70.1",
+	  "setuptools.command.bdist_wheel", "CMAKE_ONLY=1 in the environment (popped), or --cmake-only",
+	  "release matrix; setup.py of the 2.10 cycle (Python >= 3.10)" },
+	{ 211, "3.10-3.14", "12.6, 12.8, 13.0", 1208, ">=70.1", "setuptools.command.bdist_wheel",
+	  "CMAKE_ONLY=1 in the environment (popped), or --cmake-only",
+	  "release matrix; the official 2.11.0+cu130 wheel, made by setuptools 81.0.0" },
+};
+
+const struct kb_release *
+kb_release_find(unsigned torch)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(releases); i++)
+		if (releases[i].torch == torch)
+			return &releases[i];
+	return NULL;
+}
+
+void
+kb_release_span(unsigned *first, unsigned *last)
+{
+	*first = releases[0].torch;
+	*last = releases[ARRAY_SIZE(releases) - 1].torch;
+}
+
+/* setuptools NEWS, v70.1.0 (2024-06): bdist_wheel adopted from the wheel project. */
+static const struct kb_module modules[] = {
+	{ "setuptools.command.bdist_wheel", "setuptools", ">=70.1", "70.1.0",
+	  "bdist_wheel moved there from the wheel package" },
+};
+
+const struct kb_module *
+kb_module_find(const char *module)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(modules); i++)
+		if (!strcmp(modules[i].module, module))
+			return &modules[i];
+	return NULL;
 }

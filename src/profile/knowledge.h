@@ -90,4 +90,38 @@ int kb_companion(const char *project);
  */
 int kb_companion_check(const char *project, unsigned version, unsigned torch, struct buf *why);
 
+/*
+ * What a torch release asks of the machine that builds it and what its
+ * official wheels were built with (kbfacts.c, sources in
+ * docs/design/pytorch.md §10). Strings are for people; the checks read
+ * the tree's own files once it is there.
+ */
+struct kb_release {
+	unsigned torch;          /* 207 */
+	const char *python;      /* "3.9-3.13" */
+	const char *cuda;        /* official wheels: "11.8, 12.6 (12.8 experimental)" */
+	unsigned cuda_blackwell; /* the first of them with sm_100/sm_120 (1208) */
+	const char *setuptools;  /* the setuptools its build needs: ">=70.1" (NULL: any) */
+	const char *loadtime;    /* the module setup.py imports at load time that needs it, or NULL */
+	const char *configure;   /* how its setup.py is told to configure only */
+	const char *evidence;
+};
+/* The row of torch `torch` (major*100+minor), or NULL outside the table. */
+const struct kb_release *kb_release_find(unsigned torch);
+/* The first and last torch of the table. */
+void kb_release_span(unsigned *first, unsigned *last);
+
+/*
+ * A module a build script may import at load time that exists only from
+ * some release of its distribution on ("setuptools.command.bdist_wheel":
+ * setuptools >= 70.1), or NULL when the table has no row for it.
+ */
+struct kb_module {
+	const char *module, *dist;
+	const char *spec;   /* ">=70.1" */
+	const char *since;  /* "70.1.0" */
+	const char *why;    /* "it moved there from the wheel package" */
+};
+const struct kb_module *kb_module_find(const char *module);
+
 #endif

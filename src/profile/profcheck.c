@@ -480,6 +480,8 @@ const struct profile_key profile_keys[] = {
 	{ "build", "mem_budget", KEY_SIZE, AT(mem_budget), AT(mem_budget_loc), NULL,
 	  "must be 'auto' or a size such as '24G'", "memory the compile may use" },
 	{ "build", "python", KEY_STRING, AT(python), 0, NULL, NULL, "the build interpreter" },
+	{ "build", "python_path", KEY_STRING, AT(python_path), 0, NULL, NULL,
+	  "a directory first on the build's PYTHONPATH (scripts/python-prefix.sh makes one)" },
 	{ "build", "launcher", KEY_SWITCH, AT(launcher), AT(launcher_loc), NULL, "is on or off",
 	  "admission control by bwbuild launch" },
 	{ "build", "split_compile", KEY_SWITCH, AT(split_compile), AT(split_compile_loc), NULL,

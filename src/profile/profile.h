@@ -105,6 +105,7 @@ struct profile {
 	uint64_t mem_budget;        /* 0 = auto */
 	struct loc mem_budget_loc;
 	struct pvalue python;
+	struct pvalue python_path;  /* build.python_path: a directory first on the build's PYTHONPATH; resolved */
 	enum tri launcher;          /* build.launcher; unset = on */
 	struct loc launcher_loc;
 	enum tri split_compile;     /* build.split_compile: the long pole may get nvcc --split-compile */

@@ -476,6 +476,12 @@ profile_load_set(struct profile *p, const char *spec, const struct strvec *sets)
 		p->source_mirrors.str = profile_keep_str(p, abs);
 		free(abs);
 	}
+	if (p->python_path.str && *p->python_path.str && p->python_path.str[0] != '/') {
+		char *abs = beside(p->python_path.loc.file, p->python_path.str);
+
+		p->python_path.str = profile_keep_str(p, abs);
+		free(abs);
+	}
 	return diag_errors > before ? -1 : 0;
 }
 

@@ -12,19 +12,21 @@
  * ''' opens or closes one) are skipped. Indented imports (in functions,
  * try blocks) are conditional, so they are not needs.
  *
- * pyproject.toml: the `requires = [...]` array of the [build-system]
- * table; each "..." or '...' string's distribution name (up to the first
- * of " <>=!~;[(").
+ * pyproject.toml: the `requires` array of the [build-system] table, read
+ * by formats/pyreq.c; the distribution names, normalized.
  *
  * Every reader is bounded (MAX_FILE bytes per file, MAX_FILES files per
  * walk, MAX_NAME bytes per name) and never fails on bad bytes.
  */
 #include <ctype.h>
+#include <dirent.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
 
 #include "core/buf.h"
+#include "formats/pyreq.h"
 #include "profile/knowledge.h"
 #include "sources/treeneeds.h"
 #include "core/util.h"
@@ -33,8 +35,12 @@
 #define MAX_FILES 400
 #define MAX_NAME 200
 
-unsigned
-cmake_minimum_text(const char *text, size_t len, unsigned *line)
+/*
+ * The first cmake_minimum_required of a CMake text: its minimum, and into
+ * *max the top of a "<min>...<max>" range (the minimum when none).
+ */
+static unsigned
+cmake_required(const char *text, size_t len, unsigned *line, unsigned *max)
 {
 	static const char cmd[] = "cmake_minimum_required";
 	unsigned ln = 1;
@@ -58,7 +64,7 @@ cmake_minimum_text(const char *text, size_t len, unsigned *line)
 			size_t k = i + sizeof(cmd) - 1;
 			char args[256];
 			size_t n = 0;
-			const char *v;
+			const char *v, *dots;
 			unsigned ver;
 
 			while (k < len && (text[k] == ' ' || text[k] == '\t'))
@@ -75,12 +81,29 @@ cmake_minimum_text(const char *text, size_t len, unsigned *line)
 			while (*v == ' ')
 				v++;
 			ver = kb_parse_version(v);
+			dots = strstr(v, "...");
+			if (max)
+				*max = dots && kb_parse_version(dots + 3) ? kb_parse_version(dots + 3) : ver;
 			if (ver && line)
 				*line = ln;
 			return ver;
 		}
 	}
 	return 0;
+}
+
+unsigned
+cmake_minimum_text(const char *text, size_t len, unsigned *line)
+{
+	return cmake_required(text, len, line, NULL);
+}
+
+unsigned
+cmake_policy_text(const char *text, size_t len, unsigned *line)
+{
+	unsigned max = 0;
+
+	return cmake_required(text, len, line, &max) ? max : 0;
 }
 
 static int
@@ -309,72 +332,15 @@ py_imports_text(const char *text, size_t len, struct strvec *out)
 void
 pyproject_requires_text(const char *text, size_t len, struct strvec *out)
 {
-	struct buf t = BUF_INIT;
-	const char *p, *end;
+	struct pyproject_build b;
+	struct buf why = BUF_INIT;
 
-	buf_add(&t, text, len > MAX_FILE ? MAX_FILE : len);
-	if (!t.s)
-		buf_addstr(&t, "");
-	for (size_t i = 0; i < t.len; i++)
-		if (!t.s[i])
-			t.s[i] = ' ';
-	p = strstr(t.s, "[build-system]");
-	if (!p)
-		goto out;
-	p += strlen("[build-system]");
-	/* the table ends at the next line that opens one */
-	end = strstr(p, "\n[");
-	if (!end)
-		end = t.s + t.len;
-	for (;;) {
-		p = strstr(p, "requires");
-		if (!p || p >= end)
-			goto out;
-		if (p[-1] == '\n' || p[-1] == ' ' || p[-1] == '\t')
-			break;
-		p += 8;
+	if (pyproject_build_parse(text, len, &b, &why) == 0) {
+		for (size_t i = 0; i < b.requires.n; i++)
+			strvec_push(out, b.requires.v[i].name);
+		pyproject_build_release(&b);
 	}
-	p += 8;
-	while (*p == ' ' || *p == '\t')
-		p++;
-	if (*p++ != '=')
-		goto out;
-	while (*p == ' ' || *p == '\t')
-		p++;
-	if (*p++ != '[')
-		goto out;
-	while (p < end && *p && *p != ']') {
-		if (*p == '#') {
-			while (*p && *p != '\n')
-				p++;
-			continue;
-		}
-		if (*p == '"' || *p == '\'') {
-			char q = *p++;
-			const char *s = p;
-			size_t n;
-
-			while (*p && *p != q && *p != '\n')
-				p++;
-			n = strcspn(s, " <>=!~;[(\"'\n");
-			if (n > (size_t)(p - s))
-				n = (size_t)(p - s);
-			if (n && n < MAX_NAME) {
-				char *name = xstrndup(s, n);
-
-				for (char *c = name; *c; c++)
-					*c = (char)tolower((unsigned char)*c);
-				strvec_push(out, name);
-				free(name);
-			}
-			if (*p)
-				p++;
-			continue;
-		}
-		p++;
-	}
-out:
-	buf_release(&t);
+	buf_release(&why);
 }
 
 /* A module's file under src: "a/b.py" or "a/b/__init__.py" into out; -1 when it is not in the tree. */
@@ -651,4 +617,98 @@ py_module_packages(const char *module, struct buf *pip, struct buf *deb)
 	buf_addstr(deb, "python3-");
 	for (const char *c = module; *c; c++)
 		buf_addch(deb, *c == '_' ? '-' : tolower((unsigned char)*c));
+}
+
+int
+setup_py_loadtime(const char *src, struct strvec *out)
+{
+	struct buf path = BUF_INIT, text = BUF_INIT, top = BUF_INIT;
+	struct strvec imports = STRVEC_INIT;
+	int rc = -1;
+
+	buf_addf(&path, "%s/setup.py", src);
+	if (read_bounded(path.s, &text) < 0)
+		goto out;
+	rc = 0;
+	py_imports_text(text.s, text.len, &imports);
+	for (size_t i = 0; i < imports.n; i++) {
+		const char *name = imports.v[i];
+
+		buf_reset(&top);
+		buf_add(&top, name, strcspn(name, ".\t"));
+		if (!top.len || !strcmp(top.s, "__future__") || in_tree(src, top.s))
+			continue;
+		strvec_push(out, name);
+	}
+out:
+	strvec_clear(&imports);
+	buf_release(&path);
+	buf_release(&text);
+	buf_release(&top);
+	return rc;
+}
+
+#define MAX_CMAKE_FILES 4000
+#define MAX_CMAKE_DEPTH 8
+
+struct cmake_walk {
+	const char *src;
+	size_t files;
+	unsigned best;
+	struct buf *where;
+};
+
+static void
+cmake_walk_dir(struct cmake_walk *w, const char *rel, int depth)
+{
+	struct buf dir = BUF_INIT, file = BUF_INIT, text = BUF_INIT, sub = BUF_INIT;
+	struct strvec names = STRVEC_INIT;
+	struct dirent *de;
+	struct stat st;
+	DIR *d;
+
+	buf_addf(&dir, "%s%s%s", w->src, *rel ? "/" : "", rel);
+	d = opendir(dir.s);
+	while (d && (de = readdir(d)))
+		if (de->d_name[0] != '.' && (*rel || strcmp(de->d_name, "build")))
+			strvec_push(&names, de->d_name);
+	if (d)
+		closedir(d);
+	/* sorted: the same tree names the same file every time */
+	strvec_sort(&names);
+	buf_addf(&file, "%s/CMakeLists.txt", dir.s);
+	if (w->files < MAX_CMAKE_FILES && read_bounded(file.s, &text) == 0) {
+		unsigned line = 0, v = cmake_policy_text(text.s, text.len, &line);
+
+		w->files++;
+		if (v && (!w->best || v < w->best)) {
+			w->best = v;
+			buf_reset(w->where);
+			buf_addf(w->where, "%s%sCMakeLists.txt:%u", rel, *rel ? "/" : "", line);
+		}
+	}
+	for (size_t i = 0; i < names.n && depth < MAX_CMAKE_DEPTH && w->files < MAX_CMAKE_FILES; i++) {
+		buf_reset(&sub);
+		buf_addf(&sub, "%s/%s", dir.s, names.v[i]);
+		/* never through a symlink: out of the tree, or round in a loop */
+		if (lstat(sub.s, &st) < 0 || !S_ISDIR(st.st_mode))
+			continue;
+		buf_reset(&sub);
+		buf_addf(&sub, "%s%s%s", rel, *rel ? "/" : "", names.v[i]);
+		cmake_walk_dir(w, sub.s, depth + 1);
+	}
+	strvec_clear(&names);
+	buf_release(&dir);
+	buf_release(&file);
+	buf_release(&text);
+	buf_release(&sub);
+}
+
+unsigned
+tree_cmake_oldest(const char *src, struct buf *where)
+{
+	struct cmake_walk w = { .src = src, .where = where };
+
+	cmake_walk_dir(&w, "", 0);
+	return w.best;
 }

@@ -18,6 +18,28 @@ struct buf;
  * *line; 0 when there is none.
  */
 unsigned cmake_minimum_text(const char *text, size_t len, unsigned *line);
+/*
+ * The policy version the same call sets: the top of a "<min>...<max>"
+ * range, else the minimum (what CMake 4, which refuses policies below
+ * 3.5, judges). 0 when there is none.
+ */
+unsigned cmake_policy_text(const char *text, size_t len, unsigned *line);
+
+/*
+ * The lowest policy version (cmake_policy_text) among the tree's
+ * CMakeLists.txt files, the top one and those in its directories (at most
+ * 8 levels and 4000 files, .git and the top build/ left out), and where
+ * ("third_party/FP16/CMakeLists.txt:1") into `where`; 0 when none says.
+ */
+unsigned tree_cmake_oldest(const char *src, struct buf *where);
+
+/*
+ * setup.py's module-level imports of modules from outside the tree, as
+ * "NAME\tLINE" ("setuptools.command.bdist_wheel\t31"; `from X import a`
+ * gives X and X.a): what must import before setup.py does anything.
+ * __future__ and relative imports left out. -1 when there is no setup.py.
+ */
+int setup_py_loadtime(const char *src, struct strvec *out);
 
 /*
  * The CMake a tree asks for: the top-level CMakeLists.txt's

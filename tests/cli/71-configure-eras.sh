@@ -239,3 +239,49 @@ if grep -q "LAUNCHER = .*ccache" "$TMP/work-xnn/src/build/build.ninja"; then
 	fail "a compile left the launcher for ccache: $(grep -c 'LAUNCHER = .*ccache' "$TMP/work-xnn/src/build/build.ninja")"
 fi
 grep -q "LAUNCHER = $BW launch" "$TMP/work-xnn/src/build/build.ninja" || fail "no compile goes through the launcher"
+
+# 9. The shapes of PyTorch's setup.py (lib.sh, era_tree), each configured the
+# way its tree documents: 2.7 reads only the argument; 2.9 and 2.10 read
+# CMAKE_ONLY (and still take the argument): the variable, popped before CMake.
+# What 2.9 and 2.10 import at load time comes from a stand-in prefix here.
+setuptools_deb "$TMP/debs71"
+sh scripts/python-prefix.sh --from-debs "$TMP/debs71" >/dev/null
+for s in 2.7 2.9 2.10; do
+	era_tree "$s" "$TMP/shape$s" vendored
+	printf 'extends: %s/profiles/demo.yaml\nname: shape%s\n' "$TOP" "$s" >"$TMP/shape$s.yaml"
+	run 0 "$BW" --profile "$TMP/shape$s.yaml" --source "$TMP/shape$s" --work "$TMP/ws$s" --out "$TMP/out71" --until configure
+	[ "$(built "$TMP/shape$s")" = 0 ] || fail "the $s shape's configure compiled the tree"
+	if grep -q "^CMAKE_ONLY" "$TMP/shape$s/build/CMakeCache.txt"; then fail "CMAKE_ONLY reached CMake ($s)"; fi
+done
+contains "$TMP/ws2.7/logs/configure.log" "setup.py build --cmake-only"
+if grep -q "CMAKE_ONLY" "$TMP/ws2.7/logs/configure.log"; then fail "CMAKE_ONLY given to the 2.7 shape"; fi
+for s in 2.9 2.10; do
+	contains "$TMP/ws$s/logs/configure.log" "# env CMAKE_ONLY=1"
+	if grep -q -- "--cmake-only" "$TMP/ws$s/logs/configure.log"; then fail "--cmake-only given to the $s shape"; fi
+done
+
+# 10. CMake 4 refuses cmake_minimum_required below 3.5, which old submodules
+# declare: the build sets CMAKE_POLICY_VERSION_MINIMUM=3.5 only where the tree
+# has one, and says so (here a cmake that calls itself 4.4.3 in front of the real one).
+mkdir -p "$TMP/cmake4" "$TMP/shape2.10/third_party/old"
+real_cmake=$(command -v cmake)
+# shellcheck disable=SC2016 # the wrapper's own $1 and $@
+printf '#!/bin/sh\nif [ "$1" = --version ]; then echo "cmake version 4.4.3"; exit 0; fi\nexec %s "$@"\n' "$real_cmake" >"$TMP/cmake4/cmake"
+chmod +x "$TMP/cmake4/cmake"
+printf 'cmake_minimum_required(VERSION 2.8.12)\nproject(old NONE)\n' >"$TMP/shape2.10/third_party/old/CMakeLists.txt"
+printf 'cmake_minimum_required(VERSION 3.1...3.27)\n' >"$TMP/shape2.10/third_party/cutlite/CMakeLists.txt"
+PATH="$TMP/cmake4:$PATH" run 0 "$BW" plan --profile "$TMP/shape2.10.yaml" --source "$TMP/shape2.10"
+contains "$TMP/out" "cmake        cmake 4.4 refuses cmake_minimum_required below 3.5, which third_party/old/CMakeLists.txt:1 asks (2.8): the build sets CMAKE_POLICY_VERSION_MINIMUM=3.5"
+contains "$TMP/out" "  CMAKE_POLICY_VERSION_MINIMUM=3.5"
+PATH="$TMP/cmake4:$PATH" run 0 "$BW" doctor --profile "$TMP/shape2.10.yaml" --source "$TMP/shape2.10"
+grep -q "cmake policy .*which third_party/old/CMakeLists.txt:1 asks" "$TMP/out" || fail "doctor: $(cat "$TMP/out")"
+PATH="$TMP/cmake4:$PATH" run 0 "$BW" --profile "$TMP/shape2.10.yaml" --source "$TMP/shape2.10" --work "$TMP/ws2.10" --out "$TMP/out71" --until configure
+contains "$TMP/err" "fetch: cmake 4.4 refuses cmake_minimum_required below 3.5, which third_party/old/CMakeLists.txt:1 asks"
+contains "$TMP/ws2.10/logs/configure.log" "# env CMAKE_POLICY_VERSION_MINIMUM=3.5"
+# Without such a file (a range counts by its top), or with a cmake 3, nothing is set.
+rm -r "$TMP/shape2.10/third_party/old"
+PATH="$TMP/cmake4:$PATH" run 0 "$BW" plan --profile "$TMP/shape2.10.yaml" --source "$TMP/shape2.10"
+contains "$TMP/out" "no CMakeLists.txt of the tree asks below 3.5"
+if grep -q "CMAKE_POLICY_VERSION_MINIMUM=3.5$" "$TMP/out"; then fail "the policy set for a tree that needs none"; fi
+run 0 "$BW" --profile "$TMP/shape2.7.yaml" --source "$TMP/shape2.7" --work "$TMP/ws2.7" --out "$TMP/out71" --until configure
+if grep -q "CMAKE_POLICY_VERSION_MINIMUM" "$TMP/err" "$TMP/ws2.7/logs/configure.log"; then fail "cmake 3 got the policy"; fi

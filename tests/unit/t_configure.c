@@ -50,8 +50,14 @@ t_configure_contract(void)
 	configure_contract_parse("if os.getenv(\"CMAKE_ONLY\") == \"1\":\n", "", &c);
 	CHECK(c.only == CONFIGURE_ONLY_ENV);
 	CHECK(!c.pops_env && !c.forwards_cmake);
-	/* Both: the argument, which reaches setup.py only. */
+	/* Both (2.8 and later): the variable, the way the tree documents it (issue 34). */
 	configure_contract_parse("x = check_env_flag(\"CMAKE_ONLY\")\nif arg == '--cmake-only':\n", "", &c);
+	CHECK(c.only == CONFIGURE_ONLY_ENV);
+	configure_contract_parse("CMAKE_ONLY = str2bool(os.environ.pop(\"CMAKE_ONLY\", None))\n"
+				 "    if arg == \"--cmake-only\":\n        CMAKE_ONLY = True\n", "", &c);
+	CHECK(c.only == CONFIGURE_ONLY_ENV && c.pops_env);
+	/* The literal elsewhere (a message) is no read of the variable: the argument stays. */
+	configure_contract_parse("print(\"CMAKE_ONLY\")\nif arg == \"--cmake-only\":\n", "", &c);
 	CHECK(c.only == CONFIGURE_ONLY_ARG);
 	/* A comment or a bare name is no read of the switch. */
 	configure_contract_parse("# run with \"--cmake-only\" or \"CMAKE_ONLY\"\nCMAKE_ONLY = False\n", "", &c);

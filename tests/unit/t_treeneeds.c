@@ -110,6 +110,37 @@ t_empty(void)
 	remove_tree(d);
 }
 
+/* CMake 4's judge: the policy version (a range by its top) and the oldest file of a tree. */
+static void
+t_policy(void)
+{
+	struct buf d = BUF_INIT, where = BUF_INIT;
+	struct strvec imp = STRVEC_INIT;
+	unsigned line = 0;
+
+	CHECK(cmake_policy_text("cmake_minimum_required(VERSION 3.1...3.27)\n", 43, &line) == 327);
+	CHECK(cmake_policy_text("cmake_minimum_required(VERSION 2.8.12)\n", 39, &line) == 208);
+	CHECK(cmake_policy_text("project(x)\n", 11, &line) == 0);
+	buf_addf(&d, "%s/policy", top.s);
+	t_put(d.s, "CMakeLists.txt", "cmake_minimum_required(VERSION 3.18)\n", 0);
+	t_put(d.s, "third_party/a/CMakeLists.txt", "# old\ncmake_minimum_required(VERSION 2.8.12)\n", 0);
+	t_put(d.s, "third_party/b/CMakeLists.txt", "cmake_minimum_required(VERSION 3.0...3.20)\n", 0);
+	t_put(d.s, "build/CMakeLists.txt", "cmake_minimum_required(VERSION 2.6)\n", 0);
+	t_put(d.s, ".git/CMakeLists.txt", "cmake_minimum_required(VERSION 2.4)\n", 0);
+	CHECK(tree_cmake_oldest(d.s, &where) == 208);
+	CHECK_STR(where.s, "third_party/a/CMakeLists.txt:2");
+	/* setup.py's load-time imports from outside the tree */
+	t_put(d.s, "setup.py", "import os\nimport setuptools.command.bdist_wheel\nfrom tools.x import y\n"
+	      "def f():\n    import numpy\n", 0);
+	t_put(d.s, "tools/__init__.py", "", 0);
+	CHECK(setup_py_loadtime(d.s, &imp) == 0);
+	CHECK(imp.n == 2 && !strcmp(imp.v[0], "os\t1") && !strcmp(imp.v[1], "setuptools.command.bdist_wheel\t2"));
+	strvec_clear(&imp);
+	CHECK(setup_py_loadtime("/nonexistent", &imp) < 0);
+	buf_release(&d);
+	buf_release(&where);
+}
+
 void
 t_treeneeds(void)
 {
@@ -119,6 +150,7 @@ t_treeneeds(void)
 	t_cmake();
 	t_walk();
 	t_empty();
+	t_policy();
 	py_module_packages("typing_extensions", &pip, &deb);
 	CHECK_STR(pip.s, "typing-extensions");
 	CHECK_STR(deb.s, "python3-typing-extensions");

@@ -1,0 +1,97 @@
+#include <string.h>
+
+#include "../../src/build/pyenv.h"
+#include "../../src/core/buf.h"
+#include "t.h"
+
+/*
+ * What the build needs from python, read from a tree's files and from the
+ * release table (no interpreter is asked here; 55-era does that).
+ */
+static const struct pyenv_need *
+need(const struct pyenv *e, const char *dist, const char *module)
+{
+	for (size_t i = 0; i < e->n; i++)
+		if (!strcmp(e->v[i].dist, dist) &&
+		    (module ? e->v[i].module && !strcmp(e->v[i].module, module) : !e->v[i].module))
+			return &e->v[i];
+	return NULL;
+}
+
+void
+t_pyenv(void)
+{
+	const char *dir = t_tmpdir("pyenv");
+	struct pyenv e = PYENV_INIT;
+	struct buf why = BUF_INIT, src = BUF_INIT;
+	const struct pyenv_need *n;
+
+	/* A 2.10-cycle tree: the pin, the load-time import, requirements files. */
+	t_put(dir, "a/pyproject.toml",
+	      "[build-system]\nrequires = [\n  \"setuptools>=70.1.0,<80.0\",\n  \"cmake>=3.27\",\n"
+	      "  \"typing-extensions>=4.10.0\",\n  \"numpy\",\n  \"six; python_version<'3.0'\",\n]\n"
+	      "build-backend = \"setuptools.build_meta\"\n", 0);
+	t_put(dir, "a/setup.py", "import os\nimport setuptools.command.bdist_wheel\n"
+	      "from tools.x import y\nfrom setuptools import setup\n", 0);
+	t_put(dir, "a/tools/__init__.py", "", 0);
+	t_put(dir, "a/tools/x.py", "y = 1\n", 0);
+	t_put(dir, "a/requirements.txt", "-r requirements-build.txt\nsympy>=1.13.3\n", 0);
+	t_put(dir, "a/requirements-build.txt", "setuptools>=70.1.0,<80.0\npackaging>=24.2\n", 0);
+	buf_addf(&src, "%s/a", dir);
+	CHECK(pyenv_read_tree(&e, src.s, &why) == 0);
+	n = need(&e, "setuptools", NULL);
+	CHECK(n && n->hard && !strcmp(n->spec, ">=70.1.0,<80.0"));
+	CHECK(n && !strcmp(n->from, "pyproject.toml:3 asks 'setuptools>=70.1.0,<80.0'"));
+	n = need(&e, "setuptools", "setuptools.command.bdist_wheel");
+	CHECK(n && n->hard && !strcmp(n->spec, ">=70.1"));
+	CHECK(n && strstr(n->from, "setup.py:2 imports setuptools.command.bdist_wheel at load time"));
+	n = need(&e, "typing-extensions", NULL);
+	CHECK(n && !n->hard && !strcmp(n->spec, ">=4.10.0"));
+	n = need(&e, "packaging", NULL);
+	CHECK(n && !n->hard && strstr(n->from, "requirements-build.txt:2"));
+	/* programs, unversioned, conditional and runtime-only requirements are not the build's needs here */
+	CHECK(!need(&e, "cmake", NULL) && !need(&e, "numpy", NULL) && !need(&e, "six", NULL));
+	CHECK(!need(&e, "sympy", NULL));
+	CHECK(!e.from_table);
+	pyenv_release(&e);
+
+	/* Without setup.py the backend is what must be there, unless it is in the tree. */
+	t_put(dir, "b/pyproject.toml", "[build-system]\nrequires = [\"scikit-build-core>=1.0\"]\n"
+	      "build-backend = \"scikit_build_core.build\"\n", 0);
+	buf_reset(&src);
+	buf_addf(&src, "%s/b", dir);
+	CHECK(pyenv_read_tree(&e, src.s, &why) == 0);
+	n = need(&e, "scikit-build-core", NULL);
+	CHECK(n && n->hard);
+	pyenv_release(&e);
+	t_put(dir, "b/pyproject.toml", "[build-system]\nrequires = [\"scikit-build-core>=1.0\"]\n"
+	      "build-backend = \"scikit_build_core.build\"\nbackend-path = [\"tools\"]\n", 0);
+	CHECK(pyenv_read_tree(&e, src.s, &why) == 0);
+	n = need(&e, "scikit-build-core", NULL);
+	CHECK(n && !n->hard);
+	pyenv_release(&e);
+
+	/* A pyproject.toml that is no TOML this reader follows: the file and line. */
+	t_put(dir, "c/pyproject.toml", "[build-system]\nrequires = [\"ok\",\n  \"=bad\"]\n", 0);
+	buf_reset(&src);
+	buf_addf(&src, "%s/c", dir);
+	buf_reset(&why);
+	CHECK(pyenv_read_tree(&e, src.s, &why) < 0);
+	CHECK(strstr(why.s, "/c/pyproject.toml: line 3: '=bad' names no distribution"));
+	pyenv_release(&e);
+
+	/* No tree yet: the table's release row. */
+	pyenv_read_table(&e, 211);
+	n = need(&e, "setuptools", "setuptools.command.bdist_wheel");
+	CHECK(e.from_table && n && n->hard && strstr(n->from, "bwbuild's table for torch 2.11"));
+	pyenv_release(&e);
+	pyenv_read_table(&e, 207);
+	CHECK(e.n == 0);
+	pyenv_read_table(&e, 299);
+	CHECK(e.n == 0);
+	/* Nothing needed: nothing asked, nothing chosen. */
+	CHECK(pyenv_choose(&e, "/nonexistent/python3", NULL) == 0 && !e.pythonpath.len);
+	pyenv_release(&e);
+	buf_release(&why);
+	buf_release(&src);
+}
