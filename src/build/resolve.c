@@ -131,7 +131,9 @@ extension_archs(struct profile *p)
 	struct profile t;
 	int rc;
 
-	if (!profile_is_extension(p) || p->archs_given || !p->torch.str)
+	/* An extension built without CUDA (on a CPU torch: torchvision's CPU ops) compiles for no arch. */
+	if (!profile_is_extension(p) || p->archs_given || !p->torch.str ||
+	    p->features[FEAT_CUDA] == TRI_OFF)
 		return 0;
 	if (!profile_torch_is_profile(p))
 		return error_at(&p->torch.loc, "'torch: %s' is a wheel or directory, so there is no "

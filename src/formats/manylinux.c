@@ -10,7 +10,10 @@
 /*
  * C++ runtime limits per policy, x86_64, from auditwheel's
  * manylinux-policy.json (docs/design/formats.md §9; 2_38 read from the file
- * at auditwheel 2d1ad63). auditwheel tests set membership; for the
+ * at auditwheel 2d1ad63, 2_31 to 2_36 and 2_39 at 86154d1). Without the
+ * rows between 2_28 and 2_38 a library of gcc 12 (GLIBCXX_3.4.30: Debian
+ * 12, Ubuntu 22.04) was tagged manylinux_2_38, which pip refuses on the
+ * very glibc 2.36 machine that built it; auditwheel gives it 2_35. auditwheel tests set membership; for the
  * runtime libraries every listed version up to the maximum is present, so
  * a maximum is the same test. Policies between two rows are judged by the
  * lower row (stricter, never wrongly permissive).
@@ -21,7 +24,12 @@ static const struct policy {
 } policies[] = {
 	{ 17, "3.4.19", "1.3.7", "4.8.0" },
 	{ 28, "3.4.24", "1.3.11", "7.0.0" },
+	{ 31, "3.4.28", "1.3.12", "7.0.0" },
+	{ 34, "3.4.29", "1.3.13", "7.0.0" },
+	{ 35, "3.4.30", "1.3.13", "12.0.0" },
+	{ 36, "3.4.30", "1.3.13", "12.0.0" },
 	{ 38, "3.4.30", "1.3.13", "12.0.0" },
+	{ 39, "3.4.33", "1.3.15", "14.0.0" },
 };
 
 int

@@ -49,7 +49,8 @@ t_manylinux(void)
 	CHECK(assess(old) == 17);
 	CHECK(assess(new_glibc) == 34);
 	CHECK(assess(cxx) == 28);      /* GLIBCXX 3.4.21 is past 2_17's 3.4.19 */
-	CHECK(assess(gcc12) == 38);
+	/* gcc 12's libstdc++ (GLIBCXX_3.4.30) is auditwheel's 2_35, which Debian 12 (glibc 2.36) installs; it was 2_38. */
+	CHECK(assess(gcc12) == 35);
 	CHECK(assess(private_) == 0);
 	CHECK(assess(future) == 0);
 
