@@ -399,8 +399,12 @@ pyenv_choose(struct pyenv *e, const char *py, const char *python_path)
 	struct verdict alone, v;
 	int rc = -1;
 
-	if (!e->n)
+	/* Nothing the tree asks for: a build.python_path given is still used, as documented. */
+	if (!e->n) {
+		buf_reset(&e->pythonpath);
+		buf_addstr(&e->pythonpath, python_path ? python_path : "");
 		return 0;
+	}
 	if (judge(e, py, python_path, &alone) < 0) {
 		buf_addf(&e->error, "%s could not be asked which packages it has", py);
 		verdict_release(&alone);

@@ -321,8 +321,12 @@ step_env(struct proc *p, const struct build *b)
 		strvec_env_set(&p->env, name.s, eq + 1);
 		buf_release(&name);
 	}
-	/* What the tree's build needs from Python and this interpreter lacks (pyenv.h). */
-	if (b->pythonpath.len && !b->torch_site.len)
+	/*
+	 * What the tree's build needs from Python and this interpreter lacks
+	 * (pyenv.h); an extension's torch goes before it (below), and needs it
+	 * as much: torch 2.6's import wants typing_extensions >= 4.5.
+	 */
+	if (b->pythonpath.len)
 		strvec_env_prepend_path(&p->env, "PYTHONPATH", b->pythonpath.s);
 	/* CMake 4 refuses policies below 3.5; set only where a CMakeLists.txt of the tree asks one. */
 	if (b->cmake_policy && strvec_env_find(&p->env, "CMAKE_POLICY_VERSION_MINIMUM",
