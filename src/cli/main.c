@@ -67,6 +67,34 @@ exit_codes_text(struct buf *out)
 }
 
 /* The generated parts of the docs (scripts/gen-docs.sh): one per format. */
+/*
+ * The keys --set takes, for the bash completion: "KEY=" to go on with a
+ * value, "KEY." for a map of names (cmake., build.env.), and the on/off ones.
+ */
+static void
+bash_set_keys(void)
+{
+	printf("_bwbuild_set_keys=\"");
+	for (size_t i = 0; i < profile_nkeys; i++) {
+		const struct profile_key *k = &profile_keys[i];
+		int map = k->kind == KEY_MAP || k->kind == KEY_ENV;
+
+		if (k->kind == KEY_EXTENDS)
+			continue;
+		printf("%s%s%s%s%s", i ? " " : "", k->section ? k->section : "",
+		       k->section ? "." : "", k->key, map ? "." : "=");
+	}
+	printf("\"\n_bwbuild_set_onoff=\"");
+	for (size_t i = 0, n = 0; i < profile_nkeys; i++) {
+		const struct profile_key *k = &profile_keys[i];
+
+		if (k->kind == KEY_FEATURE || k->kind == KEY_SWITCH)
+			printf("%s%s%s%s", n++ ? " " : "", k->section ? k->section : "",
+			       k->section ? "." : "", k->key);
+	}
+	printf("\"\n");
+}
+
 static int
 help_doc(const char *format)
 {
@@ -82,6 +110,7 @@ help_doc(const char *format)
 			for (i = 0; i < ARRAY_SIZE(commands); i++)
 				printf("%s ", commands[i].name);
 			printf("help\"\n_bwbuild_value_opts=\" \"\n");
+			bash_set_keys();
 		}
 		for (i = 0; i < ARRAY_SIZE(commands); i++) {
 			char *argv[3] = { (char *)commands[i].name, help_option, NULL };

@@ -84,10 +84,23 @@ policy_allows(const struct policy *p, const struct manylinux_need *n)
 	       (!*n->gcc || version_cmp(n->gcc, p->gcc) <= 0);
 }
 
+/* The first of the C++ runtime's versions past what policy `p` allows, as "CXXABI_1.3.9". */
+static void
+past_policy(const struct policy *p, const struct manylinux_need *n, char *out, size_t size)
+{
+	if (*n->glibcxx && version_cmp(n->glibcxx, p->glibcxx) > 0)
+		snprintf(out, size, "GLIBCXX_%s", n->glibcxx);
+	else if (*n->cxxabi && version_cmp(n->cxxabi, p->cxxabi) > 0)
+		snprintf(out, size, "CXXABI_%s", n->cxxabi);
+	else if (*n->gcc && version_cmp(n->gcc, p->gcc) > 0)
+		snprintf(out, size, "GCC_%s", n->gcc);
+}
+
 void
 manylinux_assess(const struct elf_dynamic *d, struct manylinux_need *n)
 {
 	unsigned floor = 17, glibc_minor = 0;
+	const char *floor_by = "";
 	size_t i;
 
 	memset(n, 0, sizeof(*n));
@@ -102,8 +115,10 @@ manylinux_assess(const struct elf_dynamic *d, struct manylinux_need *n)
 		if (plen == 5 && !strncmp(v, "GLIBC", 5)) {
 			if (is_numeric_version(us))
 				keep_max(n->glibc, sizeof(n->glibc), us);
-			else if (!strcmp(us, "ABI_DT_RELR"))
-				floor = floor < 36 ? 36 : floor; /* glibc 2.36 added DT_RELR */
+			else if (!strcmp(us, "ABI_DT_RELR") && floor < 36) {
+				floor = 36; /* glibc 2.36 added DT_RELR */
+				floor_by = "GLIBC_ABI_DT_RELR";
+			}
 			else if (!*n->blocker)
 				snprintf(n->blocker, sizeof(n->blocker), "%s", v);
 		} else if (plen == 7 && !strncmp(v, "GLIBCXX", 7) && is_numeric_version(us)) {
@@ -111,8 +126,10 @@ manylinux_assess(const struct elf_dynamic *d, struct manylinux_need *n)
 		} else if (plen == 6 && !strncmp(v, "CXXABI", 6)) {
 			if (is_numeric_version(us))
 				keep_max(n->cxxabi, sizeof(n->cxxabi), us);
-			else if (!strcmp(us, "FLOAT128"))
-				floor = floor < 28 ? 28 : floor; /* not in the 2_17 policy */
+			else if (!strcmp(us, "FLOAT128") && floor < 28) {
+				floor = 28; /* not in the 2_17 policy */
+				floor_by = "CXXABI_FLOAT128";
+			}
 		} else if (plen == 3 && !strncmp(v, "GCC", 3) && is_numeric_version(us)) {
 			keep_max(n->gcc, sizeof(n->gcc), us);
 		}
@@ -121,14 +138,23 @@ manylinux_assess(const struct elf_dynamic *d, struct manylinux_need *n)
 		return;
 	if (*n->glibc && !strncmp(n->glibc, "2.", 2))
 		glibc_minor = (unsigned)strtoul(n->glibc + 2, NULL, 10);
-	if (glibc_minor > floor)
+	if (glibc_minor > floor) {
 		floor = glibc_minor;
+		floor_by = "";
+		snprintf(n->decides, sizeof(n->decides), "GLIBC_%s", n->glibc);
+	} else {
+		snprintf(n->decides, sizeof(n->decides), "%s", floor_by);
+	}
 	for (i = 0; i < ARRAY_SIZE(policies); i++) {
 		if (policy_allows(&policies[i], n)) {
 			n->min_glibc = floor > policies[i].glibc ? floor : policies[i].glibc;
+			/* An older policy was ruled out by the C++ runtime, not by glibc. */
+			if (i && policies[i].glibc > floor)
+				past_policy(&policies[i - 1], n, n->decides, sizeof(n->decides));
 			return;
 		}
 	}
+	n->decides[0] = '\0';
 	snprintf(n->blocker, sizeof(n->blocker), "GLIBCXX_%s / CXXABI_%s / GCC_%s, newer than any "
 		 "policy bwbuild knows", *n->glibcxx ? n->glibcxx : "-",
 		 *n->cxxabi ? n->cxxabi : "-", *n->gcc ? n->gcc : "-");

@@ -16,6 +16,12 @@ struct manylinux_need {
 	char cxxabi[16];
 	char gcc[16];
 	unsigned min_glibc;   /* X of the best policy manylinux_2_X; 0: none fits */
+	/*
+	 * The symbol version that sets min_glibc: "GLIBC_2.34", or
+	 * "CXXABI_1.3.9" when the C++ runtime rules out an older policy (the
+	 * glibc needed is then not what decides); "" at the oldest policy.
+	 */
+	char decides[48];
 	char blocker[160];    /* why none fits: "GLIBC_PRIVATE", "GLIBCXX_3.4.33" */
 };
 

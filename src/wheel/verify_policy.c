@@ -34,6 +34,29 @@ by_string(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
+/*
+ * What sets a library's manylinux policy, for messages: "GLIBC 2.34", or
+ * the C++ runtime's version that rules out an older policy ("CXXABI_1.3.9,
+ * with GLIBC 2.14"): naming the glibc then would send people the wrong way.
+ */
+static void
+need_text(const struct wheel_lib *l, struct buf *out)
+{
+	const char *d = l->ml.decides;
+
+	if (*d && strncmp(d, "GLIBC_", 6))
+		buf_addf(out, "%s, with GLIBC %s", d, *l->ml.glibc ? l->ml.glibc : "-");
+	else
+		buf_addf(out, "GLIBC %s", *l->ml.glibc ? l->ml.glibc : "-");
+}
+
+/* 1 when the C++ runtime, not glibc, sets the library's policy. */
+static int
+cxx_decides(const struct wheel_lib *l)
+{
+	return *l->ml.decides && strncmp(l->ml.decides, "GLIBC_", 6);
+}
+
 static void
 check_platform(struct wheel_report *r, const char *platform)
 {
@@ -52,12 +75,16 @@ check_platform(struct wheel_report *r, const char *platform)
 		if (!l->ml.min_glibc)
 			verify_error(r, "'%s' needs %s, which no manylinux policy allows, yet the wheel "
 				  "claims '%s' (manylinux)", l->path, l->ml.blocker, platform);
-		else if (l->ml.min_glibc > claim)
-			verify_error(r, "'%s' needs GLIBC %s%s%s, so it satisfies manylinux_2_%u at best, "
-				  "yet the wheel claims '%s'; build it on an older glibc (manylinux)",
-				  l->path, *l->ml.glibc ? l->ml.glibc : "-",
-				  *l->ml.glibcxx ? " and GLIBCXX " : "", l->ml.glibcxx, l->ml.min_glibc,
-				  platform);
+		else if (l->ml.min_glibc > claim) {
+			struct buf needs = BUF_INIT;
+
+			need_text(l, &needs);
+			verify_error(r, "'%s' needs %s, so it satisfies manylinux_2_%u at best, yet the "
+				  "wheel claims '%s'; build it %s (manylinux)", l->path, needs.s,
+				  l->ml.min_glibc, platform, cxx_decides(l) ?
+				  "with an older compiler's libstdc++" : "on an older glibc");
+			buf_release(&needs);
+		}
 	}
 }
 
@@ -91,18 +118,16 @@ wheel_platform_earned(const struct wheel_report *r, unsigned require, struct buf
 	if (!need)
 		need = 17; /* no libraries: the oldest policy PyPI still takes */
 	if (require && need > require) {
-		buf_addf(why, "'%s' needs GLIBC %s%s%s%s%s (manylinux_2_%u), newer than "
-			 "manylinux_2_%u allows", worst->path, *worst->ml.glibc ? worst->ml.glibc : "-",
-			 *worst->ml.glibcxx ? ", GLIBCXX " : "", worst->ml.glibcxx,
-			 *worst->ml.cxxabi ? ", CXXABI " : "", worst->ml.cxxabi, need, require);
+		buf_addf(why, "'%s' needs ", worst->path);
+		need_text(worst, why);
+		buf_addf(why, " (manylinux_2_%u), newer than manylinux_2_%u allows", need, require);
 		return -1;
 	}
 	buf_reset(tag);
 	buf_addf(tag, "manylinux_2_%u_%s", require ? require : need, arch);
 	if (worst) {
-		buf_addf(why, "'%s' needs GLIBC %s%s%s", worst->path,
-			 *worst->ml.glibc ? worst->ml.glibc : "-",
-			 *worst->ml.glibcxx ? ", GLIBCXX " : "", worst->ml.glibcxx);
+		buf_addf(why, "'%s' needs ", worst->path);
+		need_text(worst, why);
 	}
 	return 0;
 }

@@ -21,7 +21,7 @@ contains "$TMP/out" "docs drift: 0 findings"
 t="$TMP/tree"
 rm -rf "$t"
 mkdir -p "$t"
-cp -R src docs README.md "$t/"
+cp -R src docs README.md .github "$t/"
 run 0 python3 tests/tools/docs_drift.py "$t" "$TMP/steps"
 
 printf '/* (docs/design/formats.md §99) */\n' >> "$t/src/core/buf.c"

@@ -57,6 +57,27 @@ comm -13 "$TMP/keys" "$TMP/doc-keys" > "$TMP/unknown"
 [ ! -s "$TMP/undocumented" ] || fail "profile keys without a row in docs/profile-format.md: $(cat "$TMP/undocumented")"
 [ ! -s "$TMP/unknown" ] || fail "docs/profile-format.md documents keys profile_keys[] lacks: $(cat "$TMP/unknown")"
 
+# The completion offers every key --set takes (issue 32), and on/off for a switch.
+if command -v bash >/dev/null 2>&1; then
+	comp() {
+		bash -c '. scripts/bwbuild.bash-completion; shift; COMP_WORDS=("$@"); COMP_CWORD=$(($# - 1))
+			_bwbuild; printf "%s\n" "${COMPREPLY[@]}"' _ "$@"
+	}
+	comp bwbuild plan --set "" > "$TMP/set-keys"
+	while read -r k; do
+		grep -qx "$k=\|$k\." "$TMP/set-keys" || [ "$k" = extends ] ||
+			fail "the completion of --set lacks '$k'"
+	done < "$TMP/keys"
+	comp bwbuild --profile sm120 --set features.flash > "$TMP/comp"
+	contains "$TMP/comp" "features.flash_attention="
+	comp bwbuild plan --set features.flash_attention = "" > "$TMP/comp"
+	[ "$(tr '\n' ' ' < "$TMP/comp")" = "on off " ] || fail "--set features.flash_attention= completes to: $(cat "$TMP/comp")"
+	comp bwbuild diff a.json b.json --ignore "" > "$TMP/comp"
+	contains "$TMP/comp" "gains"
+else
+	skip "no bash: the completion is not run"
+fi
+
 # 3. Manifest fields. Every name the writers set (json_set with a literal) is
 # named in docs/manifest-format.md: in a `field.path` or a {a, b} list.
 set -- src/wheel/manifest.c src/build/publish.c src/build/inputs.c src/wheel/smoke*.c

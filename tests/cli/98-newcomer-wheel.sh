@@ -109,12 +109,15 @@ run 0 "$BW" verify "$ok" --against "$TMP/torch/minitorch"
 # -- 5: an extension bwbuild ships no probe for gets the generic runtime check
 # (before: `smoke --against` exited 1 "no probe").
 run 0 "$BW" smoke "$ok" --against "$torch"
+# Verified against that torch, as verify --against passes it: no "fails verify" (issue 32).
+if grep -q "fails verify" "$TMP/err"; then fail "smoke --against says a good extension fails verify: $(cat "$TMP/err")"; fi
 contains "$TMP/out" "✅ import               ext_ok on minitorch $tv"
 contains "$TMP/out" "✅ libraries            1 loaded: ext_ok/_C.so"
 contains "$TMP/out" "➖ ops                  minitorch has no operator registry"
 contains "$TMP/err" "generic-extension.py"
 # ... its libraries are loaded as the loader would: an undefined symbol fails here.
 run 1 "$BW" smoke "$cname" --against "$torch"
+contains "$TMP/err" "fails verify --against $torch ("
 contains "$TMP/out" "❌ libraries            RuntimeError: ext_cname/_C.so: "
 contains "$TMP/out" "undefined symbol: bw_nowhere_defined"
 # ... with a torch that has an operator registry: its torch.ops listed, the nullary ones called.

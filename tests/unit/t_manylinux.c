@@ -13,11 +13,13 @@ need(struct elf_dynamic *d, const char *file, const char *version)
 	strvec_push(&d->vname, version);
 }
 
+static struct manylinux_need n;
+
+/* The policy, and in n what decides it. */
 static unsigned
 assess(const char *const *versions)
 {
 	struct elf_dynamic d;
-	struct manylinux_need n;
 
 	memset(&d, 0, sizeof(d));
 	strvec_init(&d.needed);
@@ -37,6 +39,8 @@ t_manylinux(void)
 	static const char *const new_glibc[] = { "GLIBC_2.2.5", "GLIBC_2.34", "GLIBC_2.4", NULL };
 	static const char *const cxx[] = { "GLIBC_2.14", "GLIBCXX_3.4.21", "CXXABI_1.3.9", NULL };
 	static const char *const gcc12[] = { "GLIBC_2.17", "GLIBCXX_3.4.30", NULL };
+	static const char *const cxxabi[] = { "GLIBC_2.2.5", "CXXABI_1.3.9", NULL };
+	static const char *const glibc_wins[] = { "GLIBC_2.34", "CXXABI_1.3.9", NULL };
 	static const char *const private_[] = { "GLIBC_2.17", "GLIBC_PRIVATE", NULL };
 	static const char *const future[] = { "GLIBCXX_3.4.40", NULL };
 	const char *arch;
@@ -47,10 +51,18 @@ t_manylinux(void)
 	CHECK(version_cmp("2.2.5", "2.2") > 0);
 
 	CHECK(assess(old) == 17);
+	CHECK_STR(n.decides, "");
 	CHECK(assess(new_glibc) == 34);
+	CHECK_STR(n.decides, "GLIBC_2.34");
 	CHECK(assess(cxx) == 28);      /* GLIBCXX 3.4.21 is past 2_17's 3.4.19 */
+	CHECK_STR(n.decides, "GLIBCXX_3.4.21");
+	CHECK(assess(cxxabi) == 28);   /* issue 32: CXXABI_1.3.9 decides, not GLIBC 2.2.5 */
+	CHECK_STR(n.decides, "CXXABI_1.3.9");
 	/* gcc 12's libstdc++ (GLIBCXX_3.4.30) is auditwheel's 2_35, which Debian 12 (glibc 2.36) installs; it was 2_38. */
 	CHECK(assess(gcc12) == 35);
+	CHECK_STR(n.decides, "GLIBCXX_3.4.30");
+	CHECK(assess(glibc_wins) == 34);
+	CHECK_STR(n.decides, "GLIBC_2.34");
 	CHECK(assess(private_) == 0);
 	CHECK(assess(future) == 0);
 

@@ -5,8 +5,53 @@
 #include "../../src/core/buf.h"
 #include "../../src/core/strvec.h"
 #include "../../src/core/util.h"
+#include "../../src/formats/elf.h"
+#include "../../src/formats/elfscan.h"
+#include "../../src/formats/manylinux.h"
 #include "../../src/wheel/verify.h"
 #include "t.h"
+
+/*
+ * The platform tag's reason names what decides it (issue 32): a library
+ * that needs GLIBC 2.2.5 and CXXABI_1.3.9 is manylinux_2_28 because of the
+ * CXXABI, which the reason says, not the glibc.
+ */
+static void
+decided_by_cxxabi(void)
+{
+	struct elf_dynamic d;
+	struct wheel_lib lib;
+	struct wheel_report r;
+	struct buf tag = BUF_INIT, why = BUF_INIT;
+
+	memset(&d, 0, sizeof(d));
+	strvec_init(&d.needed);
+	strvec_init(&d.vfile);
+	strvec_init(&d.vname);
+	strvec_push(&d.vfile, "libc.so.6");
+	strvec_push(&d.vname, "GLIBC_2.2.5");
+	strvec_push(&d.vfile, "libstdc++.so.6");
+	strvec_push(&d.vname, "CXXABI_1.3.9");
+	memset(&lib, 0, sizeof(lib));
+	lib.path = (char *)"pkg/lib/x.so";
+	manylinux_assess(&d, &lib.ml);
+	elf_dynamic_release(&d);
+	memset(&r, 0, sizeof(r));
+	strvec_init(&r.tags);
+	strvec_push(&r.tags, "cp311-cp311-linux_x86_64");
+	r.libs = &lib;
+	r.nlibs = 1;
+	CHECK(wheel_platform_earned(&r, 0, &tag, &why) == 0);
+	CHECK_STR(tag.s, "manylinux_2_28_x86_64");
+	CHECK_STR(why.s, "'pkg/lib/x.so' needs CXXABI_1.3.9, with GLIBC 2.2.5");
+	buf_reset(&why);
+	CHECK(wheel_platform_earned(&r, 17, &tag, &why) == -1);
+	CHECK_STR(why.s, "'pkg/lib/x.so' needs CXXABI_1.3.9, with GLIBC 2.2.5 (manylinux_2_28), "
+			 "newer than manylinux_2_17 allows");
+	strvec_clear(&r.tags);
+	buf_release(&tag);
+	buf_release(&why);
+}
 
 /*
  * The verdict over the libraries (verify_policy.c): what each needs, its
@@ -25,6 +70,7 @@ t_verify_policy(void)
 	struct wheel_report r;
 
 	t_wheels();
+	decided_by_cxxabi();
 	CHECK(t_rejected("needed", "(needed)", NULL));
 	CHECK(t_rejected("runpath", "(runpath)", NULL));
 	CHECK(t_rejected("manylinux", "(manylinux)", NULL));
