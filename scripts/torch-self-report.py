@@ -20,6 +20,8 @@ def config_value(text, key):
     """KEY=VALUE from the 'Build settings' line of torch.__config__.show()."""
     for part in text.replace("\n", ",").split(","):
         part = part.strip()
+        if part.startswith("Build settings:"):
+            part = part[len("Build settings:"):].strip()
         if part.startswith(key + "="):
             return part.split("=", 1)[1]
     return None

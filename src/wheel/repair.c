@@ -228,13 +228,15 @@ vendor(struct repair_ctx *c, const char *soname, const char *by, const char *run
 	c->res->libs = xrealloc(c->res->libs, (c->res->n + 1) * sizeof(*c->res->libs));
 	l = &c->res->libs[c->res->n++];
 	memset(l, 0, sizeof(*l));
+	l->provided = c->o->provided && c->o->provided_libs && strset_has(c->o->provided, name.s);
 	l->soname = xstrdup(soname);
 	l->from = buf_detach(&real);
 	l->name = buf_detach(&name);
 	l->sha256 = buf_detach(&hex);
 	strvec_push(&l->needed_by, by);
 	rc = 0;
-	for (i = 0; i < needed.n && rc == 0; i++)
+	/* The base package's copy comes with what it needs (i starts past them). */
+	for (i = l->provided ? needed.n : 0; i < needed.n && rc == 0; i++)
 		if (is_external(c, needed.v[i]))
 			rc = vendor(c, needed.v[i], soname, NULL, machine, depth + 1);
 		else
@@ -347,8 +349,26 @@ edit_member(struct repair_ctx *c, const struct elf_member *m, const char *libdir
 		if (l)
 			rc = patchelf(c, "--replace-needed", l->soname, l->name, path);
 	}
-	origin_path(m->e->name, libdir, &origin);
-	new_runpath(m->runpath, origin.s, &rp);
+	for (int pass = 0; pass < 2; pass++) {
+		/* Ours, then the base package's: each directory only where a library of it is needed. */
+		const char *dir = pass ? c->o->provided_libs : libdir;
+		struct buf next = BUF_INIT;
+		int any = 0;
+
+		for (size_t j = 0; j < m->needed.n; j++) {
+			const struct repair_lib *l = vendored(c->res, m->needed.v[j]);
+
+			any |= l && l->provided == pass;
+		}
+		if (!any)
+			continue;
+		buf_reset(&origin);
+		origin_path(m->e->name, dir, &origin);
+		new_runpath(rp.len ? rp.s : m->runpath, origin.s, &next);
+		buf_reset(&rp);
+		buf_add(&rp, next.s, next.len);
+		buf_release(&next);
+	}
 	if (!rc)
 		rc = patchelf(c, "--set-rpath", rp.s, NULL, path);
 out:
@@ -406,8 +426,10 @@ edit_all(struct repair_ctx *c, const char *libdir, struct repack_file **files, s
 		struct repair_lib *l = &c->res->libs[i];
 		struct buf member = BUF_INIT;
 
-		buf_addf(&member, "%s/%s", libdir, l->name);
+		buf_addf(&member, "%s/%s", l->provided ? c->o->provided_libs : libdir, l->name);
 		l->member = buf_detach(&member);
+		if (l->provided)
+			continue;
 		strvec_pushf(paths, "%s/v%zu-%s", c->o->scratch, i, l->name);
 		rc = edit_vendored(c, l, paths->v[paths->n - 1]);
 		f[n++] = (struct repack_file){ l->member, paths->v[paths->n - 1], 0755 };
@@ -543,6 +565,7 @@ repair_result_json(const struct repair_result *res)
 		json_set(o, "member", json_string(l->member ? l->member : ""));
 		json_set(o, "from", json_string(l->from));
 		json_set(o, "sha256", json_string(l->sha256));
+		json_set(o, "provided", json_bool(l->provided));
 		for (size_t k = 0; k < l->needed_by.n; k++)
 			json_push(by, json_string(l->needed_by.v[k]));
 		json_set(o, "needed_by", by);

@@ -20,7 +20,11 @@ struct json;
  * $ORIGIN-relative RUNPATH entry to that directory. A library is looked up
  * as the dynamic loader would: the member's absolute RUNPATH/RPATH
  * entries, LD_LIBRARY_PATH, ld.so.conf, the default directories; the
- * file found must be an ELF of the member's class and machine.
+ * file found must be an ELF of the member's class and machine. A library
+ * the base package (an extension's torch) already carries under the same
+ * hashed name, the same file, is not copied again: the member is pointed
+ * at that copy (DT_NEEDED renamed, RUNPATH into the package's libs
+ * directory), so one process loads one libgomp, not two.
  * The ELF editing is patchelf's (argv, never a shell).
  */
 struct repair_lib {
@@ -29,6 +33,7 @@ struct repair_lib {
 	char *name;     /* "libgomp-1a2b3c4d.so.1" */
 	char *member;   /* "torch.libs/libgomp-1a2b3c4d.so.1" */
 	char *sha256;   /* hex, of the file copied in */
+	int provided;   /* the base package carries this very file under `name` already: not copied */
 	struct strvec needed_by; /* the members (or vendored sonames) that need it */
 };
 
@@ -40,6 +45,7 @@ struct repair_result {
 
 struct repair_opts {
 	const struct strvec *provided; /* sonames the wheel's base package provides, or NULL */
+	const char *provided_libs;     /* where that package's repaired libraries lie ("torch.libs"), or NULL */
 	const char *scratch;           /* a directory of bwbuild's own for the edited copies */
 	const char *patchelf;          /* the program; NULL: "patchelf" on PATH */
 	const char *ld_library_path;   /* as $LD_LIBRARY_PATH; NULL: none */

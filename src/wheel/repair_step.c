@@ -72,6 +72,7 @@ repair_run(struct build *b)
 	struct repair_opts o = { .ldconf = "/etc/ld.so.conf", .epoch = b->epoch };
 	struct repair_result res;
 	struct buf scratch = BUF_INIT, dir = BUF_INIT, out = BUF_INIT, why = BUF_INIT, pe = BUF_INIT;
+	struct buf libs = BUF_INIT;
 	const char *env = getenv("SOURCE_DATE_EPOCH");
 	int rc = -1;
 
@@ -82,8 +83,11 @@ repair_run(struct build *b)
 	}
 	if (env && *env)
 		o.epoch = strtoll(env, NULL, 10);
-	if (b->have_torch)
+	if (b->have_torch) {
 		o.provided = &b->torch.sonames;
+		buf_addf(&libs, "%s.libs", b->torch.package);
+		o.provided_libs = libs.s;
+	}
 	o.ld_library_path = getenv("LD_LIBRARY_PATH");
 	if (find_patchelf(&pe))
 		o.patchelf = pe.s;
@@ -101,9 +105,10 @@ repair_run(struct build *b)
 		step_note(STEP_REPAIR, "nothing to copy in: every library the wheel needs is in it "
 			  "or on the manylinux/CUDA allow-lists");
 	for (size_t i = 0; i < res.n; i++)
-		step_note(STEP_REPAIR, "%s from %s as %s (needed by %s%s)", res.libs[i].soname,
-			  res.libs[i].from, res.libs[i].member, res.libs[i].needed_by.v[0],
-			  res.libs[i].needed_by.n > 1 ? " and others" : "");
+		step_note(STEP_REPAIR, "%s %s %s as %s (needed by %s%s)", res.libs[i].soname,
+			  res.libs[i].provided ? "is the file" : "from", res.libs[i].from,
+			  res.libs[i].provided ? "its torch carries" : res.libs[i].member,
+			  res.libs[i].needed_by.v[0], res.libs[i].needed_by.n > 1 ? " and others" : "");
 	if (res.n)
 		step_note(STEP_REPAIR, "%zu librar%s copied in, %zu member%s rewritten", res.n,
 			  res.n == 1 ? "y" : "ies", res.patched.n, res.patched.n == 1 ? "" : "s");
@@ -121,5 +126,6 @@ out:
 	buf_release(&out);
 	buf_release(&why);
 	buf_release(&pe);
+	buf_release(&libs);
 	return rc;
 }
