@@ -109,9 +109,15 @@ repair_run(struct build *b)
 			  res.libs[i].provided ? "is the file" : "from", res.libs[i].from,
 			  res.libs[i].provided ? "its torch carries" : res.libs[i].member,
 			  res.libs[i].needed_by.v[0], res.libs[i].needed_by.n > 1 ? " and others" : "");
-	if (res.n)
-		step_note(STEP_REPAIR, "%zu librar%s copied in, %zu member%s rewritten", res.n,
-			  res.n == 1 ? "y" : "ies", res.patched.n, res.patched.n == 1 ? "" : "s");
+	if (res.n) {
+		size_t copied = 0;
+
+		for (size_t i = 0; i < res.n; i++)
+			copied += !res.libs[i].provided;
+		step_note(STEP_REPAIR, "%zu librar%s copied in, %zu taken from its torch, %zu member%s "
+			  "rewritten", copied, copied == 1 ? "y" : "ies", res.n - copied, res.patched.n,
+			  res.patched.n == 1 ? "" : "s");
+	}
 	json_free(b->vendored);
 	b->vendored = repair_result_json(&res);
 	buf_reset(&b->wheel);
