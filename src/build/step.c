@@ -10,6 +10,7 @@
 #include "core/fault.h"
 #include "core/json.h"
 #include "core/proc.h"
+#include "profile/profile.h"
 #include "build/step.h"
 #include "core/util.h"
 
@@ -175,6 +176,118 @@ first_cmake_error(const char *log, struct buf *block, long *lineno)
 	return *lineno > 0;
 }
 
+/*
+ * A compiler's own error after the first CMake error, which is often only
+ * CMake's header ("The C++ compiler ... is not able to compile a simple
+ * test program") with the compiler's "c++: error: unrecognized
+ * command-line option" a dozen lines below it; within 80 lines. Its line
+ * number into *lineno; 0 if none.
+ */
+static int
+compiler_error(const char *log, long from, struct buf *found, long *lineno)
+{
+	int fd = open_nofollow(log, O_RDONLY | O_NONBLOCK, 0);
+	FILE *f = fd >= 0 ? fdopen(fd, "r") : NULL;
+	char *line = NULL;
+	size_t cap = 0;
+	ssize_t n;
+	long at = 0;
+
+	*lineno = 0;
+	while (f && !*lineno && (n = getline(&line, &cap, f)) > 0 && at < from + 80) {
+		if (++at < from)
+			continue;
+		if (line[n - 1] == '\n')
+			line[--n] = '\0';
+		if (strstr(line, ": error: ") || strstr(line, ": fatal error: ") ||
+		    strstr(line, "nvcc fatal")) {
+			buf_addstr(found, line + strspn(line, " \t"));
+			*lineno = at;
+		}
+	}
+	if (f)
+		fclose(f);
+	else if (fd >= 0)
+		close(fd);
+	free(line);
+	return *lineno > 0;
+}
+
+/* The first quoted word of a compiler's error that starts with '-' ('-mfoo', ‘-mfoo’): the flag. */
+static int
+quoted_flag(const char *line, struct buf *flag)
+{
+	for (const char *q = line; (q = strpbrk(q, "'\xe2")); q++) {
+		const char *w = *q == '\'' ? q + 1 : !strncmp(q, "\xe2\x80\x98", 3) ? q + 3 : NULL;
+		size_t len;
+
+		if (!w || *w != '-')
+			continue;
+		len = strcspn(w, "'\xe2 ;");
+		if (len > 1) {
+			buf_add(flag, w, len);
+			return 1;
+		}
+	}
+	return 0;
+}
+
+/* Where `flag` came from: the profile's build.env or cmake entry, or this shell's variable. */
+static void
+flag_origin(const struct plan *pl, const char *flag)
+{
+	const struct profile *p = pl->profile;
+
+	for (size_t i = 0; p && i < p->nbuild_env; i++)
+		if (strstr(p->build_env[i].val, flag)) {
+			note_at(&p->build_env[i].loc, "'%s' is added by build.env.%s; fix or remove it "
+				"there", flag, p->build_env[i].key);
+			return;
+		}
+	for (size_t i = 0; p && i < p->ncmake; i++)
+		if (strstr(p->cmake[i].val, flag)) {
+			note_at(&p->cmake[i].loc, "'%s' is added by cmake.%s; fix or remove it there",
+				flag, p->cmake[i].key);
+			return;
+		}
+	for (size_t i = 0; i < pl->inherited.n; i++)
+		if (strstr(pl->inherited.v[i], flag)) {
+			note("'%s' comes from this shell's %.*s (inherited: not in the profile); unset "
+			     "it, or set it in build.env", flag, (int)strcspn(pl->inherited.v[i], "="),
+			     pl->inherited.v[i]);
+			return;
+		}
+}
+
+/* configure's cause: a compiler's error under the first CMake error, else that error's block. */
+static int
+configure_cause(const struct plan *pl, const char *log)
+{
+	struct buf block = BUF_INIT, cc = BUF_INIT, flag = BUF_INIT;
+	long line, cc_line;
+	int found = first_cmake_error(log, &block, &line);
+
+	if (found && compiler_error(log, line, &cc, &cc_line)) {
+		error("cause (%s:%ld): %s", log, cc_line, cc.s);
+		note("under the first CMake error (%s:%ld): %.*s", log, line,
+		     (int)strcspn(block.s, "\n"), block.s);
+		if (quoted_flag(cc.s, &flag))
+			flag_origin(pl, flag.s);
+	} else if (found) {
+		error("cause, the first CMake error (%s:%ld):\n%s", log, line, block.s);
+		if (strstr(block.s, "submodule") && pl->local_source)
+			hint("the --source tree lacks a submodule: run 'git -C %s submodule "
+			     "update --init --recursive'", pl->src_dir);
+		else if (strstr(block.s, "submodule"))
+			hint("a submodule is missing from the checkout: check "
+			     "source.submodules.exclude, or remove the work directory's src/");
+	}
+	buf_release(&block);
+	buf_release(&cc);
+	buf_release(&flag);
+	return found;
+}
+
 int
 step_cause(enum step step, const struct plan *pl)
 {
@@ -194,21 +307,10 @@ step_cause(enum step step, const struct plan *pl)
 	if (best < ARRAY_SIZE(causes)) {
 		error("cause: %s\n  %s", found.s, causes[best].hint);
 	} else if (step == STEP_CONFIGURE) {
-		long line;
-
 		buf_reset(&path);
 		buf_addf(&path, "%s/logs/%s.log", pl->work_dir, step_names[step]);
-		buf_reset(&found);
-		if (first_cmake_error(path.s, &found, &line)) {
-			error("cause, the first CMake error (%s:%ld):\n%s", path.s, line, found.s);
-			if (strstr(found.s, "submodule") && pl->local_source)
-				hint("the --source tree lacks a submodule: run 'git -C %s submodule "
-				     "update --init --recursive'", pl->src_dir);
-			else if (strstr(found.s, "submodule"))
-				hint("a submodule is missing from the checkout: check "
-				     "source.submodules.exclude, or remove the work directory's src/");
+		if (configure_cause(pl, path.s))
 			best = 0;
-		}
 	}
 	buf_release(&found);
 	buf_release(&path);

@@ -226,6 +226,23 @@ feature_loc(const struct profile *p, enum feature f)
 	return p->feature_loc[f].file ? &p->feature_loc[f] : NULL;
 }
 
+/* The CUDA releases of the table that build `cc`, as "CUDA 12.8, 12.9 and 13.0"; "" when none. */
+static void
+arch_builders(unsigned cc, struct buf *out)
+{
+	size_t n = 0, k = 0;
+
+	for (size_t i = 0; i < ARRAY_SIZE(cuda_rows); i++)
+		n += kb_cuda_builds(cuda_rows[i].cuda, cc);
+	for (size_t i = 0; i < ARRAY_SIZE(cuda_rows); i++) {
+		if (!kb_cuda_builds(cuda_rows[i].cuda, cc))
+			continue;
+		buf_addf(out, "%s%u.%u", !k ? "CUDA " : k + 1 == n ? " and " : ", ",
+			 cuda_rows[i].cuda / 100, cuda_rows[i].cuda % 100);
+		k++;
+	}
+}
+
 /* One cuda.archs entry against the toolkit (can it build it? 'f' targets?) and the release. */
 static void
 check_arch(const struct parch *pa, const struct kb_context *ctx)
@@ -250,8 +267,14 @@ check_arch(const struct parch *pa, const struct kb_context *ctx)
 					   "; CUDA 13 dropped everything below 7.5" :
 					   "";
 
-		error_at(&pa->loc, "CUDA %u.%u (%s) cannot build '%s'%s", ctx->cuda / 100,
-			 ctx->cuda % 100, ctx->cuda_from, name.s, hint);
+		struct buf can = BUF_INIT;
+
+		arch_builders(cc, &can);
+		error_at(&pa->loc, "CUDA %u.%u (%s) cannot build '%s'%s; %s %s it: set cuda.home to "
+			 "such a toolkit (and cuda.version to its version)", ctx->cuda / 100,
+			 ctx->cuda % 100, ctx->cuda_from, name.s, hint, can.s,
+			 strstr(can.s, " and ") ? "build" : "builds");
+		buf_release(&can);
 	}
 	if (ctx->cuda && pa->arch.variant == 'f' && cuda_row(ctx->cuda) &&
 	    !cuda_row(ctx->cuda)->f_family)

@@ -20,6 +20,14 @@ struct pnode {
 	enum pkind kind;
 	char *str;
 	struct loc loc;
+	/*
+	 * A scalar's column where its text starts, so a part of it can be
+	 * pointed at (one entry of "10.0;12.1a"): the column after a quote,
+	 * that of a plain scalar, of a --set value; 0 when the text is not
+	 * what the file shows character for character (escapes, block or
+	 * multi-line scalars).
+	 */
+	int text_col;
 	size_t n, cap;
 	struct pnode **items; /* sequence items, or mapping values */
 	char **keys;          /* mapping keys */

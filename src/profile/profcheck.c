@@ -152,8 +152,14 @@ validate_archs(struct profile *p, const struct pnode *v)
 		/* One string, separated as TORCH_CUDA_ARCH_LIST is: ';' or blanks. */
 		char *copy = xstrdup(v->str), *save = NULL, *tok;
 
-		for (tok = strtok_r(copy, "; \t", &save); tok; tok = strtok_r(NULL, "; \t", &save))
-			add_arch(p, &cap, profile_keep_str(p, tok), &v->loc);
+		for (tok = strtok_r(copy, "; \t", &save); tok; tok = strtok_r(NULL, "; \t", &save)) {
+			struct loc at = v->loc;
+
+			/* Each entry at its own column where the file shows the text as it is. */
+			if (v->text_col)
+				at.col = v->text_col + (int)(tok - copy);
+			add_arch(p, &cap, profile_keep_str(p, tok), &at);
+		}
 		free(copy);
 	} else if (v->kind == PN_SEQ) {
 		for (i = 0; i < v->n; i++) {

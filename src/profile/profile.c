@@ -152,6 +152,27 @@ keyidx_make(char *const *keys, size_t n)
 	return k;
 }
 
+/* pnode.text_col of a scalar starting at column `col`: its text as the file shows it, or 0. */
+static int
+scalar_text_col(const yaml_node_t *yn, int col)
+{
+	size_t len = yn->data.scalar.length;
+	size_t span = yn->end_mark.index - yn->start_mark.index;
+
+	if (yn->start_mark.line != yn->end_mark.line)
+		return 0;
+	switch (yn->data.scalar.style) {
+	case YAML_PLAIN_SCALAR_STYLE:
+		return span == len ? col : 0;
+	case YAML_SINGLE_QUOTED_SCALAR_STYLE:
+	case YAML_DOUBLE_QUOTED_SCALAR_STYLE:
+		/* No escape inside: the text is the file's between the quotes. */
+		return span == len + 2 ? col + 1 : 0;
+	default:
+		return 0;
+	}
+}
+
 static struct pnode *
 convert(yaml_document_t *doc, yaml_node_t *yn, const char *file, int depth, struct ybudget *budget)
 {
@@ -175,6 +196,7 @@ convert(yaml_document_t *doc, yaml_node_t *yn, const char *file, int depth, stru
 		if (scalar_nul(yn, file) < 0)
 			goto fail;
 		n->str = xstrndup((const char *)yn->data.scalar.value, yn->data.scalar.length);
+		n->text_col = scalar_text_col(yn, n->loc.col);
 		break;
 	case YAML_SEQUENCE_NODE: {
 		yaml_node_item_t *it;

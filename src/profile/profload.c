@@ -65,6 +65,74 @@ profile_search_path(struct strvec *dirs)
 	data_search_path("profiles", "BWBUILD_PROFILE_PATH", dirs);
 }
 
+/*
+ * The `name:` a profile file declares at its top level ("" when none in its
+ * first 64 KiB): read as text, the file is not validated here.
+ */
+static void
+declared_name(const char *path, struct buf *name)
+{
+	FILE *f = fopen(path, "r");
+	char line[512];
+	size_t read = 0;
+
+	while (f && read < 65536 && fgets(line, sizeof(line), f)) {
+		char *v = line + 5, *end;
+
+		read += strlen(line);
+		if (strncmp(line, "name:", 5))
+			continue;
+		v += strspn(v, " \t");
+		end = v + strcspn(v, "#\r\n");
+		while (end > v && (end[-1] == ' ' || end[-1] == '\t'))
+			end--;
+		if (end - v >= 2 && (*v == '"' || *v == '\'') && end[-1] == *v) {
+			v++;
+			end--;
+		}
+		buf_add(name, v, (size_t)(end - v));
+		break;
+	}
+	if (f)
+		fclose(f);
+}
+
+/*
+ * A file in `dirs` that declares `name: SPEC` though its file name differs
+ * (bw.yaml with name: bw-ci builds into out/bw-ci/): named in a hint, as
+ * --profile takes file names. 1 when one was.
+ */
+static int
+hint_declared(const struct strvec *dirs, const char *spec)
+{
+	int found = 0;
+
+	for (size_t i = 0; i < dirs->n && !found; i++) {
+		DIR *d = opendir(dirs->v[i]);
+		struct dirent *de;
+
+		while (d && !found && (de = readdir(d))) {
+			struct buf path = BUF_INIT, name = BUF_INIT;
+
+			if (de->d_name[0] != '.' && ends_with(de->d_name, ".yaml")) {
+				buf_addf(&path, "%s/%s", dirs->v[i], de->d_name);
+				declared_name(path.s, &name);
+				if (!strcmp(name.s, spec)) {
+					hint("'%s' declares 'name: %s' (its builds go to out/%s/), but "
+					     "--profile takes a file's name: --profile %.*s, or the path",
+					     path.s, spec, spec, (int)(strlen(de->d_name) - 5), de->d_name);
+					found = 1;
+				}
+			}
+			buf_release(&path);
+			buf_release(&name);
+		}
+		if (d)
+			closedir(d);
+	}
+	return found;
+}
+
 /* "hint: did you mean 'sm120'?": the nearest name of a profile in `dirs`. */
 static void
 suggest_profile(const struct strvec *dirs, const char *spec)
@@ -127,7 +195,8 @@ profile_find(char **out, const char *spec)
 		error("no profile named '%s' (looked in %s%s); "
 		      "pass a name from there or a path to a .yaml file", profile_shown(spec), tried.s,
 		      env && *env ? "" : " and $BWBUILD_PROFILE_PATH, which is unset");
-		suggest_profile(&dirs, spec);
+		if (!hint_declared(&dirs, spec))
+			suggest_profile(&dirs, spec);
 	}
 	strvec_clear(&dirs);
 	buf_release(&tried);
@@ -363,10 +432,13 @@ apply_set(struct profile *p, const char *spec)
 		      "--set features.flash_attention=off)", spec);
 		return -1;
 	}
+	/* Columns in KEY=VALUE: the value's, and each key component's. */
 	node = xcalloc(1, sizeof(*node));
 	node->kind = PN_SCALAR;
 	node->str = xstrdup(eq + 1);
 	node->loc = loc;
+	node->loc.col = (int)(eq - spec) + 2;
+	node->text_col = node->loc.col;
 	key = xstrndup(spec, (size_t)(eq - spec));
 	/* Wrap the value in one map per key component, innermost first. */
 	for (;;) {
@@ -382,6 +454,7 @@ apply_set(struct profile *p, const char *spec)
 		m->items[0] = node;
 		m->keys[0] = xstrdup(dot ? dot + 1 : key);
 		m->keylocs[0] = loc;
+		m->keylocs[0].col = dot ? (int)(dot - key) + 2 : 1;
 		node = m;
 		if (!dot)
 			break;

@@ -631,12 +631,16 @@ manifest_markdown(const struct json *m, struct buf *out)
 	const struct json *requested = json_get(profile, "features"), *v = json_get(m, "verify");
 	const struct json *vp = json_get(m, "version_py"), *archs = json_get(m, "archs");
 	const struct json **items;
-	struct json_index asked_ix, feat_ix;
+	struct json_index asked_ix, feat_ix, eff_ix;
 	size_t i, n;
 
-	buf_addf(out, "# %s %s\n\n", json_str(json_get(wheel, "name")) ?
+	buf_addf(out, "# %s %s", json_str(json_get(wheel, "name")) ?
 		 json_str(json_get(wheel, "name")) : "?",
 		 json_str(json_get(wheel, "version")) ? json_str(json_get(wheel, "version")) : "?");
+	/* Several profiles' tables on one page (a CI summary) say whose each is. */
+	if (json_str(json_get(profile, "name")))
+		buf_addf(out, " (profile %s)", json_str(json_get(profile, "name")));
+	buf_addstr(out, "\n\n");
 	buf_addf(out, "- file: `%s`\n", md_str(json_get(wheel, "file")));
 	if (json_str(json_get(vp, "cuda")))
 		buf_addf(out, "- CUDA: %s\n", md_str(json_get(vp, "cuda")));
@@ -656,12 +660,19 @@ manifest_markdown(const struct json *m, struct buf *out)
 	n = json_items(features, &items);
 	json_index_build(&asked_ix, requested);
 	json_index_build(&feat_ix, features);
+	json_index_build(&eff_ix, json_get(m, "features_effective"));
 	for (i = 0; i < n; i++) {
 		const char *k = json_member_key(items[i]);
 		const struct json *want = json_index_get(&asked_ix, k);
+		const struct json *eff = json_index_get(&eff_ix, k);
 		int on = json_is_true(json_index_get(&feat_ix, k));
 
-		buf_addf(out, "| %s | %s |", k, on ? "✅" : "❌");
+		/* effective null: the tree declares no such option, which is not "off". */
+		if (eff && json_get(eff, "effective") && !json_is_bool(json_get(eff, "effective")))
+			buf_addf(out, "| %s | ➖ not in this tree (no %s) |", k,
+				 md_str(json_get(eff, "option")));
+		else
+			buf_addf(out, "| %s | %s |", k, on ? "✅" : "❌");
 		if (requested) {
 			const char *w = json_str(want);
 			int asked = w ? !strcmp(w, "on") : json_is_true(want);
@@ -677,6 +688,7 @@ manifest_markdown(const struct json *m, struct buf *out)
 	free(items);
 	json_index_release(&asked_ix);
 	json_index_release(&feat_ix);
+	json_index_release(&eff_ix);
 	if (!n)
 		buf_addstr(out, requested ? "| ⚠️ no build-settings header found | | |\n" :
 					    "| ⚠️ no build-settings header found | |\n");

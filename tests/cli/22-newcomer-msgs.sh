@@ -43,6 +43,20 @@ p = [x for x in json.load(open(sys.argv[1])) if x["name"] == "broken"][0]
 assert p["valid"] is False and p["problems"] == 4, p
 PY
 
+# A file whose name: differs from its file name (issue 32): --profile NAME
+# points at the file that declares it.
+mkdir -p "$TMP/decl/profiles"
+printf 'extends: sm120\nname: bw-ci\n' > "$TMP/decl/profiles/bw.yaml"
+(cd "$TMP/decl" && run 2 "$BW" plan --profile bw-ci)
+contains "$TMP/err" "error: no profile named 'bw-ci'"
+contains "$TMP/err" "hint: 'profiles/bw.yaml' declares 'name: bw-ci' (its builds go to out/bw-ci/), but --profile takes a file's name: --profile bw, or the path"
+(cd "$TMP/decl" && run 0 "$BW" plan --profile bw)
+
+# An arch the toolkit cannot build: which CUDA can (issue 32).
+run 2 "$BW" plan --profile sm120 --set cuda.version=12.6
+contains "$TMP/err" "--set cuda.version=12.6"
+contains "$TMP/err" "error: CUDA 12.6 (cuda.version) cannot build '12.0+PTX'; CUDA 12.8, 12.9 and 13.0 build it: set cuda.home to such a toolkit (and cuda.version to its version)"
+
 # A local profile extends the shipped one of its own name (was: "a cycle").
 mkdir -p "$TMP/local"
 printf 'extends: sm120\ndescription: my own sm120\nbuild: {jobs: 3}\n' > "$TMP/local/sm120.yaml"
@@ -73,7 +87,7 @@ contains "$TMP/err" "build it first: bwbuild --profile $TMP/ext/mytorch.yaml"
 mkdir -p "$TMP/cuda13"
 printf '{"cuda": {"name": "CUDA SDK", "version": "13.0.88"}}\n' > "$TMP/cuda13/version.json"
 run 0 "$BW" plan --profile sm120 --set "cuda.home=$TMP/cuda13" --set cuda.version=12.8
-contains "$TMP/err" "--set cuda.version=12.8:1:1: warning: the profile says cuda.version 12.8 but the toolkit at '$TMP/cuda13' is CUDA 13.0 ($TMP/cuda13/version.json), and that one builds: the archs were checked for 12.8; set cuda.home to a CUDA 12.8 toolkit, or cuda.version to \"13.0\""
+contains "$TMP/err" "--set cuda.version=12.8:1:14: warning: the profile says cuda.version 12.8 but the toolkit at '$TMP/cuda13' is CUDA 13.0 ($TMP/cuda13/version.json), and that one builds: the archs were checked for 12.8; set cuda.home to a CUDA 12.8 toolkit, or cuda.version to \"13.0\""
 run 2 "$BW" plan --profile sm120 --set "cuda.home=$TMP/cuda13" --set cuda.version=12.8 --strict
 contains "$TMP/err" "error: the profile says cuda.version 12.8 but the toolkit"
 run 0 "$BW" plan --profile sm120 --set "cuda.home=$TMP/cuda13" --set cuda.version=13.0
@@ -118,6 +132,16 @@ contains "$TMP/out" "source tree  $TMP/tree  (--source: built as it is"
 USE_MKLDNN=0 run 0 "$BW" --profile "$TMP/src.yaml" --source "$TMP/tree" --work "$TMP/works" --out "$TMP/wheels" --until configure
 contains "$TMP/err" "  mkldnn               USE_MKLDNN                   0 (env)    off"
 contains "$TMP/err" "  (env): not in the profile, inherited from this shell's environment"
+
+# A flag the compiler refuses: the cause is the compiler's own line, not
+# CMake's header above it, and the profile key that added the flag is named
+# at its place (issue 32).
+run 1 "$BW" --profile "$TMP/src.yaml" --source "$TMP/tree" --work "$TMP/works" --out "$TMP/wheels" --until configure --set build.env.CXXFLAGS=-mno-such-flag
+contains "$TMP/err" "error: cause ($TMP/works/logs/configure.log:"
+grep -q "^error: cause (.*): c++: error: unrecognized command-line option .-mno-such-flag.$" "$TMP/err" ||
+	fail "the cause is not the compiler's line: $(grep cause "$TMP/err")"
+contains "$TMP/err" "note: under the first CMake error ($TMP/works/logs/configure.log:"
+contains "$TMP/err" "--set build.env.CXXFLAGS=-mno-such-flag:1:11: note: '-mno-such-flag' is added by build.env.CXXFLAGS; fix or remove it there"
 
 # A --source tree without a submodule: the first CMake error of configure.log, with its line.
 rm -rf "$TMP/tree/third_party/cutlite/"* "$TMP/tree/build"

@@ -64,7 +64,7 @@ assert p["env"]["USE_FLASH_ATTENTION"] == "0", p["env"]
 assert p["env"]["TORCH_CUDA_ARCH_LIST"] == "10.0;12.0+PTX", p["env"]
 PY
 run 0 "$BW" plan --profile sm120 --set 'cuda.archs=10.0;12.0'
-contains "$TMP/err" "--set cuda.archs=10.0;12.0:1:1: warning: the newest arch '12.0' has no +PTX, so the wheel will not run on newer GPUs; write '12.0+PTX' for forward compatibility"
+contains "$TMP/err" "--set cuda.archs=10.0;12.0:1:17: warning: the newest arch '12.0' has no +PTX, so the wheel will not run on newer GPUs; write '12.0+PTX' for forward compatibility"
 # An 'a' entry newest (issue 32): compute_120 PTX already runs on every later
 # GPU, so no warning, not even under --strict; without it the advice is the
 # plain arch's +PTX, never '12.1a+PTX' (compute_121a runs on sm_121 alone).
@@ -84,13 +84,13 @@ contains "$TMP/out" "expected     SASS sm_100 sm_120; PTX none (in every CUDA li
 run 2 "$BW" plan --profile sm120 --set cuda.ptx=none
 contains "$TMP/err" "error: '12.0+PTX' asks for PTX, but cuda.ptx is none (--set cuda.ptx=none:1)"
 run 2 "$BW" plan --profile sm120 --set cuda.ptx=some
-contains "$TMP/err" "--set cuda.ptx=some:1:1: error: 'cuda.ptx' is newest or none, not 'some'"
+contains "$TMP/err" "--set cuda.ptx=some:1:10: error: 'cuda.ptx' is newest or none, not 'some'"
 # build.env: the variables PyTorch's build reads that no other key sets;
 # the ones bwbuild derives are refused with the key to use instead.
 run 0 "$BW" plan --profile demo --set build.env.TORCH_NVCC_FLAGS=-compress-mode=size --set build.env.CXX=g++-12 --json
 python3 -c 'import json,sys; p=json.load(open(sys.argv[1])); assert p["env"]["TORCH_NVCC_FLAGS"] == "-compress-mode=size" and p["env"]["CXX"] == "g++-12", p["env"]; assert p["profile"]["build"]["env"] == {"TORCH_NVCC_FLAGS": "-compress-mode=size", "CXX": "g++-12"}' "$TMP/out"
 run 2 "$BW" plan --profile demo --set build.env.USE_CUDA=0 --set build.env.MAX_JOBS=3 --set build.env.LD_PRELOAD=x.so
-contains "$TMP/err" "--set build.env.USE_CUDA=0:1:1: error: 'USE_CUDA' cannot be set under build.env: bwbuild sets the USE_* switches from features: (or cmake: for others)"
+contains "$TMP/err" "--set build.env.USE_CUDA=0:1:11: error: 'USE_CUDA' cannot be set under build.env: bwbuild sets the USE_* switches from features: (or cmake: for others)"
 contains "$TMP/err" "error: 'MAX_JOBS' cannot be set under build.env: bwbuild sets it from build.jobs and the memory budget"
 contains "$TMP/err" "error: 'LD_PRELOAD' cannot be set under build.env: not a variable bwbuild passes to the build (allowed: TORCH_NVCC_FLAGS"
 # What the shell leaves set reaches the build: shown, and in --json.
@@ -102,11 +102,18 @@ if grep -q "CUDA_VISIBLE_DEVICES" "$TMP/out"; then fail "a run-time variable was
 USE_CUDA=0 run 0 "$BW" plan --profile demo --json
 python3 -c 'import json,sys; p=json.load(open(sys.argv[1])); assert "USE_CUDA" not in p["inherited_env"], p["inherited_env"]' "$TMP/out"
 run 2 "$BW" plan --profile sm120 --set features.flash=on
-contains "$TMP/err" "--set features.flash=on:1:1: error: unknown key 'flash' in 'features'"
+contains "$TMP/err" "--set features.flash=on:1:10: error: unknown key 'flash' in 'features'"
 run 2 "$BW" plan --profile sm120 --set nodots
 contains "$TMP/err" "error: --set 'nodots' is not KEY=VALUE with a dotted key"
 run 2 "$BW" plan --profile sm120 --set cuda.archs=sm_120
-contains "$TMP/err" "--set cuda.archs=sm_120:1:1: error: 'sm_120' is not a TORCH_CUDA_ARCH_LIST entry; did you mean '12.0'?"
+contains "$TMP/err" "--set cuda.archs=sm_120:1:12: error: 'sm_120' is not a TORCH_CUDA_ARCH_LIST entry; did you mean '12.0'?"
+# The column is the value's in KEY=VALUE, and a list's entry's own (issue 32: it was always 1).
+run 2 "$BW" plan --profile sm120 --set 'cuda.archs=10.0;sm_120'
+contains "$TMP/err" "--set cuda.archs=10.0;sm_120:1:17: error: 'sm_120' is not a TORCH_CUDA_ARCH_LIST entry"
+# ... and in a file: the entry inside a quoted string, not the string's quote.
+printf 'extends: sm120\nname: cols\ncuda:\n  archs: "10.0;12.0+PTX;sm_121"\n' > "$TMP/cols.yaml"
+run 2 "$BW" plan --profile "$TMP/cols.yaml"
+contains "$TMP/err" "cols.yaml:4:25: error: 'sm_121' is not a TORCH_CUDA_ARCH_LIST entry"
 
 # A build of a release tag plans as that release (no a0, no git part): the
 # shipped cpu profile at v2.6.0, and sm120 at another tag through --set.

@@ -115,6 +115,12 @@ contains "$TMP/out" "| flash_attention | ✅ |"
 contains "$TMP/out" "| \`minitorch/lib/libminitorch_flash.so\` | sm_80 sm_120 | compute_120 | manylinux_2_3"
 run 0 "$BW" manifest "$manifest" --format md
 contains "$TMP/out" "| flash_attention | ✅ | on |"
+# The profile in the heading; an option the tree does not declare (effective
+# null: the example has no USE_FBGEMM_GENAI) is not "off" (issue 32).
+head -n 1 "$TMP/out" | grep -q "^# minitorch 2.11.0+cu130.demo.e2e.h[0-9a-f]* (profile demo-e2e)\$" ||
+	fail "the Markdown heading does not name the profile: $(head -n 1 "$TMP/out")"
+contains "$TMP/out" "| fbgemm_genai | ➖ not in this tree (no USE_FBGEMM_GENAI) | – |"
+contains "$TMP/out" "| mslk | ❌ | – |"
 
 # Will it run there? NVIDIA's rules on the demo wheel (sm_80, sm_120, compute_120).
 for g in sm_120 sm_121 sm_86; do
@@ -233,7 +239,7 @@ done
 # Requested vs effective: the example finds no NCCL (nccl.h is only under
 # /usr/local/cuda/include, which its find_path does not search) and turns it off.
 run 1 "$BW" build --profile "$TMP/demo-e2e.yaml" --work "$TMP/work" --out "$TMP/out-until" --until configure --set features.nccl=on
-contains "$TMP/err" "--set features.nccl=on:1:1: error: features.nccl is on, but the build turned USE_NCCL off: CMake did not find NCCL (nccl.h)"
+contains "$TMP/err" "--set features.nccl=on:1:15: error: features.nccl is on, but the build turned USE_NCCL off: CMake did not find NCCL (nccl.h)"
 contains "$TMP/err" "configure gave a build that differs from the profile"
 
 # One bwbuild per work directory: the holder's pid is named. The build

@@ -133,9 +133,9 @@ rm -rf "$w/src/build/lib.keep85" "$w/src/build/bdist.keep85"
 fetch_ref 1 main --force --set features.fbgemm_genai=off --set cmake.USE_TYPO=1
 # 5 files of the tree, and the 2 CMake config files the earlier build installed into minitorch/share
 contains "$TMP/err" "fetch: 13 options declared in 7 build files"
-contains "$TMP/err" "features.fbgemm_genai=off:1:1: error: torch 2.12.0 (main at "
+contains "$TMP/err" "features.fbgemm_genai=off:1:23: error: torch 2.12.0 (main at "
 contains "$TMP/err" "has no option USE_FBGEMM_GENAI: it was renamed USE_MSLK in 2.11; use 'features.mslk' for this tree"
-contains "$TMP/err" "cmake.USE_TYPO=1:1:1: warning: torch 2.12.0 (main at "
+contains "$TMP/err" "cmake.USE_TYPO=1:1:7: warning: torch 2.12.0 (main at "
 contains "$TMP/err" "never reads USE_TYPO"
 # A tree from before the rename (USE_FBGEMM_GENAI, 2.10.0), built as it is.
 rm -rf "$TMP/old210"
