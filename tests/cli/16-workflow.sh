@@ -55,7 +55,7 @@ matrix() {
 	want=$1 dir=$2 wanted=$3
 	: > "$TMP/gh-out"
 	set +e
-	(cd "$dir" && PATH="$TMP/path:$PATH" GITHUB_OUTPUT="$TMP/gh-out" WANTED="$wanted" \
+	(cd "$dir" && PATH="$TMP/path:$PATH" GITHUB_OUTPUT="$TMP/gh-out" RUNNER_TEMP="$TMP" WANTED="$wanted" \
 		bash -e "$TMP/matrix.sh") >"$TMP/out" 2>"$TMP/err"
 	got=$?
 	set -e

@@ -85,7 +85,7 @@ pass
 # features.numpy on: refused before the fetch.
 # shellcheck disable=SC2086
 run 1 "$BW" --profile "$TMP/np.yaml" --work "$TMP/w2" --out "$TMP/o2" --until compile $nonumpy --set features.numpy=on
-contains "$TMP/err" "--set features.numpy=on:1:1: error: '$TMP/nonumpy/python3' cannot import numpy, and features.numpy is on (--set features.numpy=on:1)"
+contains "$TMP/err" "--set features.numpy=on:1:16: error: '$TMP/nonumpy/python3' cannot import numpy, and features.numpy is on (--set features.numpy=on:1)"
 grep -q "^fetch:" "$TMP/err" && fail "the build fetched before refusing"
 # features.numpy off: the build goes on, and the read-back says off / off.
 # shellcheck disable=SC2086
@@ -116,7 +116,7 @@ grep -q "BLAS was found\|cmake.BLAS is" "$TMP/err" && fail "OpenBLAS found, yet 
 # Named and not found: not what the profile asked, an error.
 run 1 "$BW" --profile "$TMP/np.yaml" --work "$TMP/w6" --out "$TMP/o6" --until configure --set features.numpy=off \
 	--set cmake.BLAS=MKL
-contains "$TMP/err" "--set cmake.BLAS=MKL:1:1: error: cmake.BLAS is MKL, but configure did not find it and fell back to Eigen's ($TMP/w6/src/build/bwbuild-effective.txt)"
+contains "$TMP/err" "--set cmake.BLAS=MKL:1:7: error: cmake.BLAS is MKL, but configure did not find it and fell back to Eigen's ($TMP/w6/src/build/bwbuild-effective.txt)"
 
 # 3. doctor and the BLAS: the one the profile names must be installed.
 run 0 "$BW" doctor --profile "$TMP/np.yaml" --set features.numpy=off
