@@ -195,6 +195,13 @@ fi
 
 # ---- The whole wheel (issue 35): the shipped cpu profile, from fetch to publish.
 WW="$work/cpu-w1"
+# The first path of a glob that exists (a wheel bwbuild published), else nothing.
+first() {
+	for f in "$@"; do
+		[ -e "$f" ] && { echo "$f"; return 0; }
+	done
+	return 1
+}
 OUT="$work/cpu-out"
 wheel_of() {
 	sed -n 's/^wheel: *//p' "$1" | tail -n 1
@@ -208,7 +215,7 @@ fi
 venv="$work/venv"
 if want prove; then
 	say "verify, manifest, a fresh venv, PyTorch's own tests"
-	whl=$(ls "$OUT"/torch-*.whl | head -n 1)
+	whl=$(first "$OUT"/torch-*.whl)
 	ls -la "$whl"
 	sha256sum "$whl"
 	"$BW" verify "$whl" 2>&1 | tail -n 14
@@ -231,7 +238,7 @@ fi
 # ---- The companions, version-locked to that wheel: Debian's .orig tarballs as tagged repositories.
 if want companions; then
 	say "torchvision 0.21.0 and torchaudio 2.6.0 on the wheel, verified --against it"
-	whl=$(ls "$OUT"/torch-*.whl | head -n 1)
+	whl=$(first "$OUT"/torch-*.whl)
 	here=$(cd "$(dirname "$0")" && pwd)
 	for c in "vision:${VISION_TARBALL:-}:v0.21.0:torchvision" "audio:${AUDIO_TARBALL:-}:v2.6.0:torchaudio"; do
 		repo=${c%%:*} rest=${c#*:}
@@ -244,7 +251,7 @@ if want companions; then
 		timed "$prof" "$BW" build --profile "$prof" --set "torch=$whl" --work "$work/$prof-w" \
 			--out "$work/$prof-out"
 		grep -E "goes with|repair:|verify:|publish:|done in" "$work/$prof.log" | tail -n 8
-		cw=$(ls "$work/$prof-out"/"$prof"-*.whl | head -n 1)
+		cw=$(first "$work/$prof-out"/"$prof"-*.whl)
 		ls -la "$cw"
 		sha256sum "$cw"
 		"$BW" verify "$cw" --against "$whl" 2>&1 | tail -n 3
@@ -259,8 +266,12 @@ if want warm; then
 	say "warm rebuild: the cpu profile in another work directory, through the first build's ccache"
 	timed warm "$BW" build --profile cpu --work "$work/cpu-w2" --out "$work/cpu-out2"
 	grep -E "cache|done in" "$work/warm.log" | tail -n 4
-	a=$(ls "$OUT"/torch-*.whl | head -n 1)
-	b=$(ls "$work/cpu-out2"/torch-*.whl | head -n 1)
+	a=$(first "$OUT"/torch-*.whl)
+	b=$(first "$work/cpu-out2"/torch-*.whl)
 	sha256sum "$a" "$b"
-	cmp -s "$a" "$b" && echo "the same bytes" || "$BW" diff "${a%.whl}.manifest.json" "$b" 2>&1 | tail -n 20
+	if cmp -s "$a" "$b"; then
+		echo "the same bytes"
+	else
+		"$BW" diff "${a%.whl}.manifest.json" "$b" 2>&1 | tail -n 20
+	fi
 fi

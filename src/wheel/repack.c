@@ -423,7 +423,7 @@ deflate_file(const char *path, struct buf *out, uint32_t *crc, uint64_t *size, s
 	     struct buf *why)
 {
 	unsigned char in[1 << 16], chunk[1 << 16];
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK), rc = -1, flush;
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK), rc = -1, flush = Z_NO_FLUSH;
 	struct digest d;
 	uint8_t md[DIGEST_MAX];
 	z_stream zs;
