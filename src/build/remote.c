@@ -15,20 +15,13 @@
 #include "core/strvec.h"
 #include "core/util.h"
 
-static const char *
-base_name(const char *p)
-{
-	const char *s = strrchr(p, '/');
-
-	return s ? s + 1 : p;
-}
 
 /* gcc, g++, cc, c++, clang, clang++, with a -N version or a target triple before. */
 static int
 host_compiler(const char *path)
 {
 	static const char *const names[] = { "gcc", "g++", "cc", "c++", "clang", "clang++", NULL };
-	const char *b = base_name(path);
+	const char *b = path_tail(path);
 	size_t n = strlen(b);
 
 	/* x86_64-linux-gnu-g++-12: the name after the last triple part, the version dropped. */
@@ -60,7 +53,7 @@ launch_remote_capable(char *const *argv)
 
 	if (!argv[0])
 		return 0;
-	if (!strcmp(base_name(argv[0]), "ccache"))
+	if (!strcmp(path_tail(argv[0]), "ccache"))
 		c = 1;
 	if (!argv[c] || !host_compiler(argv[c]))
 		return 0;
@@ -108,7 +101,7 @@ launch_remote_command(char *const *argv, const char *host, const char *dir, stru
 	if (!distcc || !*distcc)
 		distcc = "distcc";
 	/* ccache runs distcc only on a miss: a unit cached anywhere is never compiled again. */
-	if (!strcmp(base_name(argv[0]), "ccache"))
+	if (!strcmp(path_tail(argv[0]), "ccache"))
 		strvec_env_set(env, "CCACHE_PREFIX", distcc);
 	else
 		strvec_push(out, distcc);

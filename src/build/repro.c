@@ -9,20 +9,13 @@
 #include "core/strvec.h"
 #include "core/util.h"
 
-static const char *
-base_name(const char *path)
-{
-	const char *slash = strrchr(path, '/');
-
-	return slash ? slash + 1 : path;
-}
 
 /* gcc, g++, cc, c++, clang, clang++, with a target prefix or version suffix (x86_64-linux-gnu-g++-12). */
 static int
 is_gcc_like(const char *path)
 {
 	static const char *const drivers[] = { "clang++", "clang", "gcc", "g++", "c++", "cc", NULL };
-	const char *name = base_name(path);
+	const char *name = path_tail(path);
 
 	for (size_t i = 0; drivers[i]; i++) {
 		const char *hit = strstr(name, drivers[i]);
@@ -44,7 +37,7 @@ is_gcc_like(const char *path)
 static int
 is_ccache(const char *path)
 {
-	return !strcmp(base_name(path), "ccache") || !strcmp(base_name(path), "sccache");
+	return !strcmp(path_tail(path), "ccache") || !strcmp(path_tail(path), "sccache");
 }
 
 int
@@ -52,7 +45,7 @@ repro_compile_args(char *const *argv, const char *work_dir, const char *src_dir,
 		   struct strvec *out)
 {
 	size_t c = argv[0] && is_ccache(argv[0]) && argv[1] ? 1 : 0, i;
-	int nvcc = argv[0] && !strcmp(base_name(argv[c]), "nvcc");
+	int nvcc = argv[0] && !strcmp(path_tail(argv[c]), "nvcc");
 	int added = 0;
 
 	for (i = 0; argv[i]; i++) {
@@ -79,7 +72,7 @@ repro_nvcc_output(char *const *argv)
 {
 	size_t c = argv[0] && is_ccache(argv[0]) && argv[1] ? 1 : 0;
 
-	if (!argv[0] || strcmp(base_name(argv[c]), "nvcc"))
+	if (!argv[0] || strcmp(path_tail(argv[c]), "nvcc"))
 		return NULL;
 	for (size_t i = c + 1; argv[i]; i++) {
 		if ((!strcmp(argv[i], "-o") || !strcmp(argv[i], "--output-file")) && argv[i + 1])

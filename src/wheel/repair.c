@@ -170,11 +170,11 @@ try_candidate(const char *dir, const char *soname, uint16_t machine, struct buf 
 	return ok;
 }
 
-/* The directories a member's own RUNPATH/RPATH names absolutely, then the loader's. */
+/* The absolute entries of a ':'-separated list (RUNPATH, LD_LIBRARY_PATH) into `out`. */
 static void
-search_dirs(const struct repair_ctx *c, const char *runpath, struct strvec *out)
+push_abs_dirs(const char *list, struct strvec *out)
 {
-	for (const char *p = runpath ? runpath : ""; *p;) {
+	for (const char *p = list ? list : ""; *p;) {
 		size_t n = strcspn(p, ":");
 
 		if (n && p[0] == '/') {
@@ -186,6 +186,22 @@ search_dirs(const struct repair_ctx *c, const char *runpath, struct strvec *out)
 		}
 		p += n + (p[n] == ':');
 	}
+}
+
+/* `by` needs the vendored `soname` too (nothing when it is not vendored). */
+static void
+mark_needed(struct repair_result *res, const char *soname, const char *by)
+{
+	for (size_t k = 0; k < res->n; k++)
+		if (!strcmp(res->libs[k].soname, soname))
+			strset_add(&res->libs[k].needed_by, by);
+}
+
+/* The directories a member's own RUNPATH/RPATH names absolutely, then the loader's. */
+static void
+search_dirs(const struct repair_ctx *c, const char *runpath, struct strvec *out)
+{
+	push_abs_dirs(runpath, out);
 	for (size_t i = 0; i < c->dirs.n; i++)
 		strvec_push(out, c->dirs.v[i]);
 }
@@ -240,9 +256,7 @@ vendor(struct repair_ctx *c, const char *soname, const char *by, const char *run
 		if (is_external(c, needed.v[i]))
 			rc = vendor(c, needed.v[i], soname, NULL, machine, depth + 1);
 		else
-			for (size_t k = 0; k < c->res->n; k++)
-				if (!strcmp(c->res->libs[k].soname, needed.v[i]))
-					strset_add(&c->res->libs[k].needed_by, soname);
+			mark_needed(c->res, needed.v[i], soname);
 out:
 	strvec_clear(&dirs);
 	strvec_clear(&needed);
@@ -476,18 +490,7 @@ wheel_repair(const char *in, const char *dir, const struct repair_opts *o,
 	if (scan_members(&c) < 0)
 		goto out;
 	/* LD_LIBRARY_PATH before ld.so.conf and the defaults, as the loader searches. */
-	for (const char *p = o->ld_library_path ? o->ld_library_path : ""; *p;) {
-		size_t n = strcspn(p, ":");
-
-		if (n && p[0] == '/') {
-			struct buf d = BUF_INIT;
-
-			buf_add(&d, p, n);
-			strvec_push(&c.dirs, d.s);
-			buf_release(&d);
-		}
-		p += n + (p[n] == ':');
-	}
+	push_abs_dirs(o->ld_library_path, &c.dirs);
 	ldconf_search_dirs(o->ldconf, &c.dirs);
 	for (size_t i = 0; i < c.nm; i++)
 		for (size_t j = 0; j < c.m[i].needed.n; j++)
@@ -495,10 +498,8 @@ wheel_repair(const char *in, const char *dir, const struct repair_opts *o,
 				if (vendor(&c, c.m[i].needed.v[j], c.m[i].e->name, c.m[i].runpath,
 					   c.m[i].machine, 0) < 0)
 					goto out;
-			} else if (vendored(res, c.m[i].needed.v[j])) {
-				for (size_t k = 0; k < res->n; k++)
-					if (!strcmp(res->libs[k].soname, c.m[i].needed.v[j]))
-						strset_add(&res->libs[k].needed_by, c.m[i].e->name);
+			} else {
+				mark_needed(res, c.m[i].needed.v[j], c.m[i].e->name);
 			}
 	buf_reset(out);
 	if (!res->n) {

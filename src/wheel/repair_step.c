@@ -17,37 +17,17 @@
 #include "build/step.h"
 #include "wheel/repair.h"
 
-/* patchelf on PATH (its path into `out`): 1, else 0. */
-static int
-find_patchelf(struct buf *out)
-{
-	const char *path = getenv("PATH");
-
-	for (const char *p = path ? path : ""; *p;) {
-		size_t n = strcspn(p, ":");
-
-		buf_reset(out);
-		buf_add(out, p, n);
-		buf_addstr(out, "/patchelf");
-		if (n && access(out->s, X_OK) == 0 && is_regular(out->s))
-			return 1;
-		p += n + (p[n] == ':');
-	}
-	buf_reset(out);
-	return 0;
-}
-
 int
 repair_check(struct build *b)
 {
-	struct buf pe = BUF_INIT;
+	char *pe = b->profile.repair != TRI_OFF ? find_program("patchelf") : NULL;
 
 	/* A wheel may need nothing copied in (patchelf is then never run): said, not refused. */
-	if (b->profile.repair != TRI_OFF && !find_patchelf(&pe))
+	if (b->profile.repair != TRI_OFF && !pe)
 		warning("patchelf is not installed: a wheel whose libraries need one from this "
 			"machine (libgomp for OpenMP, a BLAS) cannot be repaired and fails verify; "
 			"install it (apt-get install patchelf) or set wheel.repair: off");
-	buf_release(&pe);
+	free(pe);
 	return 0;
 }
 
@@ -71,9 +51,10 @@ repair_run(struct build *b)
 {
 	struct repair_opts o = { .ldconf = "/etc/ld.so.conf", .epoch = b->epoch };
 	struct repair_result res;
-	struct buf scratch = BUF_INIT, dir = BUF_INIT, out = BUF_INIT, why = BUF_INIT, pe = BUF_INIT;
+	struct buf scratch = BUF_INIT, dir = BUF_INIT, out = BUF_INIT, why = BUF_INIT;
 	struct buf libs = BUF_INIT;
 	const char *env = getenv("SOURCE_DATE_EPOCH");
+	char *pe = NULL;
 	int rc = -1;
 
 	if (b->profile.repair == TRI_OFF) {
@@ -89,8 +70,8 @@ repair_run(struct build *b)
 		o.provided_libs = libs.s;
 	}
 	o.ld_library_path = getenv("LD_LIBRARY_PATH");
-	if (find_patchelf(&pe))
-		o.patchelf = pe.s;
+	pe = find_program("patchelf");
+	o.patchelf = pe;
 	if (scratch_dir(b, &scratch) < 0)
 		goto out;
 	o.scratch = scratch.s;
@@ -131,7 +112,7 @@ out:
 	buf_release(&dir);
 	buf_release(&out);
 	buf_release(&why);
-	buf_release(&pe);
+	free(pe);
 	buf_release(&libs);
 	return rc;
 }

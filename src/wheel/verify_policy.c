@@ -20,13 +20,6 @@
 
 /* ---- libraries: what they need, and what the platform tag claims ---- */
 
-static const char *
-base_name(const char *path)
-{
-	const char *slash = strrchr(path, '/');
-
-	return slash ? slash + 1 : path;
-}
 
 static int
 by_string(const void *a, const void *b)
@@ -182,7 +175,7 @@ verify_libraries(struct wheel_report *r, char *const *paths, size_t npaths,
 	size_t i, j, unresolved = 0;
 
 	for (i = 0; i < npaths; i++) {
-		members[i] = (char *)base_name(paths[i]);
+		members[i] = (char *)path_tail(paths[i]);
 		if (soname_origin(members[i]) == SONAME_DRIVER)
 			verify_error(r, "'%s' bundles the NVIDIA driver's library; it must come from the "
 				  "installed driver (bundled driver)", paths[i]);
