@@ -234,8 +234,12 @@ if want m1_pair; then
 	done
 	# Another bwbuild holds --out: this one waits for it, then publishes.
 	rm -f "$w/last-build.json" "$TMP/released91" "$TMP/go91" "$TMP/held91"
-	flock "$o" sh -c ": > '$TMP/held91'; while [ ! -e '$TMP/go91' ]; do sleep 0.1; done
-		python3 -c 'import time; print(time.time())' > '$TMP/released91'" &
+	# The holder notes the manifest's inode when it takes the lock and again just before it lets
+	# go: a publish renames a new file over it, so equal inodes say nothing was published while
+	# the lock was held (an order, not a clock: mtimes are coarser than time.time()).
+	flock "$o" sh -c "stat -c %i '$manifest' > '$TMP/held91.tmp' && mv '$TMP/held91.tmp' '$TMP/held91'
+		while [ ! -e '$TMP/go91' ]; do sleep 0.1; done
+		stat -c %i '$manifest' > '$TMP/released91'" &
 	holder=$!
 	# The build starts once the holder says it holds the lock, not before.
 	while [ ! -e "$TMP/held91" ]; do
@@ -252,10 +256,8 @@ if want m1_pair; then
 	wait "$holder"
 	wait "$builder" || { cat "$TMP/err"; fail "a build waiting for the --out lock failed"; }
 	contains "$TMP/err" "waiting for another bwbuild publishing into '$o'"
-	python3 - "$manifest" "$TMP/released91" <<'PY' || fail "published while another held --out"
-import os, sys
-assert os.stat(sys.argv[1]).st_mtime >= float(open(sys.argv[2]).read())
-PY
+	[ "$(cat "$TMP/held91")" = "$(cat "$TMP/released91")" ] || fail "published while another held --out"
+	[ "$(stat -c %i "$manifest")" != "$(cat "$TMP/released91")" ] || fail "nothing published after the --out lock was let go"
 	pair_ok "$o" "a wait for the --out lock"
 fi
 
