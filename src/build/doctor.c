@@ -773,6 +773,20 @@ out:
 	buf_release(&how);
 }
 
+int
+doctor_blocks_build(const struct check *c)
+{
+	static const char *const not_for_build[] = { "driver", "gpu coverage", "gpu",
+						     "remote host" };
+
+	if (c->status != CHECK_FAIL)
+		return 0;
+	for (size_t i = 0; i < ARRAY_SIZE(not_for_build); i++)
+		if (!strcmp(c->name, not_for_build[i]))
+			return 0;
+	return 1;
+}
+
 static void
 add_remote(void *ctx, int st, const char *detail)
 {
