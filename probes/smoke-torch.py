@@ -13,7 +13,6 @@ usage: torch.py [--skip A,B] [--quick] [--features F,G] [--archs sm_90,...]
 import os
 import subprocess
 import sys
-import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import probe_protocol  # noqa: E402
@@ -337,26 +336,17 @@ def c_forward():
     raise RuntimeError("no PTX for this GPU: this wheel will not run on newer architectures (%s)" % tail)
 
 
-def timeit(fn, reps):
+def timeit(fn, blocks):
     """Seconds per call under sustained load, as a plain benchmark loop sees it:
-    1 s of warm-up so clocks settle under the power limit, then `reps`
-    blocks of back-to-back calls of ~0.1 s each between CUDA events; the
-    median block."""
-    torch.cuda.synchronize()
-    t0, n = time.monotonic(), 0
-    while True:
-        for _ in range(5):
-            fn()
-        n += 5
-        torch.cuda.synchronize()
-        if time.monotonic() - t0 > 1.0:
-            break
-    per = (time.monotonic() - t0) / n
-    return probe_protocol.median_block(fn, max(1, int(0.1 / per)), reps)
+    warmed up until the clocks settle (probe_protocol.settle: blocks of
+    ~0.2 s until four agree within 1 %), then the median of `blocks` blocks
+    of back-to-back calls of ~0.2 s each, timed between CUDA events."""
+    return probe_protocol.median_block(fn, probe_protocol.settle(fn), blocks)
 
 
 def bench_gemm(dtype, tf32=False, n=8192):
     torch.backends.cuda.matmul.allow_tf32 = tf32
+    torch.manual_seed(0)
     a = torch.randn(n, n, device="cuda", dtype=dtype)
     b = torch.randn(n, n, device="cuda", dtype=dtype)
     t = timeit(lambda: a @ b, 7)
@@ -418,6 +408,7 @@ def bench_sdpa(backend):
     from torch.nn.attention import SDPBackend, sdpa_kernel
     import torch.nn.functional as F
     B, H, S, D = 4, 32, 4096, 128
+    torch.manual_seed(0)
     q, k, v = (torch.randn(B, H, S, D, device="cuda", dtype=torch.float16) for _ in range(3))
     with sdpa_kernel([getattr(SDPBackend, backend)]):
         t = timeit(lambda: F.scaled_dot_product_attention(q, k, v), 7)
@@ -449,6 +440,7 @@ def b_sdpa_cudnn():
 def b_conv():
     import torch.nn.functional as F
     torch.backends.cudnn.benchmark = True
+    torch.manual_seed(0)
     x = torch.randn(64, 256, 56, 56, device="cuda", dtype=torch.float16).to(memory_format=torch.channels_last)
     w = torch.randn(256, 256, 3, 3, device="cuda", dtype=torch.float16).to(memory_format=torch.channels_last)
     t = timeit(lambda: F.conv2d(x, w, padding=1), 7)
@@ -477,7 +469,8 @@ def main():
         try:
             # Repeated whole (tensors, warm-up, timing): the median is the value and
             # the spread of the repetitions is this benchmark's own noise, which
-            # `bwbuild diff` judges a change against.
+            # `bwbuild diff` judges a change against. The same data each time
+            # (fixed seeds): a GEMM's power, so its clocks, depend on its values.
             vs = sorted(fn() for _ in range(max(1, ARGS.reps)))
             v = vs[len(vs) // 2]
             spread = (vs[-1] - vs[0]) / v * 100 if v > 0 else 0.0
