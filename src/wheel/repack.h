@@ -1,6 +1,8 @@
 #ifndef BWBUILD_REPACK_H
 #define BWBUILD_REPACK_H
 
+#include <stddef.h>
+
 struct buf;
 
 /*

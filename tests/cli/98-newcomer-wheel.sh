@@ -50,7 +50,9 @@ run 0 "$BW" --profile "$TMP/on.yaml" --set features.mem_eff_attention=off --work
 contains "$TMP/err" "bwbuild: not up to date: the inputs changed: profile.resolved.features.mem_eff_attention: "
 set2=$(sed -n 's/^wheel: *//p' "$TMP/out")
 case $(basename "$set2") in minitorch-2.11.0+cu130.demo.flash.on.h*.whl) ;; *) fail "--set wheel: $set2" ;; esac
-[ "$set2" != "$on" ] && [ -f "$on" ] && [ -f "$set2" ] || fail "the --set build replaced the first wheel: $(ls "$TMP/dist")"
+if [ "$set2" = "$on" ] || [ ! -f "$on" ] || [ ! -f "$set2" ]; then
+	fail "the --set build replaced the first wheel: $(ls "$TMP/dist")"
+fi
 pass
 torch=$on
 tv=$(basename "$torch" | cut -d- -f2)
