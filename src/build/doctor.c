@@ -776,8 +776,14 @@ out:
 int
 doctor_blocks_build(const struct check *c)
 {
+	/*
+	 * Not facts that stop a build: the GPUs the wheel may run on (building
+	 * needs none), remote hosts (compiles fall back here), a memory budget
+	 * below one heavy compile (the launcher runs it alone), and cuda.version
+	 * against the toolkit there (plan warns; that toolkit builds).
+	 */
 	static const char *const not_for_build[] = { "driver", "gpu coverage", "gpu",
-						     "remote host" };
+						     "remote host", "memory", "nvcc version" };
 
 	if (c->status != CHECK_FAIL)
 		return 0;

@@ -33,9 +33,9 @@ void doctor_release(struct doctor *d);
 int doctor_failed(const struct doctor *d);
 /*
  * 1 when a build cannot pass with `c` failed (a missing nvml.h, cmake, disk
- * space: the build would stop at it, maybe hours in); 0 for the GPUs the
- * wheel may later run on (a build needs none) and remote hosts, which a
- * build does without.
+ * space: the build would stop at it, maybe hours in); 0 for what a build
+ * gets past: the GPUs the wheel may later run on, remote hosts, a memory
+ * budget below one heavy compile, cuda.version against the toolkit there.
  */
 int doctor_blocks_build(const struct check *c);
 

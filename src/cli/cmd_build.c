@@ -40,7 +40,7 @@ cmd_build(int argc, char **argv, const struct command *cmd)
 			 "moved); otherwise a cached ref needs no network"),
 		OPT_FLAG(0, "no-preflight", &o.no_preflight,
 			 "skip doctor's checks that a build cannot pass (nvcc and its archs, gcc, "
-			 "cmake, ninja, python, cuDNN/NCCL, nvml.h, disk, memory), which otherwise "
+			 "cmake, ninja, python, cuDNN/NCCL, nvml.h, disk, TMPDIR), which otherwise "
 			 "run before anything is fetched"),
 		OPT_STRING(0, "targets", &o.targets, "T1,T2",
 			   "compile only these CMake targets (e.g. c10,c10_cuda) in the configured "
