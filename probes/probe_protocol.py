@@ -84,21 +84,55 @@ def run_checks(checks, args):
     return True
 
 
+def block_seconds(fn, calls):
+    """Seconds per call of one block of `calls` back-to-back calls of `fn`,
+    timed between CUDA events (the GPU's time, not the launch loop's)."""
+    import torch
+    a = torch.cuda.Event(enable_timing=True)
+    b = torch.cuda.Event(enable_timing=True)
+    a.record()
+    for _ in range(calls):
+        fn()
+    b.record()
+    b.synchronize()
+    return a.elapsed_time(b) / 1000.0 / calls
+
+
+def settle(fn, block=0.2, tolerance=0.01, window=4, least=2.0, most=15.0):
+    """Warm `fn` up until the GPU's clocks settle, as cuBLAS's and
+    nccl-tests' benchmarks do: blocks of ~`block` seconds of back-to-back
+    calls until the last `window` blocks agree within `tolerance` of their
+    median (a GPU boosts, then heats and slows under its power limit: on an
+    H100 a fixed 1 s warm-up left fp16 GEMM's repetitions 6-8 % apart), for
+    at least `least` and at most `most` seconds. The number of calls a
+    block of `block` seconds takes."""
+    import torch
+    torch.cuda.synchronize()
+    t0 = time.monotonic()
+    fn()
+    torch.cuda.synchronize()
+    per = max(time.monotonic() - t0, 1e-6)
+    calls = max(1, int(block / per))
+    recent = []
+    while True:
+        per = block_seconds(fn, calls)
+        calls = max(1, int(block / per))
+        recent = (recent + [per])[-window:]
+        spent = time.monotonic() - t0
+        if spent >= most:
+            break
+        if spent >= least and len(recent) == window:
+            mid = sorted(recent)[window // 2]
+            if (max(recent) - min(recent)) / mid <= tolerance:
+                break
+    return calls
+
+
 def median_block(fn, calls, blocks):
     """Seconds per call of `fn`: `blocks` blocks of `calls` back-to-back calls,
-    each timed between CUDA events; the median block. The caller warms up."""
-    import torch
-    times = []
-    for _ in range(blocks):
-        a = torch.cuda.Event(enable_timing=True)
-        b = torch.cuda.Event(enable_timing=True)
-        a.record()
-        for _ in range(calls):
-            fn()
-        b.record()
-        b.synchronize()
-        times.append(a.elapsed_time(b) / 1000.0 / calls)
-    times.sort()
+    each timed between CUDA events; the median block. The caller warms up
+    (settle)."""
+    times = sorted(block_seconds(fn, calls) for _ in range(blocks))
     return times[len(times) // 2]
 
 

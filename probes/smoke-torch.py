@@ -362,6 +362,7 @@ def timeit(fn, reps):
 
 def bench_gemm(dtype, tf32=False, n=8192):
     torch.backends.cuda.matmul.allow_tf32 = tf32
+    torch.manual_seed(0)
     a = torch.randn(n, n, device="cuda", dtype=dtype)
     b = torch.randn(n, n, device="cuda", dtype=dtype)
     t = timeit(lambda: a @ b, 7)
@@ -423,6 +424,7 @@ def bench_sdpa(backend):
     from torch.nn.attention import SDPBackend, sdpa_kernel
     import torch.nn.functional as F
     B, H, S, D = 4, 32, 4096, 128
+    torch.manual_seed(0)
     q, k, v = (torch.randn(B, H, S, D, device="cuda", dtype=torch.float16) for _ in range(3))
     with sdpa_kernel([getattr(SDPBackend, backend)]):
         t = timeit(lambda: F.scaled_dot_product_attention(q, k, v), 7)
@@ -454,6 +456,7 @@ def b_sdpa_cudnn():
 def b_conv():
     import torch.nn.functional as F
     torch.backends.cudnn.benchmark = True
+    torch.manual_seed(0)
     x = torch.randn(64, 256, 56, 56, device="cuda", dtype=torch.float16).to(memory_format=torch.channels_last)
     w = torch.randn(256, 256, 3, 3, device="cuda", dtype=torch.float16).to(memory_format=torch.channels_last)
     t = timeit(lambda: F.conv2d(x, w, padding=1), 7)
@@ -482,7 +485,8 @@ def main():
         try:
             # Repeated whole (tensors, warm-up, timing): the median is the value and
             # the spread of the repetitions is this benchmark's own noise, which
-            # `bwbuild diff` judges a change against.
+            # `bwbuild diff` judges a change against. The same data each time
+            # (fixed seeds): a GEMM's power, so its clocks, depend on its values.
             vs = sorted(fn() for _ in range(max(1, ARGS.reps)))
             v = vs[len(vs) // 2]
             spread = (vs[-1] - vs[0]) / v * 100 if v > 0 else 0.0

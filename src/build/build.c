@@ -5,6 +5,7 @@
 
 #include "build/build.h"
 #include "core/diag.h"
+#include "build/doctor.h"
 #include "core/fault.h"
 #include "core/proc.h"
 #include "sources/git.h"
@@ -44,6 +45,31 @@ check_steps(struct build *b)
 		    (ret == EXIT_OK || steps[i].check_fails == EXIT_USAGE))
 			ret = steps[i].check_fails;
 	return ret;
+}
+
+/*
+ * doctor's checks that a build cannot survive, before anything is fetched:
+ * a missing nvml.h stops PyTorch's c10_cuda hours into a build, in CI
+ * hours after the job started. Each failure an error with what to do
+ * (doctor's words); -1 when one failed.
+ */
+static int
+preflight(const struct build *b)
+{
+	struct doctor d;
+	size_t failed = 0;
+
+	doctor_run(&d, &b->profile, &b->plan, b->plan.cuda_home, b->plan.work_dir);
+	for (size_t i = 0; i < d.n; i++)
+		if (doctor_blocks_build(&d.checks[i])) {
+			error("preflight: %s: %s", d.checks[i].name, d.checks[i].detail);
+			failed++;
+		}
+	if (failed)
+		hint("'bwbuild doctor --profile %s' shows the whole checklist; fix %s, or build "
+		     "anyway with --no-preflight", b->profile.path, failed == 1 ? "it" : "them");
+	doctor_release(&d);
+	return failed ? -1 : 0;
 }
 
 /*
@@ -173,6 +199,11 @@ build_run(const struct build_opts *o)
 	if ((ret = check_steps(&b)) != EXIT_OK || proc_interrupted) {
 		if (ret == EXIT_OK)
 			ret = EXIT_FAIL;
+		goto out;
+	}
+	/* After the steps' checks: bad input (exit 2) is said before the machine's lacks. */
+	if (!o->no_preflight && (preflight(&b) < 0 || proc_interrupted)) {
+		ret = EXIT_FAIL;
 		goto out;
 	}
 	ret = EXIT_FAIL;

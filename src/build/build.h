@@ -15,6 +15,7 @@ struct build_opts {
 	int force;              /* --force: discard local changes in the work tree's checkout */
 	int refresh;            /* --fetch: fetch the mirrors even when they have the ref */
 	const char *targets;    /* --targets T1,T2: compile only these CMake targets, then stop */
+	int no_preflight;       /* --no-preflight: skip doctor's checks before the first step */
 };
 
 /* Run; returns the exit status (diag.h). */

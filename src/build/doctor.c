@@ -873,6 +873,26 @@ out:
 	buf_release(&how);
 }
 
+int
+doctor_blocks_build(const struct check *c)
+{
+	/*
+	 * Not facts that stop a build: the GPUs the wheel may run on (building
+	 * needs none), remote hosts (compiles fall back here), a memory budget
+	 * below one heavy compile (the launcher runs it alone), and cuda.version
+	 * against the toolkit there (plan warns; that toolkit builds).
+	 */
+	static const char *const not_for_build[] = { "driver", "gpu coverage", "gpu",
+						     "remote host", "memory", "nvcc version" };
+
+	if (c->status != CHECK_FAIL)
+		return 0;
+	for (size_t i = 0; i < ARRAY_SIZE(not_for_build); i++)
+		if (!strcmp(c->name, not_for_build[i]))
+			return 0;
+	return 1;
+}
+
 static void
 add_remote(void *ctx, int st, const char *detail)
 {

@@ -31,6 +31,13 @@ void doctor_run(struct doctor *d, const struct profile *p, const struct plan *pl
 		const char *cuda_home, const char *work_dir);
 void doctor_release(struct doctor *d);
 int doctor_failed(const struct doctor *d);
+/*
+ * 1 when a build cannot pass with `c` failed (a missing nvml.h, cmake, disk
+ * space: the build would stop at it, maybe hours in); 0 for what a build
+ * gets past: the GPUs the wheel may later run on, remote hosts, a memory
+ * budget below one heavy compile, cuda.version against the toolkit there.
+ */
+int doctor_blocks_build(const struct check *c);
 
 void doctor_format(const struct doctor *d, struct buf *out);
 struct json *doctor_json(const struct doctor *d);

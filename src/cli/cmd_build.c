@@ -9,8 +9,10 @@
 
 static const char about[] =
 	"Fetch the profile's source, configure and compile it, make a wheel, verify it\n"
-	"against the profile and write its manifest next to it. Mirrors are cached in\n"
-	"$BWBUILD_CACHE_DIR, else $XDG_CACHE_HOME/bwbuild, else ~/.cache/bwbuild.\n";
+	"against the profile and write its manifest next to it. Before anything is\n"
+	"fetched, doctor's checks that a build cannot pass run (--no-preflight skips\n"
+	"them). Mirrors are cached in $BWBUILD_CACHE_DIR, else $XDG_CACHE_HOME/bwbuild,\n"
+	"else ~/.cache/bwbuild.\n";
 
 int
 cmd_build(int argc, char **argv, const struct command *cmd)
@@ -36,6 +38,10 @@ cmd_build(int argc, char **argv, const struct command *cmd)
 		OPT_FLAG(0, "fetch", &o.refresh,
 			 "fetch the cached mirrors even when they have the ref (a branch that "
 			 "moved); otherwise a cached ref needs no network"),
+		OPT_FLAG(0, "no-preflight", &o.no_preflight,
+			 "skip doctor's checks that a build cannot pass (nvcc and its archs, gcc, "
+			 "cmake, ninja, python, cuDNN/NCCL, nvml.h, disk, TMPDIR), which otherwise "
+			 "run before anything is fetched"),
 		OPT_STRING(0, "targets", &o.targets, "T1,T2",
 			   "compile only these CMake targets (e.g. c10,c10_cuda) in the configured "
 			   "build directory, under the same launcher, then stop: a part of a build "

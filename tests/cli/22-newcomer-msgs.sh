@@ -118,6 +118,15 @@ source:
   repo: $ex/minitorch.git
   ref: v2.11.0
 YAML
+# doctor's checks a build cannot pass run before anything is fetched (issue
+# 32: the build started fetching, to fail hours later): no checkout made.
+TMPDIR=/nonexistent run 1 "$BW" --profile "$TMP/src.yaml" --work "$TMP/work" --out "$TMP/wheels"
+contains "$TMP/err" "error: preflight: tmpdir: TMPDIR '/nonexistent' is not a directory you can write"
+contains "$TMP/err" "hint: 'bwbuild doctor --profile $TMP/src.yaml' shows the whole checklist; fix it, or build anyway with --no-preflight"
+if grep -q "^fetch:" "$TMP/err"; then fail "the build fetched before its preflight failed"; fi
+[ ! -e "$TMP/work/src" ] || fail "a checkout was made before the preflight failed"
+TMPDIR=/nonexistent run 0 "$BW" --profile "$TMP/src.yaml" --work "$TMP/work" --out "$TMP/wheels" --until fetch --no-preflight
+contains "$TMP/err" "bwbuild: stopped after 'fetch' as asked"
 run 0 "$BW" --profile "$TMP/src.yaml" --work "$TMP/work" --out "$TMP/wheels" --until fetch
 cp -r "$TMP/work/src" "$TMP/tree"
 commit=$(git -C "$TMP/tree" rev-parse HEAD)
