@@ -305,8 +305,10 @@ judge(const struct pyenv *e, const char *py, const char *path, struct verdict *v
 			buf_addf(&line, "%s %s has no %s (%s)", n->dist, ver, n->module, n->from);
 		else if (n->module && strcmp(a.v[2 * i + 1], "1"))
 			buf_addf(&line, "no %s (%s)", n->module, n->from);
+		else if (*ver)
+			buf_addf(&line, "%s %s (%s)", n->dist, ver, n->from);
 		else
-			buf_addf(&line, "%s %s (%s)", n->dist, *ver ? ver : "is not there", n->from);
+			buf_addf(&line, "no %s (%s)", n->dist, n->from);
 		if (!ok && n->hard) {
 			v->hard++;
 			buf_addf(&v->asked, "%s%s", v->asked.len ? "; " : "", n->from);
