@@ -43,6 +43,19 @@ ccache_stats_parse(const char *text, struct ccache_stats *out)
 }
 
 int
+ccache_log_hit(const char *text)
+{
+	for (const char *p = text; p && *p; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : NULL) {
+		size_t n = strcspn(p, "\r\n");
+
+		if ((n == 16 && !strncmp(p, "direct_cache_hit", n)) ||
+		    (n == 22 && !strncmp(p, "preprocessed_cache_hit", n)))
+			return 1;
+	}
+	return 0;
+}
+
+int
 ccache_stats_read(const char *ccache, const struct strvec *env, struct ccache_stats *out)
 {
 	struct proc p = PROC_INIT;

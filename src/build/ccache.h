@@ -22,6 +22,12 @@ struct ccache_stats {
 int ccache_stats_read(const char *ccache, const struct strvec *env, struct ccache_stats *out);
 /* Parse --print-stats' "key<TAB>value" lines (exposed for tests). */
 void ccache_stats_parse(const char *text, struct ccache_stats *out);
+/*
+ * Whether one compile's stats log (CCACHE_STATSLOG: "# SOURCE" comments and
+ * one counter name a line) says ccache served it from its cache: a
+ * "direct_cache_hit" or "preprocessed_cache_hit" line.
+ */
+int ccache_log_hit(const char *text);
 /* after - before, as the manifest's build.cache object. */
 struct json *ccache_stats_json(const struct ccache_stats *before, const struct ccache_stats *after,
 			       const char *remote);

@@ -281,17 +281,35 @@ eta_plan_done(struct eta_plan *e, const char *desc)
 	}
 }
 
+void
+eta_plan_step(struct eta_plan *e, const char *desc, double elapsed, int total)
+{
+	if (total != e->phase_total) {
+		/* The new run began when the last edge of the one before it finished. */
+		e->phase_total = total;
+		e->phase_t0 = e->last_elapsed;
+		e->phase_done0 = e->done;
+	}
+	e->last_elapsed = elapsed;
+	eta_plan_done(e, desc);
+}
+
 double
 eta_seconds(const struct eta_plan *e, double elapsed, int done, int total)
 {
-	double mean, left;
+	double mean, wdone, t;
 
 	if (!e || e->regen || e->done <= 0 || e->hits >= e->n || done > total)
-		return done > 0 ? elapsed * (total - done) / done : 0;
+		return done > 0 ? elapsed * (total - done) / done : -1;
+	/* Until ninja restarts on the regenerated manifest its count and its time are the regeneration's. */
+	if (total > 0 && (size_t)total <= e->pre)
+		return -1;
+	wdone = e->done - e->phase_done0;
+	t = elapsed - e->phase_t0;
+	if (wdone < e->total * ETA_MIN_SHARE || wdone <= 0 || t <= 0)
+		return -1;
 	mean = (e->total - e->hit_w) / (double)(e->n - e->hits);
-	/* Until ninja restarts on the regenerated manifest its count is the regeneration's. */
-	left = total > 0 && (size_t)total <= e->pre ? (double)(e->n - e->hits) : (double)(total - done);
-	return elapsed * mean * left / e->done;
+	return t * mean * (double)(total - done) / wdone;
 }
 
 void

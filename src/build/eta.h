@@ -29,7 +29,17 @@ struct eta_plan {
 	size_t hits;   /* how many listed edges have finished */
 	int regen;     /* the dry run stopped at build.ninja's regeneration */
 	size_t pre;    /* a plan of the manifest's edges: the regeneration's edges, which ninja runs and counts first */
+	/*
+	 * The run of ninja the rate is measured over: it starts again when
+	 * ninja's total changes (restarted on the regenerated manifest), so
+	 * the minutes CMake took to regenerate are not taken for compiling.
+	 */
+	int phase_total;
+	double phase_t0, phase_done0, last_elapsed;
 };
+
+/* Below this share of the plan's weight done in the current run of ninja, no ETA is given. */
+#define ETA_MIN_SHARE 0.01
 
 /* The relative cost of an edge by its ninja description (pure). */
 double eta_weight(const char *desc);
@@ -57,12 +67,20 @@ void eta_plan_ninja(struct eta_plan *e, const char *build_dir, const struct strv
 /* An edge finished: its weight counts as done (unknown descriptions count their kind's weight). */
 void eta_plan_done(struct eta_plan *e, const char *desc);
 /*
+ * ninja's line "[done/total] desc" came `elapsed` seconds into the step:
+ * eta_plan_done, after starting a new run when `total` changed.
+ */
+void eta_plan_step(struct eta_plan *e, const char *desc, double elapsed, int total);
+/*
  * Seconds left, from ninja's own count (`done` of `total` edges: the real
  * count, which a plan made before the manifest's regeneration cannot
  * know): the listed edges not finished yet at their mean weight, times
- * the edges ninja says are left, against the weight done in `elapsed`.
- * Without a plan that describes the build (none, a regeneration-only dry
- * run, or every listed edge finished) the finished-steps rate.
+ * the edges ninja says are left, against the weight done in the current
+ * run of ninja and the time it took. -1 (not known yet) while ninja runs
+ * the regeneration's edges and until ETA_MIN_SHARE of the weight is done
+ * (the first unit of a fresh tree said "2085:39"). Without a plan that
+ * describes the build (none, a regeneration-only dry run, or every listed
+ * edge finished) the finished-steps rate; -1 before the first step.
  */
 double eta_seconds(const struct eta_plan *e, double elapsed, int done, int total);
 void eta_plan_release(struct eta_plan *e);

@@ -45,6 +45,7 @@
 #include "core/buf.h"
 #include "core/diag.h"
 #include "build/admit.h"
+#include "build/ccache.h"
 #include "build/launch.h"
 #include "build/memmodel.h"
 #include "build/remote.h"
@@ -426,6 +427,37 @@ run_remote(struct launcher *s, char *const *argv, int host, const char *rkey, in
 	return again;
 }
 
+/*
+ * A compile behind ccache gets a stats log of its own (CCACHE_STATSLOG in
+ * the launch directory), unless the user keeps one: 1 when one was set up.
+ */
+static int
+cache_log_begin(const struct launcher *s, char *const *argv, struct buf *path, struct strvec *env)
+{
+	struct buf b = BUF_INIT;
+
+	if (strcmp(path_tail(argv[0]), "ccache") || getenv("CCACHE_STATSLOG"))
+		return 0;
+	buf_addf(path, "%s/ccache-stats.%ld", s->dir.s, (long)getpid());
+	unlink(path->s);
+	buf_addf(&b, "CCACHE_STATSLOG=%s", path->s);
+	strvec_push(env, b.s);
+	buf_release(&b);
+	return 1;
+}
+
+/* Whether the stats log at `path` says ccache served the compile; the log is removed. */
+static int
+cache_log_hit(const char *path)
+{
+	struct buf text = BUF_INIT;
+	int hit = read_file(&text, path) == 0 && ccache_log_hit(text.s);
+
+	unlink(path);
+	buf_release(&text);
+	return hit;
+}
+
 /* Where nvcc is in the command (0, or 1 behind ccache), or -1 when it is not nvcc. */
 static int
 nvcc_at(char *const *argv)
@@ -556,13 +588,14 @@ launch_run(char *const *argv)
 	struct launcher s;
 	struct buf key = BUF_INIT, source = BUF_INIT, text = BUF_INIT, kind = BUF_INIT;
 	struct buf rkey = BUF_INIT, pkey = BUF_INIT, pkind = BUF_INIT, times = BUF_INIT;
-	struct strvec args = STRVEC_INIT, pole = STRVEC_INIT;
+	struct buf statslog = BUF_INIT;
+	struct strvec args = STRVEC_INIT, pole = STRVEC_INIT, cenv = STRVEC_INIT;
 	unsigned gencodes = 0;
 	const char *object;
 	struct sigaction sa;
 	unsigned long ticket = 0;
 	uint64_t est, peak, ms, pre = 0;
-	int status, ret, remote, host;
+	int status, ret, remote, host, cached;
 
 	if (!dir || !*dir || !b || !slots)
 		return exec_direct(argv);
@@ -628,14 +661,22 @@ launch_run(char *const *argv)
 					source.s, s.cores - 1, said.s);
 			buf_release(&said);
 		}
-		if (run_measured(argv, NULL, &status, &peak, &ms) < 0) {
+		cached = cache_log_begin(&s, argv, &statslog, &cenv);
+		if (run_measured(argv, &cenv, &status, &peak, &ms) < 0) {
 			ret = 1;
 		} else {
 			launch_leave(&s, ticket);
-			record_outcome(&s, key.s, lkey, lkind, source.s, est, s.cores, status, peak);
 			ret = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-			if (!ret)
-				learn_in(&s, s.times.s, lkey, ms, 1);
+			/*
+			 * A unit ccache served took its lookup's time and memory, not
+			 * the compiler's: learned, a warm build would teach the next
+			 * cold one that nothing is a long pole.
+			 */
+			if (!(cached && cache_log_hit(statslog.s))) {
+				record_outcome(&s, key.s, lkey, lkind, source.s, est, s.cores, status, peak);
+				if (!ret)
+					learn_in(&s, s.times.s, lkey, ms, 1);
+			}
 		}
 	}
 	launch_leave(&s, ticket);
@@ -652,6 +693,8 @@ launch_run(char *const *argv)
 	buf_release(&times);
 	strvec_clear(&args);
 	strvec_clear(&pole);
+	strvec_clear(&cenv);
+	buf_release(&statslog);
 	return ret;
 }
 

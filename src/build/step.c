@@ -39,34 +39,39 @@ on_line(void *vctx, const char *line, size_t len)
 	struct progress *c = vctx;
 	int done, total;
 	double now, rate, eta;
+	char etas[32];
 
 	if (len < 5 || line[0] != '[' || sscanf(line, "[%d/%d]", &done, &total) != 2 || total <= 0 ||
 	    done <= 0)
 		return;
 	fault_point(step_names[c->step]); /* the Nth "[n/m]" line of this step */
+	now = now_seconds();
 	if (step_eta) {
 		const char *close = memchr(line, ']', len);
 
 		if (close && (size_t)(close - line) + 2 <= len) {
 			char *desc = xstrndup(close + 2, len - (size_t)(close - line) - 2);
 
-			eta_plan_done(step_eta, desc);
+			eta_plan_step(step_eta, desc, now - c->start, total);
 			free(desc);
 		}
 	}
-	now = now_seconds();
 	c->last_total = total;
 	if (!c->tty && done != total && now - c->last_print < 5)
 		return;
 	c->last_print = now;
 	rate = done / (now - c->start > 0.001 ? now - c->start : 0.001);
 	eta = eta_seconds(step_eta, now - c->start, done, total);
-	if (c->tty)
-		fprintf(stderr, "\r%-9s [%d/%d] %3d%%  %.1f/s  ETA %d:%02d ", step_names[c->step], done, total,
-			done * 100 / total, rate, (int)eta / 60, (int)eta % 60);
+	if (eta >= 0)
+		snprintf(etas, sizeof(etas), "%d:%02d", (int)eta / 60, (int)eta % 60);
 	else
-		step_note(c->step, "[%d/%d] %d%%, %.1f/s, ETA %d:%02d", done, total,
-			  done * 100 / total, rate, (int)eta / 60, (int)eta % 60);
+		snprintf(etas, sizeof(etas), "-:--");
+	if (c->tty)
+		fprintf(stderr, "\r%-9s [%d/%d] %3d%%  %.1f/s  ETA %s ", step_names[c->step], done, total,
+			done * 100 / total, rate, etas);
+	else
+		step_note(c->step, "[%d/%d] %d%%, %.1f/s, ETA %s", done, total, done * 100 / total, rate,
+			  etas);
 }
 
 static void

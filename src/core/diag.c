@@ -90,7 +90,7 @@ diag_escape(struct buf *out, const char *s, size_t n)
 
 /*
  * The message of `fmt` escaped to stderr, then ": strerror(err)" for a
- * format ending in ':'. No allocation is needed (xmalloc's die() reports
+ * format ending in ':' (err -1: never). No allocation is needed (xmalloc's die() reports
  * here): a message longer than the stack's buffer is formatted into
  * malloc'd memory when there is some, and cut otherwise.
  */
@@ -118,7 +118,7 @@ put_message(int err, const char *fmt, va_list ap)
 		fwrite(rep, 1, escape_at(text + i, (size_t)len - i, rep, &used), stderr);
 	if (text != small)
 		free(text);
-	if (n && fmt[n - 1] == ':')
+	if (err >= 0 && n && fmt[n - 1] == ':')
 		fprintf(stderr, " %s", strerror(err));
 	fputc('\n', stderr);
 }
@@ -131,7 +131,8 @@ step_note(enum step step, const char *fmt, ...)
 
 	fprintf(stderr, "%s: ", step_names[step]);
 	va_start(ap, fmt);
-	put_message(err, fmt, ap);
+	/* A step's note ending in ':' introduces a list, never a failure. */
+	put_message(-1, fmt, ap);
 	va_end(ap);
 	errno = err;
 }

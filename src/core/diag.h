@@ -8,7 +8,8 @@
  * the subject in single quotes. Errors go to stderr once, where they are
  * detected; callers then return -1 up the stack without printing again.
  *
- * A format ending in ':' gets ": <strerror(errno)>" appended (samurai).
+ * A format ending in ':' gets ": <strerror(errno)>" appended (samurai),
+ * except in step_note, whose ':' introduces the lines that follow.
  */
 
 /*

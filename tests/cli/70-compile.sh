@@ -105,6 +105,23 @@ if grep -q "pole:" "$TMP/err" "$L/oom"; then fail "the internal pole: key reache
 grep -q '^polefwd.cu#' "$L/oom" || fail "the OOM record does not name the unit: $(cat "$L/oom")"
 grep -q '^polefwd.cu#' "$L/peaks" || fail "the killed unit's own estimate was not raised: $(cat "$L/peaks")"
 
+# A unit ccache serves is not learned: its lookup's time is not the compile's
+# (a warm build taught the next cold one that no unit was long). A miss is.
+printf 'int twice(int x) { return 2 * x; }\n' >"$TMP/cached.cc"
+export CCACHE_DIR="$TMP/ccache70"
+run 0 "$BW" launch -- ccache c++ -c "$TMP/cached.cc" -o "$TMP/cached.o"
+key=$(sed -n 's/^\(cached.cc#[0-9a-f]*\) .*/\1/p' "$L/peaks.times")
+[ -n "$key" ] || fail "a ccache miss was not learned: $(cat "$L/peaks.times")"
+grep -v "^$key " "$L/peaks.times" >"$TMP/times" || true
+echo "$key 777777" >>"$TMP/times"
+mv "$TMP/times" "$L/peaks.times"
+run 0 "$BW" launch -- ccache c++ -c "$TMP/cached.cc" -o "$TMP/cached.o"
+grep -q "^$key 777777$" "$L/peaks.times" || fail "a ccache hit was learned as the unit's time: $(grep "^$key " "$L/peaks.times")"
+if ls "$L"/ccache-stats.* >/dev/null 2>&1; then fail "a compile's stats log was left: $(ls "$L")"; fi
+[ "$(CCACHE_DIR="$TMP/ccache70" ccache --print-stats | sed -n 's/^direct_cache_hit\t//p')" = 1 ] ||
+	fail "the second compile was not a hit"
+unset CCACHE_DIR
+
 # Without the environment the launcher is transparent; the exit status passes through.
 unset BWBUILD_LAUNCH_DIR
 run 3 "$BW" launch -- sh -c 'exit 3'

@@ -175,9 +175,23 @@ t_read(void)
 	free(ccache);
 }
 
+/* One compile's CCACHE_STATSLOG, as ccache 4.7 writes it for a miss and for hits. */
+static void
+t_log_hit(void)
+{
+	CHECK(!ccache_log_hit("# a.cpp\ncache_miss\ndirect_cache_miss\nlocal_storage_miss\n"
+			      "local_storage_write\npreprocessed_cache_miss\n"));
+	CHECK(ccache_log_hit("# a.cpp\ndirect_cache_hit\nlocal_storage_hit\nlocal_storage_read_hit\n"));
+	CHECK(ccache_log_hit("# a.cpp\nlocal_storage_hit\npreprocessed_cache_hit"));
+	/* Names that only contain a hit's are not one; a source named like one is a comment. */
+	CHECK(!ccache_log_hit("# direct_cache_hit\nremote_storage_hit_rate\nxdirect_cache_hit\n"));
+	CHECK(!ccache_log_hit("") && !ccache_log_hit(NULL));
+}
+
 void
 t_ccache(void)
 {
+	t_log_hit();
 	t_parse();
 	t_ccache_json();
 	t_read();

@@ -1,7 +1,9 @@
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "../../src/build/eta.h"
+#include "../../src/core/buf.h"
 #include "../../src/core/strvec.h"
 #include "../../src/core/util.h"
 #include "t.h"
@@ -99,21 +101,53 @@ t_eta_manifest(void)
 	CHECK(e.n == 4);
 	CHECK(!e.regen && e.pre == 2);
 	CHECK(fabs(e.total - (2 * 2 + 60 + 20)) < 1e-9);
-	/* While ninja runs the codegen it counts 2 edges: the plan says what follows. */
-	eta_plan_done(&e, "Generating ATen headers");
-	eta = eta_seconds(&e, 10, 1, 2);
-	CHECK(fabs(eta - 10 * 84 / 0.2) < 1e-6);
-	/* Restarted on the regenerated manifest: the edges as ninja describes them are the plan's. */
-	eta_plan_done(&e, "Building CXX object c10/a.cpp.o");
-	eta_plan_done(&e, "Building CXX object c10/b.cpp.o");
+	/*
+	 * While ninja runs the codegen and CMake's re-run (2 edges by its
+	 * count, 60 s) nothing says how long the compiles take: no ETA. The
+	 * warm rebuild of v2.6.0 printed "[1/4] 25%, 0.2/s, ETA 2085:39" here.
+	 */
+	eta_plan_step(&e, "Generating ATen headers", 10, 2);
+	CHECK(eta_seconds(&e, 10, 1, 2) == -1);
+	eta_plan_step(&e, "Re-running CMake...", 60, 2);
+	CHECK(eta_seconds(&e, 60, 2, 2) == -1);
+	/*
+	 * Restarted on the regenerated manifest: the edges as ninja describes
+	 * them are the plan's, and the rate is this run's, from the 60th second.
+	 */
+	eta_plan_step(&e, "Building CXX object c10/a.cpp.o", 62, 4);
+	CHECK(e.phase_total == 4 && e.phase_t0 == 60 && fabs(e.phase_done0 - 0.4) < 1e-9);
+	eta_plan_step(&e, "Building CXX object c10/b.cpp.o", 64, 4);
 	CHECK(e.hits == 2 && fabs(e.hit_w - 4) < 1e-9);
-	/* 2 of 4 in 42 s (4.2 weight done): the CUDA unit and the link left, 80 of weight. */
-	eta = eta_seconds(&e, 42, 2, 4);
-	CHECK(fabs(eta - 42 * 80 / 4.2) < 1e-6);
-	eta_plan_done(&e, "Building CUDA object cuda/flash_fwd.cu.o");
-	eta_plan_done(&e, "Linking CXX shared library lib/libc10.so");
+	/* 2 of 4 in 4 s of this run (4 weight done): the CUDA unit and the link left, 80 of weight. */
+	eta = eta_seconds(&e, 64, 2, 4);
+	CHECK(fabs(eta - 4 * 80 / 4.0) < 1e-6);
+	eta_plan_step(&e, "Building CUDA object cuda/flash_fwd.cu.o", 100, 4);
+	eta_plan_step(&e, "Linking CXX shared library lib/libc10.so", 110, 4);
 	CHECK(e.hits == 4);
 	eta_plan_release(&e);
+
+	/* Below ETA_MIN_SHARE of the plan's weight done, no ETA: one C file of a plan of 1,000 units. */
+	{
+		struct buf many = BUF_INIT;
+
+		for (int i = 0; i < 1000; i++)
+			buf_addf(&many, "[%d/1000] Building CXX object u%d.cpp.o\n", i + 1, i);
+		buf_addstr(&many, "[1001/1001] Building C object k.c.o\n");
+		CHECK(eta_plan_parse(&e, many.s) == 1001);
+		eta_plan_step(&e, "Building C object k.c.o", 30, 1001);
+		CHECK(eta_seconds(&e, 30, 1, 1001) == -1);
+		for (int i = 0; i < 10; i++) {
+			char d[64];
+
+			snprintf(d, sizeof(d), "Building CXX object u%d.cpp.o", i);
+			eta_plan_step(&e, d, 30 + 10 * (i + 1), 1001);
+		}
+		/* 20.3 of 2000.3 done in 130 s: 990 units of weight 2 left. */
+		eta = eta_seconds(&e, 130, 11, 1001);
+		CHECK(fabs(eta - 130 * 2 * 990 / 20.3) < 1e-6);
+		eta_plan_release(&e);
+		buf_release(&many);
+	}
 
 	/* --targets: the manifest's edges are not the targets', so the steps' rate. */
 	{
@@ -162,10 +196,10 @@ t_eta(void)
 	/* An edge the dry run did not list counts its kind's weight. */
 	eta_plan_done(&e, "Building CXX object extra.cpp.o");
 	CHECK(fabs(e.done - 3.2) < 1e-9);
-	/* Nothing done yet, or no plan: the steps' rate (0 before the first step). */
+	/* Nothing done yet, or no plan: the steps' rate (-1, not known, before the first step). */
 	eta_plan_release(&e);
 	CHECK(e.n == 0 && e.total == 0);
-	CHECK(eta_seconds(&e, 10, 0, 100) == 0);
+	CHECK(eta_seconds(&e, 10, 0, 100) == -1);
 	CHECK(eta_plan_parse(&e, "") == 0);
 	CHECK(fabs(eta_seconds(&e, 10, 5, 10) - 10) < 1e-9);
 	eta_plan_release(&e);
