@@ -41,8 +41,8 @@ placeholders(const char *value, const struct plan *pl, struct buf *out)
 		for (i = 0; i < 2; i++) {
 			size_t n = strlen(dirs[i]);
 
-			if (n && !strncmp(value, dirs[i], n) && (value[n] == '/' || value[n] == '\0' ||
-								 value[n] == ';' || value[n] == ':')) {
+			/* '=' and ' ': a prefix map's "-ffile-prefix-map=DIR=..." among other flags */
+			if (n && !strncmp(value, dirs[i], n) && (!value[n] || strchr("/;:= ", value[n]))) {
 				buf_addstr(out, names[i]);
 				value += n;
 				break;

@@ -8,6 +8,7 @@
 #include "build/launch.h"
 #include "build/memmodel.h"
 #include "build/plan.h"
+#include "build/repro.h"
 #include "profile/hostlist.h"
 #include "profile/profile.h"
 #include "core/util.h"
@@ -198,6 +199,32 @@ env_set_u64(struct plan *pl, const char *name, uint64_t v)
 	buf_release(&b);
 }
 
+/*
+ * setuptools compiles torch._C's stub.c itself, with -g and outside the
+ * launcher, so its DW_AT_comp_dir named the work directory. CPPFLAGS
+ * reaches its compile (distutils appends it to CFLAGS) and no CMake
+ * (which reads CFLAGS but not CPPFLAGS): the launcher's prefix maps go
+ * there, after the user's own CPPFLAGS.
+ */
+static void
+repro_setuptools_flags(struct plan *pl, char *const *env)
+{
+	struct buf b = BUF_INIT;
+	long at = strvec_env_find(&pl->env, "CPPFLAGS", strlen("CPPFLAGS"));
+	const char *own = at >= 0 ? pl->env.v[at] + strlen("CPPFLAGS=") : NULL;
+
+	for (; !own && env && *env; env++)
+		if (starts_with(*env, "CPPFLAGS="))
+			own = *env + strlen("CPPFLAGS=");
+	if (own && *own)
+		buf_addf(&b, "%s ", own);
+	/* gcc: the last matching map wins, so the source tree (inside the work directory) comes last. */
+	buf_addf(&b, "-ffile-prefix-map=%s=%s -ffile-prefix-map=%s=%s", pl->work_dir, REPRO_WORK_PREFIX,
+		 pl->src_dir, REPRO_SRC_PREFIX);
+	strvec_env_set(&pl->env, "CPPFLAGS", b.s);
+	buf_release(&b);
+}
+
 /* Job counts, the compiler launchers (bwbuild launch, ccache) and their settings. */
 static void
 compile_env(struct plan *pl, const struct profile *p, const struct plan_opts *o)
@@ -369,6 +396,16 @@ plan_make(struct plan *pl, const struct profile *p, const struct host *h,
 	if (strvec_env_find(&pl->env, "CMAKE_BUILD_WITH_INSTALL_RPATH",
 			    strlen("CMAKE_BUILD_WITH_INSTALL_RPATH")) < 0)
 		add_env_and_cmake(pl, "CMAKE_BUILD_WITH_INSTALL_RPATH", "ON");
+	/*
+	 * PyTorch sets CMAKE_BUILD_WITH_INSTALL_RPATH FALSE itself
+	 * (cmake/Dependencies.cmake), which hides the one above: its build-tree
+	 * RUNPATH is then $ORIGIN-relative, not the work directory (v2.6.0's
+	 * libraries from two work directories differed in their build-ids only).
+	 */
+	if (strvec_env_find(&pl->env, "CMAKE_BUILD_RPATH_USE_ORIGIN",
+			    strlen("CMAKE_BUILD_RPATH_USE_ORIGIN")) < 0)
+		add_env_and_cmake(pl, "CMAKE_BUILD_RPATH_USE_ORIGIN", "ON");
+	repro_setuptools_flags(pl, o->env);
 	/* nvcc's intermediates on disk, not on a tmpfs where they are unreclaimable. */
 	buf_addf(&b, "%s/tmp", o->work_dir);
 	strvec_env_set(&pl->env, "TMPDIR", b.s);

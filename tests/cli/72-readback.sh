@@ -113,9 +113,14 @@ run 0 "$BW" --profile "$TMP/np.yaml" --work "$TMP/w5" --out "$TMP/o5" --until co
 	--set cmake.BLAS=OpenBLAS --set "cmake.CMAKE_LIBRARY_PATH=$TMP/blaslib"
 grep -qE '^  blas +BLAS +OpenBLAS +open$' "$TMP/err" || { cat "$TMP/err"; fail "no OpenBLAS/open row"; }
 grep -q "BLAS was found\|cmake.BLAS is" "$TMP/err" && fail "OpenBLAS found, yet reported"
-# Named and not found: not what the profile asked, an error.
+# Named and not found: the preflight stops the build before anything is fetched ...
 run 1 "$BW" --profile "$TMP/np.yaml" --work "$TMP/w6" --out "$TMP/o6" --until configure --set features.numpy=off \
 	--set cmake.BLAS=MKL
+contains "$TMP/err" "error: preflight: blas: cmake.BLAS is MKL (--set cmake.BLAS=MKL:1) but no libmkl_rt.so was found"
+[ ! -e "$TMP/w6/src" ] || fail "the preflight let a checkout be made"
+# ... and past it (--no-preflight) the read-back says configure did not do what the profile asked.
+run 1 "$BW" --profile "$TMP/np.yaml" --work "$TMP/w6" --out "$TMP/o6" --until configure --set features.numpy=off \
+	--set cmake.BLAS=MKL --no-preflight
 contains "$TMP/err" "--set cmake.BLAS=MKL:1:7: error: cmake.BLAS is MKL, but configure did not find it and fell back to Eigen's ($TMP/w6/src/build/bwbuild-effective.txt)"
 
 # 3. doctor and the BLAS: the one the profile names must be installed.

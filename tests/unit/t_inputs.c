@@ -79,6 +79,15 @@ t_inputs(void)
 	env = json_get(a, "env");
 	CHECK_STR(json_str(json_get(env, "CMAKE_PROJECT_INCLUDE")), "${WORK}/cmake/bwbuild-effective.cmake");
 	CHECK_STR(json_str(json_get(env, "TORCH_CUDA_ARCH_LIST")), "9.0;12.0+PTX");
+	/*
+	 * What keeps the work directory out of the wheel (the warm rebuild of
+	 * v2.6.0): $ORIGIN in the build tree's RUNPATH, prefix maps for the
+	 * stub setuptools compiles; named by placeholder, so two work
+	 * directories give one hash (the maps end in '=', which hid them).
+	 */
+	CHECK_STR(json_str(json_get(env, "CMAKE_BUILD_RPATH_USE_ORIGIN")), "ON");
+	CHECK_STR(json_str(json_get(env, "CPPFLAGS")),
+		  "-ffile-prefix-map=${WORK}=/bwbuild/work -ffile-prefix-map=${SRC}=/bwbuild/src");
 	CHECK_STR(json_str(json_get(env, "SOURCE_DATE_EPOCH")), "1700000000");
 	CHECK_STR(json_str(json_get(env, "PYTORCH_BUILD_VERSION")), "2.6.0+bw1");
 	CHECK(json_get(env, "MAX_JOBS") == NULL);        /* compile-only: left out */

@@ -56,6 +56,22 @@ t_plan(void)
 	CHECK(strvec_env_get(&pl.cmake, "MAX_JOBS") == NULL);
 	CHECK(pl.sass.n == 2 && pl.ptx.n == 1);
 	CHECK_STR(pl.ptx.v[0], "compute_120");
+	/* The build tree's RUNPATH relative ($ORIGIN); the stub's compile maps the build paths away. */
+	CHECK_STR(strvec_env_get(&pl.cmake, "CMAKE_BUILD_RPATH_USE_ORIGIN"), "ON");
+	CHECK_STR(strvec_env_get(&pl.env, "CPPFLAGS"),
+		  "-ffile-prefix-map=/w=/bwbuild/work -ffile-prefix-map=/w/src=/bwbuild/src");
 	plan_release(&pl);
+	/* The user's own CPPFLAGS come first and stay. */
+	{
+		char *env[] = { (char *)"CPPFLAGS=-DMINE -I/opt/x", NULL };
+
+		o.env = env;
+		CHECK(plan_make(&pl, &p, &h, &o) == 0);
+		CHECK_STR(strvec_env_get(&pl.env, "CPPFLAGS"), "-DMINE -I/opt/x -ffile-prefix-map=/w=/bwbuild/work "
+			  "-ffile-prefix-map=/w/src=/bwbuild/src");
+		CHECK(strvec_env_find(&pl.inherited, "CPPFLAGS", 8) < 0);
+		plan_release(&pl);
+		o.env = NULL;
+	}
 	profile_release(&p);
 }
