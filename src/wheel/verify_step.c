@@ -16,6 +16,7 @@
 #include "profile/profile.h"
 #include "wheel/repack.h"
 #include "build/step.h"
+#include "core/util.h"
 #include "wheel/verify.h"
 
 /*
@@ -74,6 +75,28 @@ out:
 	return rc;
 }
 
+/*
+ * torch.__config__.show()'s build settings (CAFFE2_BUILD_STRINGS) are
+ * compiled into libtorch_cpu from caffe2/core/macros.h; wheels before 2.8
+ * or so do not install that header, so the manifest's features were empty.
+ * The build tree still has it, the same text the library was compiled
+ * with: read it there when the wheel has none.
+ */
+static void
+settings_from_tree(struct build *b)
+{
+	static const char rel[] = "build/caffe2/core/macros.h";
+	struct buf path = BUF_INIT, text = BUF_INIT;
+
+	buf_addf(&path, "%s/%s", b->plan.src_dir, rel);
+	if (path_exists(path.s) && read_file(&text, path.s) == 0 && strstr(text.s, "CAFFE2_BUILD_STRINGS")) {
+		b->report.macros_h = buf_detach(&text);
+		b->report.macros_h_path = xstrdup(rel);
+	}
+	buf_release(&path);
+	buf_release(&text);
+}
+
 static int
 verify_once(struct build *b, int repacked)
 {
@@ -96,6 +119,8 @@ verify_once(struct build *b, int repacked)
 	free(exc);
 	if (rc < 0)
 		return -1;
+	if (!b->report.macros_h && !b->have_torch)
+		settings_from_tree(b);
 	/* Requested vs effective is only true if the wheel agrees with what configure said. */
 	if (b->effective)
 		features_crosscheck(&b->report, b->effective, &b->report.errors);

@@ -65,3 +65,22 @@ contains "$TMP/err" "error: configure ended with USE_FLASH_ATTENTION=ON, but no 
 [ -z "$(ls "$TMP/out92l" 2>/dev/null)" ] || fail "a wheel whose features disagree with configure was published"
 contains "$TMP/err" "publish: not published to $TMP/out92l: the wheel failed verify; it and its manifest stay in $TMP/work92l/dist"
 ls "$TMP/work92l/dist/"*.manifest.json >/dev/null || fail "no manifest beside the failed wheel"
+
+# A wheel without the build-settings header (v2.6.0's installs none): the
+# manifest's features come from the build tree's copy, the text libtorch was
+# compiled with (they were {} for the first real wheel).
+rm -rf "$TMP/nomacros"
+cp -r "$w/src" "$TMP/nomacros"
+rm -rf "$TMP/nomacros/build"
+sed -i '/caffe2\/core\/macros.h" DESTINATION/d' "$TMP/nomacros/CMakeLists.txt"
+run 0 "$BW" --profile "$TMP/t92.yaml" --source "$TMP/nomacros" --work "$TMP/work92m" --out "$TMP/out92m"
+python3 - "$TMP/out92m" <<'PY' || fail "the manifest's features did not come from the build tree"
+import glob, json, sys, zipfile
+d = sys.argv[1]
+whl = glob.glob(d + "/*.whl")[0]
+assert not [n for n in zipfile.ZipFile(whl).namelist() if n.endswith("caffe2/core/macros.h")], "the header is in the wheel"
+m = json.load(open(glob.glob(d + "/*.manifest.json")[0]))
+assert m["build_settings"]["source"] == "build/caffe2/core/macros.h", m["build_settings"]
+assert m["features"].get("cuda") is True and m["features"].get("flash_attention") is True, m["features"]
+assert m["build_settings"]["values"].get("USE_CUDA"), m["build_settings"]["values"]
+PY
