@@ -62,7 +62,11 @@ preflight(const struct build *b)
 	doctor_run(&d, &b->profile, &b->plan, b->plan.cuda_home, b->plan.work_dir);
 	for (size_t i = 0; i < d.n; i++)
 		if (doctor_blocks_build(&d.checks[i])) {
-			error("preflight: %s: %s", d.checks[i].name, d.checks[i].detail);
+			if (d.checks[i].at.file)
+				error_at(&d.checks[i].at, "preflight: %s: %s", d.checks[i].name,
+					 d.checks[i].detail);
+			else
+				error("preflight: %s: %s", d.checks[i].name, d.checks[i].detail);
 			failed++;
 		}
 	if (failed)

@@ -56,6 +56,7 @@ vadd(struct doctor *d, enum check_status st, const char *name, const char *fmt, 
 	d->checks[d->n].status = st;
 	d->checks[d->n].name = xstrdup(name);
 	d->checks[d->n].detail = buf_detach(&b);
+	d->checks[d->n].at = (struct loc){ NULL, 0, 0 };
 	d->n++;
 }
 
@@ -571,9 +572,12 @@ check_build_env(struct doctor *d, const struct profile *p, const char *py, const
 
 	if (!p || profile_is_extension(p))
 		return;
-	if (pyenv_for(&e, p, py, src) < 0)
+	if (pyenv_for(&e, p, py, src) < 0) {
 		add(d, CHECK_FAIL, "build env", "%s", e.error.s);
-	else if (e.pythonpath.len)
+		/* The prefix it named did not do: the key to change (compile.c says it the same way). */
+		if (p->python_path.str && e.n)
+			d->checks[d->n - 1].at = p->python_path.loc;
+	} else if (e.pythonpath.len)
 		add(d, CHECK_OK, "build env", "%s with PYTHONPATH=%s (%s), for %s", py, e.pythonpath.s,
 		    e.have.s, pyenv_first_hard(&e));
 	else if (e.have.len)

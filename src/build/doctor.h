@@ -3,6 +3,8 @@
 
 #include <stddef.h>
 
+#include "core/diag.h"
+
 struct profile;
 struct plan;
 struct json;
@@ -19,6 +21,7 @@ struct check {
 	enum check_status status;
 	char *name;     /* "nvcc", "host compiler", ... */
 	char *detail;   /* what was found, and what to do */
+	struct loc at;  /* the profile key it judges, where one does (file NULL: none) */
 };
 
 struct doctor {

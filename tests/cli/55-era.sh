@@ -79,7 +79,11 @@ else
 	# A build.python_path that lacks it is named at its key.
 	mkdir -p "$TMP/empty-site"
 	printf 'build:\n  python_path: empty-site\n' | cat "$TMP/era2.9.yaml" - >"$TMP/era2.9-pp.yaml"
+	# Named there by the preflight, before anything is fetched ...
 	run 1 "$BW" --profile "$TMP/era2.9-pp.yaml" --work "$TMP/w29" --out "$TMP/o29" --until configure
+	contains "$TMP/err" "$TMP/era2.9-pp.yaml:7:16: error: preflight: build env: the build needs setuptools>=70.1.0,<80.0, and /usr/bin/python3 with build.python_path '$TMP/empty-site' has setuptools"
+	# ... and by the build's own check past it.
+	run 1 "$BW" --profile "$TMP/era2.9-pp.yaml" --work "$TMP/w29" --out "$TMP/o29" --until configure --no-preflight
 	contains "$TMP/err" "$TMP/era2.9-pp.yaml:7:16: error: the build needs setuptools>=70.1.0,<80.0, and /usr/bin/python3 with build.python_path '$TMP/empty-site' has setuptools"
 fi
 # The prefix, made as users make it (from the .deb files instead of trixie's mirror).
