@@ -44,6 +44,7 @@
 
 #include "core/buf.h"
 #include "core/diag.h"
+#include "core/fault.h"
 #include "build/admit.h"
 #include "build/ccache.h"
 #include "build/launch.h"
@@ -279,20 +280,38 @@ run_measured(char *const *argv, const struct strvec *env, int *status, uint64_t 
 	struct rusage ru;
 	pid_t child;
 
+	sigset_t stop, old;
+	int passed = 0;
+
 	memset(&ru, 0, sizeof(ru));
 	*status = 0;
 	*peak = 0;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
+	/*
+	 * A stop that lands between fork and the child's SIG_DFL would run our
+	 * handler in the child, which then compiled on (a unit that waits for
+	 * a file ran its full minute after the build was interrupted): blocked
+	 * across the fork, delivered with the default action once reset.
+	 */
+	sigemptyset(&stop);
+	sigaddset(&stop, SIGINT);
+	sigaddset(&stop, SIGTERM);
+	sigprocmask(SIG_BLOCK, &stop, &old);
+	/* For the test of that window: a TERM arriving right here. */
+	if (fault_fail("launch-fork-stop"))
+		raise(SIGTERM);
 	child = fork();
 	if (child == 0) {
 		signal(SIGINT, SIG_DFL);
 		signal(SIGTERM, SIG_DFL);
+		sigprocmask(SIG_SETMASK, &old, NULL);
 		for (size_t i = 0; env && i < env->n; i++)
 			putenv(env->v[i]);
 		execvp(argv[0], argv);
 		fprintf(stderr, "bwbuild launch: cannot run '%s': %s\n", argv[0], strerror(errno));
 		_exit(127);
 	}
+	sigprocmask(SIG_SETMASK, &old, NULL);
 	if (child < 0)
 		return error("cannot fork:");
 	for (;;) {
@@ -304,6 +323,11 @@ run_measured(char *const *argv, const struct strvec *env, int *status, uint64_t 
 			break;
 		if (w < 0 && errno != EINTR)
 			break;
+		/* Stopped before the child was there to be signalled with its group: passed on. */
+		if (launch_stop_signal && !passed) {
+			kill(child, launch_stop_signal);
+			passed = 1;
+		}
 		now = tree_rss(child);
 		if (now > *peak)
 			*peak = now;

@@ -122,6 +122,30 @@ if ls "$L"/ccache-stats.* >/dev/null 2>&1; then fail "a compile's stats log was 
 	fail "the second compile was not a hit"
 unset CCACHE_DIR
 
+# A stop that arrives as the launcher forks its compiler (the fault point
+# raises TERM there) stops the compiler too: it used to run the child's copy
+# of our handler and compile on, here until released (70-compile's TERM case
+# then found a launcher alive 15 s after the build was interrupted).
+rm -f "$TMP/fk-started" "$TMP/fk-release" "$TMP/fk-finished"
+printf '#!/bin/sh\n: > "%s/fk-started"\nwhile [ ! -e "%s/fk-release" ]; do sleep 0.1; done\n: > "%s/fk-finished"\n' \
+	"$TMP" "$TMP" "$TMP" >"$TMP/forkcc"
+chmod +x "$TMP/forkcc"
+BWBUILD_FAULT=fail:launch-fork-stop "$BW" launch -- "$TMP/forkcc" -c "$TMP/unit1.cc" 2>"$TMP/fk.err" &
+fk=$!
+k=0
+while kill -0 "$fk" 2>/dev/null && [ "$k" -lt 600 ]; do k=$((k + 1)); sleep 0.1; done
+if kill -0 "$fk" 2>/dev/null; then
+	: >"$TMP/fk-release"
+	fail "the launcher stopped as it forked still ran its compiler after 60 s"
+fi
+set +e
+wait "$fk"
+fkst=$?
+set -e
+[ "$fkst" = 143 ] || fail "the launcher stopped by TERM exited $fkst: $(cat "$TMP/fk.err")"
+: >"$TMP/fk-release"
+[ ! -e "$TMP/fk-finished" ] || fail "the compiler ran on after the stop"
+
 # Without the environment the launcher is transparent; the exit status passes through.
 unset BWBUILD_LAUNCH_DIR
 run 3 "$BW" launch -- sh -c 'exit 3'
