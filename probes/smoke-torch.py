@@ -13,7 +13,6 @@ usage: torch.py [--skip A,B] [--quick] [--features F,G] [--archs sm_90,...]
 import os
 import subprocess
 import sys
-import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import probe_protocol  # noqa: E402
@@ -338,25 +337,14 @@ def c_forward():
 
 
 def timeit(fn, reps):
-    """Seconds per call under sustained load, once the clocks have settled:
-    blocks of back-to-back calls of ~0.25 s each between CUDA events until
-    three in a row agree within 1 % (at most 20 s: under the power limit an
-    8192^3 fp16 GEMM keeps slowing for seconds, and 1 s of warm-up left
-    6-8 % between repetitions on an H100), then `reps` such blocks, the
-    median block. tools/device/bench-spread.py measured both ways: on an
-    H100 the repetitions of GEMM, SDPA and conv now agree within 2 %."""
-    torch.cuda.synchronize()
-    t0, n = time.monotonic(), 0
-    while time.monotonic() - t0 < 0.2:
-        fn()
-        n += 1
-        torch.cuda.synchronize()
-    calls = max(1, int(0.25 / ((time.monotonic() - t0) / n)))
-    t0, last = time.monotonic(), []
-    while time.monotonic() - t0 < 20:
-        last = (last + [probe_protocol.median_block(fn, calls, 1)])[-3:]
-        if len(last) == 3 and (max(last) - min(last)) / min(last) < 0.01:
-            break
+    """Seconds per call under sustained load, once the clocks have settled
+    (probe_protocol.settle: ~0.25 s blocks of back-to-back calls between CUDA
+    events until three in a row agree within 1 %, at most 20 s: under the
+    power limit an 8192^3 fp16 GEMM keeps slowing for seconds, and 1 s of
+    warm-up left 6-8 % between repetitions on an H100), then `reps` such
+    blocks, the median block. tools/device/bench-spread.py measured both
+    ways: on an H100 the repetitions of GEMM, SDPA and conv agree within 2 %."""
+    calls = probe_protocol.settle(fn, block=0.25, tolerance=0.01, window=3, least=0.0, most=20.0)
     return probe_protocol.median_block(fn, calls, reps)
 
 
