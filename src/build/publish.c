@@ -437,8 +437,14 @@ publish_run(struct build *b)
 				  strlen(text));
 	buf_addf(&whl, "%s/%s", b->plan.out_dir, name);
 	buf_addf(&mpath, "%s/%.*s.manifest.json", b->plan.out_dir, (int)(strlen(name) - 4), name);
-	if (!rc)
-		printf("wheel:    %s\nmanifest: %s\n", whl.s, mpath.s);
+	if (!rc) {
+		struct buf e1 = BUF_INIT, e2 = BUF_INIT;
+
+		diag_printf(stdout, "wheel:    %s\nmanifest: %s\n", diag_name(&e1, whl.s),
+			    diag_name(&e2, mpath.s));
+		buf_release(&e1);
+		buf_release(&e2);
+	}
 	sha256_hex(&msha, text, strlen(text));
 	if (!rc && uptodate_record(b, hash.s, whl.s, mpath.s, msha.s, local.s) < 0)
 		warning("the next build will not know this one is up to date");

@@ -385,11 +385,17 @@ uptodate_check(const struct build *b)
 			}
 		}
 	}
-	if (up)
-		printf("bwbuild: up to date (inputs %.12s)%s\nwheel:    %s\nmanifest: %s\n", hash.s,
-		       up == 2 ? "; published again" : "", wheel_out.s, manifest_out.s);
-	else
-		fprintf(stderr, "bwbuild: not up to date: %s\n", why.s);
+	if (up) {
+		struct buf e1 = BUF_INIT, e2 = BUF_INIT;
+
+		diag_printf(stdout, "bwbuild: up to date (inputs %.12s)%s\nwheel:    %s\nmanifest: %s\n",
+			    hash.s, up == 2 ? "; published again" : "", diag_name(&e1, wheel_out.s),
+			    diag_name(&e2, manifest_out.s));
+		buf_release(&e1);
+		buf_release(&e2);
+	} else {
+		diag_printf(stderr, "bwbuild: not up to date: %s\n", why.s);
+	}
 	json_free(inputs);
 	json_free(last);
 	if (t.have_report)
