@@ -92,3 +92,17 @@ run 2 "$BW" plan --profile demo --set 'cmake.CMAKE_CXX_FLAGS=-O2; id'
 contains "$TMP/err" "error: 'cmake.CMAKE_CXX_FLAGS' has ';' at byte 4"
 run 0 "$BW" plan --profile demo --set 'build.env.CXXFLAGS=-O2 -DNAME="a b"' --set 'cmake.USE_SYSTEM_NCCL=a;b'
 contains "$TMP/out" 'CXXFLAGS=-O2 -DNAME="a b"'
+
+# build.remote is bounded (issue 31): 80,000 hosts took 13 s to parse (twice,
+# quadratic), planned MAX_JOBS=320004 and failed at the first compile with
+# "Argument list too long"; refused at the profile's line, with the bound.
+python3 - "$d/farm.yaml" "$TOP" <<'PY'
+import sys
+hosts = " ".join("10.%d.%d.%d/4" % (i >> 16, (i >> 8) & 255, i & 255) for i in range(80000))
+open(sys.argv[1], "w").write("extends: %s/profiles/demo.yaml\nname: farm\nbuild:\n  remote: \"%s\"\n" % (sys.argv[2], hosts))
+PY
+bounded 2 "$BW" plan --profile "$d/farm.yaml"
+contains "$TMP/err" "farm.yaml:4:11: error: 'build.remote' must be distccd hosts"
+contains "$TMP/err" "more than 1024 hosts; a build sends compiles to at most 1024"
+run 2 "$BW" plan --profile demo --set 'build.remote=a/1024 b/1024 c/1024 d/1024 e/1'
+contains "$TMP/err" "more than 4096 slots on the first 5 hosts"
