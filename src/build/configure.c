@@ -720,7 +720,13 @@ configure_run(struct build *b)
 		     "-DCMAKE_ONLY=1 (unused there)", b->plan.src_dir);
 	stamp_path(b, &stamp);
 	stamp_text(b, &want);
-	have_stamp = path_exists(stamp.s) && read_file(&have, stamp.s) == 0;
+	have_stamp = path_exists(stamp.s);
+	if (have_stamp && read_file(&have, stamp.s) < 0) {
+		/* Taken as absent, a FIFO there printed an error and the build went on to exit 0. */
+		hint("it is bwbuild's record of the last configure; remove it and build again");
+		rc = -1;
+		goto out;
+	}
 	st = build_dir_state(b, &cache, &have_cache);
 	if (st == DIR_BROKEN) {
 		unlink(stamp.s);

@@ -91,6 +91,27 @@ if want h31_fifo; then
 	run 0 bw
 fi
 
+# Issue 31: a FIFO at a state file bwbuild reads back (the publish journal,
+# configure.stamp) fails the build; it printed "error: ... is not a regular
+# file" and exited 0. The journal's is found before the first step.
+if want h31_statefifo; then
+	rm -f "$w/last-build.json"
+	mkfifo "$w/publish.journal"
+	run 2 timeout 60 "$BW" --profile "$TMP/f91.yaml" --work "$w" --out "$o"
+	contains "$TMP/err" "error: '$w/publish.journal' is not a regular file (a FIFO, a device, a directory or a link)"
+	contains "$TMP/err" "hint: it is bwbuild's record of an unfinished publish; remove it and build again"
+	if grep -q '^fetch:' "$TMP/err"; then fail "a step ran before the journal was refused"; fi
+	rm -f "$w/publish.journal"
+	rm -f "$w/configure.stamp"
+	mkfifo "$w/configure.stamp"
+	run 1 timeout 60 "$BW" --profile "$TMP/f91.yaml" --work "$w" --out "$o"
+	contains "$TMP/err" "error: '$w/configure.stamp' is not a regular file"
+	contains "$TMP/err" "hint: it is bwbuild's record of the last configure; remove it and build again"
+	rm -f "$w/configure.stamp"
+	run 0 bw
+	pair_ok "$o" "the state FIFOs removed"
+fi
+
 # Issue 31: a directory bwbuild writes into below the work dir or the cache
 # planted as a symbolic link to a victim directory: refused, never followed
 # (each let bwbuild truncate or overwrite the victim's files, exit 0).
