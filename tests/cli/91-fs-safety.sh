@@ -112,6 +112,20 @@ if want h31_statefifo; then
 	pair_ok "$o" "the state FIFOs removed"
 fi
 
+# Issue 31: a link planted at <work>/patches.applied is named as what it is;
+# read through, it was taken for patches an earlier build applied.
+if want h31_applied; then
+	new_victim
+	rm -f "$w/last-build.json"
+	ln -s "$victim" "$w/patches.applied"
+	run 1 bw
+	contains "$TMP/err" "error: '$w/patches.applied' is a symbolic link, not the record of applied patches bwbuild writes; remove it"
+	if grep -q "has patches applied by an earlier build" "$TMP/err"; then fail "a link at patches.applied was taken for a record"; fi
+	victim_intact "a link at <work>/patches.applied"
+	rm -f "$w/patches.applied"
+	run 0 bw
+fi
+
 # Issue 31: a directory bwbuild writes into below the work dir or the cache
 # planted as a symbolic link to a victim directory: refused, never followed
 # (each let bwbuild truncate or overwrite the victim's files, exit 0).
