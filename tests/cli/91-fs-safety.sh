@@ -126,6 +126,25 @@ if want h31_applied; then
 	run 0 bw
 fi
 
+# Issue 31: a mirror directory's repository that is the work dir's own
+# checkout (here through a link named as the repository) is not used: taken
+# as its own mirror, its objects/info/alternates pointed at itself and the
+# checkout lost every object it borrows ("fatal: bad object HEAD").
+if want h31_selfmirror; then
+	rm -rf "$TMP/mirrors91"
+	mkdir -p "$TMP/mirrors91"
+	ln -s "$w/src" "$TMP/mirrors91/minitorch"
+	head=$(git -C "$w/src" rev-parse HEAD)
+	rm -f "$w/last-build.json"
+	BWBUILD_MIRRORS="$TMP/mirrors91" run 0 bw --until fetch --force --set "source.ref=$head"
+	contains "$TMP/err" "warning: '$TMP/mirrors91/minitorch/.git' of the mirror directories is the repository of the tree being checked out ('$w/src'), not a mirror of it; not used"
+	[ "$(git -C "$w/src" rev-parse HEAD)" = "$head" ] || fail "the checkout lost its objects"
+	git -C "$w/src" status --porcelain >/dev/null || fail "the checkout lost the objects of its tree"
+	pass
+	rm -rf "$TMP/mirrors91"
+	run 0 bw
+fi
+
 # Issue 31: a directory bwbuild writes into below the work dir or the cache
 # planted as a symbolic link to a victim directory: refused, never followed
 # (each let bwbuild truncate or overwrite the victim's files, exit 0).
