@@ -273,6 +273,16 @@ PY
 	pair_ok "$o" "a manifest of another build"
 	run 0 bw
 	contains "$TMP/out" "up to date (inputs"
+	# Issue 31: the wheel and the manifest in --out as links into <work>/dist
+	# (the right bytes until the next build empties dist/): published again.
+	for f in "$wheel" "$manifest"; do
+		rm "$f"
+		ln -s "$w/dist/$(basename "$f")" "$f"
+		run 0 bw
+		contains "$TMP/err" "publishing the last build again into '$o': '$f' is a symbolic link, not a published file"
+		if [ -L "$f" ] || [ ! -f "$f" ]; then fail "'$f' is still a link into the work dir"; fi
+		pair_ok "$o" "a link into <work>/dist"
+	done
 fi
 
 # M1: --out is published as a pair: a failed rename leaves the old pair; a held lock is waited for.
