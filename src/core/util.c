@@ -670,6 +670,23 @@ is_regular(const char *path)
 	return stat(path, &st) == 0 && S_ISREG(st.st_mode);
 }
 
+const char *
+text_cut(struct buf *b, const char *s, size_t most)
+{
+	size_t len = strlen(s), n = most;
+
+	buf_reset(b);
+	if (len <= most) {
+		buf_add(b, s, len);
+		return b->s;
+	}
+	while (n && ((unsigned char)s[n] & 0xc0) == 0x80)
+		n--; /* not inside a UTF-8 character */
+	buf_add(b, s, n);
+	buf_addf(b, "\u2026(%zu bytes)", len);
+	return b->s;
+}
+
 int
 path_exists(const char *path)
 {

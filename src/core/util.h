@@ -128,6 +128,13 @@ int read_file(struct buf *out, const char *path);
 /* Hex SHA-256 of a regular file (not through a link), streamed; -1 with errno. */
 int sha256_file(const char *path, struct buf *hex);
 
+/*
+ * `s` for a message, into `b` (reset first): as it is when at most `most`
+ * bytes, else its first `most` (not splitting a UTF-8 character) and
+ * "…(N bytes)", so a 100 KB value from outside is no 100 KB line; b->s.
+ */
+const char *text_cut(struct buf *b, const char *s, size_t most);
+
 /* 1 if the path exists (any type). */
 int path_exists(const char *path);
 int is_dir(const char *path);
