@@ -350,6 +350,10 @@ if want h8_dirs; then
 	contains "$TMP/err" "--out '$w/dist' is inside the work directory"
 	run 2 "$BW" --profile "$TMP/f91.yaml" --work "$TMP" --out "$o" --source "$w/src"
 	contains "$TMP/err" "holds the source tree"
+	# Issue 31: --work inside the --source tree (its logs and wheels the tree's untracked files).
+	run 2 "$BW" --profile "$TMP/f91.yaml" --work "$w/src/build/w" --out "$o" --source "$w/src"
+	contains "$TMP/err" "--work '$w/src/build/w' is inside the source tree '$w/src', which is built as it is; give a --work outside it"
+	[ ! -e "$w/src/build/w" ] || fail "--work inside --source was made"
 	run 2 "$BW" --profile "$TMP/f91.yaml" --work / --out "$o"
 	contains "$TMP/err" "--work '/' is the root directory"
 	[ ! -e /lock ] || fail "--work / wrote /lock"
