@@ -160,27 +160,13 @@ static void
 learn_in(struct launcher *s, const char *path, const char *key, uint64_t value, int force)
 {
 	struct buf text = BUF_INIT, out = BUF_INIT;
-	const char *p;
-	size_t kl = strlen(key);
-	uint64_t old;
-	int kind = starts_with(key, "kind:");
 
 	while (flock(s->peaks_fd, LOCK_EX) < 0)
 		if (errno != EINTR)
 			return;
 	if (path_exists(path))
 		read_file(&text, path);
-	old = peaks_get(text.s, key);
-	for (p = text.s; p && *p; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : NULL)
-		if (strncmp(p, key, kl) || p[kl] != ' ')
-			buf_add(&out, p, strcspn(p, "\n") + (p[strcspn(p, "\n")] == '\n'));
-	/* A kind keeps the largest peak seen (it must cover every file of that kind) and its count. */
-	buf_addf(&out, "%s %llu", key,
-		 (unsigned long long)(force || !old ? value : kind ? (old > value ? old : value) :
-				      peaks_learn(old, value)));
-	if (kind)
-		buf_addf(&out, " %u", peaks_samples(text.s, key) + 1);
-	buf_addch(&out, '\n');
+	peaks_rewrite(text.s, key, value, force, &out);
 	if (mkdir_p_parent(path) == 0)
 		write_file_atomic(path, out.s, out.len);
 	flock(s->peaks_fd, LOCK_UN);
