@@ -122,6 +122,12 @@ own_dirs(const char *work_dir)
 }
 
 int
+workdir_check(const char *work_dir)
+{
+	return own_dirs(work_dir);
+}
+
+int
 workdir_open(const char *work_dir)
 {
 	static const char *const subdirs[] = { "", "/cmake", "/launch" };

@@ -181,6 +181,40 @@ if want h31_dirlinks; then
 	run 0 bw
 fi
 
+# Issue 31: <work>/logs and <work>/launch replaced by links to a victim's
+# directories during the build, by the build's own command (a setup.py that
+# swaps them when its compile starts: an order, no clock). The launcher's
+# next compile and the next step refuse them; nothing is written there.
+if want h31_swap; then
+	ws="$TMP/w91swap" vs="$TMP/victim91swap" src="$TMP/src91swap"
+	rm -rf "$ws" "$vs" "$src" "$TMP/o91swap"
+	mkdir -p "$vs/logs" "$vs/launch"
+	printf 'precious\n' > "$vs/logs/wheel.log"
+	printf 'precious\n' > "$vs/launch/ledger"
+	cp -a "$w/src" "$src"
+	rm -rf "$src/build" "$src/dist"
+	{
+		cat <<'PY'
+import os as _os, sys as _sys
+_w = _os.environ.get("SWAP91_WORK")
+if _w and "build" in _sys.argv and _os.environ.get("CMAKE_ONLY", "0") != "1" \
+        and not _os.path.islink(_w + "/logs"):
+    for _d in ("logs", "launch"):
+        _os.rename(_w + "/" + _d, _w + "/" + _d + ".away")
+        _os.symlink(_os.environ["SWAP91_VICTIM"] + "/" + _d, _w + "/" + _d)
+PY
+		cat "$w/src/setup.py"
+	} > "$src/setup.py"
+	SWAP91_WORK="$ws" SWAP91_VICTIM="$vs" run 1 "$BW" --profile "$TMP/f91.yaml" --work "$ws" --out "$TMP/o91swap" --source "$src"
+	[ -L "$ws/logs" ] || fail "the build's setup.py did not swap <work>/logs"
+	contains "$TMP/err" "'$ws/logs' is a symbolic link; bwbuild writes only into directories it made: remove it"
+	[ "$(find "$vs" -type f | wc -l)" = 2 ] || fail "files made in the victim's directories: $(find "$vs" -type f)"
+	[ "$(cat "$vs/logs/wheel.log")" = precious ] || fail "the victim's wheel.log was changed"
+	[ "$(cat "$vs/launch/ledger")" = precious ] || fail "the victim's ledger was changed"
+	[ ! -e "$TMP/o91swap" ] || [ -z "$(ls -A "$TMP/o91swap")" ] || fail "published after the swap"
+	pass
+fi
+
 # H2: the --out probe planted as a link at the very name (its pid is bwbuild's, kept by exec).
 if want h2_probe; then
 	new_victim
