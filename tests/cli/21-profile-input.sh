@@ -106,3 +106,13 @@ contains "$TMP/err" "farm.yaml:4:11: error: 'build.remote' must be distccd hosts
 contains "$TMP/err" "more than 1024 hosts; a build sends compiles to at most 1024"
 run 2 "$BW" plan --profile demo --set 'build.remote=a/1024 b/1024 c/1024 d/1024 e/1'
 contains "$TMP/err" "more than 4096 slots on the first 5 hosts"
+
+# --targets names CMake targets for ninja (issue 31): an empty name, an
+# option for ninja and a target that builds nothing each reached it.
+run 2 "$BW" build --profile demo --work "$d/wt" --out "$d/ot" --targets ',,,'
+contains "$TMP/err" "error: --targets ',,,': an empty name (two commas, or one at an end)"
+run 2 "$BW" build --profile demo --work "$d/wt" --out "$d/ot" --targets minitorch_cpu,-t
+contains "$TMP/err" "error: --targets 'minitorch_cpu,-t': '-t' begins with '-', so ninja would take it for an option, not a target"
+run 2 "$BW" build --profile demo --work "$d/wt" --out "$d/ot" --targets clean
+contains "$TMP/err" "error: --targets 'clean': CMake's 'clean' builds nothing"
+[ ! -e "$d/wt" ] || fail "a refused --targets made the work directory"
