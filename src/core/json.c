@@ -157,7 +157,7 @@ json_print(const struct json *j, int pretty)
 	 * so these bytes are inside one, where \u00XX means the same.
 	 */
 	for (const char *p = s, *run = s;; p++) {
-		unsigned char c = (unsigned char)p[0], d = (unsigned char)p[1];
+		unsigned char c = (unsigned char)p[0], d = c ? (unsigned char)p[1] : 0;
 		int c1 = c == 0xc2 && d >= 0x80 && d <= 0x9f;
 
 		if (c && c != 0x7f && !c1)
