@@ -71,6 +71,7 @@ struct launcher {
 	unsigned slots;
 	int lock_fd;
 	int peaks_fd; /* the lock of peaks: lock_fd, or <table>.lock */
+	int dir_fd;   /* the launch directory, held: its files are named through it */
 	struct remote_hosts hosts; /* build.remote; none: every compile runs here */
 	unsigned want_cores;       /* a CUDA compile's use for idle cores (launch_pole_cores) */
 	unsigned cores;            /* what it was given, once admitted here */

@@ -151,6 +151,8 @@ run_steps(struct build *b, int last)
 		double start = now_seconds();
 		int rc;
 
+		if (workdir_check(b->plan.work_dir) < 0)
+			return -1;
 		if (i == STEP_COMPILE && staging_mark(b, 1) < 0)
 			return -1;
 		buf_addf(&point, "before-%s", step_names[i]);

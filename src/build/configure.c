@@ -80,8 +80,9 @@ configure_hook(const char *work_dir, struct buf *path)
 	buf_addf(path, "%s/cmake/bwbuild-effective.cmake", work_dir);
 	/* Rewritten only when it differs: a newer hook makes ninja re-run CMake. */
 	if (!path_exists(path->s) || read_file(&have, path->s) < 0 || strcmp(have.s, hook_text))
-		rc = mkdir_p_parent(path->s) < 0 ? -1 : write_file_atomic(path->s, hook_text,
-									    strlen(hook_text));
+		rc = mkdir_p_parent(path->s) < 0 ? -1 :
+		     write_file_atomic_beneath(work_dir, "cmake/bwbuild-effective.cmake", hook_text,
+					       strlen(hook_text));
 	buf_release(&have);
 	return rc;
 }
@@ -588,12 +589,26 @@ static void
 refused_compiles(const struct plan *pl, struct buf *out, int clear)
 {
 	struct buf path = BUF_INIT;
+	int dirfd;
 
-	buf_addf(&path, "%s/launch/" LAUNCH_CONFIGURE_COMPILES, pl->work_dir);
+	buf_addf(&path, "%s/launch", pl->work_dir);
+	if (!path_exists(path.s)) {
+		buf_release(&path);
+		return;
+	}
+	/* Not through <work>/launch replaced by a link meanwhile: the next step refuses that. */
+	dirfd = open_dir_beneath(pl->work_dir, "launch", 6);
+	buf_reset(&path);
+	if (dirfd < 0) {
+		buf_release(&path);
+		return;
+	}
+	buf_addf(&path, "/proc/self/fd/%d/" LAUNCH_CONFIGURE_COMPILES, dirfd);
 	if (clear)
-		unlink(path.s);
+		unlinkat(dirfd, LAUNCH_CONFIGURE_COMPILES, 0);
 	else if (path_exists(path.s))
 		read_file(out, path.s);
+	close(dirfd);
 	buf_release(&path);
 }
 
@@ -720,7 +735,13 @@ configure_run(struct build *b)
 		     "-DCMAKE_ONLY=1 (unused there)", b->plan.src_dir);
 	stamp_path(b, &stamp);
 	stamp_text(b, &want);
-	have_stamp = path_exists(stamp.s) && read_file(&have, stamp.s) == 0;
+	have_stamp = path_exists(stamp.s);
+	if (have_stamp && read_file(&have, stamp.s) < 0) {
+		/* Taken as absent, a FIFO there printed an error and the build went on to exit 0. */
+		hint("it is bwbuild's record of the last configure; remove it and build again");
+		rc = -1;
+		goto out;
+	}
 	st = build_dir_state(b, &cache, &have_cache);
 	if (st == DIR_BROKEN) {
 		unlink(stamp.s);

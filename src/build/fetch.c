@@ -355,8 +355,14 @@ tree_is_current(struct build *b, const char *cache, const struct strvec *dirs, c
 	const struct profile *p = &b->profile;
 	const char *src = b->plan.src_dir;
 	struct buf target = BUF_INIT;
+	struct stat st;
 	int skip = 0;
 
+	/* Read through, a planted link was taken for patches an earlier build applied. */
+	if (lstat(record, &st) == 0 && !S_ISREG(st.st_mode))
+		return error("'%s' is %s, not the record of applied patches bwbuild writes; remove "
+			     "it (and build with --force if the tree was patched by hand)", record,
+			     S_ISLNK(st.st_mode) ? "a symbolic link" : "not a regular file");
 	if (p->source_patches.str && *p->source_patches.str) {
 		if (patch_set_load(&b->patches, p->source_patches.str) < 0)
 			return -1;

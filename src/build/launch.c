@@ -161,27 +161,13 @@ static void
 learn_in(struct launcher *s, const char *path, const char *key, uint64_t value, int force)
 {
 	struct buf text = BUF_INIT, out = BUF_INIT;
-	const char *p;
-	size_t kl = strlen(key);
-	uint64_t old;
-	int kind = starts_with(key, "kind:");
 
 	while (flock(s->peaks_fd, LOCK_EX) < 0)
 		if (errno != EINTR)
 			return;
 	if (path_exists(path))
 		read_file(&text, path);
-	old = peaks_get(text.s, key);
-	for (p = text.s; p && *p; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : NULL)
-		if (strncmp(p, key, kl) || p[kl] != ' ')
-			buf_add(&out, p, strcspn(p, "\n") + (p[strcspn(p, "\n")] == '\n'));
-	/* A kind keeps the largest peak seen (it must cover every file of that kind) and its count. */
-	buf_addf(&out, "%s %llu", key,
-		 (unsigned long long)(force || !old ? value : kind ? (old > value ? old : value) :
-				      peaks_learn(old, value)));
-	if (kind)
-		buf_addf(&out, " %u", peaks_samples(text.s, key) + 1);
-	buf_addch(&out, '\n');
+	peaks_rewrite(text.s, key, value, force, &out);
 	if (mkdir_p_parent(path) == 0)
 		write_file_atomic(path, out.s, out.len);
 	flock(s->peaks_fd, LOCK_UN);
@@ -203,23 +189,63 @@ exec_direct(char *const *argv)
 	return 127;
 }
 
+/*
+ * The launch directory, made if missing and opened from its parent without
+ * following a link: the held descriptor its files are named through
+ * (/proc/self/fd/N/NAME), so <work>/launch replaced by a link while a
+ * compile runs (minutes) is not written through when it ends
+ * (filesystem.md rule 1). Into *at the prefix; the fd, or -1 after reporting.
+ */
+static int
+launch_dir_open(const char *dir, struct buf *at)
+{
+	struct buf parent = BUF_INIT;
+	const char *base;
+	int fd = -1;
+
+	if (mkdir_p(dir) < 0)
+		return -1;
+	path_normalize(&parent, dir);
+	base = strrchr(parent.s, '/');
+	if (!base) {
+		fd = open_dir_beneath(".", parent.s, parent.len);
+	} else {
+		char *name = xstrdup(base + 1);
+
+		buf_setlen(&parent, (size_t)(base - parent.s) + (base == parent.s));
+		fd = open_dir_beneath(parent.s, name, strlen(name));
+		free(name);
+	}
+	buf_release(&parent);
+	if (fd >= 0)
+		buf_addf(at, "/proc/self/fd/%d", fd);
+	return fd;
+}
+
 /* The launch directory's files and the budget from the environment; -1 if unusable. */
 static int
 launcher_open(struct launcher *s, const char *dir, const char *budget, const char *slots,
 	      const char *table, const char *remote)
 {
+	struct buf at = BUF_INIT;
+	int rc = -1;
+
 	memset(s, 0, sizeof(*s));
 	s->lock_fd = -1;
 	s->peaks_fd = -1;
+	s->dir_fd = -1;
 	s->budget = strtoull(budget, NULL, 10);
 	s->slots = (unsigned)strtoul(slots, NULL, 10);
 	if (!s->slots)
 		s->slots = 1;
 	buf_addstr(&s->dir, dir);
-	buf_addf(&s->lockpath, "%s/lock", dir);
-	buf_addf(&s->ledger, "%s/ledger", dir);
-	buf_addf(&s->oom, "%s/oom", dir);
-	buf_addf(&s->down, "%s/hosts-down", dir);
+	s->dir_fd = launch_dir_open(dir, &at);
+	if (s->dir_fd < 0)
+		goto out;
+	buf_addf(&s->lockpath, "%s/lock", at.s);
+	buf_addf(&s->ledger, "%s/ledger", at.s);
+	buf_addf(&s->oom, "%s/oom", at.s);
+	buf_addf(&s->down, "%s/hosts-down", at.s);
 	if (remote && *remote) {
 		struct buf err = BUF_INIT;
 
@@ -228,11 +254,9 @@ launcher_open(struct launcher *s, const char *dir, const char *budget, const cha
 				err.s);
 		buf_release(&err);
 	}
-	if (mkdir_p(dir) < 0)
-		return -1;
 	s->lock_fd = open_regular(s->lockpath.s, O_RDWR | O_CREAT, 0666);
 	if (s->lock_fd < 0)
-		return -1;
+		goto out;
 	s->peaks_fd = s->lock_fd;
 	if (table && *table) {
 		struct buf lock = BUF_INIT;
@@ -243,12 +267,15 @@ launcher_open(struct launcher *s, const char *dir, const char *budget, const cha
 			s->peaks_fd = open_regular(lock.s, O_RDWR | O_CREAT, 0666);
 		buf_release(&lock);
 		if (s->peaks_fd < 0)
-			return -1;
+			goto out;
 	} else {
-		buf_addf(&s->peaks, "%s/peaks", dir);
+		buf_addf(&s->peaks, "%s/peaks", at.s);
 	}
 	buf_addf(&s->times, "%s.times", s->peaks.s);
-	return 0;
+	rc = 0;
+out:
+	buf_release(&at);
+	return rc;
 }
 
 static void
@@ -258,6 +285,8 @@ launcher_close(struct launcher *s)
 		close(s->peaks_fd);
 	if (s->lock_fd >= 0)
 		close(s->lock_fd);
+	if (s->dir_fd >= 0)
+		close(s->dir_fd);
 	buf_release(&s->dir);
 	buf_release(&s->lockpath);
 	buf_release(&s->ledger);
@@ -400,14 +429,16 @@ static int
 refuse_in_configure(const char *dir, const char *source)
 {
 	struct buf path = BUF_INIT, line = BUF_INIT;
-	int fd;
+	int fd, dirfd = launch_dir_open(dir, &path);
 
-	buf_addf(&path, "%s/" LAUNCH_CONFIGURE_COMPILES, dir);
+	buf_addstr(&path, "/" LAUNCH_CONFIGURE_COMPILES);
 	buf_addf(&line, "%s\n", source);
-	if (mkdir_p(dir) == 0 && (fd = open_regular(path.s, O_WRONLY | O_CREAT | O_APPEND, 0666)) >= 0) {
+	if (dirfd >= 0 && (fd = open_regular(path.s, O_WRONLY | O_CREAT | O_APPEND, 0666)) >= 0) {
 		write_all(fd, line.s, line.len);
 		close(fd);
 	}
+	if (dirfd >= 0)
+		close(dirfd);
 	fprintf(stderr, "bwbuild launch: %s: a real compile during the configure step; refused (the "
 		"tree builds where it should only configure)\n", source);
 	buf_release(&path);

@@ -116,6 +116,14 @@ uint64_t launch_estimate_from(const char *learned, const char *key, const char *
 			      uint64_t est);
 /* Rise at once, decay slowly: new = old > peak ? (9*old + peak) / 10 : peak. */
 uint64_t peaks_learn(uint64_t old, uint64_t peak);
+/*
+ * A learned table `text` (NULL: none) with `key` learned as `value` into
+ * `out`: every other key's row as it was, then the key's (a kind keeps
+ * the largest value and counts its samples; `force`: the value as it is).
+ * A line that is no row ("KEY NUMBER", "kind:NAME NUMBER NUMBER") is
+ * dropped: one cut short or planted was carried on by every rewrite.
+ */
+void peaks_rewrite(const char *text, const char *key, uint64_t value, int force, struct buf *out);
 
 /* Run `argv` under admission control; returns the exit status to exit with. */
 int launch_run(char *const *argv);

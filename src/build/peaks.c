@@ -190,6 +190,62 @@ peaks_learn(uint64_t old, uint64_t peak)
 	return old > peak ? (9 * old + peak) / 10 : peak;
 }
 
+/* The decimal number at `p` (of `n` bytes left): its length, 0 when none. */
+static size_t
+number_len(const char *p, size_t n)
+{
+	size_t k = 0;
+
+	while (k < n && k < 20 && p[k] >= '0' && p[k] <= '9')
+		k++;
+	return k < n && p[k] >= '0' && p[k] <= '9' ? 0 : k;
+}
+
+/* "KEY NUMBER" or "KEY NUMBER NUMBER", KEY without spaces: `n` bytes, no newline. */
+static int
+row_ok(const char *l, size_t n)
+{
+	const char *sp = memchr(l, ' ', n);
+	size_t at, k;
+
+	if (!sp || sp == l)
+		return 0;
+	at = (size_t)(sp - l) + 1;
+	if (!(k = number_len(l + at, n - at)))
+		return 0;
+	at += k;
+	if (at == n)
+		return 1;
+	if (l[at] != ' ' || !(k = number_len(l + at + 1, n - at - 1)))
+		return 0;
+	return at + 1 + k == n;
+}
+
+void
+peaks_rewrite(const char *text, const char *key, uint64_t value, int force, struct buf *out)
+{
+	size_t kl = strlen(key);
+	uint64_t old = peaks_get(text, key);
+	int kind = starts_with(key, "kind:");
+
+	for (const char *p = text; p && *p;) {
+		size_t n = strcspn(p, "\n");
+
+		if (row_ok(p, n) && (strncmp(p, key, kl) || p[kl] != ' ')) {
+			buf_add(out, p, n);
+			buf_addch(out, '\n');
+		}
+		p += n + (p[n] == '\n');
+	}
+	/* A kind keeps the largest peak seen (it must cover every file of that kind) and its count. */
+	buf_addf(out, "%s %llu", key,
+		 (unsigned long long)(force || !old ? value : kind ? (old > value ? old : value) :
+				      peaks_learn(old, value)));
+	if (kind)
+		buf_addf(out, " %u", peaks_samples(text, key) + 1);
+	buf_addch(out, '\n');
+}
+
 unsigned
 peaks_samples(const char *text, const char *key)
 {

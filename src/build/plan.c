@@ -433,6 +433,20 @@ plan_release(struct plan *pl)
 	memset(pl, 0, sizeof(*pl));
 }
 
+/*
+ * A profile's value on a line of the plan, escaped to that line
+ * (diag_name): a description or a reason with a newline in it forges no
+ * line of the plan's own.
+ */
+static void
+add_value(struct buf *out, const char *s)
+{
+	struct buf esc = BUF_INIT;
+
+	buf_addstr(out, diag_name(&esc, s));
+	buf_release(&esc);
+}
+
 static void
 add_loc(struct buf *out, const struct loc *l)
 {
@@ -469,7 +483,8 @@ format_archs(const struct plan *pl, struct buf *out)
 		buf_addstr(out, " none");
 	buf_addstr(out, " (in every CUDA library)");
 	if (p->cuda_ptx.str) {
-		buf_addf(out, "\nptx          %s", p->cuda_ptx.str);
+		buf_addstr(out, "\nptx          ");
+		add_value(out, p->cuda_ptx.str);
 		add_loc(out, &p->cuda_ptx.loc);
 	}
 	buf_addstr(out, "\n");
@@ -483,19 +498,23 @@ format_source(const struct plan *pl, struct buf *out)
 
 	buf_addf(out, "profile      %s  (%s)\n", p->name.str, p->path);
 	if (p->description.str) {
-		buf_addf(out, "description  %s", p->description.str);
+		buf_addstr(out, "description  ");
+		add_value(out, p->description.str);
 		add_loc(out, &p->description.loc);
 		buf_addstr(out, "\n");
 	}
-	buf_addf(out, "source       %s", p->source_repo.str);
+	buf_addstr(out, "source       ");
+	add_value(out, p->source_repo.str);
 	add_loc(out, &p->source_repo.loc);
-	buf_addf(out, "\nref          %s", p->source_ref.str);
+	buf_addstr(out, "\nref          ");
+	add_value(out, p->source_ref.str);
 	add_loc(out, &p->source_ref.loc);
 	if (pl->local_source)
 		buf_addf(out, "\nsource tree  %s  (--source: built as it is, at whatever commit it "
 			 "is; the ref above is not checked out)", pl->src_dir);
 	if (p->cuda_version.str) {
-		buf_addf(out, "\ncuda         %s", p->cuda_version.str);
+		buf_addstr(out, "\ncuda         ");
+		add_value(out, p->cuda_version.str);
 		add_loc(out, &p->cuda_version.loc);
 	}
 	buf_addf(out, "\ncuda home    %s", pl->cuda_home);
@@ -511,11 +530,17 @@ format_source(const struct plan *pl, struct buf *out)
 	for (i = 0; i < p->nexceptions; i++) {
 		const struct pexception *e = &p->exceptions[i];
 
-		buf_addf(out, "  except %s: may lack", e->library);
-		for (size_t j = 0; j < e->nmissing; j++)
-			buf_addf(out, " %s", e->missing[j]);
+		buf_addstr(out, "  except ");
+		add_value(out, e->library);
+		buf_addstr(out, ": may lack");
+		for (size_t j = 0; j < e->nmissing; j++) {
+			buf_addch(out, ' ');
+			add_value(out, e->missing[j]);
+		}
 		add_loc(out, &e->loc);
-		buf_addf(out, "\n    %s\n", e->reason);
+		buf_addstr(out, "\n    ");
+		add_value(out, e->reason);
+		buf_addch(out, '\n');
 	}
 }
 
@@ -526,7 +551,10 @@ format_pkvs(struct buf *out, const char *title, const struct pkv *kv, size_t n)
 		return;
 	buf_addf(out, "\n%s\n", title);
 	for (size_t i = 0; i < n; i++) {
-		buf_addf(out, "  %s=%s", kv[i].key, kv[i].val);
+		buf_addstr(out, "  ");
+		add_value(out, kv[i].key);
+		buf_addch(out, '=');
+		add_value(out, kv[i].val);
 		add_loc(out, &kv[i].loc);
 		buf_addstr(out, "\n");
 	}
@@ -566,18 +594,27 @@ format_settings(const struct plan *pl, struct buf *out)
 	format_pkvs(out, "build env", p->build_env, p->nbuild_env);
 
 	buf_addstr(out, "\nenvironment (set on top of the inherited one)\n");
-	for (i = 0; i < pl->env.n; i++)
-		buf_addf(out, "  %s\n", pl->env.v[i]);
+	for (i = 0; i < pl->env.n; i++) {
+		buf_addstr(out, "  ");
+		add_value(out, pl->env.v[i]);
+		buf_addch(out, '\n');
+	}
 	if (pl->inherited.n) {
 		/* They reach the build as they are: said, so a shell's leftovers are not a surprise. */
 		buf_addstr(out, "\ninherited from this shell (they change the build; set them "
 			   "in the profile or unset them)\n");
-		for (i = 0; i < pl->inherited.n; i++)
-			buf_addf(out, "  %s\n", pl->inherited.v[i]);
+		for (i = 0; i < pl->inherited.n; i++) {
+			buf_addstr(out, "  ");
+			add_value(out, pl->inherited.v[i]);
+			buf_addch(out, '\n');
+		}
 	}
 	buf_addstr(out, "\ncmake cache entries (forwarded from the environment as -D)\n");
-	for (i = 0; i < pl->cmake.n; i++)
-		buf_addf(out, "  -D%s\n", pl->cmake.v[i]);
+	for (i = 0; i < pl->cmake.n; i++) {
+		buf_addstr(out, "  -D");
+		add_value(out, pl->cmake.v[i]);
+		buf_addch(out, '\n');
+	}
 }
 
 /* build.remote: the hosts, their slots and what each remote compile costs here. */

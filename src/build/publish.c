@@ -145,19 +145,26 @@ journal_parse(const char *text, const char *out, struct buf *wname, struct buf *
  * The journal of a publish into this --out that did not finish: its
  * temporaries removed; unless the manifest it published is in place, the
  * old pair restored from the backups. A journal that is not exactly one
- * of ours is set aside with a warning, and nothing is touched.
+ * of ours is set aside with a warning, and nothing is touched. -1 when
+ * it is there but cannot be read (a FIFO, a directory): nothing is
+ * published over what it might name.
  */
-static void
+static int
 journal_recover(const char *work, const char *out, int outfd)
 {
 	struct buf path = BUF_INIT, text = BUF_INIT, wname = BUF_INIT, suffix = BUF_INIT;
 	struct buf mname = BUF_INIT, name = BUF_INIT, bak = BUF_INIT;
 	const char *why;
-	int removed = 0, restored = 0, manifest_in;
+	int removed = 0, restored = 0, manifest_in, rc = 0;
 
 	buf_addf(&path, "%s/%s", work, JOURNAL);
-	if (!path_exists(path.s) || read_file(&text, path.s) < 0)
+	if (!path_exists(path.s))
 		goto out;
+	if (read_file(&text, path.s) < 0) {
+		hint("it is bwbuild's record of an unfinished publish; remove it and build again");
+		rc = -1;
+		goto out;
+	}
 	if (journal_parse(text.s, out, &wname, &suffix, &why) < 0) {
 		warning("'%s' is ignored: %s; nothing in '%s' was removed or renamed for it", path.s,
 			why, out);
@@ -198,6 +205,7 @@ out:
 	buf_release(&mname);
 	buf_release(&name);
 	buf_release(&bak);
+	return rc;
 }
 
 static int
@@ -245,7 +253,8 @@ publish_pair(const char *work, const char *out, const char *wheel, const char *w
 		return error("cannot open the output directory '%s':", out);
 	if (out_lock(outfd, out) < 0)
 		goto out;
-	journal_recover(work, out, outfd);
+	if (journal_recover(work, out, outfd) < 0)
+		goto out;
 	random_token(&tok);
 	buf_addf(&mname, "%.*s.manifest.json", (int)(strlen(wname) - 4), wname);
 	buf_addf(&tw, "%s.tmp.%ld.%s", wname, (long)getpid(), tok.s);
@@ -322,8 +331,20 @@ int
 publish_check(struct build *b)
 {
 	const char *out = b->plan.out_dir;
-	int fd;
+	struct buf journal = BUF_INIT;
+	struct stat st;
+	int fd, bad;
 
+	/* The journal is read at the end, before publishing: one that cannot be is said now. */
+	buf_addf(&journal, "%s/%s", b->plan.work_dir, JOURNAL);
+	bad = lstat(journal.s, &st) == 0 && !S_ISREG(st.st_mode);
+	if (bad) {
+		error("'%s' is not a regular file (a FIFO, a device, a directory or a link)", journal.s);
+		hint("it is bwbuild's record of an unfinished publish; remove it and build again");
+	}
+	buf_release(&journal);
+	if (bad)
+		return -1;
 	if (mkdir_p(out) < 0)
 		return -1;
 	/* An unnamed file: nothing is created at a name, so nothing there can be followed. */
@@ -437,8 +458,14 @@ publish_run(struct build *b)
 				  strlen(text));
 	buf_addf(&whl, "%s/%s", b->plan.out_dir, name);
 	buf_addf(&mpath, "%s/%.*s.manifest.json", b->plan.out_dir, (int)(strlen(name) - 4), name);
-	if (!rc)
-		printf("wheel:    %s\nmanifest: %s\n", whl.s, mpath.s);
+	if (!rc) {
+		struct buf e1 = BUF_INIT, e2 = BUF_INIT;
+
+		diag_printf(stdout, "wheel:    %s\nmanifest: %s\n", diag_name(&e1, whl.s),
+			    diag_name(&e2, mpath.s));
+		buf_release(&e1);
+		buf_release(&e2);
+	}
 	sha256_hex(&msha, text, strlen(text));
 	if (!rc && uptodate_record(b, hash.s, whl.s, mpath.s, msha.s, local.s) < 0)
 		warning("the next build will not know this one is up to date");

@@ -342,20 +342,22 @@ step_failed(enum step step, const struct plan *pl, const struct proc *p)
 static int
 open_log(enum step step, const struct plan *pl, const struct proc *p, struct buf *path)
 {
-	struct buf cmd = BUF_INIT;
+	struct buf cmd = BUF_INIT, rel = BUF_INIT;
 	int fd;
 
 	buf_addf(path, "%s/logs/%s.log", pl->work_dir, step_names[step]);
+	buf_addf(&rel, "logs/%s.log", step_names[step]);
 	/* A retried step appends, so the log keeps what the failed attempt printed. */
 	/*
 	 * Never through a link (a planted logs/<step>.log -> victim would be
-	 * truncated), never waiting on a FIFO planted there for a reader.
+	 * truncated; logs/ itself replaced by a link during the build, the
+	 * victim's <step>.log), never waiting on a FIFO planted there.
 	 */
-	fd = open_regular(path->s, O_WRONLY | O_CREAT | (p->append_log ? O_APPEND : O_TRUNC), 0666);
-	if (fd < 0 && (errno == ELOOP || errno == EFTYPE_NOT_REGULAR))
-		return open_regular_error(path->s);
+	fd = open_regular_beneath(pl->work_dir, rel.s,
+				  O_WRONLY | O_CREAT | (p->append_log ? O_APPEND : O_TRUNC), 0666);
+	buf_release(&rel);
 	if (fd < 0)
-		return error("cannot create log '%s':", path->s);
+		return -1;
 	proc_format_args(&p->args, &cmd);
 	dprintf(fd, "# bwbuild step '%s'\n# cd %s\n# %s\n", step_names[step], p->dir ? p->dir : ".",
 		cmd.s);

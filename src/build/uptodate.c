@@ -1,6 +1,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "core/buf.h"
 #include "core/diag.h"
@@ -136,6 +137,27 @@ recall_choices(struct build *t, const struct json *last, struct buf *why)
 	t->cmake_policy = json_is_true(policy);
 }
 
+/*
+ * `path` is a file of its own, not a link: a link in --out to the pair in
+ * <work>/dist has the right bytes until the next build empties dist/
+ * (issue 31). The reason into `why` when not.
+ */
+static int
+plain_file(const char *path, struct buf *why)
+{
+	struct stat st;
+
+	if (lstat(path, &st) < 0)
+		buf_addf(why, "'%s' is gone", path);
+	else if (S_ISLNK(st.st_mode))
+		buf_addf(why, "'%s' is a symbolic link, not a published file", path);
+	else if (!S_ISREG(st.st_mode))
+		buf_addf(why, "'%s' is not a regular file", path);
+	else
+		return 1;
+	return 0;
+}
+
 /* The published wheel still there, still the same bytes, still passing verify. */
 static int
 wheel_still_good(struct build *t, const char *wheel, const char *sha256, struct buf *why)
@@ -150,8 +172,8 @@ wheel_still_good(struct build *t, const char *wheel, const char *sha256, struct 
 		wheel_report_release(&t->report);
 		t->have_report = 0;
 	}
-	if (!is_regular(wheel)) {
-		buf_addf(why, "'%s' is gone", wheel);
+	if (!plain_file(wheel, why)) {
+		/* why says it */
 	} else if (wheel_verify(&t->report, wheel, &ex) < 0) {
 		buf_addf(why, "'%s' cannot be read", wheel);
 	} else {
@@ -203,13 +225,13 @@ published_pair(struct build *t, const struct json *last, struct buf *why, struct
 	}
 	buf_addf(wheel, "%s/%s", t->plan.out_dir, name);
 	buf_addf(manifest, "%s/%.*s.manifest.json", t->plan.out_dir, (int)(strlen(name) - 4), name);
-	if (!is_regular(manifest->s))
-		buf_addf(&outwhy, "'%s' is gone", manifest->s);
-	else if (!file_is(manifest->s, msha))
-		buf_addf(&outwhy, "'%s' is not the manifest of the wheel that was built",
-			 manifest->s);
-	else if (wheel_still_good(t, wheel->s, sha, &outwhy) == 0)
-		return 1;
+	if (plain_file(manifest->s, &outwhy)) {
+		if (!file_is(manifest->s, msha))
+			buf_addf(&outwhy, "'%s' is not the manifest of the wheel that was built",
+				 manifest->s);
+		else if (wheel_still_good(t, wheel->s, sha, &outwhy) == 0)
+			return 1;
+	}
 	/* The pair kept in the work dir: published again, nothing built. */
 	if (wheel_still_good(t, lw, sha, why) < 0) {
 		buf_addf(why, " (and %s)", outwhy.s);
@@ -385,11 +407,17 @@ uptodate_check(const struct build *b)
 			}
 		}
 	}
-	if (up)
-		printf("bwbuild: up to date (inputs %.12s)%s\nwheel:    %s\nmanifest: %s\n", hash.s,
-		       up == 2 ? "; published again" : "", wheel_out.s, manifest_out.s);
-	else
-		fprintf(stderr, "bwbuild: not up to date: %s\n", why.s);
+	if (up) {
+		struct buf e1 = BUF_INIT, e2 = BUF_INIT;
+
+		diag_printf(stdout, "bwbuild: up to date (inputs %.12s)%s\nwheel:    %s\nmanifest: %s\n",
+			    hash.s, up == 2 ? "; published again" : "", diag_name(&e1, wheel_out.s),
+			    diag_name(&e2, manifest_out.s));
+		buf_release(&e1);
+		buf_release(&e2);
+	} else {
+		diag_printf(stderr, "bwbuild: not up to date: %s\n", why.s);
+	}
 	json_free(inputs);
 	json_free(last);
 	if (t.have_report)

@@ -31,6 +31,16 @@ dir_empty(const char *dir)
 	return empty;
 }
 
+/* `path` through its links when it is there (a link to the tree is the tree), else as written. */
+static void
+path_real(struct buf *out, const char *normal)
+{
+	char *real = realpath(normal, NULL);
+
+	buf_addstr(out, real ? real : normal);
+	free(real);
+}
+
 int
 workdir_validate(const char *work, const char *out, const char *source)
 {
@@ -57,6 +67,22 @@ workdir_validate(const char *work, const char *out, const char *source)
 		error("--work '%s' holds the source tree '%s'; bwbuild rewrites what is in its work "
 		      "directory: give one outside the source tree", w.s, s.s);
 		goto out;
+	}
+	if (source) {
+		struct buf rw = BUF_INIT, rs = BUF_INIT;
+		int inside;
+
+		path_real(&rw, w.s);
+		path_real(&rs, s.s);
+		inside = path_within(w.s, s.s) || path_within(rw.s, rs.s);
+		buf_release(&rw);
+		buf_release(&rs);
+		/* Its logs, temporaries and wheels would be the tree's untracked files, read by its build. */
+		if (inside) {
+			error("--work '%s' is inside the source tree '%s', which is built as it is; give "
+			      "a --work outside it", w.s, s.s);
+			goto out;
+		}
 	}
 	if (path_within(o.s, w.s)) {
 		error("--out '%s' is inside the work directory '%s', whose contents bwbuild rewrites "
@@ -93,6 +119,12 @@ own_dirs(const char *work_dir)
 		if (mkdir_in(work_dir, made[i], 1) < 0)
 			return -1;
 	return mkdir_in(work_dir, "src", 0) < 0 ? -1 : 0;
+}
+
+int
+workdir_check(const char *work_dir)
+{
+	return own_dirs(work_dir);
 }
 
 int

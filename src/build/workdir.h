@@ -22,5 +22,12 @@ int workdir_validate(const char *work, const char *out, const char *source);
  * Returns the lock's descriptor, or -1 after reporting.
  */
 int workdir_open(const char *work_dir);
+/*
+ * The directories bwbuild writes into below the work dir checked again
+ * (made when missing, refused when a link): before every step, so one
+ * replaced by a link during a step (by the build's own commands) is
+ * refused at the next, not written through. -1 after reporting.
+ */
+int workdir_check(const char *work_dir);
 
 #endif

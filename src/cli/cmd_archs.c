@@ -69,7 +69,7 @@ static void
 report_text(const struct archs_report *r, int all)
 {
 	struct strvec sass = STRVEC_INIT, ptx = STRVEC_INIT;
-	struct buf line = BUF_INIT;
+	struct buf line = BUF_INIT, esc = BUF_INIT;
 	size_t cuda = 0;
 
 	for (size_t i = 0; i < r->n; i++) {
@@ -81,25 +81,25 @@ report_text(const struct archs_report *r, int all)
 		}
 		if (!l->has_cuda) {
 			if (all)
-				printf("%s: no CUDA code\n", l->path);
+				diag_printf(stdout, "%s: no CUDA code\n", diag_name(&esc, l->path));
 			continue;
 		}
 		cuda++;
 		buf_reset(&line);
 		target_counts_format(&l->sass, &line);
-		printf("%s: %u container%s\n  SASS %s\n", l->path, l->containers,
-		       l->containers == 1 ? "" : "s", line.s);
+		diag_printf(stdout, "%s: %u container%s\n  SASS %s\n", diag_name(&esc, l->path),
+			    l->containers, l->containers == 1 ? "" : "s", line.s);
 		buf_reset(&line);
 		target_counts_format(&l->ptx, &line);
-		printf("  PTX  %s\n", line.s);
+		diag_printf(stdout, "  PTX  %s\n", line.s);
 		if (l->rel_containers) {
 			buf_reset(&line);
 			target_counts_format(&l->rel_sass, &line);
-			printf("  relocatable (%u container%s): SASS %s", l->rel_containers,
-			       l->rel_containers == 1 ? "" : "s", line.s);
+			diag_printf(stdout, "  relocatable (%u container%s): SASS %s", l->rel_containers,
+				    l->rel_containers == 1 ? "" : "s", line.s);
 			buf_reset(&line);
 			target_counts_format(&l->rel_ptx, &line);
-			printf("; PTX %s\n", line.s);
+			diag_printf(stdout, "; PTX %s\n", line.s);
 		}
 		for (size_t k = 0; k < l->sass.n; k++)
 			strset_add(&sass, l->sass.v[k].name);
@@ -108,12 +108,13 @@ report_text(const struct archs_report *r, int all)
 	}
 	buf_reset(&line);
 	strvec_join(&sass, " ", &line);
-	printf("%zu of %zu ELF files carry CUDA code; SASS %s; PTX ", cuda, r->files,
-	       sass.n ? line.s : "none");
+	diag_printf(stdout, "%zu of %zu ELF files carry CUDA code; SASS %s; PTX ", cuda, r->files,
+		    sass.n ? line.s : "none");
 	buf_reset(&line);
 	strvec_join(&ptx, " ", &line);
-	printf("%s\n", ptx.n ? line.s : "none");
+	diag_printf(stdout, "%s\n", ptx.n ? line.s : "none");
 	buf_release(&line);
+	buf_release(&esc);
 	strvec_clear(&sass);
 	strvec_clear(&ptx);
 }

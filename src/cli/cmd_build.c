@@ -14,6 +14,46 @@ static const char about[] =
 	"them). Mirrors are cached in $BWBUILD_CACHE_DIR, else $XDG_CACHE_HOME/bwbuild,\n"
 	"else ~/.cache/bwbuild.\n";
 
+/*
+ * --targets: CMake target names separated by commas, each handed to
+ * ninja as it is. An empty name, one ninja or cmake would read as an
+ * option ('-j1000', '-t'), and CMake's targets that build nothing but
+ * remove, install or run ('clean') are refused, once, naming it.
+ */
+static int
+targets_check(const char *list)
+{
+	static const char *const not_builds[] = {
+		"clean", "install", "package", "package_source", "test", "edit_cache",
+		"rebuild_cache", "list_install_components", "help",
+	};
+	const char *t = list;
+
+	if (!*list || list[strspn(list, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+				 "0123456789_.+-,")])
+		return error("--targets '%s': give CMake target names separated by commas, "
+			     "e.g. --targets c10,c10_cuda", list);
+	for (;;) {
+		size_t n = strcspn(t, ",");
+
+		if (!n)
+			return error("--targets '%s': an empty name (two commas, or one at an end); "
+				     "give CMake target names separated by commas, e.g. --targets "
+				     "c10,c10_cuda", list);
+		if (*t == '-')
+			return error("--targets '%s': '%.*s' begins with '-', so ninja would take it "
+				     "for an option, not a target", list, (int)n, t);
+		for (size_t i = 0; i < sizeof(not_builds) / sizeof(not_builds[0]); i++)
+			if (strlen(not_builds[i]) == n && !strncmp(t, not_builds[i], n))
+				return error("--targets '%s': CMake's '%s' builds nothing (it removes, "
+					     "installs or runs); --targets names what to compile",
+					     list, not_builds[i]);
+		if (!t[n])
+			return 0;
+		t += n + 1;
+	}
+}
+
 int
 cmd_build(int argc, char **argv, const struct command *cmd)
 {
@@ -60,12 +100,8 @@ cmd_build(int argc, char **argv, const struct command *cmd)
 		return EXIT_USAGE;
 	}
 	if (o.targets) {
-		if (!*o.targets || o.targets[strspn(o.targets, "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
-						    "abcdefghijklmnopqrstuvwxyz0123456789_.+-,")]) {
-			error("--targets '%s': give CMake target names separated by commas, "
-			      "e.g. --targets c10,c10_cuda", o.targets);
+		if (targets_check(o.targets) < 0)
 			return EXIT_USAGE;
-		}
 		if (o.until > STEP_COMPILE)
 			o.until = STEP_COMPILE;
 	}

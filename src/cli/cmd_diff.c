@@ -100,9 +100,9 @@ cmd_diff(int argc, char **argv, const struct command *cmd)
 		json_print_stdout(report);
 	} else if (!strcmp(format, "md")) {
 		diff_markdown(a, b, report, &md);
-		fputs(md.s, stdout);
+		diag_write(stdout, md.s, md.len);
 	} else {
-		printf("%s%s", text.s, n ? "builds differ" : "builds agree");
+		diag_printf(stdout, "%s%s", text.s, n ? "builds differ" : "builds agree");
 		if (ignored)
 			printf(" (%zu difference%s not counted: --ignore %s)", ignored,
 			       ignored == 1 ? "" : "s",

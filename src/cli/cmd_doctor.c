@@ -69,8 +69,8 @@ cmd_doctor(int argc, char **argv, const struct command *cmd)
 		report_json(doctor_json(&d));
 	} else {
 		doctor_format(&d, &text);
-		printf("%s%s\n", text.s, doctor_failed(&d) ? "not ready: fix the ❌ items above" :
-							    "ready to build");
+		diag_printf(stdout, "%s%s\n", text.s,
+			    doctor_failed(&d) ? "not ready: fix the ❌ items above" : "ready to build");
 	}
 	ret = doctor_failed(&d) ? EXIT_FAIL : EXIT_OK;
 	buf_release(&text);

@@ -53,7 +53,7 @@ cmd_manifest(int argc, char **argv, const struct command *cmd)
 	if (out && write_file_atomic(out, text.s, text.len) < 0)
 		ret = EXIT_USAGE;
 	else if (!out)
-		fputs(text.s, stdout);
+		diag_write(stdout, text.s, text.len);
 	buf_release(&text);
 	json_free(m);
 	return ret;

@@ -55,7 +55,7 @@ cmd_plan(int argc, char **argv, const struct command *cmd)
 		report_json(plan_view_json(&v));
 	} else {
 		plan_view_text(&v, &text);
-		fputs(text.s, stdout);
+		diag_write(stdout, text.s, text.len);
 	}
 	plan_view_release(&v);
 	buf_release(&text);

@@ -35,7 +35,7 @@ cmd_profiles(int argc, char **argv, const struct command *cmd)
 		json_print_stdout(list);
 	} else {
 		report_profiles_format(list, &text);
-		fputs(text.s, stdout);
+		diag_write(stdout, text.s, text.len);
 	}
 	buf_release(&text);
 	json_free(list);

@@ -68,9 +68,14 @@ cmd_repair(int argc, char **argv, const struct command *cmd)
 		repair_result_release(&res);
 		goto out;
 	}
-	for (size_t i = 0; i < res.n; i++)
-		printf("%s: from %s as %s\n", res.libs[i].soname, res.libs[i].from,
-		       res.libs[i].member);
+	for (size_t i = 0; i < res.n; i++) {
+		struct buf e[3] = { BUF_INIT, BUF_INIT, BUF_INIT };
+
+		diag_printf(stdout, "%s: from %s as %s\n", diag_name(&e[0], res.libs[i].soname),
+			    diag_name(&e[1], res.libs[i].from), diag_name(&e[2], res.libs[i].member));
+		for (size_t k = 0; k < ARRAY_SIZE(e); k++)
+			buf_release(&e[k]);
+	}
 	if (!res.n) {
 		char *a, *b;
 		int same;

@@ -29,7 +29,10 @@ report_json(struct json *j)
 static void
 lib_line(const struct wheel_lib *l, int deep, struct buf *out)
 {
-	buf_addf(out, "%s:", l->path);
+	struct buf esc = BUF_INIT;
+
+	buf_addf(out, "%s:", diag_name(&esc, l->path));
+	buf_release(&esc);
 	if (l->ml.min_glibc)
 		buf_addf(out, " manylinux_2_%u", l->ml.min_glibc);
 	else if (*l->ml.blocker)
@@ -55,20 +58,20 @@ report_wheel(const struct wheel_report *r, int deep, FILE *out)
 	for (k = 0; k < r->nlibs; k++) {
 		buf_reset(&line);
 		lib_line(&r->libs[k], deep, &line);
-		fprintf(out, "%s\n", line.s);
+		diag_printf(out, "%s\n", line.s);
 	}
-	buf_release(&line);
 	for (k = 0; k < r->notes.n; k++)
 		note("%s", r->notes.v[k]);
 	for (k = 0; k < r->errors.n; k++)
 		error("%s", r->errors.v[k]);
 	if (!r->errors.n)
-		fprintf(out, "ok: %s (%zu members, every RECORD hash matches)\n", r->filename,
-			r->members);
+		diag_printf(out, "ok: %s (%zu members, every RECORD hash matches)\n",
+			    diag_name(&line, r->filename), r->members);
 	else
-		fprintf(out, "FAILED: %s (%zu problem%s)\n", r->filename,
-			r->errors.n + r->errors_more - (r->errors_more ? 1 : 0),
-			r->errors.n + r->errors_more == 1 ? "" : "s");
+		diag_printf(out, "FAILED: %s (%zu problem%s)\n", diag_name(&line, r->filename),
+			    r->errors.n + r->errors_more - (r->errors_more ? 1 : 0),
+			    r->errors.n + r->errors_more == 1 ? "" : "s");
+	buf_release(&line);
 }
 
 void
@@ -83,7 +86,7 @@ report_wheel_json(const struct wheel_report *r, const struct profile *p)
 static size_t
 report_gpu(struct wheel_report *r, int cc, FILE *out)
 {
-	struct buf how = BUF_INIT;
+	struct buf how = BUF_INIT, esc = BUF_INIT;
 	size_t k, cuda_libs = 0, bad = 0;
 
 	for (k = 0; k < r->nlibs; k++) {
@@ -95,7 +98,8 @@ report_gpu(struct wheel_report *r, int cc, FILE *out)
 		buf_reset(&how);
 		if (library_runs_on(&l->sass, &l->ptx, cc, &how) == 0) {
 			if (out)
-				fprintf(out, "sm_%d: %s runs (%s)\n", cc, l->path, how.s);
+				diag_printf(out, "sm_%d: %s runs (%s)\n", cc, diag_name(&esc, l->path),
+					    how.s);
 			continue;
 		}
 		buf_reset(&how);
@@ -109,6 +113,7 @@ report_gpu(struct wheel_report *r, int cc, FILE *out)
 		bad++;
 	}
 	buf_release(&how);
+	buf_release(&esc);
 	if (out)
 		fprintf(out, "sm_%d: %s\n", cc, !cuda_libs ? "no CUDA libraries in this wheel" :
 			bad ? "NO: the wheel would fail with 'no kernel image is available'" :
@@ -309,7 +314,7 @@ report_profiles_format(const struct json *list, struct buf *out)
 		const struct json *o = json_at(list, q);
 		const char *description = json_str(json_get(o, "description"));
 		const char *path = json_str(json_get(o, "path"));
-		struct buf invalid = BUF_INIT;
+		struct buf invalid = BUF_INIT, desc = BUF_INIT;
 
 		/* Named by its path: a shadowed one is not what its name finds. */
 		if (!json_is_true(json_get(o, "valid"))) {
@@ -319,11 +324,12 @@ report_profiles_format(const struct json *list, struct buf *out)
 				 "shows %s)", n, n == 1 ? "" : "s", path, n == 1 ? "it" : "them");
 		}
 		buf_addf(out, "%-16s %s%s%s\n%-16s   %s", json_str(json_get(o, "name")),
-			 description ? description : "", invalid.len ? invalid.s : "",
+			 diag_name(&desc, description ? description : ""), invalid.len ? invalid.s : "",
 			 json_is_true(json_get(o, "shadowed")) ? " [shadowed]" : "", "", path);
 		if (json_str(json_get(o, "torch")))
 			buf_addf(out, " (extension on torch '%s')", json_str(json_get(o, "torch")));
 		buf_addch(out, '\n');
 		buf_release(&invalid);
+		buf_release(&desc);
 	}
 }

@@ -52,18 +52,22 @@ step_from_name(const char *name)
  * \uNNNN, never sent to the terminal to retitle or clear it; a newline
  * inside a message is followed by an indent, so no line a message makes
  * can start at the left margin and pass for bwbuild's own ("verify: OK").
+ * Standard output's text keeps its newlines as they are (ESC_TEXT): the
+ * names in it are escaped where they go in, a newline too (ESC_NAME).
  * The replacement of the byte at `s` (of `n` left) into `out` (at most
  * 8 bytes, not terminated); its length, and the bytes used in *used.
  */
+enum esc_mode { ESC_MESSAGE, ESC_TEXT, ESC_NAME };
+
 static size_t
-escape_at(const char *s, size_t n, char *out, size_t *used)
+escape_at(enum esc_mode mode, const char *s, size_t n, char *out, size_t *used)
 {
 	unsigned char c = (unsigned char)s[0];
 
 	*used = 1;
-	if (c == '\n') {
+	if (c == '\n' && mode != ESC_NAME) {
 		out[0] = '\n';
-		if (n > 1 && (s[1] == ' ' || s[1] == '\t'))
+		if (mode == ESC_TEXT || (n > 1 && (s[1] == ' ' || s[1] == '\t')))
 			return 1;
 		out[1] = out[2] = ' ';
 		return 3;
@@ -78,14 +82,60 @@ escape_at(const char *s, size_t n, char *out, size_t *used)
 	return 1;
 }
 
-void
-diag_escape(struct buf *out, const char *s, size_t n)
+static void
+escape_into(struct buf *out, enum esc_mode mode, const char *s, size_t n)
 {
 	char rep[8];
 	size_t used;
 
 	for (size_t i = 0; i < n; i += used)
-		buf_add(out, rep, escape_at(s + i, n - i, rep, &used));
+		buf_add(out, rep, escape_at(mode, s + i, n - i, rep, &used));
+}
+
+void
+diag_escape(struct buf *out, const char *s, size_t n)
+{
+	escape_into(out, ESC_MESSAGE, s, n);
+}
+
+const char *
+diag_name(struct buf *scratch, const char *s)
+{
+	buf_reset(scratch);
+	escape_into(scratch, ESC_NAME, s, strlen(s));
+	return scratch->s;
+}
+
+void
+diag_write(FILE *f, const char *s, size_t n)
+{
+	char rep[8];
+	size_t used, i, from = 0;
+
+	/* Runs of bytes that need nothing go out as they are. */
+	for (i = 0; i < n; i += used) {
+		size_t k = escape_at(ESC_TEXT, s + i, n - i, rep, &used);
+
+		if (k == 1 && used == 1 && rep[0] == s[i])
+			continue;
+		fwrite(s + from, 1, i - from, f);
+		fwrite(rep, 1, k, f);
+		from = i + used;
+	}
+	fwrite(s + from, 1, n - from, f);
+}
+
+void
+diag_printf(FILE *f, const char *fmt, ...)
+{
+	struct buf b = BUF_INIT;
+	va_list ap;
+
+	va_start(ap, fmt);
+	buf_vaddf(&b, fmt, ap);
+	va_end(ap);
+	diag_write(f, b.s, b.len);
+	buf_release(&b);
 }
 
 /*
@@ -115,7 +165,7 @@ put_message(int err, const char *fmt, va_list ap)
 	}
 	va_end(again);
 	for (size_t i = 0; len > 0 && i < (size_t)len; i += used)
-		fwrite(rep, 1, escape_at(text + i, (size_t)len - i, rep, &used), stderr);
+		fwrite(rep, 1, escape_at(ESC_MESSAGE, text + i, (size_t)len - i, rep, &used), stderr);
 	if (text != small)
 		free(text);
 	if (err >= 0 && n && fmt[n - 1] == ':')

@@ -2,6 +2,7 @@
 #define BWBUILD_DIAG_H
 
 #include <stddef.h>
+#include <stdio.h>
 
 /*
  * Reporting, in git's wording: lowercase, no full stop, the failure first,
@@ -77,6 +78,20 @@ struct loc {
  */
 struct buf;
 void diag_escape(struct buf *out, const char *s, size_t n);
+
+/*
+ * Standard output's text (listings, reports, Markdown) is written through
+ * diag_write or diag_printf: as it is, but a control byte other than
+ * newline and tab, and a C1 control, shown as in messages, so no byte of
+ * a name reaches the terminal as an escape sequence. A name from outside
+ * (a wheel member, a manifest key or value, a RECORD row, a profile value)
+ * goes into such text through diag_name: escaped into `scratch` (reset
+ * first), a newline shown as \x0a too, so it stays on its own line and
+ * cannot forge one of bwbuild's ("verify: OK"); returns scratch->s.
+ */
+void diag_write(FILE *f, const char *s, size_t n);
+void diag_printf(FILE *f, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+const char *diag_name(struct buf *scratch, const char *s);
 
 int error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void warning(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

@@ -150,7 +150,25 @@ json_print(const struct json *j, int pretty)
 
 	if (!s)
 		die("out of memory printing JSON");
-	buf_addstr(&b, s);
+	/*
+	 * cJSON escapes the control bytes below 0x20 only; DEL and the C1
+	 * controls (UTF-8 c2 80-9f) of a name from outside would reach a
+	 * terminal that shows the JSON. Outside strings cJSON writes ASCII,
+	 * so these bytes are inside one, where \u00XX means the same.
+	 */
+	for (const char *p = s, *run = s;; p++) {
+		unsigned char c = (unsigned char)p[0], d = c ? (unsigned char)p[1] : 0;
+		int c1 = c == 0xc2 && d >= 0x80 && d <= 0x9f;
+
+		if (c && c != 0x7f && !c1)
+			continue;
+		buf_add(&b, run, (size_t)(p - run));
+		if (!c)
+			break;
+		buf_addf(&b, "\\u%04x", c1 ? d : c);
+		p += c1;
+		run = p + 1;
+	}
 	if (pretty)
 		buf_addch(&b, '\n');
 	cJSON_free(s);
@@ -334,6 +352,6 @@ json_print_stdout(const struct json *j)
 {
 	char *s = json_print(j, 1);
 
-	fputs(s, stdout);
+	fputs(s, stdout); /* json_print leaves no control byte outside its escapes */
 	free(s);
 }

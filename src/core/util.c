@@ -229,11 +229,16 @@ mkdir_in(const char *root, const char *name, int create)
 	return rc;
 }
 
-int
-open_regular(const char *path, int flags, unsigned mode)
+static int
+open_regular_at(int dirfd, const char *path, int flags, unsigned mode)
 {
 	struct stat st;
-	int fd = open_nofollow(path, (flags & ~O_TRUNC) | O_NONBLOCK, mode), e;
+	int fd, e;
+
+	do
+		fd = openat(dirfd, path, (flags & ~O_TRUNC) | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC,
+			    (mode_t)mode);
+	while (fd < 0 && errno == EINTR);
 
 	if (fd < 0) {
 		/* A FIFO without a reader (write-only, non-blocking) says ENXIO. */
@@ -255,6 +260,83 @@ open_regular(const char *path, int flags, unsigned mode)
 	close(fd);
 	errno = e;
 	return -1;
+}
+
+int
+open_regular(const char *path, int flags, unsigned mode)
+{
+	return open_regular_at(AT_FDCWD, path, flags, mode);
+}
+
+int
+open_dir_beneath(const char *root, const char *rel, size_t n)
+{
+	struct buf shown = BUF_INIT, part = BUF_INIT;
+	int fd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC), next;
+	size_t at = 0;
+
+	if (fd < 0) {
+		error("cannot open the directory '%s':", root);
+		return -1;
+	}
+	buf_addstr(&shown, root);
+	while (fd >= 0 && at < n) {
+		size_t k = strcspn(rel + at, "/");
+
+		if (k > n - at)
+			k = n - at;
+		if (k) {
+			buf_reset(&part);
+			buf_add(&part, rel + at, k);
+			buf_addf(&shown, "/%s", part.s);
+			next = openat(fd, part.s, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+			if (next < 0 && (errno == ELOOP || errno == ENOTDIR)) {
+				struct stat st;
+
+				if (fstatat(fd, part.s, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISLNK(st.st_mode))
+					error("'%s' is a symbolic link; bwbuild writes only into "
+					      "directories it made: remove it", shown.s);
+				else
+					error("'%s' is not a directory; remove it", shown.s);
+			} else if (next < 0) {
+				error("cannot open the directory '%s':", shown.s);
+			}
+			close(fd);
+			fd = next;
+		}
+		at += k + 1;
+	}
+	buf_release(&shown);
+	buf_release(&part);
+	return fd;
+}
+
+/* The length of `rel`'s directory part (0 when it names a file in the root). */
+static size_t
+dir_part(const char *rel)
+{
+	const char *slash = strrchr(rel, '/');
+
+	return slash ? (size_t)(slash - rel) : 0;
+}
+
+int
+open_regular_beneath(const char *root, const char *rel, int flags, unsigned mode)
+{
+	size_t d = dir_part(rel);
+	int dirfd = open_dir_beneath(root, rel, d), fd;
+	struct buf shown = BUF_INIT;
+
+	if (dirfd < 0)
+		return -1;
+	fd = open_regular_at(dirfd, rel + (d ? d + 1 : 0), flags, mode);
+	close(dirfd);
+	if (fd < 0) {
+		buf_addf(&shown, "%s/%s", root, rel);
+		open_regular_error(shown.s);
+		buf_release(&shown);
+	}
+	return fd;
 }
 
 int
@@ -382,6 +464,48 @@ fail:
 	unlink(tmp.s);
 out:
 	buf_release(&tmp);
+	return ret;
+}
+
+int
+write_file_atomic_beneath(const char *root, const char *rel, const void *data, size_t len)
+{
+	size_t d = dir_part(rel);
+	const char *name = rel + (d ? d + 1 : 0);
+	struct buf tmp = BUF_INIT, shown = BUF_INIT, final = BUF_INIT;
+	int dirfd = open_dir_beneath(root, rel, d), fd, ret = -1;
+
+	if (dirfd < 0)
+		return -1;
+	buf_addf(&tmp, "%s.tmp.%ld.", name, (long)getpid());
+	random_token(&tmp);
+	buf_addf(&shown, "%s/%.*s%s%s", root, (int)d, rel, d ? "/" : "", tmp.s);
+	buf_addf(&final, "%s/%s", root, rel);
+	fd = create_new_at(dirfd, tmp.s, 0666);
+	if (fd < 0) {
+		create_error(shown.s);
+		goto out;
+	}
+	if (write_all(fd, data, len) < 0) {
+		error("cannot write '%s':", shown.s);
+		close(fd);
+	} else if (fsync(fd) < 0 && errno != EINVAL) {
+		error("cannot sync '%s':", shown.s);
+		close(fd);
+	} else if (close(fd) < 0) {
+		error("cannot close '%s':", shown.s);
+	} else if (renameat(dirfd, tmp.s, dirfd, name) < 0) {
+		error("cannot rename '%s' to '%s':", shown.s, final.s);
+	} else {
+		ret = 0;
+	}
+	if (ret < 0)
+		unlinkat(dirfd, tmp.s, 0);
+out:
+	close(dirfd);
+	buf_release(&tmp);
+	buf_release(&shown);
+	buf_release(&final);
 	return ret;
 }
 
@@ -668,6 +792,23 @@ is_regular(const char *path)
 	struct stat st;
 
 	return stat(path, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+const char *
+text_cut(struct buf *b, const char *s, size_t most)
+{
+	size_t len = strlen(s), n = most;
+
+	buf_reset(b);
+	if (len <= most) {
+		buf_add(b, s, len);
+		return b->s;
+	}
+	while (n && ((unsigned char)s[n] & 0xc0) == 0x80)
+		n--; /* not inside a UTF-8 character */
+	buf_add(b, s, n);
+	buf_addf(b, "\u2026(%zu bytes)", len);
+	return b->s;
 }
 
 int

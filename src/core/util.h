@@ -74,6 +74,20 @@ int open_regular(const char *path, int flags, unsigned mode);
 /* Report open_regular's failure: what is at `path` and what to do. -1. */
 int open_regular_error(const char *path);
 
+/*
+ * Below a directory bwbuild owns (the work dir): the first `n` bytes of
+ * `rel` ("logs", "launch/bin") opened one component at a time from
+ * `root`, never following a link (root itself is the user's, followed):
+ * a directory replaced by a link while a build runs is refused at the
+ * next open, not written through (filesystem.md rule 1). An O_DIRECTORY
+ * fd, or -1 after reporting the component and what to do.
+ */
+int open_dir_beneath(const char *root, const char *rel, size_t n);
+/* open_regular of `rel` below `root`, its directories opened so; -1 after reporting. */
+int open_regular_beneath(const char *root, const char *rel, int flags, unsigned mode);
+/* write_file_atomic of `rel` below `root`: temporary and rename inside the directory opened so. */
+int write_file_atomic_beneath(const char *root, const char *rel, const void *data, size_t len);
+
 /* A new file at `path` for writing (O_EXCL|O_NOFOLLOW), reported on failure; the fd or -1. */
 int create_new(const char *path, unsigned mode);
 
@@ -127,6 +141,13 @@ int read_file(struct buf *out, const char *path);
 
 /* Hex SHA-256 of a regular file (not through a link), streamed; -1 with errno. */
 int sha256_file(const char *path, struct buf *hex);
+
+/*
+ * `s` for a message, into `b` (reset first): as it is when at most `most`
+ * bytes, else its first `most` (not splitting a UTF-8 character) and
+ * "…(N bytes)", so a 100 KB value from outside is no 100 KB line; b->s.
+ */
+const char *text_cut(struct buf *b, const char *s, size_t most);
 
 /* 1 if the path exists (any type). */
 int path_exists(const char *path);

@@ -18,11 +18,16 @@ valid_name(const char *s, size_t n)
 static int
 parse_one(struct remote_hosts *out, const char *s, size_t n, struct buf *err)
 {
-	char *spec = xstrndup(s, n), *opts, *slash, *colon, *at;
+	char *spec, *opts, *slash, *colon, *at;
 	struct remote_host h;
 	unsigned long v;
 	char *end;
 
+	if (n > REMOTE_NAME_MAX + 64) {
+		buf_addf(err, "'%.*s...': longer than a host's name and options can be", 64, s);
+		return -1;
+	}
+	spec = xstrndup(s, n);
 	memset(&h, 0, sizeof(h));
 	h.slots = REMOTE_SLOTS;
 	if ((opts = strchr(spec, ','))) {
@@ -68,6 +73,11 @@ parse_one(struct remote_hosts *out, const char *s, size_t n, struct buf *err)
 		free(h.addr);
 		goto bad;
 	}
+	if (strlen(h.addr) > REMOTE_NAME_MAX) {
+		buf_addf(err, "'%.*s...': a host's name has at most %d bytes", 64, s, REMOTE_NAME_MAX);
+		free(h.addr);
+		goto bad;
+	}
 	if (!strcmp(h.addr, "localhost")) {
 		buf_addf(err, "'%.*s': 'localhost' means \"compile here\" to distcc, outside the memory "
 			 "budget; a daemon on this machine is 127.0.0.1:PORT", (int)n, s);
@@ -94,10 +104,34 @@ bad:
 	return -1;
 }
 
+static int
+by_name(const void *a, const void *b)
+{
+	return strcmp((*(struct remote_host *const *)a)->name, (*(struct remote_host *const *)b)->name);
+}
+
+/* The first name listed twice, or NULL. */
+static const char *
+listed_twice(const struct remote_hosts *h)
+{
+	struct remote_host **v = xmalloc((h->n ? h->n : 1) * sizeof(*v));
+	const char *twice = NULL;
+
+	for (size_t i = 0; i < h->n; i++)
+		v[i] = &h->v[i];
+	qsort(v, h->n, sizeof(*v), by_name);
+	for (size_t i = 1; i < h->n && !twice; i++)
+		if (!strcmp(v[i - 1]->name, v[i]->name))
+			twice = v[i]->name;
+	free(v);
+	return twice;
+}
+
 int
 remote_hosts_parse(struct remote_hosts *out, const char *text, struct buf *err)
 {
-	const char *p = text;
+	const char *p = text, *twice;
+	size_t slots = 0, listed = 0;
 
 	memset(out, 0, sizeof(*out));
 	while (*p) {
@@ -111,16 +145,27 @@ remote_hosts_parse(struct remote_hosts *out, const char *text, struct buf *err)
 		n = strcspn(p, " \t\r\n#");
 		if (!n)
 			continue;
-		if (parse_one(out, p, n, err) < 0) {
-			remote_hosts_release(out);
-			return -1;
+		if (out->n == REMOTE_HOSTS_MAX) {
+			buf_addf(err, "more than %d hosts; a build sends compiles to at most %d (list "
+				 "the hosts with the most slots)", REMOTE_HOSTS_MAX, REMOTE_HOSTS_MAX);
+			goto bad;
 		}
-		for (size_t i = 0; i + 1 < out->n; i++) {
-			if (!strcmp(out->v[i].name, out->v[out->n - 1].name)) {
-				buf_addf(err, "'%s' is listed twice", out->v[i].name);
-				remote_hosts_release(out);
-				return -1;
-			}
+		if (parse_one(out, p, n, err) < 0)
+			goto bad;
+		slots += out->v[out->n - 1].slots;
+		if (slots > REMOTE_SLOTS_MAX) {
+			buf_addf(err, "more than %d slots on the first %zu hosts; a build runs at most "
+				 "%d remote compiles at once (give the hosts fewer slots, or list fewer)",
+				 REMOTE_SLOTS_MAX, out->n, REMOTE_SLOTS_MAX);
+			goto bad;
+		}
+		/* As remote_hosts_format writes it: a word of the launcher's environment. */
+		listed += strlen(out->v[out->n - 1].name) + 32;
+		if (listed > REMOTE_LIST_MAX) {
+			buf_addf(err, "the first %zu hosts' names make more than %d KiB, more than an "
+				 "environment variable may hold; use shorter names (such as addresses)",
+				 out->n, REMOTE_LIST_MAX / 1024);
+			goto bad;
 		}
 		p += n;
 	}
@@ -128,7 +173,14 @@ remote_hosts_parse(struct remote_hosts *out, const char *text, struct buf *err)
 		buf_addstr(err, "no host listed");
 		return -1;
 	}
+	if ((twice = listed_twice(out))) {
+		buf_addf(err, "'%s' is listed twice", twice);
+		goto bad;
+	}
 	return 0;
+bad:
+	remote_hosts_release(out);
+	return -1;
 }
 
 void

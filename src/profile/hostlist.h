@@ -36,7 +36,23 @@ struct remote_hosts {
 #define REMOTE_PORT 3632
 #define REMOTE_SLOTS 2
 
-/* Parse a host list; -1 with the reason in `err` (the offending entry quoted). */
+/*
+ * The bounds of a list: every host is a ninja slot or more and a word in
+ * the launcher's and distcc's environment, so 80,000 hosts made
+ * MAX_JOBS=320004 and failed at the first compile with "Argument list too
+ * long" (an environment string may have 128 KiB). A host's name is at
+ * most a DNS name's 253 bytes.
+ */
+#define REMOTE_HOSTS_MAX 1024
+#define REMOTE_SLOTS_MAX 4096
+#define REMOTE_NAME_MAX 253
+#define REMOTE_LIST_MAX (64 * 1024)
+
+/*
+ * Parse a host list; -1 with the reason in `err` (the offending entry
+ * quoted, cut to REMOTE_NAME_MAX bytes). O(n log n): a name listed twice
+ * is found by sorting.
+ */
 int remote_hosts_parse(struct remote_hosts *out, const char *text, struct buf *err);
 /* The list as the launcher reads it back: "NAME/SLOTS,mem=BYTES" separated by spaces. */
 void remote_hosts_format(const struct remote_hosts *h, struct buf *out);

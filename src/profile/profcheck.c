@@ -226,6 +226,23 @@ is_remote_hosts(const char *s)
 	return ok;
 }
 
+/* A refused host list says why (the entry, or the bound it passes), not only what a list is. */
+static void
+check_remote_hosts(const struct profile_key *k, const char *name, const char *s,
+		   const struct loc *loc)
+{
+	struct remote_hosts h;
+	struct buf err = BUF_INIT;
+
+	if (remote_is_file(s))
+		return;
+	if (remote_hosts_parse(&h, s, &err) == 0)
+		remote_hosts_release(&h);
+	else
+		error_at(loc, "'%s' %s: %s", name, k->expect, err.s);
+	buf_release(&err);
+}
+
 static int
 is_local_label(const char *s)
 {
@@ -673,7 +690,9 @@ validate_key(struct profile *p, const struct profile_key *k, const struct pnode 
 	switch (k->kind) {
 	case KEY_STRING:
 		set_value(pv, v, name.s);
-		if (pv->str && k->valid && !k->valid(pv->str))
+		if (pv->str && k->valid == is_remote_hosts)
+			check_remote_hosts(k, name.s, pv->str, &v->loc);
+		else if (pv->str && k->valid && !k->valid(pv->str))
 			error_at(&v->loc, "'%s' %s, not '%s'", name.s, k->expect, profile_shown(pv->str));
 		break;
 	case KEY_ARCHS:

@@ -58,19 +58,7 @@ mark_loc(const char *file, yaml_mark_t m)
 const char *
 profile_echo(struct buf *b, const char *s)
 {
-	size_t len = strlen(s), n = len;
-
-	buf_reset(b);
-	if (len <= PROFILE_ECHO_MAX) {
-		buf_add(b, s, len);
-		return b->s;
-	}
-	n = PROFILE_ECHO_MAX;
-	while (n && ((unsigned char)s[n] & 0xc0) == 0x80)
-		n--; /* not inside a UTF-8 character */
-	buf_add(b, s, n);
-	buf_addf(b, "\u2026(%zu bytes)", len);
-	return b->s;
+	return text_cut(b, s, PROFILE_ECHO_MAX);
 }
 
 /* profile_echo into one of a few static buffers: for the arguments of one message. */

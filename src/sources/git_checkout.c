@@ -567,6 +567,7 @@ checkout_once(const struct repo_checkout_opts *o, struct repo_tree_info *out, st
 	struct buf objects = BUF_INIT, mark = BUF_INIT;
 	git_oid oid, head;
 	int ret = -1, fresh = 0, at_head, force = o->force, interrupted, cached = 0;
+	char *tree;
 
 	memset(out, 0, sizeof(*out));
 	memset(&c, 0, sizeof(c));
@@ -577,6 +578,7 @@ checkout_once(const struct repo_checkout_opts *o, struct repo_tree_info *out, st
 	c.src.dirs = o->mirror_dirs;
 	c.src.rules = *rules;
 	c.src.refresh = o->refresh;
+	c.src.tree = tree = realpath(o->dir, NULL);
 	c.start = now_seconds();
 	interrupted = checkout_interrupted(o->dir);
 	if (interrupted) {
@@ -655,6 +657,7 @@ out:
 	buf_release(&objects);
 	buf_release(&mark);
 	git_repository_free(repo);
+	free(tree);
 	return ret;
 }
 

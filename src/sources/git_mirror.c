@@ -65,9 +65,21 @@ repo_url_rules_load(struct strvec *rules)
  * (its commit into `out`) or the commit `want`: its path into `found`,
  * 0; -1 when none has it, what was tried (and why not) pushed to `tried`.
  */
+/* Whether `path` is `tree` or inside it (tree: a real path, or NULL). */
 static int
-mirror_dir_find(const struct strvec *dirs, const char *url, const char *ref, const git_oid *want,
-		git_oid *out, struct buf *found, struct strvec *tried)
+inside_tree(const char *tree, const char *path)
+{
+	char *real = tree ? realpath(path, NULL) : NULL;
+	size_t n = tree ? strlen(tree) : 0;
+	int in = real && !strncmp(real, tree, n) && (real[n] == '/' || !real[n]);
+
+	free(real);
+	return in;
+}
+
+static int
+mirror_dir_find(const struct strvec *dirs, const char *tree, const char *url, const char *ref,
+		const git_oid *want, git_oid *out, struct buf *found, struct strvec *tried)
 {
 	struct strvec cands = STRVEC_INIT, seen = STRVEC_INIT;
 	int ret = -1;
@@ -95,7 +107,14 @@ mirror_dir_find(const struct strvec *dirs, const char *url, const char *ref, con
 				continue;
 			}
 			strset_add(&seen, real.s);
-			if (repo_world_writable(real.s)) {
+			if (inside_tree(tree, real.s)) {
+				warning("'%s' of the mirror directories is the repository of the tree "
+					"being checked out ('%s'), not a mirror of it; not used",
+					real.s, tree);
+				if (tried)
+					strvec_pushf(tried, "%s (refused: the checkout's own repository)",
+						     real.s);
+			} else if (repo_world_writable(real.s)) {
 				if (tried)
 					strvec_pushf(tried, "%s (refused: writable by all, so anyone could "
 						     "change what it serves)", real.s);
@@ -415,7 +434,7 @@ git_source_ensure(const struct sources *s, const char *url, const char *ref, con
 	repo_url_rewrite(&s->rules, url, &real);
 	if (strcmp(real.s, url))
 		strvec_pushf(tried, "%s, as url.<base>.insteadOf in your git config rewrites it", real.s);
-	if (mirror_dir_find(s->dirs, real.s, ref, want, out, &found, tried) == 0) {
+	if (mirror_dir_find(s->dirs, s->tree, real.s, ref, want, out, &found, tried) == 0) {
 		buf_addf(objects, "%s/objects", found.s);
 		*cached = 0;
 		rc = 0;
@@ -469,7 +488,7 @@ repo_resolve_source(const char *cache_dir, const struct strvec *mirror_dirs, con
 	repo_url_rules_load(&rules);
 	repo_url_rewrite(&rules, url, &real);
 	git_libgit2_init();
-	ret = mirror_dir_find(mirror_dirs, real.s, ref, NULL, &oid, &found, NULL);
+	ret = mirror_dir_find(mirror_dirs, NULL, real.s, ref, NULL, &oid, &found, NULL);
 	if (ret == 0)
 		buf_addstr(out, git_oid_tostr_s(&oid));
 	git_libgit2_shutdown();

@@ -47,6 +47,13 @@ struct sources {
 	const struct strvec *dirs;
 	struct strvec rules;   /* url.<base>.insteadOf: base, prefix, base, prefix, ... */
 	int refresh;
+	/*
+	 * The real path of the tree being checked out (NULL: not there yet): a
+	 * repository of the mirror directories inside it (its own .git, a
+	 * submodule's) is not used; it borrows its objects from a mirror, so
+	 * taken as its own mirror it lost them ("bad object HEAD").
+	 */
+	const char *tree;
 };
 
 int git_source_ensure(const struct sources *s, const char *url, const char *ref, const git_oid *want,

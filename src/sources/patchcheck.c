@@ -253,6 +253,11 @@ check_link_target(const char *link, const char *target, size_t tlen, struct buf 
  * inflate ~1000 times its size: a source patch never needs more than this.
  */
 #define PATCH_BINARY_MAX (64 << 20)
+/*
+ * All the binary blocks of one patch together: a cap per block alone let a
+ * 1.3 MB patch of sixteen 64 MiB blocks write 1 GiB into the tree (issue 31).
+ */
+#define PATCH_BINARY_TOTAL (128 << 20)
 
 static const char b85_alphabet[] = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ"
 				   "abcdefghijklmnopqrstuvwxyz!#$%&()*+-;<=>?@^_`{|}~";
@@ -363,9 +368,12 @@ next_line(struct pcursor *c, const char **line, size_t *n)
 	return 1;
 }
 
-/* The two blocks after "GIT binary patch": 0, or the line of the first problem. */
+/*
+ * The two blocks after "GIT binary patch": 0, or the line of the first
+ * problem. Their declared sizes are added to *total, the patch's so far.
+ */
 static int
-check_binary(struct pcursor *c, struct buf *why)
+check_binary(struct pcursor *c, uint64_t *total, struct buf *why)
 {
 	struct buf data = BUF_INIT;
 	const char *l;
@@ -405,6 +413,14 @@ check_binary(struct pcursor *c, struct buf *why)
 			buf_addf(why, "a binary block of %llu bytes; bwbuild takes binary patches of up to "
 				 "%d MiB (libgit2 holds them whole): commit a file that large upstream",
 				 size, PATCH_BINARY_MAX >> 20);
+			bad = head;
+			break;
+		}
+		*total += size;
+		if (*total > PATCH_BINARY_TOTAL) {
+			buf_addf(why, "its binary blocks declare %" PRIu64 " bytes so far, more than the "
+				 "%d MiB bwbuild takes in one patch: commit files that large upstream",
+				 *total, PATCH_BINARY_TOTAL >> 20);
 			bad = head;
 			break;
 		}
@@ -519,6 +535,7 @@ patch_check(const char *text, size_t len, struct patch_target **targets, size_t 
 	struct patch_target *t = NULL;
 	size_t nt = 0, cap = 0;
 	unsigned long old_left = 0, new_left = 0;
+	uint64_t binary = 0;
 	const char *l;
 	size_t n;
 	int bad = 0;
@@ -569,7 +586,7 @@ patch_check(const char *text, size_t len, struct patch_target **targets, size_t 
 			s.body = 1;
 		} else if (n == 16 && !strncmp(l, "GIT binary patch", 16)) {
 			s.binary = s.body = 1;
-			bad = check_binary(&c, why);
+			bad = check_binary(&c, &binary, why);
 		} else if (s.body) {
 			continue; /* after the hunks, as libgit2 does, until the next "diff --git" */
 		} else if (n >= 4 && !strncmp(l, "--- ", 4)) {

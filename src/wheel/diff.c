@@ -9,10 +9,12 @@
 #include <string.h>
 
 #include "core/buf.h"
+#include "core/diag.h"
 #include "wheel/diff.h"
 #include "core/json.h"
 #include "core/strvec.h"
 #include "core/util.h"
+#include "wheel/manifest.h"
 #include "wheel/verify.h"
 
 static const struct json *
@@ -36,6 +38,8 @@ struct diff_ctx {
 	const struct diff_opts *o;
 	struct buf *text;
 	size_t counted, ignored;
+	/* A line's names from the manifests, each escaped to one line (diag_name). */
+	struct buf name[3];
 };
 
 /* One difference of `kind`, `n` times: 1 when it counts, 0 when --ignore leaves it out. */
@@ -63,6 +67,7 @@ set_diff(const struct json *ja, const struct json *jb, struct json *gained, stru
 {
 	struct json_index a, b;
 	const struct json **items;
+	struct buf esc = BUF_INIT;
 	size_t i, n = 0, m;
 
 	json_index_by(&a, ja, NULL);
@@ -73,7 +78,7 @@ set_diff(const struct json *ja, const struct json *jb, struct json *gained, stru
 
 		if (k && !json_index_find(&a, k)) {
 			json_push(gained, json_string(k));
-			buf_addf(line, " +%s", k);
+			buf_addf(line, " +%s", diag_name(&esc, k));
 			n++;
 			(*ng)++;
 		}
@@ -85,7 +90,7 @@ set_diff(const struct json *ja, const struct json *jb, struct json *gained, stru
 
 		if (k && !json_index_find(&b, k)) {
 			json_push(lost, json_string(k));
-			buf_addf(line, " -%s", k);
+			buf_addf(line, " -%s", diag_name(&esc, k));
 			n++;
 			(*nl)++;
 		}
@@ -93,6 +98,7 @@ set_diff(const struct json *ja, const struct json *jb, struct json *gained, stru
 	free(items);
 	json_index_release(&a);
 	json_index_release(&b);
+	buf_release(&esc);
 	return n;
 }
 
@@ -136,7 +142,7 @@ diff_features(const struct json *fa, const struct json *fb, struct diff_ctx *c)
 			json_push(fl, json_string(k));
 		else
 			continue;
-		buf_addf(c->text, "feature %s: %s -> %s%s\n", k, bool_word(va), bool_word(vb),
+		buf_addf(c->text, "feature %s: %s -> %s%s\n", diag_name(&c->name[0], k), bool_word(va), bool_word(vb),
 			 tally(c, json_is_true(vb) ? KIND_GAIN : KIND_CHANGE, 1) ? "" :
 			 " (a gain: not counted, --ignore gains)");
 	}
@@ -199,7 +205,7 @@ diff_libraries(const struct json *la, const struct json *lb, struct diff_ctx *c,
 			continue;
 		if (!other) {
 			json_push(removed, json_string(p));
-			buf_addf(c->text, "library removed: %s\n", p);
+			buf_addf(c->text, "library removed: %s\n", diag_name(&c->name[0], p));
 			tally(c, KIND_CHANGE, 1);
 			(*targets)++;
 			continue;
@@ -214,7 +220,7 @@ diff_libraries(const struct json *la, const struct json *lb, struct diff_ctx *c,
 		}
 		json_push(changed, lc);
 		tally(c, KIND_CHANGE, nl);
-		buf_addf(c->text, "library %s:%s%s\n", p, line.s,
+		buf_addf(c->text, "library %s:%s%s\n", diag_name(&c->name[0], p), line.s,
 			 ng && !tally(c, KIND_GAIN, ng) ? " (gains not counted: --ignore gains)" : "");
 		*targets += k;
 	}
@@ -223,7 +229,7 @@ diff_libraries(const struct json *la, const struct json *lb, struct diff_ctx *c,
 
 		if (p && !json_index_find(&xa, p)) {
 			json_push(added, json_string(p));
-			buf_addf(c->text, "library added: %s%s\n", p,
+			buf_addf(c->text, "library added: %s%s\n", diag_name(&c->name[0], p),
 				 tally(c, KIND_GAIN, 1) ? "" : " (a gain: not counted, --ignore gains)");
 			(*targets)++;
 		}
@@ -279,7 +285,8 @@ diff_versions(const struct json *a, const struct json *b, struct diff_ctx *c)
 		counts = tally(c, version_fields[i].kind, 1);
 		json_set(v, "counted", json_bool(counts));
 		json_push(vers, v);
-		buf_addf(c->text, "%s: %s -> %s%s\n", name.s, va ? va : "(none)", vb ? vb : "(none)",
+		buf_addf(c->text, "%s: %s -> %s%s\n", name.s, diag_name(&c->name[0], va ? va : "(none)"),
+			 diag_name(&c->name[1], vb ? vb : "(none)"),
 			 counts ? "" : " (a new release's: not counted, --ignore version)");
 		buf_release(&name);
 	}
@@ -325,7 +332,7 @@ static struct json *
 diff_runtime_part(const struct json *a, const struct json *b, const char *label,
 		  struct diff_ctx *ctx)
 {
-	struct buf *text = ctx->text;
+	struct buf *text = ctx->text, *e = ctx->name;
 	size_t *n = &ctx->counted;
 	double tolerance = ctx->o->tolerance;
 	const struct json *ca = json_get(a, "checks"), *cb = json_get(b, "checks");
@@ -342,8 +349,8 @@ diff_runtime_part(const struct json *a, const struct json *b, const char *label,
 	if (a && json_str(json_get(a, "status")) && json_str(json_get(b, "status")) &&
 	    strcmp(json_str(json_get(a, "status")), json_str(json_get(b, "status")))) {
 		json_set(o, "status", json_string(json_str(json_get(b, "status"))));
-		buf_addf(text, "runtime status: %s -> %s\n", json_str(json_get(a, "status")),
-			 json_str(json_get(b, "status")));
+		buf_addf(text, "runtime status: %s -> %s\n", diag_name(&e[0], json_str(json_get(a, "status"))),
+			 diag_name(&e[1], json_str(json_get(b, "status"))));
 		(*n)++;
 	}
 	/* A check the old run passed that the new one never ran. */
@@ -365,7 +372,8 @@ diff_runtime_part(const struct json *a, const struct json *b, const char *label,
 			json_set(c, "a", json_string(sa));
 			json_set(c, "b", json_null());
 			json_push(checks, c);
-			buf_addf(text, "runtime check %s: %s -> (not run)\n", name, sa);
+			buf_addf(text, "runtime check %s: %s -> (not run)\n", diag_name(&e[0], name),
+				 diag_name(&e[1], sa));
 			(*n)++;
 		}
 		free(ia);
@@ -386,7 +394,8 @@ diff_runtime_part(const struct json *a, const struct json *b, const char *label,
 		json_set(c, "a", sa ? json_string(sa) : json_null());
 		json_set(c, "b", json_string(sb));
 		json_push(checks, c);
-		buf_addf(text, "runtime %scheck %s: %s -> %s\n", label, name, sa ? sa : "(not run)", sb);
+		buf_addf(text, "runtime %scheck %s: %s -> %s\n", label, diag_name(&e[0], name),
+			 diag_name(&e[1], sa ? sa : "(not run)"), diag_name(&e[2], sb));
 		(*n)++;
 	}
 	for (size_t i = 0; i < nbn; i++) {
@@ -407,7 +416,8 @@ diff_runtime_part(const struct json *a, const struct json *b, const char *label,
 		if (noise >= 0 && allowed >= NOISE_GATE) {
 			/* Too noisy to tell a 10 % change from its own noise: said, never a verdict. */
 			buf_addf(text, "runtime %sbenchmark %s: %.1f -> %.1f (%+.1f %%) not judged: its "
-				 "repetitions spread %.1f %%; measure it with more --reps\n", label, name,
+				 "repetitions spread %.1f %%; measure it with more --reps\n", label,
+				 diag_name(&e[0], name),
 				 va, vb, change, noise);
 			continue;
 		}
@@ -424,13 +434,13 @@ diff_runtime_part(const struct json *a, const struct json *b, const char *label,
 		json_push(benches, c);
 		if (noise >= 0)
 			buf_addf(text, "runtime %sbenchmark %s: %.1f -> %.1f %s (%+.1f %%, beyond %.1f %%: "
-				 "%.0fx its noise of %.1f %%%s)\n", label, name, va, vb,
-				 json_str(json_get(jb, "unit")) ? json_str(json_get(jb, "unit")) : "",
+				 "%.0fx its noise of %.1f %%%s)\n", label, diag_name(&e[0], name), va, vb,
+				 diag_name(&e[1], json_str(json_get(jb, "unit")) ? json_str(json_get(jb, "unit")) : ""),
 				 change, allowed, NOISE_TIMES, noise, change < 0 ? ", a regression" : "");
 		else
 			buf_addf(text, "runtime %sbenchmark %s: %.1f -> %.1f %s (%+.1f %%%s)\n", label,
-				 name, va, vb,
-				 json_str(json_get(jb, "unit")) ? json_str(json_get(jb, "unit")) : "",
+				 diag_name(&e[0], name), va, vb,
+				 diag_name(&e[1], json_str(json_get(jb, "unit")) ? json_str(json_get(jb, "unit")) : ""),
 				 change, change < 0 ? ", slower than the tolerance allows" : "");
 		if (change < 0)
 			(*n)++;
@@ -482,7 +492,7 @@ diff_runtime(const struct json *a, const struct json *b, struct diff_ctx *c)
 		struct json *part;
 
 		if (vis)
-			buf_addf(&label, "gpu %s ", vis);
+			buf_addf(&label, "gpu %s ", diag_name(&c->name[0], vis));
 		else
 			buf_addf(&label, "gpu #%zu ", i);
 		part = diff_runtime_part(i < na ? ra[i] : NULL, rb[i], label.s, c);
@@ -506,7 +516,7 @@ manifest_diff(const struct json *a, const struct json *b, const struct diff_opts
 {
 	struct json *o = json_object(), *archs = json_object(), *ignored = json_array();
 	struct buf line = BUF_INIT;
-	struct diff_ctx c = { opts, text, 0, 0 };
+	struct diff_ctx c = { opts, text, 0, 0, { BUF_INIT, BUF_INIT, BUF_INIT } };
 	size_t k, targets = 0, ng = 0, nl = 0;
 
 	json_set(o, "features", diff_features(json_get(a, "features"), json_get(b, "features"), &c));
@@ -538,26 +548,10 @@ manifest_diff(const struct json *a, const struct json *b, const struct diff_opts
 	json_set(o, "ignored", ignored);
 	json_set(o, "ignored_differences", json_number((double)c.ignored));
 	buf_release(&line);
+	for (size_t i = 0; i < ARRAY_SIZE(c.name); i++)
+		buf_release(&c.name[i]);
 	*out = o;
 	return c.counted;
-}
-
-/* A value in a Markdown table cell: '|' escaped, line breaks as spaces, '-' for none. */
-static void
-md_cell(struct buf *md, const char *s)
-{
-	if (!s || !*s) {
-		buf_addch(md, '-');
-		return;
-	}
-	for (; *s; s++) {
-		if (*s == '|')
-			buf_addstr(md, "\\|");
-		else if (*s == '\n' || *s == '\r')
-			buf_addch(md, ' ');
-		else
-			buf_addch(md, *s);
-	}
 }
 
 /* The strings of two JSON lists (the second may be NULL) into a cell, joined by spaces; `none` when empty. */
@@ -575,7 +569,7 @@ md_cell_list(struct buf *md, const struct json *list, const struct json *more, c
 				continue;
 			if (shown++)
 				buf_addch(md, ' ');
-			md_cell(md, json_str(items[i]));
+			manifest_md_cell(md, json_str(items[i]));
 		}
 		free(items);
 	}
@@ -595,11 +589,11 @@ md_subject(const struct json *a, const struct json *b, struct buf *out)
 	if (!nb)
 		nb = json_str(path_get(b, "wheel", "name", NULL));
 	if (na && nb && strcmp(na, nb)) {
-		md_cell(out, na);
+		manifest_md_cell(out, na);
 		buf_addstr(out, " → ");
-		md_cell(out, nb);
+		manifest_md_cell(out, nb);
 	} else {
-		md_cell(out, nb ? nb : na ? na : "build");
+		manifest_md_cell(out, nb ? nb : na ? na : "build");
 	}
 }
 
@@ -630,7 +624,7 @@ md_features(const struct json *a, const struct json *b, const char *who, struct 
 		va = ka ? ka->member : NULL;
 		vb = kb ? kb->member : NULL;
 		buf_addstr(md, "| ");
-		md_cell(md, k);
+		manifest_md_cell(md, k);
 		buf_addf(md, " | %s | %s | %s |\n", !va ? "–" : json_is_true(va) ? "✅" : "❌",
 			 !vb ? "–" : json_is_true(vb) ? "✅" : "❌",
 			 json_is_true(va) == json_is_true(vb) ? "" : json_is_true(vb) ? "gained" :
@@ -661,7 +655,7 @@ md_libraries(const struct json *report, const char *who, struct buf *md)
 	buf_addstr(md, " |\n");
 	for (size_t i = 0; i < n; i++) {
 		buf_addstr(md, "| `");
-		md_cell(md, json_str(json_get(items[i], "path")));
+		manifest_md_cell(md, json_str(json_get(items[i], "path")));
 		buf_addstr(md, "` | ");
 		md_cell_list(md, json_get(items[i], "sass_gained"), json_get(items[i], "ptx_gained"),
 			     "–");
@@ -689,11 +683,11 @@ md_versions_runtime(const struct json *report, const char *who, struct buf *md)
 			 who);
 	for (size_t i = 0; i < n; i++) {
 		buf_addstr(md, "| ");
-		md_cell(md, json_str(json_get(items[i], "field")));
+		manifest_md_cell(md, json_str(json_get(items[i], "field")));
 		buf_addstr(md, " | ");
-		md_cell(md, json_str(json_get(items[i], "a")));
+		manifest_md_cell(md, json_str(json_get(items[i], "a")));
 		buf_addstr(md, " | ");
-		md_cell(md, json_str(json_get(items[i], "b")));
+		manifest_md_cell(md, json_str(json_get(items[i], "b")));
 		buf_addf(md, " | %s |\n", json_is_true(json_get(items[i], "counted")) ? "yes" :
 			 "no (a new release's)");
 	}
@@ -704,7 +698,7 @@ md_versions_runtime(const struct json *report, const char *who, struct buf *md)
 			 "| benchmark | A | B | change | allowed |\n|---|---|---|---|---|\n", who);
 	for (size_t i = 0; i < n; i++) {
 		buf_addstr(md, "| ");
-		md_cell(md, json_str(json_get(items[i], "name")));
+		manifest_md_cell(md, json_str(json_get(items[i], "name")));
 		buf_addf(md, " | %.1f | %.1f | %+.1f %%%s | %.1f %% |\n",
 			 json_number_value(json_get(items[i], "a")),
 			 json_number_value(json_get(items[i], "b")),
@@ -732,17 +726,17 @@ diff_markdown(const struct json *a, const struct json *b, const struct json *rep
 		buf_addch(md, ')');
 	}
 	buf_addf(md, ".\n\n### %s: builds\n\n| | A | B |\n|---|---|---|\n| wheel | ", who.s);
-	md_cell(md, json_str(path_get(a, "wheel", "file", NULL)));
+	manifest_md_cell(md, json_str(path_get(a, "wheel", "file", NULL)));
 	buf_addstr(md, " | ");
-	md_cell(md, json_str(path_get(b, "wheel", "file", NULL)));
+	manifest_md_cell(md, json_str(path_get(b, "wheel", "file", NULL)));
 	buf_addstr(md, " |\n| version | ");
-	md_cell(md, json_str(path_get(a, "wheel", "version", NULL)));
+	manifest_md_cell(md, json_str(path_get(a, "wheel", "version", NULL)));
 	buf_addstr(md, " | ");
-	md_cell(md, json_str(path_get(b, "wheel", "version", NULL)));
+	manifest_md_cell(md, json_str(path_get(b, "wheel", "version", NULL)));
 	buf_addstr(md, " |\n| CUDA | ");
-	md_cell(md, json_str(path_get(a, "version_py", "cuda", NULL)));
+	manifest_md_cell(md, json_str(path_get(a, "version_py", "cuda", NULL)));
 	buf_addstr(md, " | ");
-	md_cell(md, json_str(path_get(b, "version_py", "cuda", NULL)));
+	manifest_md_cell(md, json_str(path_get(b, "version_py", "cuda", NULL)));
 	buf_addstr(md, " |\n");
 	md_features(a, b, who.s, md);
 	md_libraries(report, who.s, md);

@@ -2,6 +2,7 @@
 #include <string.h>
 
 #include "core/buf.h"
+#include "core/diag.h"
 #include "formats/elfscan.h"
 #include "core/json.h"
 #include "wheel/manifest.h"
@@ -390,13 +391,48 @@ manifest_make(const struct manifest_input *in)
 /* ---- Markdown, in the style of PyTorch's compatibility tables ---- */
 
 
-/* A string field for Markdown: '-' where a manifest lacks it, never NULL for %s. */
+void
+manifest_md_cell(struct buf *md, const char *s)
+{
+	struct buf esc = BUF_INIT;
+
+	if (!s || !*s) {
+		buf_addch(md, '-');
+		return;
+	}
+	diag_name(&esc, s);
+	for (const char *p = esc.s; *p; p++) {
+		if (*p == '|')
+			buf_addstr(md, "\\|");
+		else
+			buf_addch(md, *p);
+	}
+	buf_release(&esc);
+}
+
+/*
+ * A string from a manifest for Markdown, escaped as a cell; '-' for none,
+ * never NULL for %s. It lives until MD_RING more calls, enough for the
+ * fields of one line; manifest_markdown releases the ring at its end.
+ */
+#define MD_RING 8
+static struct buf md_ring[MD_RING];
+static unsigned md_next;
+
+static const char *
+md_text(const char *s)
+{
+	struct buf *b = &md_ring[md_next++ % MD_RING];
+
+	buf_reset(b);
+	manifest_md_cell(b, s);
+	return b->s;
+}
+
 static const char *
 md_str(const struct json *j)
 {
-	const char *s = json_str(j);
-
-	return s ? s : "-";
+	return md_text(json_str(j));
 }
 
 /*
@@ -635,11 +671,11 @@ manifest_markdown(const struct json *m, struct buf *out)
 	size_t i, n;
 
 	buf_addf(out, "# %s %s", json_str(json_get(wheel, "name")) ?
-		 json_str(json_get(wheel, "name")) : "?",
-		 json_str(json_get(wheel, "version")) ? json_str(json_get(wheel, "version")) : "?");
+		 md_str(json_get(wheel, "name")) : "?",
+		 json_str(json_get(wheel, "version")) ? md_str(json_get(wheel, "version")) : "?");
 	/* Several profiles' tables on one page (a CI summary) say whose each is. */
 	if (json_str(json_get(profile, "name")))
-		buf_addf(out, " (profile %s)", json_str(json_get(profile, "name")));
+		buf_addf(out, " (profile %s)", md_str(json_get(profile, "name")));
 	buf_addstr(out, "\n\n");
 	buf_addf(out, "- file: `%s`\n", md_str(json_get(wheel, "file")));
 	if (json_str(json_get(vp, "cuda")))
@@ -647,7 +683,7 @@ manifest_markdown(const struct json *m, struct buf *out)
 	if (json_str(json_get(vp, "git_version")))
 		buf_addf(out, "- commit: `%s`\n", md_str(json_get(vp, "git_version")));
 	buf_addf(out, "- manylinux: %s\n", json_str(json_get(wheel, "manylinux")) ?
-		 json_str(json_get(wheel, "manylinux")) : "none");
+		 md_str(json_get(wheel, "manylinux")) : "none");
 	buf_addstr(out, "- SASS: ");
 	md_list(out, json_get(archs, "sass"), "none");
 	buf_addstr(out, "\n- PTX: ");
@@ -669,10 +705,10 @@ manifest_markdown(const struct json *m, struct buf *out)
 
 		/* effective null: the tree declares no such option, which is not "off". */
 		if (eff && json_get(eff, "effective") && !json_is_bool(json_get(eff, "effective")))
-			buf_addf(out, "| %s | ➖ not in this tree (no %s) |", k,
+			buf_addf(out, "| %s | ➖ not in this tree (no %s) |", md_text(k),
 				 md_str(json_get(eff, "option")));
 		else
-			buf_addf(out, "| %s | %s |", k, on ? "✅" : "❌");
+			buf_addf(out, "| %s | %s |", md_text(k), on ? "✅" : "❌");
 		if (requested) {
 			const char *w = json_str(want);
 			int asked = w ? !strcmp(w, "on") : json_is_true(want);
@@ -703,7 +739,7 @@ manifest_markdown(const struct json *m, struct buf *out)
 		buf_addstr(out, " | ");
 		md_list(out, json_get(l, "ptx"), "–");
 		buf_addf(out, " | %s | ", json_str(json_get(ml, "policy")) ?
-			 json_str(json_get(ml, "policy")) : "❌");
+			 md_str(json_get(ml, "policy")) : "❌");
 		md_list(out, json_get(l, "needed"), "–");
 		buf_addstr(out, " |\n");
 	}
@@ -715,4 +751,6 @@ manifest_markdown(const struct json *m, struct buf *out)
 	for (i = 0; i < n; i++)
 		buf_addf(out, "- ❌ %s\n", md_str(items[i]));
 	free(items);
+	for (i = 0; i < MD_RING; i++)
+		buf_release(&md_ring[i]);
 }

@@ -33,6 +33,12 @@ struct json *version_py_parse(const char *text);
 /* Render a manifest as Markdown: summary, feature table with ✅/❌/⚠️, libraries. */
 struct buf;
 void manifest_markdown(const struct json *m, struct buf *out);
+/*
+ * `s`, a value from a manifest, into a Markdown table cell: escaped to one
+ * line (diag_name: a line break or control byte as \xNN), '|' as "\|";
+ * '-' for none.
+ */
+void manifest_md_cell(struct buf *md, const char *s);
 
 /* Features (profile key -> bool) evidenced by the build settings. */
 struct json *features_from_settings(const struct json *settings);

@@ -30,6 +30,22 @@ verify_is_dist_info_file(const char *name, const char *dist_info, const char *fi
 	return !strncmp(name, dist_info, n) && name[n] == '/' && !strcmp(name + n + 1, file);
 }
 
+/*
+ * A RECORD field quoted in a message: its first ROW_SHOWN bytes (a row
+ * may be 100 KB, and was printed whole, into the manifest too); one of a
+ * few buffers, for the arguments of one message.
+ */
+#define ROW_SHOWN 200
+
+static const char *
+row_shown(const char *s)
+{
+	static struct buf ring[3] = { BUF_INIT, BUF_INIT, BUF_INIT };
+	static unsigned next;
+
+	return text_cut(&ring[next++ % ARRAY_SIZE(ring)], s, ROW_SHOWN);
+}
+
 static int
 check_hash_field(struct wheel_report *r, const struct record_row *row, uint8_t *want,
 		 size_t *want_len, char *algo, size_t algo_cap)
@@ -40,13 +56,13 @@ check_hash_field(struct wheel_report *r, const struct record_row *row, uint8_t *
 
 	if (!eq) {
 		verify_error(r, "RECORD line %d: hash '%s' of '%s' is not algo=digest (hashes)", row->line,
-			  h, row->fields[0]);
+			  row_shown(h), row_shown(row->fields[0]));
 		return -1;
 	}
 	alen = (size_t)(eq - h);
 	if (alen >= algo_cap || (memcpy(algo, h, alen), algo[alen] = '\0', digest_init(&d, algo) < 0)) {
 		verify_error(r, "RECORD line %d: '%s' uses hash algorithm '%.*s'; only sha256, sha384 and "
-			  "sha512 are allowed (hashes)", row->line, row->fields[0], (int)alen, h);
+			  "sha512 are allowed (hashes)", row->line, row_shown(row->fields[0]), (int)alen, h);
 		return -1;
 	}
 	digest_abort(&d);
@@ -60,7 +76,7 @@ check_hash_field(struct wheel_report *r, const struct record_row *row, uint8_t *
 	}
 	if (i != dlen || dlen != expect_len) {
 		verify_error(r, "RECORD line %d: digest of '%s' is not urlsafe base64 of %zu bytes without "
-			  "padding (hashes)", row->line, row->fields[0], d.size);
+			  "padding (hashes)", row->line, row_shown(row->fields[0]), d.size);
 		return -1;
 	}
 	{
@@ -166,14 +182,14 @@ row_size(struct wheel_report *r, const struct record_row *row, unsigned long lon
 
 	if (!*row->fields[1] || !*row->fields[2]) {
 		verify_error(r, "RECORD line %d: '%s' has an empty hash or size (hashes)", row->line,
-			  row->fields[0]);
+			  row_shown(row->fields[0]));
 		return -1;
 	}
 	errno = 0;
 	*size = strtoull(row->fields[2], &end, 10);
 	if (*end || !isdigit((unsigned char)*row->fields[2]) || errno == ERANGE) {
 		verify_error(r, "RECORD line %d: size '%s' of '%s' is not a number (hashes)",
-			  row->line, row->fields[2], row->fields[0]);
+			  row->line, row_shown(row->fields[2]), row_shown(row->fields[0]));
 		return -1;
 	}
 	return 0;
@@ -253,14 +269,14 @@ verify_plan_jobs(struct wheel_report *r, const struct record_row *rows, size_t n
 		if (dup_rows[i]) {
 			/* Checked once, at its first row: a repeat is refused, not read again. */
 			verify_error(r, "RECORD line %d lists '%s' again (RECORD)", row->line,
-				  row->fields[0]);
+				  row_shown(row->fields[0]));
 			continue;
 		}
 		is_record = !strcmp(row->fields[0], record_name);
 		is_sig = verify_is_dist_info_file(row->fields[0], dist_info, "RECORD.jws") ||
 			 verify_is_dist_info_file(row->fields[0], dist_info, "RECORD.p7s");
 		if (is_sig) {
-			verify_error(r, "RECORD lists the signature file '%s' (RECORD)", row->fields[0]);
+			verify_error(r, "RECORD lists the signature file '%s' (RECORD)", row_shown(row->fields[0]));
 			continue;
 		}
 		if (root && (row->fields[0][0] == '/' || starts_with(row->fields[0], "../"))) {
@@ -269,13 +285,13 @@ verify_plan_jobs(struct wheel_report *r, const struct record_row *rows, size_t n
 		}
 		if (root && climbs_out(row->fields[0])) {
 			verify_error(r, "RECORD line %d: '%s' leads out of the package through '..'; "
-				  "it is not read (RECORD)", row->line, row->fields[0]);
+				  "it is not read (RECORD)", row->line, row_shown(row->fields[0]));
 			continue;
 		}
 		e = z ? index_find(z, names, row->fields[0]) : NULL;
 		if (z && !e) {
 			verify_error(r, "RECORD line %d lists '%s', which is not in the archive (RECORD)",
-				  row->line, row->fields[0]);
+				  row->line, row_shown(row->fields[0]));
 			continue;
 		}
 		if (e)

@@ -2,7 +2,9 @@
 # short (M3), a --set value with '..' (M4), extends chains and their bound
 # (M7), a second YAML document, a large map called an alias bomb, a huge
 # value echoed whole, and shell characters in flags that ninja's /bin/sh
-# would run. Each ends with a clear error at file:line:col, or works.
+# would run; then issue 31's: a build.remote of 80,000 hosts, --targets
+# names ninja would take for options. Each ends with a clear error at
+# file:line:col, or works.
 . "$(dirname "$0")/lib.sh"
 # A 2 GB address-space limit, except under ASan (which reserves terabytes of shadow).
 vlimit="ulimit -v 2000000;"
@@ -92,3 +94,27 @@ run 2 "$BW" plan --profile demo --set 'cmake.CMAKE_CXX_FLAGS=-O2; id'
 contains "$TMP/err" "error: 'cmake.CMAKE_CXX_FLAGS' has ';' at byte 4"
 run 0 "$BW" plan --profile demo --set 'build.env.CXXFLAGS=-O2 -DNAME="a b"' --set 'cmake.USE_SYSTEM_NCCL=a;b'
 contains "$TMP/out" 'CXXFLAGS=-O2 -DNAME="a b"'
+
+# build.remote is bounded (issue 31): 80,000 hosts took 13 s to parse (twice,
+# quadratic), planned MAX_JOBS=320004 and failed at the first compile with
+# "Argument list too long"; refused at the profile's line, with the bound.
+python3 - "$d/farm.yaml" "$TOP" <<'PY'
+import sys
+hosts = " ".join("10.%d.%d.%d/4" % (i >> 16, (i >> 8) & 255, i & 255) for i in range(80000))
+open(sys.argv[1], "w").write("extends: %s/profiles/demo.yaml\nname: farm\nbuild:\n  remote: \"%s\"\n" % (sys.argv[2], hosts))
+PY
+bounded 2 "$BW" plan --profile "$d/farm.yaml"
+contains "$TMP/err" "farm.yaml:4:11: error: 'build.remote' must be distccd hosts"
+contains "$TMP/err" "more than 1024 hosts; a build sends compiles to at most 1024"
+run 2 "$BW" plan --profile demo --set 'build.remote=a/1024 b/1024 c/1024 d/1024 e/1'
+contains "$TMP/err" "more than 4096 slots on the first 5 hosts"
+
+# --targets names CMake targets for ninja (issue 31): an empty name, an
+# option for ninja and a target that builds nothing each reached it.
+run 2 "$BW" build --profile demo --work "$d/wt" --out "$d/ot" --targets ',,,'
+contains "$TMP/err" "error: --targets ',,,': an empty name (two commas, or one at an end)"
+run 2 "$BW" build --profile demo --work "$d/wt" --out "$d/ot" --targets minitorch_cpu,-t
+contains "$TMP/err" "error: --targets 'minitorch_cpu,-t': '-t' begins with '-', so ninja would take it for an option, not a target"
+run 2 "$BW" build --profile demo --work "$d/wt" --out "$d/ot" --targets clean
+contains "$TMP/err" "error: --targets 'clean': CMake's 'clean' builds nothing"
+[ ! -e "$d/wt" ] || fail "a refused --targets made the work directory"

@@ -71,3 +71,26 @@ run 1 "$BW" verify "$TMP/bigbadhash-1.0-py3-none-any.whl"
 contains "$TMP/err" "'big/data.bin' does not match its sha256 in RECORD (hashes)"
 run 1 "$BW" verify "$TMP/bigbroken-1.0-py3-none-any.whl"
 contains "$TMP/err" "big/data.bin"
+
+# RECORD rows are quoted cut to their first 200 bytes (issue 31): a 100 KB
+# path, hash or size was printed whole, into the manifest's errors too.
+python3 - "$TMP/longrow-1.0-py3-none-any.whl" <<'PY'
+import sys, zipfile
+long = "x" * 102400
+with zipfile.ZipFile(sys.argv[1], "w") as z:
+    z.writestr("longrow-1.0.dist-info/WHEEL", "Wheel-Version: 1.0\nRoot-Is-Purelib: true\nTag: py3-none-any\n")
+    z.writestr("longrow/__init__.py", "")
+    z.writestr("longrow-1.0.dist-info/RECORD", "\n".join([
+        "longrow/%s.py,sha256=x,1" % long,
+        "longrow/__init__.py,%s,0" % long,
+        "longrow-1.0.dist-info/WHEEL,sha256=x,%s" % ("9" * 102400),
+        "longrow-1.0.dist-info/RECORD,,"]) + "\n")
+PY
+run 1 "$BW" verify "$TMP/longrow-1.0-py3-none-any.whl"
+x=$(printf '%200s' '' | tr ' ' x)
+contains "$TMP/err" "lists 'longrow/${x%????????}…(102411 bytes)', which is not in the archive (RECORD)"
+contains "$TMP/err" "hash '$x…(102400 bytes)' of 'longrow/__init__.py' is not algo=digest (hashes)"
+contains "$TMP/err" "size '$(echo "$x" | tr x 9)…(102400 bytes)' of 'longrow-1.0.dist-info/WHEEL' is not a number"
+[ "$(wc -c < "$TMP/err")" -lt 4000 ] || fail "RECORD's rows were quoted whole: $(wc -c < "$TMP/err") bytes of messages"
+run 0 "$BW" manifest "$TMP/longrow-1.0-py3-none-any.whl"
+[ "$(wc -c < "$TMP/out")" -lt 20000 ] || fail "the manifest's errors quote RECORD's rows whole: $(wc -c < "$TMP/out") bytes"

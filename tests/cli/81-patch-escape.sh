@@ -142,3 +142,27 @@ build_series binundo 1
 contains "$TMP/err" "fetch: patch 0001-bin.patch: applied"
 contains "$TMP/err" "note: the 1 patch applied before it was undone; the tree is as it was"
 clean binundo
+
+# Binary blocks are bounded in total, not only each (issue 31): three new
+# files of 64 MiB each, within the cap per block, made a 200 KB patch that
+# wrote 192 MiB (sixteen: 1 GiB); refused at the block past 128 MiB.
+python3 - "$TMP/p/0001-binbig.patch" <<'PY'
+import base64, sys, zlib
+def block(data):
+    z = zlib.compress(data, 9)
+    lines = ["literal %d" % len(data)]
+    for i in range(0, len(z), 52):
+        c = z[i:i + 52]
+        n = len(c)
+        lines.append((chr(ord("A") + n - 1) if n <= 26 else chr(ord("a") + n - 27)) + base64.b85encode(c, pad=True).decode())
+    return "\n".join(lines) + "\n\n"
+big = block(bytes(64 << 20))
+with open(sys.argv[1], "w") as f:
+    for k in range(3):
+        f.write("diff --git a/big%d.bin b/big%d.bin\nnew file mode 100644\nindex 0000000..1111111\nGIT binary patch\n" % (k, k))
+        f.write(big + block(b""))
+PY
+series binbig 0001-binbig.patch
+BWBUILD_PATCH_PATH="$TMP/pp" run 2 "$BW" plan --profile "$TMP/esc.yaml" --set source.patches=binbig
+line=$(grep -n '^literal 67108864' "$TMP/p/0001-binbig.patch" | sed -n '3s/:.*//p')
+contains "$TMP/err" "0001-binbig.patch:$line: error: refusing patch '0001-binbig.patch': its binary blocks declare 201326592 bytes so far, more than the 128 MiB bwbuild takes in one patch"

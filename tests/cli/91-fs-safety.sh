@@ -91,6 +91,60 @@ if want h31_fifo; then
 	run 0 bw
 fi
 
+# Issue 31: a FIFO at a state file bwbuild reads back (the publish journal,
+# configure.stamp) fails the build; it printed "error: ... is not a regular
+# file" and exited 0. The journal's is found before the first step.
+if want h31_statefifo; then
+	rm -f "$w/last-build.json"
+	mkfifo "$w/publish.journal"
+	run 2 timeout 60 "$BW" --profile "$TMP/f91.yaml" --work "$w" --out "$o"
+	contains "$TMP/err" "error: '$w/publish.journal' is not a regular file (a FIFO, a device, a directory or a link)"
+	contains "$TMP/err" "hint: it is bwbuild's record of an unfinished publish; remove it and build again"
+	if grep -q '^fetch:' "$TMP/err"; then fail "a step ran before the journal was refused"; fi
+	rm -f "$w/publish.journal"
+	rm -f "$w/configure.stamp"
+	mkfifo "$w/configure.stamp"
+	run 1 timeout 60 "$BW" --profile "$TMP/f91.yaml" --work "$w" --out "$o"
+	contains "$TMP/err" "error: '$w/configure.stamp' is not a regular file"
+	contains "$TMP/err" "hint: it is bwbuild's record of the last configure; remove it and build again"
+	rm -f "$w/configure.stamp"
+	run 0 bw
+	pair_ok "$o" "the state FIFOs removed"
+fi
+
+# Issue 31: a link planted at <work>/patches.applied is named as what it is;
+# read through, it was taken for patches an earlier build applied.
+if want h31_applied; then
+	new_victim
+	rm -f "$w/last-build.json"
+	ln -s "$victim" "$w/patches.applied"
+	run 1 bw
+	contains "$TMP/err" "error: '$w/patches.applied' is a symbolic link, not the record of applied patches bwbuild writes; remove it"
+	if grep -q "has patches applied by an earlier build" "$TMP/err"; then fail "a link at patches.applied was taken for a record"; fi
+	victim_intact "a link at <work>/patches.applied"
+	rm -f "$w/patches.applied"
+	run 0 bw
+fi
+
+# Issue 31: a mirror directory's repository that is the work dir's own
+# checkout (here through a link named as the repository) is not used: taken
+# as its own mirror, its objects/info/alternates pointed at itself and the
+# checkout lost every object it borrows ("fatal: bad object HEAD").
+if want h31_selfmirror; then
+	rm -rf "$TMP/mirrors91"
+	mkdir -p "$TMP/mirrors91"
+	ln -s "$w/src" "$TMP/mirrors91/minitorch"
+	head=$(git -C "$w/src" rev-parse HEAD)
+	rm -f "$w/last-build.json"
+	BWBUILD_MIRRORS="$TMP/mirrors91" run 0 bw --until fetch --force --set "source.ref=$head"
+	contains "$TMP/err" "warning: '$TMP/mirrors91/minitorch/.git' of the mirror directories is the repository of the tree being checked out ('$w/src'), not a mirror of it; not used"
+	[ "$(git -C "$w/src" rev-parse HEAD)" = "$head" ] || fail "the checkout lost its objects"
+	git -C "$w/src" status --porcelain >/dev/null || fail "the checkout lost the objects of its tree"
+	pass
+	rm -rf "$TMP/mirrors91"
+	run 0 bw
+fi
+
 # Issue 31: a directory bwbuild writes into below the work dir or the cache
 # planted as a symbolic link to a victim directory: refused, never followed
 # (each let bwbuild truncate or overwrite the victim's files, exit 0).
@@ -125,6 +179,40 @@ if want h31_dirlinks; then
 	rm "$TMP/cache91/peaks"
 	mv "$TMP/cache91/peaks.away" "$TMP/cache91/peaks"
 	run 0 bw
+fi
+
+# Issue 31: <work>/logs and <work>/launch replaced by links to a victim's
+# directories during the build, by the build's own command (a setup.py that
+# swaps them when its compile starts: an order, no clock). The launcher's
+# next compile and the next step refuse them; nothing is written there.
+if want h31_swap; then
+	ws="$TMP/w91swap" vs="$TMP/victim91swap" src="$TMP/src91swap"
+	rm -rf "$ws" "$vs" "$src" "$TMP/o91swap"
+	mkdir -p "$vs/logs" "$vs/launch"
+	printf 'precious\n' > "$vs/logs/wheel.log"
+	printf 'precious\n' > "$vs/launch/ledger"
+	cp -a "$w/src" "$src"
+	rm -rf "$src/build" "$src/dist"
+	{
+		cat <<'PY'
+import os as _os, sys as _sys
+_w = _os.environ.get("SWAP91_WORK")
+if _w and "build" in _sys.argv and _os.environ.get("CMAKE_ONLY", "0") != "1" \
+        and not _os.path.islink(_w + "/logs"):
+    for _d in ("logs", "launch"):
+        _os.rename(_w + "/" + _d, _w + "/" + _d + ".away")
+        _os.symlink(_os.environ["SWAP91_VICTIM"] + "/" + _d, _w + "/" + _d)
+PY
+		cat "$w/src/setup.py"
+	} > "$src/setup.py"
+	SWAP91_WORK="$ws" SWAP91_VICTIM="$vs" run 1 "$BW" --profile "$TMP/f91.yaml" --work "$ws" --out "$TMP/o91swap" --source "$src"
+	[ -L "$ws/logs" ] || fail "the build's setup.py did not swap <work>/logs"
+	contains "$TMP/err" "'$ws/logs' is a symbolic link; bwbuild writes only into directories it made: remove it"
+	[ "$(find "$vs" -type f | wc -l)" = 2 ] || fail "files made in the victim's directories: $(find "$vs" -type f)"
+	[ "$(cat "$vs/logs/wheel.log")" = precious ] || fail "the victim's wheel.log was changed"
+	[ "$(cat "$vs/launch/ledger")" = precious ] || fail "the victim's ledger was changed"
+	[ ! -e "$TMP/o91swap" ] || [ -z "$(ls -A "$TMP/o91swap")" ] || fail "published after the swap"
+	pass
 fi
 
 # H2: the --out probe planted as a link at the very name (its pid is bwbuild's, kept by exec).
@@ -219,6 +307,16 @@ PY
 	pair_ok "$o" "a manifest of another build"
 	run 0 bw
 	contains "$TMP/out" "up to date (inputs"
+	# Issue 31: the wheel and the manifest in --out as links into <work>/dist
+	# (the right bytes until the next build empties dist/): published again.
+	for f in "$wheel" "$manifest"; do
+		rm "$f"
+		ln -s "$w/dist/$(basename "$f")" "$f"
+		run 0 bw
+		contains "$TMP/err" "publishing the last build again into '$o': '$f' is a symbolic link, not a published file"
+		if [ -L "$f" ] || [ ! -f "$f" ]; then fail "'$f' is still a link into the work dir"; fi
+		pair_ok "$o" "a link into <work>/dist"
+	done
 fi
 
 # M1: --out is published as a pair: a failed rename leaves the old pair; a held lock is waited for.
@@ -286,6 +384,10 @@ if want h8_dirs; then
 	contains "$TMP/err" "--out '$w/dist' is inside the work directory"
 	run 2 "$BW" --profile "$TMP/f91.yaml" --work "$TMP" --out "$o" --source "$w/src"
 	contains "$TMP/err" "holds the source tree"
+	# Issue 31: --work inside the --source tree (its logs and wheels the tree's untracked files).
+	run 2 "$BW" --profile "$TMP/f91.yaml" --work "$w/src/build/w" --out "$o" --source "$w/src"
+	contains "$TMP/err" "--work '$w/src/build/w' is inside the source tree '$w/src', which is built as it is; give a --work outside it"
+	[ ! -e "$w/src/build/w" ] || fail "--work inside --source was made"
 	run 2 "$BW" --profile "$TMP/f91.yaml" --work / --out "$o"
 	contains "$TMP/err" "--work '/' is the root directory"
 	[ ! -e /lock ] || fail "--work / wrote /lock"

@@ -1,9 +1,11 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "../../src/core/buf.h"
 #include "../../src/core/diag.h"
 #include "../../src/core/strvec.h"
 #include "t.h"
@@ -18,7 +20,7 @@ capture(void (*fn)(void))
 	ssize_t n;
 
 	fflush(stderr);
-	fd = open("tests/tmp/unit/diag.err", O_RDWR | O_CREAT | O_TRUNC, 0666);
+	fd = open(t_write("diag.err", ""), O_RDWR | O_TRUNC);
 	saved = dup(2);
 	dup2(fd, 2);
 	fn();
@@ -162,6 +164,32 @@ captured(void)
 	strvec_clear(&warnings);
 }
 
+/*
+ * Standard output's text keeps its own newlines and tabs, loses every other
+ * control byte; a name put into it stays on one line (issue 31).
+ */
+static void
+stdout_text(void)
+{
+	const char *evil = "k\nverify: OK all good\x1b]0;owned\x07\xc2\x9b" "2J\t\xc3\xa9";
+	const char *text_in = "a\n\tb\x1b[2J\r\x7f\xc2\x85 \xc2\xa0\n";
+	struct buf name = BUF_INIT;
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+
+	CHECK_STR(diag_name(&name, evil),
+		  "k\\x0averify: OK all good\\x1b]0;owned\\x07\\u009b2J\t\xc3\xa9");
+	CHECK_STR(diag_name(&name, "plain"), "plain");
+	diag_write(f, text_in, strlen(text_in));
+	diag_printf(f, "%s: %zu\n", evil, (size_t)3);
+	fclose(f);
+	CHECK_STR(text, "a\n\tb\\x1b[2J\\x0d\\x7f\\u0085 \xc2\xa0\n"
+			"k\nverify: OK all good\\x1b]0;owned\\x07\\u009b2J\t\xc3\xa9: 3\n");
+	free(text);
+	buf_release(&name);
+}
+
 void
 t_diag(void)
 {
@@ -189,4 +217,5 @@ t_diag(void)
 		       "error: cause: x\n  what to do\n");
 	basics();
 	captured();
+	stdout_text();
 }

@@ -2,6 +2,7 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -124,6 +125,55 @@ t_open_regular(void)
 	rmdir(dir);
 }
 
+/*
+ * Below the work dir, a directory replaced by a link is refused at every
+ * open through it, never written through (issue 31): logs/ -> a victim's.
+ */
+static void
+t_beneath(void)
+{
+	char *root = path_absolute(t_tmpdir("beneath"));
+	struct buf p = BUF_INIT, v = BUF_INIT;
+	const char *e;
+	int fd;
+
+	buf_addf(&p, "%s/cmake", root);
+	CHECK(mkdir(p.s, 0700) == 0);
+	buf_addf(&v, "%s/victim", root);
+	CHECK(mkdir(v.s, 0700) == 0);
+	buf_reset(&p);
+	buf_addf(&p, "%s/logs", root);
+	CHECK(symlink(v.s, p.s) == 0);
+	t_stderr_begin();
+	fd = open_regular_beneath(root, "logs/compile.log", O_WRONLY | O_CREAT | O_TRUNC, 0666);
+	CHECK(fd < 0);
+	CHECK(write_file_atomic_beneath(root, "logs/x", "x", 1) < 0);
+	CHECK(open_dir_beneath(root, "logs", 4) < 0);
+	e = t_stderr_end();
+	buf_reset(&p);
+	buf_addf(&p, "'%s/logs' is a symbolic link; bwbuild writes only into directories it made", root);
+	CHECK(strstr(e, p.s) != NULL);
+	buf_reset(&p);
+	buf_addf(&p, "%s/compile.log", v.s);
+	CHECK(!path_exists(p.s));
+	buf_reset(&p);
+	buf_addf(&p, "%s/x", v.s);
+	CHECK(!path_exists(p.s));
+	/* Through real directories: written, the temporary renamed in place. */
+	CHECK(write_file_atomic_beneath(root, "cmake/hook.cmake", "hook\n", 5) == 0);
+	fd = open_regular_beneath(root, "cmake/hook.cmake", O_RDONLY, 0);
+	CHECK(fd >= 0);
+	if (fd >= 0)
+		close(fd);
+	fd = open_regular_beneath(root, "top.json", O_WRONLY | O_CREAT, 0666);
+	CHECK(fd >= 0);
+	if (fd >= 0)
+		close(fd);
+	buf_release(&p);
+	buf_release(&v);
+	free(root);
+}
+
 static void
 t_stale(void)
 {
@@ -180,6 +230,7 @@ t_fssafe(void)
 	t_dirs();
 	t_no_follow();
 	t_open_regular();
+	t_beneath();
 	t_stale();
 	t_cause_eagain();
 }

@@ -25,6 +25,18 @@ t_json(void)
 	json_free(j);
 	json_free(back);
 
+	/* DEL and C1 controls (a name's CSI) leave as \u escapes, meaning the same (issue 31). */
+	j = json_object();
+	json_set(j, "n\x7f", json_string("a\xc2\x9b" "2J\x1b\xc2\xa0\xc2"));
+	text = json_print(j, 0);
+	CHECK_STR(text, "{\"n\\u007f\":\"a\\u009b2J\\u001b\xc2\xa0\xef\xbf\xbd\"}");
+	back = json_parse(text, strlen(text), &why);
+	CHECK(back != NULL);
+	CHECK_STR(json_str(json_get(back, "n\x7f")), "a\xc2\x9b" "2J\x1b\xc2\xa0\xef\xbf\xbd");
+	free(text);
+	json_free(j);
+	json_free(back);
+
 	/* One-pass members and the sorted index: the first of repeated keys, as json_get. */
 	{
 		const char *doc = "{\"b\": 1, \"a\": 2, \"b\": 3, \"c\": [1, 2]}";

@@ -177,6 +177,36 @@ t_peaks(void)
 		v = next;
 	}
 	CHECK(v > 2 * G && v < 3 * G);
+
+	/*
+	 * A rewrite keeps every other key's row and drops what is no row
+	 * (issue 31: a line cut short, or planted, was carried on for ever).
+	 */
+	{
+		struct buf out = BUF_INIT;
+
+		peaks_rewrite("b.cpp#1 100\n"
+			      "garbage\n"
+			      "a.cu#1 3000000000\n"
+			      "half.cu#1 12\r\n"
+			      "kind:cuda 5000 3\n"
+			      "x.cu#1 12abc\n"
+			      " 5\n"
+			      "y.cu#1  5\n"
+			      "z.cu#1 5 6 7\n"
+			      "w.cu#1 123456789012345678901\n"
+			      "a.cu#1 4000000000\n"
+			      "c.cu#1 5",
+			      "a.cu#1", 1000, 0, &out);
+		CHECK_STR(out.s, "b.cpp#1 100\nkind:cuda 5000 3\nc.cu#1 5\na.cu#1 3600000100\n");
+		buf_reset(&out);
+		peaks_rewrite("kind:cuda 5000 3\nnot a row\n", "kind:cuda", 6000, 0, &out);
+		CHECK_STR(out.s, "kind:cuda 6000 4\n");
+		buf_reset(&out);
+		peaks_rewrite(NULL, "k#1", 7, 0, &out);
+		CHECK_STR(out.s, "k#1 7\n");
+		buf_release(&out);
+	}
 }
 
 static void

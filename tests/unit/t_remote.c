@@ -89,6 +89,48 @@ t_hostlist(void)
 	buf_reset(&err);
 	CHECK(remote_hosts_parse(&h, "u@h:22", &err) < 0 && strstr(err.s, "ssh"));
 	CHECK(remote_is_file("./hosts") && remote_is_file("/etc/farm") && !remote_is_file("h:1/2"));
+
+	/*
+	 * Bounded (issue 31): 80,000 hosts parsed in quadratic time, made
+	 * MAX_JOBS=320004 and failed at the first compile ("Argument list too
+	 * long"). 1,024 hosts of 4 slots pass; a host or a slot more, or names
+	 * longer than an environment string holds, are refused.
+	 */
+	buf_reset(&out);
+	for (int i = 0; i < REMOTE_HOSTS_MAX; i++)
+		buf_addf(&out, "10.0.%d.%d/4 ", i / 256, i % 256);
+	CHECK(remote_hosts_parse(&h, out.s, &err) == 0 && h.n == REMOTE_HOSTS_MAX &&
+	      remote_hosts_slots(&h) == REMOTE_SLOTS_MAX);
+	remote_hosts_release(&h);
+	buf_addstr(&out, "10.1.0.0/1");
+	buf_reset(&err);
+	CHECK(remote_hosts_parse(&h, out.s, &err) < 0 && strstr(err.s, "more than 1024 hosts"));
+	buf_reset(&out);
+	buf_addstr(&out, "b/1024 c/1024 d/1024 a/1024 e/1");
+	buf_reset(&err);
+	CHECK(remote_hosts_parse(&h, out.s, &err) < 0 &&
+	      strstr(err.s, "more than 4096 slots on the first 5 hosts"));
+	/* The last of 1,000 hosts repeats the first: found by sorting, named once. */
+	buf_reset(&out);
+	for (int i = 0; i < 1000; i++)
+		buf_addf(&out, "h%d ", i);
+	buf_addstr(&out, "h0:3632");
+	buf_reset(&err);
+	CHECK(remote_hosts_parse(&h, out.s, &err) < 0);
+	CHECK_STR(err.s, "'h0:3632' is listed twice");
+	buf_reset(&out);
+	for (int i = 0; i < 300; i++)
+		buf_addf(&out, "%0250d ", i);
+	buf_reset(&err);
+	CHECK(remote_hosts_parse(&h, out.s, &err) < 0 && strstr(err.s, "more than 64 KiB"));
+	buf_reset(&out);
+	buf_addf(&out, "%0300d", 1);
+	buf_reset(&err);
+	CHECK(remote_hosts_parse(&h, out.s, &err) < 0 && strstr(err.s, "at most 253 bytes"));
+	buf_reset(&out);
+	buf_addf(&out, "%0400d", 1);
+	buf_reset(&err);
+	CHECK(remote_hosts_parse(&h, out.s, &err) < 0 && strstr(err.s, "longer than a host's name"));
 	buf_release(&err);
 	buf_release(&out);
 }

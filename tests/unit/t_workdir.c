@@ -49,6 +49,18 @@ t_workdir(void)
 	buf_reset(&p);
 	buf_addf(&p, "%s/pytorch", w.s);
 	CHECK(validate(w.s, o.s, p.s, "holds the source tree"));
+	/* --work inside the --source tree (issue 31), as written or through a link. */
+	buf_reset(&p);
+	buf_addf(&p, "%s/build/work", s.s);
+	CHECK(validate(p.s, o.s, s.s, "is inside the source tree"));
+	CHECK(mkdir_p(s.s) == 0);
+	buf_reset(&p);
+	buf_addf(&p, "%s/link-to-src", top);
+	CHECK(symlink(s.s, p.s) == 0);
+	buf_addstr(&p, "/work");
+	CHECK(mkdir_p(p.s) == 0);
+	CHECK(validate(p.s, o.s, s.s, "is inside the source tree"));
+	CHECK(validate(s.s, o.s, s.s, "holds the source tree"));
 
 	/* An existing directory: empty is fine, one with files and no lock is not. */
 	CHECK(mkdir_p(w.s) == 0);
