@@ -1,10 +1,10 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "build/build.h"
+#include "pipeline/build.h"
 #include "cli/cmd.h"
 #include "core/diag.h"
-#include "build/plan.h"
+#include "pipeline/plan.h"
 #include "core/strvec.h"
 
 static const char about[] =

@@ -1,6 +1,6 @@
 #include "cli/cmd.h"
 #include "core/diag.h"
-#include "build/launch.h"
+#include "pipeline/launch.h"
 
 static const char about[] =
 	"The compiler launcher bwbuild sets as CMAKE_{C,CXX,CUDA}_COMPILER_LAUNCHER.\n"

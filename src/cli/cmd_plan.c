@@ -5,10 +5,10 @@
 #include "core/buf.h"
 #include "cli/cmd.h"
 #include "core/diag.h"
-#include "build/plan.h"
+#include "pipeline/plan.h"
 #include "profile/profile.h"
 #include "cli/report.h"
-#include "build/resolve.h"
+#include "pipeline/resolve.h"
 #include "core/strvec.h"
 
 static const char about[] =

@@ -7,7 +7,7 @@
 #include "core/diag.h"
 #include "core/json.h"
 #include "profile/profile.h"
-#include "build/resolve.h"
+#include "pipeline/resolve.h"
 #include "wheel/smoke.h"
 #include "core/util.h"
 

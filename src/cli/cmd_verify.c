@@ -6,10 +6,10 @@
 #include "cli/cmd.h"
 #include "profile/compat.h"
 #include "core/diag.h"
-#include "build/plan.h"
+#include "pipeline/plan.h"
 #include "profile/profile.h"
 #include "cli/report.h"
-#include "build/resolve.h"
+#include "pipeline/resolve.h"
 #include "core/util.h"
 #include "wheel/verify.h"
 

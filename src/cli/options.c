@@ -9,7 +9,7 @@
 #include "profile/compat.h"
 #include "core/diag.h"
 #include "cli/options.h"
-#include "build/plan.h"
+#include "pipeline/plan.h"
 #include "core/strvec.h"
 #include "core/suggest.h"
 #include "core/util.h"

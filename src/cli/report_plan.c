@@ -2,10 +2,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "build/doctor.h"
-#include "build/plan.h"
-#include "build/pyenv.h"
-#include "build/step.h"
+#include "pipeline/doctor.h"
+#include "pipeline/plan.h"
+#include "pipeline/pyenv.h"
+#include "pipeline/step.h"
 #include "cli/report.h"
 #include "core/buf.h"
 #include "core/diag.h"

@@ -13,7 +13,7 @@
 #include "core/json.h"
 #include "profile/knowledge.h"
 #include "profile/profile.h"
-#include "build/step.h"
+#include "pipeline/step.h"
 #include "core/util.h"
 #include "wheel/verify.h"
 #include "formats/zip.h"

@@ -1,5 +1,5 @@
 /*
- * The repair step of a build (src/build/step.h): between the wheel and its
+ * The repair step of a build (src/pipeline/step.h): between the wheel and its
  * verify, the wheel in <work>/dist made to carry the libraries it needs
  * from this machine (src/wheel/repair.c), the way auditwheel repair makes
  * a manylinux wheel; what was copied in goes into the manifest.
@@ -14,7 +14,7 @@
 #include "core/diag.h"
 #include "core/json.h"
 #include "core/util.h"
-#include "build/step.h"
+#include "pipeline/step.h"
 #include "wheel/repair.h"
 
 int

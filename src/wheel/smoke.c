@@ -13,7 +13,7 @@
 #include "core/json.h"
 #include "profile/knowledge.h"
 #include "wheel/manifest.h"
-#include "build/plan.h"
+#include "pipeline/plan.h"
 #include "core/proc.h"
 #include "profile/profile.h"
 #include "wheel/smoke.h"

@@ -1,5 +1,5 @@
 /*
- * The build's smoke step (src/build/step.h): picks a GPU of this machine
+ * The build's smoke step (src/pipeline/step.h): picks a GPU of this machine
  * that every CUDA library of the verified wheel runs on and hands the
  * wheel to smoke_target (src/wheel/smoke.c); apart from smoke.c so the
  * smoke engine, which `bwbuild smoke` uses alone, needs nothing of a build.
@@ -12,7 +12,7 @@
 #include "profile/compat.h"
 #include "core/proc.h"
 #include "wheel/smoke.h"
-#include "build/step.h"
+#include "pipeline/step.h"
 #include "core/strvec.h"
 #include "core/util.h"
 #include "wheel/verify.h"

@@ -1,5 +1,5 @@
 /*
- * The verify step of a build (src/build/step.h): the wheel in <work>/dist
+ * The verify step of a build (src/pipeline/step.h): the wheel in <work>/dist
  * verified against the profile's archs, exceptions and C++ ABI (and, for
  * an extension, against its torch), then repacked as it ships
  * (src/wheel/repack.c) and verified again, as a user's verify would.
@@ -12,10 +12,10 @@
 #include "core/buf.h"
 #include "core/diag.h"
 #include "wheel/manifest.h"
-#include "build/plan.h"
+#include "pipeline/plan.h"
 #include "profile/profile.h"
 #include "wheel/repack.h"
-#include "build/step.h"
+#include "pipeline/step.h"
 #include "core/util.h"
 #include "wheel/verify.h"
 

@@ -80,7 +80,7 @@ fi
 
 # 3. Manifest fields. Every name the writers set (json_set with a literal) is
 # named in docs/manifest-format.md: in a `field.path` or a {a, b} list.
-set -- src/wheel/manifest.c src/build/publish.c src/build/inputs.c src/wheel/smoke*.c
+set -- src/wheel/manifest.c src/pipeline/publish.c src/pipeline/inputs.c src/wheel/smoke*.c
 for w; do
 	[ -f "$w" ] || fail "$w is gone: name the manifest writer's new file in this test"
 done
@@ -111,7 +111,7 @@ need_wheels
 run 0 "$BW" manifest "$TMP/wheels/good/plat-1.0-cp311-cp311-linux_x86_64.whl" -o "$TMP/m.json"
 {
 	python3 -c 'import json, sys; print("\n".join(json.load(open(sys.argv[1]))))' "$TMP/m.json"
-	grep -ho 'json_set(m, "[a-z_]*"' src/build/publish.c src/wheel/smoke*.c | sed 's/.*"\(.*\)"/\1/'
+	grep -ho 'json_set(m, "[a-z_]*"' src/pipeline/publish.c src/wheel/smoke*.c | sed 's/.*"\(.*\)"/\1/'
 } | sort -u > "$TMP/top"
 # shellcheck disable=SC2016 # the backquotes are Markdown, not a command
 sed -n 's/^| `\([a-z_]*\)[`.[].*/\1/p' docs/manifest-format.md | sort -u > "$TMP/doc-top"

@@ -16,7 +16,7 @@ source:
   repo: $ex/minitorch.git
 YAML
 w="$TMP/work90" o="$TMP/out90"
-# Every build here must do its work: an up-to-date one (src/build/uptodate.c) would skip the steps.
+# Every build here must do its work: an up-to-date one (src/pipeline/uptodate.c) would skip the steps.
 build() { rm -f "$w/last-build.json"; run "$1" "$BW" --profile "$TMP/f90.yaml" --work "$w" --out "$o"; }
 
 consistent() {

@@ -1,8 +1,8 @@
 #include <stdint.h>
 
 #include "../../src/core/buf.h"
-#include "../../src/build/launch.h"
-#include "../../src/build/memmodel.h"
+#include "../../src/pipeline/launch.h"
+#include "../../src/pipeline/memmodel.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -13,7 +13,7 @@ import os
 import subprocess
 import sys
 
-LAYERS = ["core", "formats", "host", "profile", "sources", "build", "wheel", "cli"]
+LAYERS = ["core", "formats", "host", "profile", "sources", "wheel", "pipeline", "cli"]
 
 
 def gcov_json(src, objdir):

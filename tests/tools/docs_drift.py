@@ -39,7 +39,7 @@ BARE_MD = re.compile(r"(?<![A-Za-z0-9_./${}-])([A-Za-z0-9_-]+\.md)\b")
 OTHER_REPO = re.compile(r"[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+[ :]$")
 # This check and its suite, whose examples and crafted drifts are meant to fail.
 SELF = ("tests/tools/docs_drift.py", "tests/cli/12-docs-drift.sh")
-# A source file a doc names ("src/build/step.c"): it must be there.
+# A source file a doc names ("src/pipeline/step.c"): it must be there.
 SRC_PATH = re.compile(r"\bsrc/[a-z_]+/[A-Za-z0-9_-]+\.[ch]\b")
 MD_LINK = re.compile(r"\]\(([^)#\s]+)(?:#[^)]*)?\)")
 

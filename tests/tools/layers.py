@@ -2,7 +2,7 @@
 """The layer check behind `make layers`: src/ is one folder per layer and
 includes go one way, from a layer to itself or to a lower one:
 
-    core  <-  formats, host  <-  profile, sources  <-  build, wheel  <-  cli
+    core  <-  formats, host  <-  profile, sources  <-  pipeline, wheel  <-  cli
 
 A lower layer including a higher one fails, and so does a circle of modules
 (a module is NAME.c with NAME.h) outside core, and so does a library's
@@ -17,7 +17,7 @@ import re
 import sys
 
 RANK = {"core": 0, "formats": 1, "host": 1, "profile": 2, "sources": 2,
-        "build": 3, "wheel": 3, "cli": 4}
+        "pipeline": 3, "wheel": 3, "cli": 4}
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"')
 SYSINCLUDE = re.compile(r'^\s*#\s*include\s*<([^>]+)>')
 # One wrapper per library: the files (patterns from the top) that may

@@ -3,9 +3,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "../../src/build/build.h"
-#include "../../src/build/plan.h"
-#include "../../src/build/workdir.h"
+#include "../../src/pipeline/build.h"
+#include "../../src/pipeline/plan.h"
+#include "../../src/pipeline/workdir.h"
 #include "../../src/core/buf.h"
 #include "../../src/core/diag.h"
 #include "../../src/core/util.h"

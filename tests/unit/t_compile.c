@@ -2,9 +2,9 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "../../src/build/build.h"
-#include "../../src/build/plan.h"
-#include "../../src/build/step.h"
+#include "../../src/pipeline/build.h"
+#include "../../src/pipeline/plan.h"
+#include "../../src/pipeline/step.h"
 #include "../../src/core/buf.h"
 #include "../../src/core/json.h"
 #include "../../src/core/strvec.h"

@@ -4,7 +4,7 @@
 #include "../../src/core/buf.h"
 #include "../../src/formats/cmakecache.h"
 #include "../../src/formats/cmakeopts.h"
-#include "../../src/build/configure.h"
+#include "../../src/pipeline/configure.h"
 #include "../../src/core/diag.h"
 #include "../../src/core/json.h"
 #include "../../src/profile/profile.h"

@@ -1,7 +1,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../src/build/configure.h"
+#include "../../src/pipeline/configure.h"
 #include "../../src/core/buf.h"
 #include "../../src/core/strvec.h"
 #include "../../src/core/util.h"

@@ -1,7 +1,7 @@
 #include <string.h>
 
 #include "../../src/core/buf.h"
-#include "../../src/build/doctor.h"
+#include "../../src/pipeline/doctor.h"
 #include "../../src/core/strvec.h"
 #include "../../src/sources/treeneeds.h"
 #include "t.h"

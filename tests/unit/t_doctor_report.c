@@ -1,7 +1,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../src/build/doctor.h"
+#include "../../src/pipeline/doctor.h"
 #include "../../src/core/buf.h"
 #include "../../src/core/json.h"
 #include "../../src/core/util.h"

@@ -1,10 +1,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../src/build/build.h"
-#include "../../src/build/plan.h"
-#include "../../src/build/resolve.h"
-#include "../../src/build/step.h"
+#include "../../src/pipeline/build.h"
+#include "../../src/pipeline/plan.h"
+#include "../../src/pipeline/resolve.h"
+#include "../../src/pipeline/step.h"
 #include "../../src/core/buf.h"
 #include "../../src/core/strvec.h"
 #include "../../src/core/util.h"

@@ -7,7 +7,7 @@
 #include <unistd.h>
 
 #include "../../src/core/buf.h"
-#include "../../src/build/step.h"
+#include "../../src/pipeline/step.h"
 #include "../../src/core/util.h"
 #include "t.h"
 

@@ -6,7 +6,7 @@
 #include "../../src/core/buf.h"
 #include "../../src/profile/compat.h"
 #include "../../src/cli/options.h"
-#include "../../src/build/plan.h"
+#include "../../src/pipeline/plan.h"
 #include "../../src/core/strvec.h"
 #include "t.h"
 

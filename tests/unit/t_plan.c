@@ -1,7 +1,7 @@
 #include <string.h>
 
 #include "../../src/host/host.h"
-#include "../../src/build/plan.h"
+#include "../../src/pipeline/plan.h"
 #include "../../src/profile/profile.h"
 #include "t.h"
 

@@ -6,7 +6,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "../../src/build/step.h"
+#include "../../src/pipeline/step.h"
 #include "../../src/core/buf.h"
 #include "../../src/core/strvec.h"
 #include "../../src/core/util.h"

@@ -1,6 +1,6 @@
 #include <string.h>
 
-#include "../../src/build/pyenv.h"
+#include "../../src/pipeline/pyenv.h"
 #include "../../src/core/buf.h"
 #include "t.h"
 

@@ -2,10 +2,10 @@
 #include <string.h>
 
 #include "../../src/core/buf.h"
-#include "../../src/build/launch.h"
-#include "../../src/build/admit.h"
-#include "../../src/build/remote.h"
-#include "../../src/build/remotecheck.h"
+#include "../../src/pipeline/launch.h"
+#include "../../src/pipeline/admit.h"
+#include "../../src/pipeline/remote.h"
+#include "../../src/pipeline/remotecheck.h"
 #include "../../src/core/strvec.h"
 #include "../../src/core/util.h"
 #include "../../src/profile/hostlist.h"

@@ -3,7 +3,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../../src/build/plan.h"
+#include "../../src/pipeline/plan.h"
 #include "../../src/host/host.h"
 #include "../../src/cli/report.h"
 #include "../../src/core/buf.h"

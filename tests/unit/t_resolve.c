@@ -2,8 +2,8 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "../../src/build/plan.h"
-#include "../../src/build/resolve.h"
+#include "../../src/pipeline/plan.h"
+#include "../../src/pipeline/resolve.h"
 #include "../../src/core/buf.h"
 #include "../../src/core/strvec.h"
 #include "../../src/core/util.h"

@@ -2,10 +2,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../../src/build/build.h"
-#include "../../src/build/eta.h"
-#include "../../src/build/plan.h"
-#include "../../src/build/step.h"
+#include "../../src/pipeline/build.h"
+#include "../../src/pipeline/eta.h"
+#include "../../src/pipeline/plan.h"
+#include "../../src/pipeline/step.h"
 #include "../../src/core/buf.h"
 #include "../../src/core/proc.h"
 #include "../../src/core/strvec.h"

@@ -4,12 +4,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "../../src/build/build.h"
-#include "../../src/build/inputs.h"
-#include "../../src/build/plan.h"
-#include "../../src/build/resolve.h"
-#include "../../src/build/step.h"
-#include "../../src/build/uptodate.h"
+#include "../../src/pipeline/build.h"
+#include "../../src/pipeline/inputs.h"
+#include "../../src/pipeline/plan.h"
+#include "../../src/pipeline/resolve.h"
+#include "../../src/pipeline/step.h"
+#include "../../src/pipeline/uptodate.h"
 #include "../../src/core/buf.h"
 #include "../../src/core/json.h"
 #include "../../src/core/proc.h"

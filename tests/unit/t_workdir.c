@@ -3,7 +3,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "../../src/build/workdir.h"
+#include "../../src/pipeline/workdir.h"
 #include "../../src/core/buf.h"
 #include "../../src/core/util.h"
 #include "t.h"

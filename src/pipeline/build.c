@@ -3,31 +3,31 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "build/build.h"
+#include "pipeline/build.h"
 #include "core/diag.h"
-#include "build/doctor.h"
+#include "pipeline/doctor.h"
 #include "core/fault.h"
 #include "core/proc.h"
 #include "sources/git.h"
 #include "sources/repourl.h"
-#include "build/step.h"
-#include "build/uptodate.h"
+#include "pipeline/step.h"
+#include "pipeline/uptodate.h"
 #include "core/util.h"
-#include "build/workdir.h"
+#include "pipeline/workdir.h"
 
 /*
  * The pipeline, in order (docs/design/pipeline.md §1); each step lives in
  * the file named after it, its name is step_names[] (core/diag.h).
  */
 static const struct build_step steps[STEP__COUNT] = {
-	[STEP_FETCH] = { extension_check, fetch_run, EXIT_USAGE },   /* src/build/fetch.c, src/wheel/extension.c */
-	[STEP_CONFIGURE] = { NULL, configure_run, 0 },               /* src/build/configure.c */
-	[STEP_COMPILE] = { compile_check, compile_run, EXIT_FAIL },  /* src/build/compile.c */
-	[STEP_WHEEL] = { NULL, package_run, 0 },                     /* src/build/package.c */
+	[STEP_FETCH] = { extension_check, fetch_run, EXIT_USAGE },   /* src/pipeline/fetch.c, src/wheel/extension.c */
+	[STEP_CONFIGURE] = { NULL, configure_run, 0 },               /* src/pipeline/configure.c */
+	[STEP_COMPILE] = { compile_check, compile_run, EXIT_FAIL },  /* src/pipeline/compile.c */
+	[STEP_WHEEL] = { NULL, package_run, 0 },                     /* src/pipeline/package.c */
 	[STEP_REPAIR] = { repair_check, repair_run, 0 },             /* src/wheel/repair_step.c */
 	[STEP_VERIFY] = { NULL, verify_run, 0 },                     /* src/wheel/verify_step.c */
 	[STEP_SMOKE] = { NULL, smoke_step_run, 0 },                  /* src/wheel/smoke_step.c */
-	[STEP_PUBLISH] = { publish_check, publish_run, EXIT_USAGE }, /* src/build/publish.c */
+	[STEP_PUBLISH] = { publish_check, publish_run, EXIT_USAGE }, /* src/pipeline/publish.c */
 };
 
 /*

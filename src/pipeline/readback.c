@@ -12,7 +12,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "build/configure.h"
+#include "pipeline/configure.h"
 #include "core/buf.h"
 #include "core/diag.h"
 #include "core/json.h"

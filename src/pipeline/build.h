@@ -1,11 +1,11 @@
 #ifndef BWBUILD_BUILD_H
 #define BWBUILD_BUILD_H
 
-#include "build/resolve.h"
+#include "pipeline/resolve.h"
 
 /*
- * The build pipeline: a table of steps (src/build/build.c) run in order over
- * one context (src/build/step.h), each in the file named after it and
+ * The build pipeline: a table of steps (src/pipeline/build.c) run in order over
+ * one context (src/pipeline/step.h), each in the file named after it and
  * logging to <work>/logs/<step>.log. The steps, what each does and where:
  * docs/design/pipeline.md §1.
  */

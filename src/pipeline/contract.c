@@ -4,16 +4,16 @@
  * variable, else --cmake-only, or cmake itself for a scikit-build-core
  * tree), read from the tree's own Python files, and the command that
  * follows from it. Pure: reads files,
- * runs nothing. May include: core/, sources/, build/configure.h,
- * build/launch.h.
+ * runs nothing. May include: core/, sources/, pipeline/configure.h,
+ * pipeline/launch.h.
  */
 #include <string.h>
 
 #include "core/buf.h"
 #include "core/strvec.h"
 #include "core/util.h"
-#include "build/configure.h"
-#include "build/launch.h"
+#include "pipeline/configure.h"
+#include "pipeline/launch.h"
 
 /* `text` without its comment lines (a '#' first on the line), so a comment naming a flag is no read of it. */
 static void

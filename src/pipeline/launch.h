@@ -4,8 +4,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "build/admit.h"
-#include "build/memmodel.h"
+#include "pipeline/admit.h"
+#include "pipeline/memmodel.h"
 
 struct buf;
 struct strvec;

@@ -10,9 +10,9 @@
 #include <string.h>
 #include <strings.h>
 
-#include "build/configure.h"
-#include "build/doctor.h"
-#include "build/plan.h"
+#include "pipeline/configure.h"
+#include "pipeline/doctor.h"
+#include "pipeline/plan.h"
 #include "core/buf.h"
 #include "core/diag.h"
 #include "core/strvec.h"

@@ -6,12 +6,12 @@
 #include <unistd.h>
 
 #include "core/diag.h"
-#include "build/eta.h"
+#include "pipeline/eta.h"
 #include "core/fault.h"
 #include "core/json.h"
 #include "core/proc.h"
 #include "profile/profile.h"
-#include "build/step.h"
+#include "pipeline/step.h"
 #include "core/util.h"
 
 #define TAIL_BYTES 4096

@@ -4,23 +4,23 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "build/build.h"
-#include "build/ccache.h"
+#include "pipeline/build.h"
+#include "pipeline/ccache.h"
 #include "core/diag.h"
-#include "build/eta.h"
-#include "build/doctor.h"
+#include "pipeline/eta.h"
+#include "pipeline/doctor.h"
 #include "sources/git.h"
 #include "core/json.h"
-#include "build/launch.h"
+#include "pipeline/launch.h"
 #include "core/proc.h"
 #include "host/python.h"
-#include "build/pyenv.h"
-#include "build/step.h"
+#include "pipeline/pyenv.h"
+#include "pipeline/step.h"
 #include "core/util.h"
 
 /*
  * The compile step: the tree's own build under the plan's MAX_JOBS, each
- * compile admitted by `bwbuild launch` (src/build/launch.c) when the launcher
+ * compile admitted by `bwbuild launch` (src/pipeline/launch.c) when the launcher
  * is on, resumed with less parallelism when compilers are killed for
  * memory, and this build's ccache counts recorded.
  */

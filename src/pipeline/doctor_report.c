@@ -1,14 +1,14 @@
 /*
  * The doctor's checklist as its user sees it (doctor.h): one line per
  * check with its mark, or JSON for --json, and whether any check failed.
- * May include: core/, build/doctor.h.
+ * May include: core/, pipeline/doctor.h.
  */
 #include <stdlib.h>
 #include <string.h>
 
 #include "core/buf.h"
 #include "core/json.h"
-#include "build/doctor.h"
+#include "pipeline/doctor.h"
 
 void
 doctor_release(struct doctor *d)

@@ -9,7 +9,7 @@ struct build;
  * wheel's sha256 and the toolchain's identities (stat of each program).
  *
  * uptodate_check computes this build's inputs the way the build would
- * (src/build/inputs.c) without starting any process: the ref resolved in the
+ * (src/pipeline/inputs.c) without starting any process: the ref resolved in the
  * cached mirror, the work tree's HEAD and changes read by libgit2, the
  * patch series hashed, each tool located and stat-ed (its version recalled
  * when its file is unchanged). When the hash matches and the wheel and

@@ -6,7 +6,7 @@
 #include "sources/era.h"
 #include "sources/git.h"
 #include "sources/patch.h"
-#include "build/plan.h"
+#include "pipeline/plan.h"
 #include "profile/profile.h"
 #include "host/toolchain.h"
 #include "wheel/verify.h"
@@ -67,7 +67,7 @@ struct build_step {
 void build_init(struct build *b, const struct build_opts *o);
 void build_release(struct build *b);
 
-int fetch_run(struct build *b);                 /* src/build/fetch.c */
+int fetch_run(struct build *b);                 /* src/pipeline/fetch.c */
 int extension_check(struct build *b);           /* src/wheel/extension.c: kind: extension */
 /*
  * The torch an extension profile builds on (its `torch:`), loaded into `t`
@@ -98,10 +98,10 @@ int release_version(const char *ref, const char *version_txt, struct buf *out);
  */
 void wheel_variant_label(const char *commit, const char *accel, const char *profile,
 			 const char *hash, struct buf *out);
-int configure_run(struct build *b);             /* src/build/configure.c */
+int configure_run(struct build *b);             /* src/pipeline/configure.c */
 /* After a configure: read back what CMake decided, then remember its settings. */
 int configure_settle(struct build *b);
-int compile_check(struct build *b);             /* src/build/compile.c */
+int compile_check(struct build *b);             /* src/pipeline/compile.c */
 /*
  * The build environment the tree at `src` asks for (NULL: bwbuild's table
  * for a real PyTorch release, before its tree is here; pyenv.h), checked
@@ -110,17 +110,17 @@ int compile_check(struct build *b);             /* src/build/compile.c */
  */
 int python_env_check(struct build *b, const char *src);
 int compile_run(struct build *b);
-int package_run(struct build *b);               /* src/build/package.c */
+int package_run(struct build *b);               /* src/pipeline/package.c */
 int repair_check(struct build *b);              /* src/wheel/repair_step.c */
 int repair_run(struct build *b);
 int verify_run(struct build *b);                /* src/wheel/verify_step.c */
 int smoke_step_run(struct build *b);            /* src/wheel/smoke_step.c */
-int publish_check(struct build *b);             /* src/build/publish.c */
+int publish_check(struct build *b);             /* src/pipeline/publish.c */
 int publish_run(struct build *b);
 /*
  * The wheel `wheel` (named `wname` in --out) and the manifest text into
  * the directory `out` as a pair, under its lock, with <work>/publish.journal
- * (src/build/publish.c). 0, or -1 after reporting with `out` as it was.
+ * (src/pipeline/publish.c). 0, or -1 after reporting with `out` as it was.
  */
 int publish_pair(const char *work, const char *out, const char *wheel, const char *wname,
 		 const char *mtext, size_t mlen);
@@ -132,7 +132,7 @@ int publish_pair(const char *work, const char *out, const char *wheel, const cha
  * p->defer_failure). 0 or -1.
  */
 int step_command(enum step step, const struct plan *pl, struct proc *p);
-/* The weighted work ahead for the progress lines' ETA (src/build/eta.h); NULL: the steps' rate. */
+/* The weighted work ahead for the progress lines' ETA (src/pipeline/eta.h); NULL: the steps' rate. */
 struct eta_plan;
 void step_set_eta(struct eta_plan *e);
 /* The report step_command defers: command, status, last lines, log path. */

@@ -1,16 +1,16 @@
 #include <dirent.h>
 #include <stdio.h>
 
-#include "build/configure.h"
+#include "pipeline/configure.h"
 #include "core/diag.h"
 #include "core/proc.h"
-#include "build/step.h"
+#include "pipeline/step.h"
 #include "core/util.h"
 
 /*
  * The wheel step: `setup.py bdist_wheel` into <work>/dist (a
  * scikit-build-core tree made its wheel while compiling), then the one
- * wheel found there. It reaches --out only after verify (src/build/publish.c).
+ * wheel found there. It reaches --out only after verify (src/pipeline/publish.c).
  */
 
 /* The one .whl in dir into `out` (its path); -1 after reporting. */

@@ -23,15 +23,15 @@
 #include "core/buf.h"
 #include "formats/cmakecache.h"
 #include "formats/cmakeopts.h"
-#include "build/configure.h"
+#include "pipeline/configure.h"
 #include "core/diag.h"
 #include "core/fault.h"
 #include "core/json.h"
-#include "build/launch.h"
-#include "build/plan.h"
+#include "pipeline/launch.h"
+#include "pipeline/plan.h"
 #include "core/proc.h"
 #include "profile/profile.h"
-#include "build/step.h"
+#include "pipeline/step.h"
 #include "core/strvec.h"
 #include "core/util.h"
 
@@ -44,7 +44,7 @@
  * cache), so the read-back sees what options and later logic decided, not what the cache remembers.
  */
 static const char hook_text[] =
-	"# Written by bwbuild (src/build/configure.c): the USE_*, BUILD_* and BLAS values configure ended with.\n"
+	"# Written by bwbuild (src/pipeline/configure.c): the USE_*, BUILD_* and BLAS values configure ended with.\n"
 	"if(NOT _BWBUILD_EFFECTIVE_HOOK AND CMAKE_CURRENT_SOURCE_DIR STREQUAL CMAKE_SOURCE_DIR)\n"
 	"  set(_BWBUILD_EFFECTIVE_HOOK 1)\n"
 	"  # XNNPACK FORCE-sets the C/C++ launchers to any ccache it finds (v2.6.0:\n"

@@ -1,7 +1,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "build/eta.h"
+#include "pipeline/eta.h"
 #include "core/buf.h"
 #include "core/proc.h"
 #include "core/strvec.h"

@@ -12,8 +12,8 @@
 #include <unistd.h>
 
 #include "core/buf.h"
-#include "build/launch.h"
-#include "build/memmodel.h"
+#include "pipeline/launch.h"
+#include "pipeline/memmodel.h"
 #include "core/strvec.h"
 #include "core/util.h"
 

@@ -11,7 +11,7 @@
 #include "core/buf.h"
 #include "core/diag.h"
 #include "core/util.h"
-#include "build/workdir.h"
+#include "pipeline/workdir.h"
 
 /* 1 if `dir` has no entries (or cannot be listed: then the caller's open reports it). */
 static int

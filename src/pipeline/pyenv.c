@@ -11,7 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "build/pyenv.h"
+#include "pipeline/pyenv.h"
 #include "core/util.h"
 #include "formats/pyreq.h"
 #include "host/python.h"

@@ -4,18 +4,18 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "build/build.h"
+#include "pipeline/build.h"
 #include "formats/cmakeopts.h"
-#include "build/doctor.h"
+#include "pipeline/doctor.h"
 #include "core/diag.h"
-#include "build/doctor.h"
-#include "build/inputs.h"
+#include "pipeline/doctor.h"
+#include "pipeline/inputs.h"
 #include "core/json.h"
 #include "core/strvec.h"
 #include "profile/knowledge.h"
-#include "build/resolve.h"
+#include "pipeline/resolve.h"
 #include "host/python.h"
-#include "build/step.h"
+#include "pipeline/step.h"
 #include "core/util.h"
 
 /*

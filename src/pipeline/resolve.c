@@ -5,14 +5,14 @@
 
 #include "core/buf.h"
 #include "core/diag.h"
-#include "build/doctor.h"
+#include "pipeline/doctor.h"
 #include "core/proc.h"
 #include "host/host.h"
 #include "core/json.h"
 #include "profile/knowledge.h"
-#include "build/plan.h"
+#include "pipeline/plan.h"
 #include "profile/profile.h"
-#include "build/resolve.h"
+#include "pipeline/resolve.h"
 #include "core/util.h"
 
 /* The toolkit version in CUDA's version.json ({"cuda": {"version": "13.0.88"}}); 0 if none. */

@@ -11,12 +11,12 @@
 #include "core/diag.h"
 #include "core/fault.h"
 #include "core/hash.h"
-#include "build/inputs.h"
+#include "pipeline/inputs.h"
 #include "sources/era.h"
 #include "core/json.h"
 #include "wheel/manifest.h"
-#include "build/step.h"
-#include "build/uptodate.h"
+#include "pipeline/step.h"
+#include "pipeline/uptodate.h"
 #include "core/util.h"
 
 /*

@@ -45,12 +45,12 @@
 #include "core/buf.h"
 #include "core/diag.h"
 #include "core/fault.h"
-#include "build/admit.h"
-#include "build/ccache.h"
-#include "build/launch.h"
-#include "build/memmodel.h"
-#include "build/remote.h"
-#include "build/repro.h"
+#include "pipeline/admit.h"
+#include "pipeline/ccache.h"
+#include "pipeline/launch.h"
+#include "pipeline/memmodel.h"
+#include "pipeline/remote.h"
+#include "pipeline/repro.h"
 #include "core/strvec.h"
 #include "core/util.h"
 
@@ -662,7 +662,7 @@ launch_run(char *const *argv)
 	}
 	/* The ledger's directory: one left in an environment from another build means nothing. */
 	setenv(LAUNCH_ENV_INSIDE, dir, 1);
-	/* Build paths mapped away, so two work directories give the same bytes (src/build/repro.c). */
+	/* Build paths mapped away, so two work directories give the same bytes (src/pipeline/repro.c). */
 	buf_addstr(&text, dir);
 	if (strrchr(text.s, '/'))
 		buf_setlen(&text, (size_t)(strrchr(text.s, '/') - text.s));
