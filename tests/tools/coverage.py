@@ -13,7 +13,8 @@ import os
 import subprocess
 import sys
 
-LAYERS = ["core", "formats", "host", "profile", "sources", "wheel", "pipeline", "cli"]
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from layers import ORDER as LAYERS  # noqa: E402  (one list of layers: layers.py)
 
 
 def gcov_json(src, objdir):

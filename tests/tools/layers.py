@@ -1,23 +1,37 @@
 #!/usr/bin/env python3
-"""The layer check behind `make layers`: src/ is one folder per layer and
-includes go one way, from a layer to itself or to a lower one:
+"""The layer check behind `make layers` (and tests/cli/14-layers.sh, so it
+runs in `make test`): src/ is one folder per layer, ranked strictly in
+ORDER, lowest first:
 
-    core  <-  formats, host  <-  profile, sources  <-  pipeline, wheel  <-  cli
+    core < formats < host < profile < sources < wheel < pipeline < cli
 
-A lower layer including a higher one fails, and so does a circle of modules
-(a module is NAME.c with NAME.h) outside core, and so does a library's
-header included outside its wrapper (LIBRARY): libgit2 is used only by
-src/sources/git*.c (the wrapper family, whose private git_priv.h brings
-<git2.h> and is theirs alone); nothing else includes <git2.h>, only
-profile.c includes <yaml.h>, only json.c <cjson/cJSON.h>. Prints each
-violation as FILE:LINE: what, and exits 1 when there is one."""
+Every folder of src/ has a rank (ORDER here, LAYERS in the Makefile, the
+same list), and an include goes from a layer to itself or to a lower one.
+
+Circles of calls fail too, seen through any header: a family is
+FOLDER/STEM cut at the first "_" (wheel/verify_step.c is of wheel/verify,
+sources/git_mirror.c of sources/git), FAMILY names the few aliases. A
+family uses another when one of its .c files names a function that a .c
+file of the other defines (not static, the name at column 0 as the code
+writes definitions). C names are global, so hub headers such as
+pipeline/step.h hide nothing; core/ is left out.
+
+A library's header included outside its wrapper (LIBRARY) fails: libgit2
+is used only by src/sources/git*.c (the wrapper family, whose private
+git_priv.h brings <git2.h> and is theirs alone); nothing else includes
+<git2.h>, only profile.c includes <yaml.h>, only json.c <cjson/cJSON.h>.
+
+PENDING lists known violations with the reason each is left for now: they
+print as "pending" and pass; an entry that no longer occurs fails, so the
+list only shrinks. Prints each violation as FILE:LINE: what, and exits 1
+when there is one. --list prints ORDER."""
 import fnmatch
 import os
 import re
 import sys
 
-RANK = {"core": 0, "formats": 1, "host": 1, "profile": 2, "sources": 2,
-        "pipeline": 3, "wheel": 3, "cli": 4}
+ORDER = ["core", "formats", "host", "profile", "sources", "wheel", "pipeline", "cli"]
+RANK = {n: i for i, n in enumerate(ORDER)}
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"')
 SYSINCLUDE = re.compile(r'^\s*#\s*include\s*<([^>]+)>')
 # One wrapper per library: the files (patterns from the top) that may
@@ -29,18 +43,37 @@ LIBRARY = {
     "cjson/cJSON.h": ("src/core/json.c",),
     "sources/git_priv.h": GIT_FAMILY,
 }
+# The profile loader is one family split in two files over pnode.h.
+FAMILY = {"profile/profcheck": "profile/profload"}
+# Known violations and why they wait: (file, header) for an include,
+# the sorted families for a circle.
+PENDING = {
+    ("src/wheel/extension.c", "pipeline/step.h"): "takes a struct build: moves to the pipeline",
+    ("src/wheel/manifest.c", "pipeline/plan.h"): "profile_json moves to profile/",
+    ("src/wheel/repair_step.c", "pipeline/step.h"): "a pipeline step: moves to the pipeline",
+    ("src/wheel/smoke.c", "pipeline/plan.h"): "plan_targets moves to profile/",
+    ("src/wheel/smoke_step.c", "pipeline/step.h"): "a pipeline step: moves to the pipeline",
+    ("src/wheel/verify_step.c", "pipeline/plan.h"): "a pipeline step: moves to the pipeline",
+    ("src/wheel/verify_step.c", "pipeline/step.h"): "a pipeline step: moves to the pipeline",
+    ("wheel/against", "wheel/extension", "wheel/verify"): "verify_step.c calls the extension's steps: moves to the pipeline",
+    ("pipeline/publish", "pipeline/uptodate"): "publish_pair and the journal get a file of their own",
+}
+DEF = re.compile(r"^([A-Za-z_]\w*)\(")
+WORD = re.compile(r"[A-Za-z_]\w*")
+# Comments, then string and character literals.
+STRIP = re.compile(r'/\*.*?\*/|//[^\n]*|"(?:\\.|[^"\\\n])*"|\'(?:\\.|[^\'\\\n])*\'', re.S)
 
 
 def wrapper_only(rel, n, inc, bad):
     """A library header (or the git family's private one) outside its wrapper."""
     allowed = LIBRARY.get(inc)
     if allowed and not any(fnmatch.fnmatchcase(rel, p) for p in allowed):
-        bad.append("%s:%d: includes %s, which only %s may include"
-                   % (rel, n, inc, " and ".join(allowed)))
+        bad.append(("%s:%d: includes %s, which only %s may include"
+                    % (rel, n, inc, " and ".join(allowed)), None))
 
 
 def sources(top):
-    for layer in sorted(RANK):
+    for layer in ORDER:
         d = os.path.join(top, "src", layer)
         if not os.path.isdir(d):
             continue
@@ -49,22 +82,36 @@ def sources(top):
                 yield layer, os.path.join(d, f)
 
 
-def module(path):
-    return os.path.splitext(os.path.basename(path))[0]
+def family(layer, path):
+    stem = os.path.splitext(os.path.basename(path))[0].split("_")[0]
+    name = "%s/%s" % (layer, stem)
+    return FAMILY.get(name, name)
 
 
-def main():
-    top = sys.argv[1] if len(sys.argv) > 1 else "."
-    bad = []
-    graph = {}
-    layer_of = {}
-    stray = [f for f in os.listdir(os.path.join(top, "src"))
-             if f.endswith((".c", ".h"))]
-    for f in stray:
-        bad.append("src/%s: not in a layer folder (%s)" % (f, ", ".join(RANK)))
+def folders(top, bad):
+    src = os.path.join(top, "src")
+    for f in sorted(os.listdir(src)):
+        if f.endswith((".c", ".h")):
+            bad.append(("src/%s: not in a layer folder (%s)" % (f, ", ".join(ORDER)), None))
+        elif os.path.isdir(os.path.join(src, f)) and f not in RANK:
+            bad.append(("src/%s/: a folder with no rank (ORDER in tests/tools/layers.py, "
+                        "LAYERS in the Makefile)" % f, None))
+    for layer in ORDER:
+        if not os.path.isdir(os.path.join(src, layer)):
+            bad.append(("src/%s/: in ORDER, but there is no such folder" % layer, None))
+    try:
+        with open(os.path.join(top, "Makefile"), encoding="utf-8") as fh:
+            m = re.search(r"^LAYERS = (.*)$", fh.read(), re.M)
+    except OSError:
+        m = None
+    if not m or m.group(1).split() != ORDER:
+        bad.append(("Makefile: LAYERS is %s, layers.py's ORDER is %s"
+                    % (m.group(1) if m else "missing", " ".join(ORDER)), None))
+
+
+def includes(top, bad):
     for layer, path in sources(top):
         rel = os.path.relpath(path, top)
-        layer_of[module(path)] = layer
         with open(path, encoding="utf-8") as fh:
             for n, line in enumerate(fh, 1):
                 m = SYSINCLUDE.match(line)
@@ -78,27 +125,41 @@ def main():
                 wrapper_only(rel, n, inc, bad)
                 parts = inc.split("/")
                 if len(parts) != 2 or parts[0] not in RANK:
-                    bad.append("%s:%d: include \"%s\" names no layer "
-                               "(write \"LAYER/NAME.h\")" % (rel, n, inc))
+                    bad.append(("%s:%d: include \"%s\" names no layer "
+                                "(write \"LAYER/NAME.h\")" % (rel, n, inc), None))
                     continue
                 if RANK[parts[0]] > RANK[layer]:
-                    bad.append("%s:%d: %s includes %s, a higher layer (%s)"
-                               % (rel, n, layer, inc, parts[0]))
-                to = module(inc)
-                if to != module(path):
-                    graph.setdefault(module(path), set()).add(to)
-    for cycle in cycles(graph, layer_of):
-        bad.append("circle of modules: %s" % " -> ".join(cycle + cycle[:1]))
-    for b in bad:
-        print(b)
-    print("layers: %d violation%s" % (len(bad), "" if len(bad) == 1 else "s"))
-    return 1 if bad else 0
+                    bad.append(("%s:%d: %s includes %s, a higher layer (%s)"
+                                % (rel, n, layer, inc, parts[0]), (rel, inc)))
 
 
-def cycles(graph, layer_of):
-    """Tarjan's strongly connected components over the modules outside core;
-    each component of more than one module is a circle."""
-    nodes = sorted(m for m in layer_of if layer_of[m] != "core")
+def calls(top):
+    """family -> {family it uses: (file, function, file defining it)}."""
+    defs, text = {}, {}
+    for layer, path in sources(top):
+        if layer == "core" or not path.endswith(".c"):
+            continue
+        rel = os.path.relpath(path, top)
+        with open(path, encoding="utf-8") as fh:
+            lines = fh.read().split("\n")
+        for i, line in enumerate(lines):
+            m = DEF.match(line)
+            if m and i > 0 and not lines[i - 1].startswith("static"):
+                defs[m.group(1)] = (family(layer, path), rel)
+        text[rel] = (family(layer, path), STRIP.sub(" ", "\n".join(lines)))
+    graph = {}
+    for rel in sorted(text):
+        fam, body = text[rel]
+        for w in sorted(set(WORD.findall(body))):
+            d = defs.get(w)
+            if d and d[0] != fam:
+                graph.setdefault(fam, {}).setdefault(d[0], (rel, w, d[1]))
+    return graph
+
+
+def components(graph):
+    """Tarjan's strongly connected components; those of more than one family."""
+    nodes = sorted(set(graph) | {w for v in graph for w in graph[v]})
     index, low, stack, on, out = {}, {}, [], set(), []
     counter = [0]
 
@@ -108,8 +169,6 @@ def cycles(graph, layer_of):
         stack.append(v)
         on.add(v)
         for w in sorted(graph.get(v, ())):
-            if w not in layer_of or layer_of[w] == "core":
-                continue
             if w not in index:
                 visit(w)
                 low[v] = min(low[v], low[w])
@@ -131,6 +190,63 @@ def cycles(graph, layer_of):
         if v not in index:
             visit(v)
     return out
+
+
+def shortest_cycle(graph, comp):
+    """The shortest circle through the component's first family."""
+    start, inside = comp[0], set(comp)
+    prev, queue = {start: None}, [start]
+    while queue:
+        v = queue.pop(0)
+        for w in sorted(graph.get(v, ())):
+            if w == start:
+                path = [v]
+                while prev[path[-1]] is not None:
+                    path.append(prev[path[-1]])
+                return path[::-1]
+            if w in inside and w not in prev:
+                prev[w] = v
+                queue.append(w)
+    return comp
+
+
+def circles(top, bad):
+    graph = calls(top)
+    for comp in components(graph):
+        cyc = shortest_cycle(graph, comp)
+        hops = ["%s uses %s (%s)" % (graph[a][b][0], graph[a][b][1], graph[a][b][2])
+                for a, b in zip(cyc, cyc[1:] + cyc[:1])]
+        rest = [f for f in comp if f not in cyc]
+        bad.append(("circle: %s (%s)%s" % (" -> ".join(cyc + cyc[:1]), "; ".join(hops),
+                                           ", and through it %s" % ", ".join(rest) if rest else ""),
+                    tuple(comp)))
+
+
+def main():
+    if sys.argv[1:] == ["--list"]:
+        print(" ".join(ORDER))
+        return 0
+    top = sys.argv[1] if len(sys.argv) > 1 else "."
+    found = []
+    folders(top, found)
+    includes(top, found)
+    circles(top, found)
+    bad, seen = [], set()
+    for text, key in found:
+        if key in PENDING:
+            seen.add(key)
+            print("pending: %s (%s)" % (text, PENDING[key]))
+        else:
+            bad.append(text)
+    for key in PENDING:
+        if key not in seen:
+            bad.append("stale pending entry %s: it no longer occurs; delete it from PENDING"
+                       % (key,))
+    for b in bad:
+        print(b)
+    print("layers: %d violation%s, %d pending" % (len(bad), "" if len(bad) == 1 else "s",
+                                                 len(seen)))
+    return 1 if bad else 0
 
 
 if __name__ == "__main__":

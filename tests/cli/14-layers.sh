@@ -1,0 +1,29 @@
+# The layer check (issue 33): tests/tools/layers.py ranks every folder of
+# src/ strictly and fails on an include that goes up, a folder with no
+# rank, a circle of calls and a Makefile whose LAYERS differ from its
+# ORDER. The tree as it is must pass; a copy with one of each must fail,
+# naming each.
+. "$(dirname "$0")/lib.sh"
+
+run 0 python3 tests/tools/layers.py "$TOP"
+contains "$TMP/out" "layers: 0 violations"
+
+t="$TMP/tree"
+rm -rf "$t"
+mkdir -p "$t"
+cp -R src Makefile "$t/"
+run 0 python3 tests/tools/layers.py "$t"
+
+printf '#include "pipeline/plan.h"\n' >> "$t/src/profile/arch.c"
+mkdir "$t/src/extra"
+printf 'int extra;\n' > "$t/src/extra/x.c"
+# smoke.c already uses archs_scan: archs.c calling back into smoke.c closes a circle.
+printf 'static int p(void) { return smoke_status_mark(0) != 0; }\n' >> "$t/src/wheel/archs.c"
+sed -i 's/^LAYERS = core /LAYERS = /' "$t/Makefile"
+run 1 python3 tests/tools/layers.py "$t"
+contains "$TMP/out" "profile includes pipeline/plan.h, a higher layer (pipeline)"
+contains "$TMP/out" "src/extra/: a folder with no rank"
+contains "$TMP/out" "circle: wheel/archs -> wheel/smoke -> wheel/archs"
+contains "$TMP/out" "Makefile: LAYERS is"
+contains "$TMP/out" "layers: 4 violations"
+echo "ok 14-layers"
