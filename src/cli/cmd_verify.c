@@ -6,7 +6,7 @@
 #include "cli/cmd.h"
 #include "profile/compat.h"
 #include "core/diag.h"
-#include "pipeline/plan.h"
+#include "profile/profview.h"
 #include "profile/profile.h"
 #include "cli/report.h"
 #include "pipeline/resolve.h"
@@ -58,7 +58,7 @@ cmd_verify(int argc, char **argv, const struct command *cmd)
 	    (o.profile && resolve_profile(&p, &o) < 0))
 		goto out;
 	if (o.profile) {
-		plan_targets(&p, &sass, &ptx);
+		profile_targets(&p, &sass, &ptx);
 		ex.sass = &sass;
 		ex.ptx = &ptx;
 		ex.exceptions = exc = plan_exceptions(&p, &ex.nexceptions);

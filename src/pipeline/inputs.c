@@ -7,6 +7,7 @@
 #include "pipeline/inputs.h"
 #include "core/json.h"
 #include "pipeline/plan.h"
+#include "profile/profview.h"
 #include "core/proc.h"
 #include "pipeline/step.h"
 #include "core/strvec.h"

@@ -11,14 +11,8 @@
 #include "pipeline/repro.h"
 #include "profile/hostlist.h"
 #include "profile/profile.h"
+#include "profile/profview.h"
 #include "core/util.h"
-
-static int
-feature_on_or_default(const struct profile *p, enum feature f)
-{
-	/* Unset means the tree's default, which is ON for these. */
-	return p->features[f] != TRI_OFF;
-}
 
 void
 jobs_compute(struct jobs_calc *jc, const struct profile *p, const struct host *h, int launcher,
@@ -45,15 +39,15 @@ jobs_compute(struct jobs_calc *jc, const struct profile *p, const struct host *h
 
 	for (i = 0; i < p->narchs; i++)
 		targets += 1 + (size_t)p->archs[i].arch.ptx;
-	if (feature_on_or_default(p, FEAT_CUDA) && p->narchs) {
+	if (profile_feature_on(p, FEAT_CUDA) && p->narchs) {
 		jc->per_job = EST_CUDA_BASE + EST_CUDA_PER_TARGET * targets;
 		jc->per_job_kind = "CUDA compile";
 		if (jc->per_job < EST_CXX) {
 			jc->per_job = EST_CXX;
 			jc->per_job_kind = "C++ compile";
 		}
-		if (feature_on_or_default(p, FEAT_FLASH_ATTENTION) ||
-		    feature_on_or_default(p, FEAT_MEM_EFF_ATTENTION) || p->features[FEAT_MSLK] == TRI_ON ||
+		if (profile_feature_on(p, FEAT_FLASH_ATTENTION) ||
+		    profile_feature_on(p, FEAT_MEM_EFF_ATTENTION) || p->features[FEAT_MSLK] == TRI_ON ||
 		    p->features[FEAT_FBGEMM_GENAI] == TRI_ON)
 			jc->heavy_per_job = EST_HEAVY;
 	} else {
@@ -89,26 +83,6 @@ jobs_compute(struct jobs_calc *jc, const struct profile *p, const struct host *h
 	}
 }
 
-void
-plan_targets(const struct profile *p, struct strvec *sass, struct strvec *ptx)
-{
-	struct buf b = BUF_INIT;
-	size_t i;
-
-	/* No CUDA, no CUDA code: archs a CPU profile inherits expect nothing. */
-	for (i = 0; feature_on_or_default(p, FEAT_CUDA) && i < p->narchs; i++) {
-		arch_sass_name(&p->archs[i].arch, &b);
-		strvec_push(sass, b.s);
-		buf_reset(&b);
-		if (p->archs[i].arch.ptx) {
-			arch_ptx_name(&p->archs[i].arch, &b);
-			strvec_push(ptx, b.s);
-			buf_reset(&b);
-		}
-	}
-	buf_release(&b);
-}
-
 static void
 add_env_and_cmake(struct plan *pl, const char *name, const char *value)
 {
@@ -138,7 +112,7 @@ profile_env(struct plan *pl, const struct profile *p)
 		if (p->features[i] != TRI_UNSET)
 			add_env_and_cmake(pl, feature_table[i].option,
 					  p->features[i] == TRI_ON ? "1" : "0");
-	if (feature_on_or_default(p, FEAT_CUDA)) {
+	if (profile_feature_on(p, FEAT_CUDA)) {
 		/* Must be in the environment: Dependencies.cmake reads $ENV{...}. */
 		add_env_and_cmake(pl, "TORCH_CUDA_ARCH_LIST", pl->arch_list);
 		buf_addf(&nvcc, "%s/bin/nvcc", pl->cuda_home);
@@ -375,7 +349,7 @@ plan_make(struct plan *pl, const struct profile *p, const struct host *h,
 
 	profile_arch_list(p, &b);
 	pl->arch_list = buf_detach(&b);
-	plan_targets(p, &pl->sass, &pl->ptx);
+	profile_targets(p, &pl->sass, &pl->ptx);
 	jobs_compute(&pl->jobs, p, h, o->self_exe && p->launcher != TRI_OFF, o->mem_budget);
 	if (plan_remote(pl, p) < 0)
 		return -1;
@@ -520,7 +494,7 @@ format_source(const struct plan *pl, struct buf *out)
 	buf_addf(out, "\ncuda home    %s", pl->cuda_home);
 	if (p->cuda_home.str)
 		add_loc(out, &p->cuda_home.loc);
-	if (feature_on_or_default(p, FEAT_CUDA)) {
+	if (profile_feature_on(p, FEAT_CUDA)) {
 		format_archs(pl, out);
 	} else {
 		buf_addstr(out, "\narchs        none: features.cuda is off");
@@ -711,91 +685,6 @@ plan_format(const struct plan *pl, struct buf *out)
 	buf_addf(out, "  work dir  %s\n  out dir   %s\n", pl->work_dir, pl->out_dir);
 }
 
-static struct json *
-pvalue_json(const struct pvalue *v)
-{
-	return v->str ? json_string(v->str) : json_null();
-}
-
-struct json *
-profile_json(const struct profile *p)
-{
-	struct json *o = json_object(), *src = json_object(), *cuda = json_object();
-	struct json *archs = json_array(), *feat = json_object(), *cm = json_object();
-	struct json *build = json_object(), *wheel = json_object(), *rt = json_object();
-	struct json *env = json_object();
-	struct buf b = BUF_INIT;
-	size_t i;
-
-	json_set(o, "name", pvalue_json(&p->name));
-	json_set(o, "description", pvalue_json(&p->description));
-	json_set(o, "path", json_string(p->path));
-	json_set(src, "repo", pvalue_json(&p->source_repo));
-	json_set(src, "ref", pvalue_json(&p->source_ref));
-	json_set(o, "source", src);
-	for (i = 0; i < p->narchs; i++) {
-		arch_format(&p->archs[i].arch, &b);
-		json_push(archs, json_string(b.s));
-		buf_reset(&b);
-	}
-	json_set(cuda, "archs", archs);
-	if (p->cuda_home.str)
-		json_set(cuda, "home", json_string(p->cuda_home.str));
-	if (p->cuda_ptx.str)
-		json_set(cuda, "ptx", json_string(p->cuda_ptx.str));
-	json_set(o, "cuda", cuda);
-	for (i = 0; i < FEAT__COUNT; i++)
-		if (p->features[i] != TRI_UNSET)
-			json_set(feat, feature_table[i].key, json_bool(p->features[i] == TRI_ON));
-	json_set(o, "features", feat);
-	for (i = 0; i < p->ncmake; i++)
-		json_set(cm, p->cmake[i].key, json_string(p->cmake[i].val));
-	json_set(o, "cmake", cm);
-	if (p->jobs)
-		json_set(build, "jobs", json_number((double)p->jobs));
-	else
-		json_set(build, "jobs", json_string("auto"));
-	if (p->mem_budget)
-		json_set(build, "mem_budget", json_number((double)p->mem_budget));
-	else
-		json_set(build, "mem_budget", json_string("auto"));
-	if (p->python.str)
-		json_set(build, "python", json_string(p->python.str));
-	if (p->nbuild_env) {
-		struct json *be = json_object();
-
-		for (i = 0; i < p->nbuild_env; i++)
-			json_set(be, p->build_env[i].key, json_string(p->build_env[i].val));
-		json_set(build, "env", be);
-	}
-	json_set(o, "build", build);
-	if (p->version_suffix.str)
-		json_set(wheel, "version_suffix", json_string(p->version_suffix.str));
-	json_set(o, "wheel", wheel);
-	for (i = 0; i < p->nruntime_env; i++)
-		json_set(env, p->runtime_env[i].key, json_string(p->runtime_env[i].val));
-	json_set(rt, "env", env);
-	json_set(o, "runtime", rt);
-	if (p->nexceptions) {
-		struct json *ver = json_object(), *exc = json_array();
-
-		for (i = 0; i < p->nexceptions; i++) {
-			const struct pexception *e = &p->exceptions[i];
-			struct json *je = json_object();
-
-			json_set(je, "library", json_string(e->library));
-			json_set(je, "missing", json_string_array((char *const *)e->missing,
-								  e->nmissing));
-			json_set(je, "reason", json_string(e->reason));
-			json_push(exc, je);
-		}
-		json_set(ver, "exceptions", exc);
-		json_set(o, "verify", ver);
-	}
-	buf_release(&b);
-	return o;
-}
-
 struct json *
 env_json(const struct strvec *env)
 {
@@ -822,7 +711,7 @@ plan_json(const struct plan *pl)
 	json_set(o, "profile", profile_json(pl->profile));
 	json_set(o, "torch_cuda_arch_list", json_string(pl->arch_list));
 	json_set(o, "arch_source", pl->arch_source ? json_string(pl->arch_source) : json_null());
-	json_set(exp, "cuda", json_bool(feature_on_or_default(pl->profile, FEAT_CUDA)));
+	json_set(exp, "cuda", json_bool(profile_feature_on(pl->profile, FEAT_CUDA)));
 	json_set(exp, "sass", json_string_array(pl->sass.v, pl->sass.n));
 	json_set(exp, "ptx", json_string_array(pl->ptx.v, pl->ptx.n));
 	json_set(o, "expected", exp);

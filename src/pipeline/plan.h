@@ -82,13 +82,9 @@ int plan_make(struct plan *out, const struct profile *p, const struct host *h,
 void plan_release(struct plan *pl);
 
 
-/* What every CUDA library of a wheel built from `p` must carry: sm_XY SASS and compute_XY PTX. */
-void plan_targets(const struct profile *p, struct strvec *sass, struct strvec *ptx);
-
 /* Human-readable and JSON renderings for `bwbuild plan`. */
 void plan_format(const struct plan *pl, struct buf *out);
 struct json *plan_json(const struct plan *pl);
-struct json *profile_json(const struct profile *p);
 
 /* Compute the job count (exposed for tests). */
 void jobs_compute(struct jobs_calc *jc, const struct profile *p, const struct host *h, int launcher,

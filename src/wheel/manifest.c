@@ -6,7 +6,7 @@
 #include "formats/elfscan.h"
 #include "core/json.h"
 #include "wheel/manifest.h"
-#include "pipeline/plan.h"
+#include "profile/profview.h"
 #include "profile/profile.h"
 #include "core/util.h"
 #include "wheel/verify.h"

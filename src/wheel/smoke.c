@@ -13,7 +13,7 @@
 #include "core/json.h"
 #include "profile/knowledge.h"
 #include "wheel/manifest.h"
-#include "pipeline/plan.h"
+#include "profile/profview.h"
 #include "core/proc.h"
 #include "profile/profile.h"
 #include "wheel/smoke.h"
@@ -653,7 +653,7 @@ smoke_setup_init(struct smoke_setup *s, const struct smoke_request *rq)
 	join_true_features(json_get(m, "features"), &s->features);
 	json_free(m);
 	if (rq->profile) {
-		plan_targets(rq->profile, &sass, &ptx);
+		profile_targets(rq->profile, &sass, &ptx);
 		for (size_t i = 0; i < sass.n; i++)
 			buf_addf(&s->archs, "%s%s", s->archs.len ? "," : "", sass.v[i]);
 		for (size_t i = 0; i < ptx.n; i++)
