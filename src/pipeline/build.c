@@ -20,13 +20,13 @@
  * the file named after it, its name is step_names[] (core/diag.h).
  */
 static const struct build_step steps[STEP__COUNT] = {
-	[STEP_FETCH] = { extension_check, fetch_run, EXIT_USAGE },   /* src/pipeline/fetch.c, src/wheel/extension.c */
+	[STEP_FETCH] = { extension_check, fetch_run, EXIT_USAGE },   /* src/pipeline/fetch.c, src/pipeline/extension.c */
 	[STEP_CONFIGURE] = { NULL, configure_run, 0 },               /* src/pipeline/configure.c */
 	[STEP_COMPILE] = { compile_check, compile_run, EXIT_FAIL },  /* src/pipeline/compile.c */
 	[STEP_WHEEL] = { NULL, package_run, 0 },                     /* src/pipeline/package.c */
-	[STEP_REPAIR] = { repair_check, repair_run, 0 },             /* src/wheel/repair_step.c */
-	[STEP_VERIFY] = { NULL, verify_run, 0 },                     /* src/wheel/verify_step.c */
-	[STEP_SMOKE] = { NULL, smoke_step_run, 0 },                  /* src/wheel/smoke_step.c */
+	[STEP_REPAIR] = { repair_check, repair_run, 0 },             /* src/pipeline/repair_step.c */
+	[STEP_VERIFY] = { NULL, verify_run, 0 },                     /* src/pipeline/verify_step.c */
+	[STEP_SMOKE] = { NULL, smoke_step_run, 0 },                  /* src/pipeline/smoke_step.c */
 	[STEP_PUBLISH] = { publish_check, publish_run, EXIT_USAGE }, /* src/pipeline/publish.c */
 };
 

@@ -68,11 +68,11 @@ void build_init(struct build *b, const struct build_opts *o);
 void build_release(struct build *b);
 
 int fetch_run(struct build *b);                 /* src/pipeline/fetch.c */
-int extension_check(struct build *b);           /* src/wheel/extension.c: kind: extension */
+int extension_check(struct build *b);           /* src/pipeline/extension.c: kind: extension */
 /*
  * The torch an extension profile builds on (its `torch:`), loaded into `t`
  * (found at `where`), every arch of the profile one it runs on; -1 after
- * reporting. What build, plan and doctor all check (src/wheel/extension.c).
+ * reporting. What build, plan and doctor all check (src/pipeline/extension.c).
  */
 int extension_torch(const struct profile *p, struct torch_ref *t, struct buf *where);
 int extension_tree(struct build *b);
@@ -111,10 +111,10 @@ int compile_check(struct build *b);             /* src/pipeline/compile.c */
 int python_env_check(struct build *b, const char *src);
 int compile_run(struct build *b);
 int package_run(struct build *b);               /* src/pipeline/package.c */
-int repair_check(struct build *b);              /* src/wheel/repair_step.c */
+int repair_check(struct build *b);              /* src/pipeline/repair_step.c */
 int repair_run(struct build *b);
-int verify_run(struct build *b);                /* src/wheel/verify_step.c */
-int smoke_step_run(struct build *b);            /* src/wheel/smoke_step.c */
+int verify_run(struct build *b);                /* src/pipeline/verify_step.c */
+int smoke_step_run(struct build *b);            /* src/pipeline/smoke_step.c */
 int publish_check(struct build *b);             /* src/pipeline/publish.c */
 int publish_run(struct build *b);
 /*

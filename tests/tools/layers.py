@@ -9,7 +9,7 @@ Every folder of src/ has a rank (ORDER here, LAYERS in the Makefile, the
 same list), and an include goes from a layer to itself or to a lower one.
 
 Circles of calls fail too, seen through any header: a family is
-FOLDER/STEM cut at the first "_" (wheel/verify_step.c is of wheel/verify,
+FOLDER/STEM cut at the first "_" (wheel/verify_record.c is of wheel/verify,
 sources/git_mirror.c of sources/git), FAMILY names the few aliases. A
 family uses another when one of its .c files names a function that a .c
 file of the other defines (not static, the name at column 0 as the code
@@ -48,12 +48,6 @@ FAMILY = {"profile/profcheck": "profile/profload"}
 # Known violations and why they wait: (file, header) for an include,
 # the sorted families for a circle.
 PENDING = {
-    ("src/wheel/extension.c", "pipeline/step.h"): "takes a struct build: moves to the pipeline",
-    ("src/wheel/repair_step.c", "pipeline/step.h"): "a pipeline step: moves to the pipeline",
-    ("src/wheel/smoke_step.c", "pipeline/step.h"): "a pipeline step: moves to the pipeline",
-    ("src/wheel/verify_step.c", "pipeline/plan.h"): "a pipeline step: moves to the pipeline",
-    ("src/wheel/verify_step.c", "pipeline/step.h"): "a pipeline step: moves to the pipeline",
-    ("wheel/against", "wheel/extension", "wheel/verify"): "verify_step.c calls the extension's steps: moves to the pipeline",
     ("pipeline/publish", "pipeline/uptodate"): "publish_pair and the journal get a file of their own",
 }
 DEF = re.compile(r"^([A-Za-z_]\w*)\(")
