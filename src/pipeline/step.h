@@ -117,13 +117,6 @@ int verify_run(struct build *b);                /* src/pipeline/verify_step.c */
 int smoke_step_run(struct build *b);            /* src/pipeline/smoke_step.c */
 int publish_check(struct build *b);             /* src/pipeline/publish.c */
 int publish_run(struct build *b);
-/*
- * The wheel `wheel` (named `wname` in --out) and the manifest text into
- * the directory `out` as a pair, under its lock, with <work>/publish.journal
- * (src/pipeline/publish.c). 0, or -1 after reporting with `out` as it was.
- */
-int publish_pair(const char *work, const char *out, const char *wheel, const char *wname,
-		 const char *mtext, size_t mlen);
 
 /*
  * Run one step's command with its log (<work>/logs/<step>.log, appended

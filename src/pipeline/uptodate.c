@@ -11,6 +11,7 @@
 #include "pipeline/plan.h"
 #include "core/proc.h"
 #include "host/python.h"
+#include "pipeline/journal.h"
 #include "pipeline/step.h"
 #include "host/toolchain.h"
 #include "pipeline/uptodate.h"

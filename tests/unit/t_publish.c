@@ -6,6 +6,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "../../src/pipeline/journal.h"
 #include "../../src/pipeline/step.h"
 #include "../../src/core/buf.h"
 #include "../../src/core/strvec.h"

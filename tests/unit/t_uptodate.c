@@ -8,6 +8,7 @@
 #include "../../src/pipeline/inputs.h"
 #include "../../src/pipeline/plan.h"
 #include "../../src/pipeline/resolve.h"
+#include "../../src/pipeline/journal.h"
 #include "../../src/pipeline/step.h"
 #include "../../src/pipeline/uptodate.h"
 #include "../../src/core/buf.h"
