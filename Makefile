@@ -21,7 +21,7 @@ BIN = bin
 TBIN = tests/bin
 
 # src/ is one folder per layer (src/README.md); cli/ is the command line.
-LAYERS = core formats host profile sources wheel pipeline cli
+LAYERS = core formats host profile sources wheel launch pipeline cli
 CMDSRC = src/cli/main.c $(wildcard src/cli/cmd_*.c)
 LIBSRC = $(filter-out $(CMDSRC),$(foreach l,$(LAYERS),$(wildcard src/$(l)/*.c)))
 HDRS = $(foreach l,$(LAYERS),$(wildcard src/$(l)/*.h))

@@ -1,6 +1,6 @@
 #include "cli/cmd.h"
 #include "core/diag.h"
-#include "pipeline/launch.h"
+#include "launch/launch.h"
 
 static const char about[] =
 	"The compiler launcher bwbuild sets as CMAKE_{C,CXX,CUDA}_COMPILER_LAUNCHER.\n"

@@ -5,13 +5,13 @@
 #include <unistd.h>
 
 #include "pipeline/build.h"
-#include "pipeline/ccache.h"
+#include "launch/ccache.h"
 #include "core/diag.h"
-#include "pipeline/eta.h"
+#include "launch/eta.h"
 #include "pipeline/doctor.h"
 #include "sources/git.h"
 #include "core/json.h"
-#include "pipeline/launch.h"
+#include "launch/launch.h"
 #include "core/proc.h"
 #include "host/python.h"
 #include "pipeline/pyenv.h"
@@ -20,7 +20,7 @@
 
 /*
  * The compile step: the tree's own build under the plan's MAX_JOBS, each
- * compile admitted by `bwbuild launch` (src/pipeline/launch.c) when the launcher
+ * compile admitted by `bwbuild launch` (src/launch/launch.c) when the launcher
  * is on, resumed with less parallelism when compilers are killed for
  * memory, and this build's ccache counts recorded.
  */

@@ -27,7 +27,7 @@
 #include "core/diag.h"
 #include "core/fault.h"
 #include "core/json.h"
-#include "pipeline/launch.h"
+#include "launch/launch.h"
 #include "pipeline/plan.h"
 #include "core/proc.h"
 #include "profile/profile.h"

@@ -5,7 +5,7 @@
  * tree), read from the tree's own Python files, and the command that
  * follows from it. Pure: reads files,
  * runs nothing. May include: core/, sources/, pipeline/configure.h,
- * pipeline/launch.h.
+ * launch/launch.h.
  */
 #include <string.h>
 
@@ -13,7 +13,7 @@
 #include "core/strvec.h"
 #include "core/util.h"
 #include "pipeline/configure.h"
-#include "pipeline/launch.h"
+#include "launch/launch.h"
 
 /* `text` without its comment lines (a '#' first on the line), so a comment naming a flag is no read of it. */
 static void

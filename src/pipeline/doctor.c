@@ -20,7 +20,7 @@
 #include "core/buf.h"
 #include "profile/compat.h"
 #include "pipeline/doctor.h"
-#include "pipeline/remotecheck.h"
+#include "launch/remotecheck.h"
 #include "core/json.h"
 #include "profile/knowledge.h"
 #include "pipeline/plan.h"

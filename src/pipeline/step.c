@@ -6,7 +6,7 @@
 #include <unistd.h>
 
 #include "core/diag.h"
-#include "pipeline/eta.h"
+#include "launch/eta.h"
 #include "core/fault.h"
 #include "core/json.h"
 #include "core/proc.h"

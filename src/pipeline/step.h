@@ -125,7 +125,7 @@ int publish_run(struct build *b);
  * p->defer_failure). 0 or -1.
  */
 int step_command(enum step step, const struct plan *pl, struct proc *p);
-/* The weighted work ahead for the progress lines' ETA (src/pipeline/eta.h); NULL: the steps' rate. */
+/* The weighted work ahead for the progress lines' ETA (src/launch/eta.h); NULL: the steps' rate. */
 struct eta_plan;
 void step_set_eta(struct eta_plan *e);
 /* The report step_command defers: command, status, last lines, log path. */

@@ -1,8 +1,8 @@
 #include <stdint.h>
 
 #include "../../src/core/buf.h"
-#include "../../src/pipeline/launch.h"
-#include "../../src/pipeline/memmodel.h"
+#include "../../src/launch/launch.h"
+#include "../../src/launch/memmodel.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

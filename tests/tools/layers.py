@@ -3,7 +3,7 @@
 runs in `make test`): src/ is one folder per layer, ranked strictly in
 ORDER, lowest first:
 
-    core < formats < host < profile < sources < wheel < pipeline < cli
+    core < formats < host < profile < sources < wheel < launch < pipeline < cli
 
 Every folder of src/ has a rank (ORDER here, LAYERS in the Makefile, the
 same list), and an include goes from a layer to itself or to a lower one.
@@ -30,7 +30,7 @@ import os
 import re
 import sys
 
-ORDER = ["core", "formats", "host", "profile", "sources", "wheel", "pipeline", "cli"]
+ORDER = ["core", "formats", "host", "profile", "sources", "wheel", "launch", "pipeline", "cli"]
 RANK = {n: i for i, n in enumerate(ORDER)}
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"')
 SYSINCLUDE = re.compile(r'^\s*#\s*include\s*<([^>]+)>')

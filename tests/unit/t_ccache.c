@@ -1,7 +1,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../src/pipeline/ccache.h"
+#include "../../src/launch/ccache.h"
 #include "../../src/core/json.h"
 #include "../../src/core/strvec.h"
 #include "../../src/core/util.h"

@@ -3,8 +3,8 @@
 #include <unistd.h>
 
 #include "../../src/core/buf.h"
-#include "../../src/pipeline/launch.h"
-#include "../../src/pipeline/memmodel.h"
+#include "../../src/launch/launch.h"
+#include "../../src/launch/memmodel.h"
 #include "../../src/core/strvec.h"
 #include "../../src/core/util.h"
 #include "t.h"

@@ -2,10 +2,10 @@
 #include <string.h>
 
 #include "../../src/core/buf.h"
-#include "../../src/pipeline/launch.h"
-#include "../../src/pipeline/admit.h"
-#include "../../src/pipeline/remote.h"
-#include "../../src/pipeline/remotecheck.h"
+#include "../../src/launch/launch.h"
+#include "../../src/launch/admit.h"
+#include "../../src/launch/remote.h"
+#include "../../src/launch/remotecheck.h"
 #include "../../src/core/strvec.h"
 #include "../../src/core/util.h"
 #include "../../src/profile/hostlist.h"

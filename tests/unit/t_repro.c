@@ -1,6 +1,6 @@
 #include <string.h>
 
-#include "../../src/pipeline/repro.h"
+#include "../../src/launch/repro.h"
 #include "../../src/core/buf.h"
 #include "../../src/core/strvec.h"
 #include "../../src/core/util.h"

@@ -45,12 +45,12 @@
 #include "core/buf.h"
 #include "core/diag.h"
 #include "core/fault.h"
-#include "pipeline/admit.h"
-#include "pipeline/ccache.h"
-#include "pipeline/launch.h"
-#include "pipeline/memmodel.h"
-#include "pipeline/remote.h"
-#include "pipeline/repro.h"
+#include "launch/admit.h"
+#include "launch/ccache.h"
+#include "launch/launch.h"
+#include "launch/memmodel.h"
+#include "launch/remote.h"
+#include "launch/repro.h"
 #include "core/strvec.h"
 #include "core/util.h"
 
@@ -662,7 +662,7 @@ launch_run(char *const *argv)
 	}
 	/* The ledger's directory: one left in an environment from another build means nothing. */
 	setenv(LAUNCH_ENV_INSIDE, dir, 1);
-	/* Build paths mapped away, so two work directories give the same bytes (src/pipeline/repro.c). */
+	/* Build paths mapped away, so two work directories give the same bytes (src/launch/repro.c). */
 	buf_addstr(&text, dir);
 	if (strrchr(text.s, '/'))
 		buf_setlen(&text, (size_t)(strrchr(text.s, '/') - text.s));

@@ -5,7 +5,7 @@
 
 #include "core/buf.h"
 #include "core/diag.h"
-#include "pipeline/repro.h"
+#include "launch/repro.h"
 #include "core/strvec.h"
 #include "core/util.h"
 

@@ -4,8 +4,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "pipeline/admit.h"
-#include "pipeline/memmodel.h"
+#include "launch/admit.h"
+#include "launch/memmodel.h"
 
 struct buf;
 struct strvec;

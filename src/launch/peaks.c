@@ -12,8 +12,8 @@
 #include <unistd.h>
 
 #include "core/buf.h"
-#include "pipeline/launch.h"
-#include "pipeline/memmodel.h"
+#include "launch/launch.h"
+#include "launch/memmodel.h"
 #include "core/strvec.h"
 #include "core/util.h"
 

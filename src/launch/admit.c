@@ -14,7 +14,7 @@
 #include <unistd.h>
 
 #include "core/buf.h"
-#include "pipeline/admit.h"
+#include "launch/admit.h"
 #include "profile/hostlist.h"
 #include "core/strvec.h"
 #include "core/util.h"

@@ -1,7 +1,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "pipeline/eta.h"
+#include "launch/eta.h"
 #include "core/buf.h"
 #include "core/proc.h"
 #include "core/strvec.h"

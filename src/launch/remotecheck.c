@@ -14,8 +14,8 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "pipeline/remote.h"
-#include "pipeline/remotecheck.h"
+#include "launch/remote.h"
+#include "launch/remotecheck.h"
 #include "core/buf.h"
 #include "core/proc.h"
 #include "core/strvec.h"

@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "core/buf.h"
-#include "pipeline/remote.h"
+#include "launch/remote.h"
 #include "core/strvec.h"
 #include "core/util.h"
 

@@ -3,7 +3,7 @@
 #include <string.h>
 
 #include "core/buf.h"
-#include "pipeline/ccache.h"
+#include "launch/ccache.h"
 #include "core/json.h"
 #include "core/proc.h"
 #include "core/util.h"
