@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Measure the memory peak and wall time of real PyTorch compile units, for
-bwbuild's shipped seed table (data/peaks/*.seed, format in src/launch/launch.h).
+bwbuild's shipped seed table (data/peaks/*.seed, format in src/launch/peaks.h).
 
     seed-peaks.py UNITS_JSON OUT_TSV [--jobs N] [--deadline S] [--archs 9.0,12.0+PTX] [--check]
 

@@ -48,6 +48,7 @@
 #include "launch/admit.h"
 #include "launch/ccache.h"
 #include "launch/launch.h"
+#include "launch/peaks.h"
 #include "launch/memmodel.h"
 #include "launch/remote.h"
 #include "launch/repro.h"

@@ -13,6 +13,7 @@
 
 #include "core/buf.h"
 #include "launch/launch.h"
+#include "launch/peaks.h"
 #include "launch/memmodel.h"
 #include "core/strvec.h"
 #include "core/util.h"

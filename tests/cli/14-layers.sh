@@ -1,7 +1,7 @@
 # The layer check (issue 33): tests/tools/layers.py ranks every folder of
 # src/ strictly and fails on an include that goes up, a folder with no
-# rank, a circle of calls and a Makefile whose LAYERS differ from its
-# ORDER. The tree as it is must pass; a copy with one of each must fail,
+# rank, a circle of calls, a private header of the launcher included
+# outside src/launch/ and a Makefile whose LAYERS differ from its ORDER. The tree as it is must pass; a copy with one of each must fail,
 # naming each.
 . "$(dirname "$0")/lib.sh"
 
@@ -20,10 +20,13 @@ printf 'int extra;\n' > "$t/src/extra/x.c"
 # smoke.c already uses archs_scan: archs.c calling back into smoke.c closes a circle.
 printf 'static int p(void) { return smoke_status_mark(0) != 0; }\n' >> "$t/src/wheel/archs.c"
 sed -i 's/^LAYERS = core /LAYERS = /' "$t/Makefile"
+printf '#include "launch/admit.h"\n' >> "$t/src/pipeline/plan.c"
 run 1 python3 tests/tools/layers.py "$t"
 contains "$TMP/out" "profile includes pipeline/plan.h, a higher layer (pipeline)"
 contains "$TMP/out" "src/extra/: a folder with no rank"
 contains "$TMP/out" "circle: wheel/archs -> wheel/smoke -> wheel/archs"
 contains "$TMP/out" "Makefile: LAYERS is"
-contains "$TMP/out" "layers: 4 violations"
+contains "$TMP/out" "src/pipeline/plan.c:"
+contains "$TMP/out" "includes launch/admit.h, which only src/launch/* may include"
+contains "$TMP/out" "layers: 5 violations"
 echo "ok 14-layers"

@@ -2,6 +2,7 @@
 
 #include "../../src/core/buf.h"
 #include "../../src/launch/launch.h"
+#include "../../src/launch/peaks.h"
 #include "../../src/launch/memmodel.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

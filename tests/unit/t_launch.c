@@ -4,6 +4,8 @@
 
 #include "../../src/core/buf.h"
 #include "../../src/launch/launch.h"
+#include "../../src/launch/peaks.h"
+#include "../../src/launch/admit.h"
 #include "../../src/launch/memmodel.h"
 #include "../../src/core/strvec.h"
 #include "../../src/core/util.h"
