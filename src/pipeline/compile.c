@@ -180,21 +180,20 @@ push_targets(struct strvec *args, const char *t)
 }
 
 /*
- * The compile command of each era. setup.py trees compile with
- * `setup.py build` (MAX_JOBS); a scikit-build-core tree has no separate
- * compile: `python3 -m build --wheel` configures, compiles and packs into
- * <work>/dist, with CMAKE_BUILD_PARALLEL_LEVEL and its build directory kept
- * at <src>/build so the cache can be read back and reused.
+ * The compile command: --targets builds those in the configured build
+ * directory; otherwise the era's row says (src/pipeline/era.c), with the
+ * step's environment and the launcher's knowledge around it.
  */
 static void
 compile_command(struct proc *pr, const struct build *b)
 {
 	const struct plan *pl = &b->plan;
+	const struct era_cmd c = { b->python.s, pl->src_dir, pl->work_dir, pl->jobs.jobs };
 	struct buf s = BUF_INIT;
 
 	step_env(pr, b);
 	if (pl->jobs.launcher)
-		launch_knowledge_env(&pr->env, pl, b->era == ERA_EXTENSION);
+		launch_knowledge_env(&pr->env, pl, !b->era->torch_tree);
 	pr->dir = pl->src_dir;
 	if (b->opts && b->opts->targets) {
 		/* --targets: the configured build directory's own targets, every era alike. */
@@ -208,19 +207,7 @@ compile_command(struct proc *pr, const struct build *b)
 		buf_release(&s);
 		return;
 	}
-	strvec_push(&pr->args, b->python.s);
-	if (b->era != ERA_SKBUILD) {
-		strvec_push(&pr->args, "setup.py");
-		strvec_push(&pr->args, "build");
-		return;
-	}
-	set_env_uint(&pr->env, "CMAKE_BUILD_PARALLEL_LEVEL", pl->jobs.jobs);
-	buf_addf(&s, "%s/build", pl->src_dir);
-	strvec_env_set(&pr->env, "SKBUILD_BUILD_DIR", s.s);
-	buf_reset(&s);
-	buf_addf(&s, "%s/dist", pl->work_dir);
-	strvec_pushl(&pr->args, "-m", "build", "--wheel", "--no-isolation", "--outdir", s.s, NULL);
-	buf_release(&s);
+	b->era->compile_argv(&c, &pr->args, &pr->env);
 }
 
 /* Halve parallelism after an OOM kill and record the recovery for the manifest. */
@@ -326,7 +313,7 @@ eta_plan_make(const struct build *b, struct eta_plan *e)
 	buf_addf(&ninja, "%s/build.ninja", dir.s);
 	if (b->opts && b->opts->targets)
 		push_targets(&targets, b->opts->targets);
-	if (b->era != ERA_EXTENSION && path_exists(ninja.s))
+	if (b->era->torch_tree && path_exists(ninja.s))
 		eta_plan_ninja(e, dir.s, &targets);
 	strvec_clear(&targets);
 	buf_release(&dir);
@@ -344,7 +331,7 @@ compile_run(struct build *b)
 	int partial = b->opts && b->opts->targets;
 	struct eta_plan eta = { 0 };
 
-	if (b->era == ERA_SKBUILD && !partial) {
+	if (!b->era->wheel_argv && !partial) {
 		/* The wheel is made here: no old one may be found afterwards. */
 		struct buf dist = BUF_INIT;
 
@@ -362,7 +349,7 @@ compile_run(struct build *b)
 	if (!rc && partial)
 		step_note(STEP_COMPILE, "targets %s built (--targets stops after them)",
 			b->opts->targets);
-	if (!rc && b->era == ERA_SKBUILD && !partial)
+	if (!rc && !b->era->wheel_argv && !partial)
 		rc = configure_settle(b);
 	if (have_stats && ccache_stats_read(ccache, &b->plan.env, &after) == 0) {
 		json_free(b->cache);

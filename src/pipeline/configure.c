@@ -718,9 +718,8 @@ configure_run(struct build *b)
 	int rc = 0, have_cache, have_stamp, run = 1;
 
 	step_toolchain(b);
-	if (b->era == ERA_EXTENSION) {
-		step_note(STEP_CONFIGURE, "nothing to configure: the extension's setup.py builds "
-			"in the compile step");
+	if (b->era->configure == ERA_CONFIGURE_NONE) {
+		step_note(STEP_CONFIGURE, "%s", b->era->no_configure);
 		goto out;
 	}
 	if (!b->plan.local_source)

@@ -3,7 +3,7 @@
 
 #include <stddef.h>
 
-#include "sources/era.h"
+#include "pipeline/era.h"
 
 struct profile;
 struct plan;
@@ -55,7 +55,7 @@ struct configure_contract {
 void configure_contract_parse(const char *setup_py, const char *cmake_py,
 			      struct configure_contract *c);
 /* The contract of the tree in `src_dir` of era `era`; -1 with the reason in `why`. */
-int configure_contract_read(const char *src_dir, enum build_era era, struct configure_contract *c,
+int configure_contract_read(const char *src_dir, const struct era_ops *era, struct configure_contract *c,
 			    struct buf *why);
 
 /*

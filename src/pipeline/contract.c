@@ -88,7 +88,7 @@ configure_contract_parse(const char *setup_py, const char *cmake_py, struct conf
 }
 
 int
-configure_contract_read(const char *src_dir, enum build_era era, struct configure_contract *c,
+configure_contract_read(const char *src_dir, const struct era_ops *era, struct configure_contract *c,
 			struct buf *why)
 {
 	static const char *const helpers[] = { "tools/setup_helpers/env.py",
@@ -97,7 +97,7 @@ configure_contract_read(const char *src_dir, enum build_era era, struct configur
 	int rc = 0;
 
 	memset(c, 0, sizeof(*c));
-	if (era == ERA_SKBUILD) {
+	if (era->configure == ERA_CONFIGURE_CMAKE) {
 		c->only = CONFIGURE_ONLY_CMAKE;
 		return 0;
 	}

@@ -509,17 +509,17 @@ fetch_run(struct build *b)
 		step_note(STEP_FETCH, "%s at %s", b->plan.src_dir, b->commit.s);
 	if (profile_is_extension(&b->profile)) {
 		/* Not torch: its own setup.py, with the torch it builds on importable. */
-		b->era = ERA_EXTENSION;
-		step_note(STEP_FETCH, "build era: %s", era_name(b->era));
+		b->era = era_by_key("extension");
+		step_note(STEP_FETCH, "build era: %s", b->era->name);
 		rc = extension_tree(b);
 		goto out;
 	}
 	b->era = era_detect(b->plan.src_dir, &why);
-	if (b->era == ERA_UNKNOWN) {
+	if (!b->era) {
 		error("%s", why.s);
 		goto out;
 	}
-	step_note(STEP_FETCH, "build era: %s", era_name(b->era));
+	step_note(STEP_FETCH, "build era: %s", b->era->name);
 	if (check_tree_options(b) < 0)
 		goto out;
 	/* A fetched tree is what its own files say; a --source tree was read by the checks. */
@@ -528,9 +528,9 @@ fetch_run(struct build *b)
 	buf_reset(&why);
 	if ((b->cmake_policy = cmake_policy_needed(b->plan.src_dir, &why)))
 		step_note(STEP_FETCH, "%s", why.s);
-	if (b->era == ERA_SKBUILD && !python_imports(b->python.s, "build")) {
-		error("this tree builds with 'python3 -m build', which %s cannot import; "
-		      "apt-get install python3-build", b->python.s);
+	if (b->era->module && !python_imports(b->python.s, b->era->module)) {
+		error("this tree builds with '%s', which %s cannot import; %s",
+		      b->era->module_user, b->python.s, b->era->module_hint);
 		goto out;
 	}
 	/* The compilers are inputs, which the wheel's label names. */

@@ -44,13 +44,16 @@ package_run(struct build *b)
 	int rc = 0;
 
 	buf_addf(&dist, "%s/dist", b->plan.work_dir);
-	if (b->era != ERA_SKBUILD) {
+	if (b->era->wheel_argv) {
+		const struct era_cmd c = { b->python.s, b->plan.src_dir, b->plan.work_dir,
+					   b->plan.jobs.jobs };
+
 		rc = remove_tree(dist.s);
 		/* Not in a --source tree: what is there may be the user's, not bwbuild's. */
 		if (!rc && b->staging_stale && !b->plan.local_source)
 			rc = setuptools_staging_remove(b->plan.src_dir, STEP_WHEEL);
 		step_env(&pr, b);
-		strvec_pushl(&pr.args, b->python.s, "setup.py", "bdist_wheel", "-d", dist.s, NULL);
+		b->era->wheel_argv(&c, dist.s, &pr.args);
 		pr.dir = b->plan.src_dir;
 		if (!rc)
 			rc = step_command(STEP_WHEEL, &b->plan, &pr);

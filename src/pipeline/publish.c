@@ -10,7 +10,7 @@
 #include "core/hash.h"
 #include "pipeline/inputs.h"
 #include "pipeline/journal.h"
-#include "sources/era.h"
+#include "pipeline/era.h"
 #include "core/json.h"
 #include "wheel/manifest.h"
 #include "pipeline/step.h"
@@ -77,7 +77,7 @@ build_json(struct build *b)
 	json_set(j, "mem_budget", json_number((double)pl->jobs.budget));
 	json_set(j, "python", json_string(b->python.s));
 	json_set(j, "pythonpath", b->pythonpath.len ? json_string(b->pythonpath.s) : json_null());
-	json_set(j, "era", json_string(era_name(b->era)));
+	json_set(j, "era", json_string(b->era ? b->era->name : "unknown"));
 	json_set(j, "torch_cuda_arch_list", json_string(pl->arch_list));
 	json_set(j, "work_dir", json_string(pl->work_dir));
 	if (b->profile.nbuild_env) {

@@ -41,7 +41,7 @@ smoke_step_run(struct build *b)
 	}
 	nvsmi = find_program("nvidia-smi");
 	/* An extension runs with its torch; with no probe of its own, the generic one (smoke.c). */
-	if (b->era == ERA_EXTENSION)
+	if (b->era->smoke_against_torch)
 		rq.against = b->torch.path;
 	for (size_t i = 0; argv[i]; i++)
 		strvec_push(&p.args, argv[i]);

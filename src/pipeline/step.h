@@ -3,7 +3,7 @@
 
 #include "wheel/against.h"
 #include "core/buf.h"
-#include "sources/era.h"
+#include "pipeline/era.h"
 #include "sources/git.h"
 #include "sources/patch.h"
 #include "pipeline/plan.h"
@@ -26,7 +26,7 @@ struct build {
 	struct buf python;            /* compile's check: the interpreter that builds */
 	struct buf pythonpath;        /* compile's check, fetch: the prefix the tree's build needs first on PYTHONPATH */
 	int cmake_policy;             /* fetch: CMake 4 and a CMakeLists.txt below 3.5 (CMAKE_POLICY_VERSION_MINIMUM) */
-	enum build_era era;           /* fetch */
+	const struct era_ops *era;    /* fetch: how this tree builds */
 	struct repo_tree_info tree;    /* fetch: commit and submodules */
 	struct patch_set patches;     /* fetch */
 	struct buf commit;            /* fetch: "none" outside git */

@@ -10,7 +10,7 @@
 #include "../../src/core/strvec.h"
 #include "../../src/core/util.h"
 #include "../../src/profile/profile.h"
-#include "../../src/sources/era.h"
+#include "../../src/pipeline/era.h"
 #include "t.h"
 
 /*
@@ -39,7 +39,7 @@ setup(struct build *b, struct build_opts *bo, const char *python)
 	b->plan.jobs.heavy_jobs = 6;
 	strvec_push(&b->plan.env, "MAX_JOBS=8");
 	buf_addf(&b->python, "%s/%s", dir.s, python);
-	b->era = ERA_SETUP_HELPERS;
+	b->era = era_by_key("setup-helpers");
 }
 
 static void

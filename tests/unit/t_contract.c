@@ -5,7 +5,7 @@
 #include "../../src/core/buf.h"
 #include "../../src/core/strvec.h"
 #include "../../src/core/util.h"
-#include "../../src/sources/era.h"
+#include "../../src/pipeline/era.h"
 #include "t.h"
 
 /*
@@ -34,17 +34,17 @@ t_contract(void)
 	{
 		char *src = buf_detach(&why);
 
-		CHECK(configure_contract_read(src, ERA_SETUP_HELPERS, &c, &why) == 0);
+		CHECK(configure_contract_read(src, era_by_key("setup-helpers"), &c, &why) == 0);
 		CHECK(c.only == CONFIGURE_ONLY_ENV && c.pops_env && c.forwards_cmake);
 		free(src);
 	}
 
 	/* The example tree: its setup.py reads the argument. */
-	CHECK(configure_contract_read("tests/fixtures/minitorch", ERA_SETUP_HELPERS, &c, &why) == 0);
+	CHECK(configure_contract_read("tests/fixtures/minitorch", era_by_key("setup-helpers"), &c, &why) == 0);
 	CHECK(c.only == CONFIGURE_ONLY_ARG || c.only == CONFIGURE_ONLY_ENV);
 
 	/* scikit-build-core: cmake itself, whatever the files say. */
-	CHECK(configure_contract_read("/nonexistent", ERA_SKBUILD, &c, &why) == 0);
+	CHECK(configure_contract_read("/nonexistent", era_by_key("skbuild"), &c, &why) == 0);
 	CHECK(c.only == CONFIGURE_ONLY_CMAKE);
 	strvec_push(&cmake, "CMAKE_PROJECT_INCLUDE=/w/hook.cmake");
 	strvec_push(&cmake, "USE_CUDA=1");
@@ -66,7 +66,7 @@ t_contract(void)
 		char *src = buf_detach(&why);
 
 		t_stderr_begin();
-		CHECK(configure_contract_read(src, ERA_SETUP_ENVFWD, &c, &why) == -1);
+		CHECK(configure_contract_read(src, era_by_key("setup-envfwd"), &c, &why) == -1);
 		t_stderr_end();
 		CHECK(strstr(why.s, "cannot read '") && strstr(why.s, "/none/setup.py'"));
 		free(src);
@@ -77,7 +77,7 @@ t_contract(void)
 	{
 		char *src = buf_detach(&why);
 
-		CHECK(configure_contract_read(src, ERA_SETUP_ENVFWD, &c, &why) == -1);
+		CHECK(configure_contract_read(src, era_by_key("setup-envfwd"), &c, &why) == -1);
 		CHECK(strstr(why.s, "reads neither the argument --cmake-only nor the environment variable "
 				    "CMAKE_ONLY") != NULL);
 		free(src);

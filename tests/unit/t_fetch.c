@@ -8,7 +8,7 @@
 #include "../../src/core/buf.h"
 #include "../../src/core/json.h"
 #include "../../src/core/util.h"
-#include "../../src/sources/era.h"
+#include "../../src/pipeline/era.h"
 #include "t.h"
 
 /*
@@ -58,7 +58,7 @@ t_plain_tree(void)
 	CHECK(strstr(e, "is not a git checkout; the manifest will name no commit") != NULL);
 	CHECK(strstr(e, "fetch: build era: ") != NULL);
 	CHECK(strstr(e, " options declared in ") != NULL);
-	CHECK(b.era == ERA_SETUP_HELPERS || b.era == ERA_SETUP_ENVFWD);
+	CHECK(b.era == era_by_key("setup-helpers") || b.era == era_by_key("setup-envfwd"));
 	CHECK_STR(b.version.s, "2.11.0+bw1");
 	CHECK_STR(b.commit.s, "none");
 	CHECK(b.epoch == -1);

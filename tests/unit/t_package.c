@@ -7,7 +7,7 @@
 #include "../../src/pipeline/step.h"
 #include "../../src/core/buf.h"
 #include "../../src/core/util.h"
-#include "../../src/sources/era.h"
+#include "../../src/pipeline/era.h"
 #include "t.h"
 
 /*
@@ -20,7 +20,7 @@
 static struct buf dir = BUF_INIT;
 
 static int
-package(struct build *b, const char *python, enum build_era era, int stale, const char **err)
+package(struct build *b, const char *python, const struct era_ops *era, int stale, const char **err)
 {
 	struct build_opts bo;
 	struct buf w = BUF_INIT, s = BUF_INIT;
@@ -66,7 +66,7 @@ t_package(void)
 	t_put(dir.s, "python-fail", "#!/bin/sh\necho 'error: invalid command bdist_wheel'; exit 1\n", 1);
 	t_put(dir.s, "src/setup.py", "# setup\n", 0);
 
-	CHECK(package(&b, "python-one", ERA_SETUP_HELPERS, 1, &e) == 0);
+	CHECK(package(&b, "python-one", era_by_key("setup-helpers"), 1, &e) == 0);
 	buf_addf(&p, "%s/work/dist/t-1.0-py3-none-any.whl", dir.s);
 	CHECK_STR(b.wheel.s, p.s);
 	buf_reset(&p);
@@ -82,17 +82,17 @@ t_package(void)
 	CHECK(strstr(e, "wheel: done in ") != NULL);
 	build_release(&b);
 
-	CHECK(package(&b, "python-two", ERA_SETUP_HELPERS, 0, &e) == -1);
+	CHECK(package(&b, "python-two", era_by_key("setup-helpers"), 0, &e) == -1);
 	CHECK(strstr(e, "/work/dist', found 2") && strstr(e, "error: expected one wheel in '"));
 	build_release(&b);
-	CHECK(package(&b, "python-fail", ERA_SETUP_ENVFWD, 0, &e) == -1);
+	CHECK(package(&b, "python-fail", era_by_key("setup-envfwd"), 0, &e) == -1);
 	CHECK(strstr(e, "error: step 'wheel' failed: ") != NULL);
 	CHECK(strstr(e, "error: invalid command bdist_wheel\n") != NULL);
 	build_release(&b);
 
 	/* scikit-build-core made its wheel while compiling: nothing is run, dist/ is kept. */
 	t_put(dir.s, "work/dist/sk-2.0-cp311-cp311-linux_x86_64.whl", "wheel", 0);
-	CHECK(package(&b, "python-fail", ERA_SKBUILD, 0, &e) == 0);
+	CHECK(package(&b, "python-fail", era_by_key("skbuild"), 0, &e) == 0);
 	CHECK(ends_with(b.wheel.s, "/work/dist/sk-2.0-cp311-cp311-linux_x86_64.whl"));
 	CHECK_STR(e, "");
 	build_release(&b);

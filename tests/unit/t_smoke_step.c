@@ -6,7 +6,7 @@
 #include "../../src/pipeline/step.h"
 #include "../../src/core/buf.h"
 #include "../../src/core/util.h"
-#include "../../src/sources/era.h"
+#include "../../src/pipeline/era.h"
 #include "../../src/wheel/verify.h"
 #include "t.h"
 
@@ -62,6 +62,7 @@ t_smoke_step(void)
 	t_wheels();
 	memset(&bo, 0, sizeof(bo));
 	build_init(&b, &bo);
+	b.era = era_by_key("setup-envfwd");   /* a torch tree, as fetch leaves it */
 	buf_addstr(&b.wheel, "tests/tmp/wheels/good/plat-1.0-cp311-cp311-linux_x86_64.whl");
 	CHECK(wheel_verify(&b.report, b.wheel.s, NULL) == 0);   /* sm_80 sm_120, compute_120 */
 	b.have_report = 1;
@@ -78,7 +79,7 @@ t_smoke_step(void)
 
 	/* An extension without a probe of its own: the generic one runs, as `smoke --against` runs it. */
 	fake_smi("12.0\\n");
-	b.era = ERA_EXTENSION;
+	b.era = era_by_key("extension");
 	{
 		char *probes = path_absolute("probes");
 

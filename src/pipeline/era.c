@@ -1,0 +1,199 @@
+#include <string.h>
+
+#include "core/buf.h"
+#include "pipeline/era.h"
+#include "core/strvec.h"
+#include "core/util.h"
+
+/* The value of `build-backend = "..."` in pyproject.toml's text, or "". */
+static void
+build_backend(const char *text, struct buf *out)
+{
+	const char *p = text;
+
+	while ((p = strstr(p, "build-backend"))) {
+		const char *q = p + 13, *end;
+
+		if (p != text && p[-1] != '\n') {
+			p = q;
+			continue;
+		}
+		q += strspn(q, " \t");
+		if (*q != '=') {
+			p = q;
+			continue;
+		}
+		q++;
+		q += strspn(q, " \t");
+		if (*q != '"' && *q != '\'') {
+			p = q;
+			continue;
+		}
+		end = strchr(q + 1, *q);
+		if (end && !memchr(q, '\n', (size_t)(end - q)))
+			buf_add(out, q + 1, (size_t)(end - q - 1));
+		return;
+	}
+}
+
+static int
+has_file(const char *dir, const char *file)
+{
+	struct buf p = BUF_INIT;
+	int yes;
+
+	buf_addf(&p, "%s/%s", dir, file);
+	yes = path_exists(p.s);
+	buf_release(&p);
+	return yes;
+}
+
+static int
+detect_envfwd(const char *dir, struct buf *why)
+{
+	(void)why;
+	return has_file(dir, "setup.py") && has_file(dir, "cmake/EnvVarForwarding.cmake");
+}
+
+static int
+detect_helpers(const char *dir, struct buf *why)
+{
+	(void)why;
+	return has_file(dir, "setup.py");
+}
+
+static int
+detect_skbuild(const char *dir, struct buf *why)
+{
+	struct buf p = BUF_INIT, text = BUF_INIT, backend = BUF_INIT;
+	int yes = 0;
+
+	buf_addf(&p, "%s/pyproject.toml", dir);
+	if (!path_exists(p.s))
+		goto out;
+	if (read_file(&text, p.s) < 0) {
+		buf_addf(why, "cannot read '%s'", p.s);
+		goto out;
+	}
+	build_backend(text.s, &backend);
+	yes = !strcmp(backend.s, "scikit_build_core.build");
+	if (!yes)
+		buf_addf(why, "'%s' has no setup.py and its pyproject.toml names build-backend '%s'; "
+			 "bwbuild drives setup.py trees and scikit-build-core ones "
+			 "(scikit_build_core.build)", dir, backend.len ? backend.s : "(none)");
+out:
+	buf_release(&p);
+	buf_release(&text);
+	buf_release(&backend);
+	return yes;
+}
+
+static void
+setup_build(const struct era_cmd *c, struct strvec *args, struct strvec *env)
+{
+	(void)env;
+	strvec_pushl(args, c->python, "setup.py", "build", NULL);
+}
+
+static void
+setup_wheel(const struct era_cmd *c, const char *dist, struct strvec *args)
+{
+	strvec_pushl(args, c->python, "setup.py", "bdist_wheel", "-d", dist, NULL);
+}
+
+/* Its build directory kept at <src>/build, so the cache can be read back and reused. */
+static void
+skbuild_build(const struct era_cmd *c, struct strvec *args, struct strvec *env)
+{
+	struct buf s = BUF_INIT;
+
+	buf_addf(&s, "%u", c->jobs);
+	strvec_env_set(env, "CMAKE_BUILD_PARALLEL_LEVEL", s.s);
+	buf_reset(&s);
+	buf_addf(&s, "%s/build", c->src_dir);
+	strvec_env_set(env, "SKBUILD_BUILD_DIR", s.s);
+	buf_reset(&s);
+	buf_addf(&s, "%s/dist", c->work_dir);
+	strvec_pushl(args, c->python, "-m", "build", "--wheel", "--no-isolation", "--outdir", s.s,
+		     NULL);
+	buf_release(&s);
+}
+
+/* In detection order: the first row to say yes wins (setup.py before pyproject.toml). */
+static const struct era_ops rows[] = {
+	{
+		.key = "setup-envfwd",
+		.name = "setup.py (cmake/EnvVarForwarding.cmake)",
+		.detect = detect_envfwd,
+		.configure = ERA_CONFIGURE_SETUP_PY,
+		.compile_argv = setup_build,
+		.wheel_argv = setup_wheel,
+		.torch_tree = 1,
+	},
+	{
+		.key = "setup-helpers",
+		.name = "setup.py (tools/setup_helpers/cmake.py)",
+		.detect = detect_helpers,
+		.configure = ERA_CONFIGURE_SETUP_PY,
+		.compile_argv = setup_build,
+		.wheel_argv = setup_wheel,
+		.torch_tree = 1,
+	},
+	{
+		.key = "skbuild",
+		.name = "scikit-build-core (pyproject.toml, no setup.py)",
+		.detect = detect_skbuild,
+		.configure = ERA_CONFIGURE_CMAKE,
+		.compile_argv = skbuild_build,
+		.module = "build",
+		.module_user = "python3 -m build",
+		.module_hint = "apt-get install python3-build",
+		.torch_tree = 1,
+	},
+	{
+		.key = "extension",
+		.name = "extension (setup.py on a torch: torch.utils.cpp_extension)",
+		.configure = ERA_CONFIGURE_NONE,
+		.no_configure = "nothing to configure: the extension's setup.py builds in the "
+				"compile step",
+		.compile_argv = setup_build,
+		.wheel_argv = setup_wheel,
+		.smoke_against_torch = 1,
+	},
+};
+
+const struct era_ops *
+era_row(unsigned i)
+{
+	return i < sizeof(rows) / sizeof(rows[0]) ? &rows[i] : NULL;
+}
+
+const struct era_ops *
+era_by_key(const char *key)
+{
+	for (unsigned i = 0; era_row(i); i++)
+		if (!strcmp(rows[i].key, key))
+			return &rows[i];
+	return NULL;
+}
+
+const struct era_ops *
+era_detect(const char *dir, struct buf *why)
+{
+	size_t start = why->len;
+
+	for (unsigned i = 0; era_row(i); i++) {
+		const struct era_ops *r = era_row(i);
+
+		if (!r->detect)
+			continue;
+		if (r->detect(dir, why))
+			return r;
+		/* A row that knew the tree but cannot drive it has said why: stop there. */
+		if (why->len > start)
+			return NULL;
+	}
+	buf_addf(why, "'%s' has neither setup.py nor pyproject.toml; is it a PyTorch source tree?",
+		 dir);
+	return NULL;
+}
