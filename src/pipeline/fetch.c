@@ -13,6 +13,7 @@
 #include "core/json.h"
 #include "core/strvec.h"
 #include "profile/knowledge.h"
+#include "sources/repowork.h"
 #include "pipeline/resolve.h"
 #include "host/python.h"
 #include "pipeline/step.h"
@@ -344,6 +345,14 @@ patches_already_applied(struct build *b, struct json *patches)
 	}
 }
 
+/* sources/ says what it does through this: the fetch step's lines. */
+static void
+fetch_line(void *ctx, const char *text)
+{
+	(void)ctx;
+	step_note(STEP_FETCH, "%s", text);
+}
+
 /*
  * Whether the tree is already at the ref with exactly the profile's
  * patches (1: nothing to do), after undoing recorded patches otherwise
@@ -352,6 +361,7 @@ patches_already_applied(struct build *b, struct json *patches)
 static int
 tree_is_current(struct build *b, const char *cache, const struct strvec *dirs, const char *record)
 {
+	const struct src_progress pr = { fetch_line, NULL, step_names[STEP_FETCH] };
 	const struct profile *p = &b->profile;
 	const char *src = b->plan.src_dir;
 	struct buf target = BUF_INIT;
@@ -371,7 +381,8 @@ tree_is_current(struct build *b, const char *cache, const struct strvec *dirs, c
 				repo_resolve_source(cache, dirs, p->source_repo.str, p->source_ref.str,
 						    &target);
 			skip = patches_before_checkout(&b->patches, tree_version(p, src), src, record,
-						       target.len ? target.s : NULL, b->opts->force);
+						       target.len ? target.s : NULL, b->opts->force,
+						       &pr);
 		}
 		if (skip > 0)
 			step_note(STEP_FETCH, "already at %.12s with its patches applied; nothing "
@@ -424,6 +435,7 @@ static int
 checkout_source(struct build *b)
 {
 	const struct profile *p = &b->profile;
+	const struct src_progress pr = { fetch_line, NULL, step_names[STEP_FETCH] };
 	struct buf record = BUF_INIT, cache = BUF_INIT;
 	struct repo_checkout_opts co;
 	struct json *patches = json_array();
@@ -459,6 +471,7 @@ checkout_source(struct build *b)
 			strvec_push(&exclude, p->submodules_exclude[i]);
 		co.mirror_dirs = &dirs;
 		co.exclude = &exclude;
+		co.progress = &pr;
 		for (size_t i = 0; i < dirs.n; i++)
 			if (!is_dir(dirs.v[i]))
 				warning("the mirror directory '%s' does not exist; fetching without it",
@@ -468,7 +481,7 @@ checkout_source(struct build *b)
 			outputs_since_reset(b);
 		if (!rc && b->patches.project)
 			rc = patches_apply(&b->patches, tree_version(p, b->plan.src_dir),
-					   b->plan.src_dir, record.s, patches);
+					   b->plan.src_dir, record.s, patches, &pr);
 	}
 	buf_release(&record);
 	buf_release(&cache);

@@ -7,6 +7,7 @@
 #include "sources/repowork.h"
 
 struct buf;
+struct src_progress;
 struct strvec;
 
 /*
@@ -44,6 +45,8 @@ struct repo_checkout_opts {
 	const struct strvec *mirror_dirs;
 	/* Submodule paths (nested ones from the top) left out with what they hold. NULL: none. */
 	const struct strvec *exclude;
+	/* Where the fetch and checkout lines go (repowork.h). NULL: silent. */
+	const struct src_progress *progress;
 };
 
 struct repo_submodule_info {

@@ -440,8 +440,7 @@ git_checkout_commit(struct checkout_ctx *c, git_repository *repo, const git_oid 
 		co.paths.strings = spec.v;
 		co.paths.count = spec.n;
 	}
-	buf_addf(&label, "%s: checking out %s", step_names[STEP_FETCH], what);
-	repo_progress_init(&cp.p, label.s);
+	repo_progress_init(&cp.p, src_meter_label(c->o->progress, &label, "checking out %s", what));
 	cp.total = 0;
 	co.progress_cb = checkout_progress;
 	co.progress_payload = &cp;
@@ -528,10 +527,10 @@ checkout_report(struct checkout_ctx *c)
 	const struct strvec *ex = c->o->exclude;
 
 	if (c->left_out.n) {
-		step_note(STEP_FETCH, "%zu submodule%s left out (source.submodules.exclude):",
+		src_note(c->o->progress, "%zu submodule%s left out (source.submodules.exclude):",
 			  c->left_out.n, c->left_out.n == 1 ? "" : "s");
 		for (size_t i = 0; i < c->left_out.n; i++)
-			step_note(STEP_FETCH, "  %s", c->left_out.v[i]);
+			src_note(c->o->progress, "  %s", c->left_out.v[i]);
 	}
 	for (size_t i = 0; ex && i < ex->n; i++) {
 		int seen = 0;
@@ -552,7 +551,7 @@ checkout_report(struct checkout_ctx *c)
 		note_lines(c->absent.v, c->absent.n, 50);
 	}
 	if (c->repos)
-		step_note(STEP_FETCH, "checked out %zu file%s in %zu repositor%s in %.1f s", c->files,
+		src_note(c->o->progress, "checked out %zu file%s in %zu repositor%s in %.1f s", c->files,
 			  c->files == 1 ? "" : "s", c->repos, c->repos == 1 ? "y" : "ies",
 			  now_seconds() - c->start);
 }
@@ -578,6 +577,7 @@ checkout_once(const struct repo_checkout_opts *o, struct repo_tree_info *out, st
 	c.src.dirs = o->mirror_dirs;
 	c.src.rules = *rules;
 	c.src.refresh = o->refresh;
+	c.src.progress = o->progress;
 	c.src.tree = tree = realpath(o->dir, NULL);
 	c.start = now_seconds();
 	interrupted = checkout_interrupted(o->dir);

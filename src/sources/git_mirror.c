@@ -167,7 +167,8 @@ fetch_progress_cb(const git_indexer_progress *st, void *payload)
 
 /* Fetch every branch and tag of `url` into the mirror; the only network access. */
 static int
-mirror_fetch(git_repository *m, const char *url, const char *mpath, const char *what)
+mirror_fetch(git_repository *m, const char *url, const char *mpath, const char *what,
+	     const struct src_progress *pr)
 {
 	git_remote *remote = NULL;
 	git_fetch_options fo = GIT_FETCH_OPTIONS_INIT;
@@ -175,9 +176,8 @@ mirror_fetch(git_repository *m, const char *url, const char *mpath, const char *
 	struct buf label = BUF_INIT;
 	int rc;
 
-	step_note(STEP_FETCH, "%s: fetching %s into %s", url, what, mpath);
-	buf_addf(&label, "%s: %s", step_names[STEP_FETCH], url);
-	repo_progress_init(&fp.p, label.s);
+	src_note(pr, "%s: fetching %s into %s", url, what, mpath);
+	repo_progress_init(&fp.p, src_meter_label(pr, &label, "%s", url));
 	fo.download_tags = GIT_REMOTE_DOWNLOAD_TAGS_ALL;
 	fo.prune = GIT_FETCH_NO_PRUNE;
 	fo.callbacks.transfer_progress = fetch_progress_cb;
@@ -190,7 +190,7 @@ mirror_fetch(git_repository *m, const char *url, const char *mpath, const char *
 	git_remote_free(remote);
 	repo_progress_end(&fp.p);
 	if (rc == 0 && fp.objects)
-		step_note(STEP_FETCH, "%s: %u objects, %.1f MiB in %.1f s", url, fp.objects,
+		src_note(pr, "%s: %u objects, %.1f MiB in %.1f s", url, fp.objects,
 			(double)fp.bytes / (1024.0 * 1024.0), now_seconds() - fp.p.due.start);
 	buf_release(&label);
 	if (rc < 0) {
@@ -302,7 +302,8 @@ mirror_drop_if_damaged(const char *objects)
  */
 static int
 mirror_ensure_once(const char *cache, const char *url, const char *ref, const git_oid *want,
-		   int refresh, git_oid *out, struct buf *objects, int *damaged)
+		   int refresh, git_oid *out, struct buf *objects, int *damaged,
+		   const struct src_progress *pr)
 {
 	git_repository *m = NULL;
 	struct buf mpath = BUF_INIT, lockp = BUF_INIT, what = BUF_INIT, canon = BUF_INIT;
@@ -330,7 +331,7 @@ mirror_ensure_once(const char *cache, const char *url, const char *ref, const gi
 		goto out;
 	}
 	if (flock(fd, LOCK_EX | LOCK_NB) < 0) {
-		step_note(STEP_FETCH, "waiting for another bwbuild using %s", mpath.s);
+		src_note(pr, "waiting for another bwbuild using %s", mpath.s);
 		if (flock(fd, LOCK_EX) < 0) {
 			error("cannot lock '%s':", lockp.s);
 			goto out;
@@ -378,7 +379,7 @@ mirror_ensure_once(const char *cache, const char *url, const char *ref, const gi
 		ret = 0;
 		goto out;
 	}
-	if (mirror_fetch(m, url, mpath.s, what.s) < 0)
+	if (mirror_fetch(m, url, mpath.s, what.s, pr) < 0)
 		goto out;
 	if (!mirror_has(m, ref, want, out)) {
 		/* Fetched and still missing: the mirror may hold it, damaged. */
@@ -405,14 +406,14 @@ out:
 
 static int
 mirror_ensure(const char *cache, const char *url, const char *ref, const git_oid *want,
-	      int refresh, git_oid *out, struct buf *objects)
+	      int refresh, git_oid *out, struct buf *objects, const struct src_progress *pr)
 {
 	int damaged = 0, rc;
 
-	rc = mirror_ensure_once(cache, url, ref, want, refresh, out, objects, &damaged);
+	rc = mirror_ensure_once(cache, url, ref, want, refresh, out, objects, &damaged, pr);
 	if (rc < 0 && damaged) {
 		buf_reset(objects);
-		rc = mirror_ensure_once(cache, url, ref, want, 1, out, objects, &damaged);
+		rc = mirror_ensure_once(cache, url, ref, want, 1, out, objects, &damaged, pr);
 	}
 	return rc;
 }
@@ -440,7 +441,7 @@ git_source_ensure(const struct sources *s, const char *url, const char *ref, con
 		rc = 0;
 	} else {
 		*cached = 1;
-		rc = mirror_ensure(s->cache, real.s, ref, want, s->refresh, out, objects);
+		rc = mirror_ensure(s->cache, real.s, ref, want, s->refresh, out, objects, s->progress);
 	}
 	buf_release(&real);
 	buf_release(&found);

@@ -54,6 +54,7 @@ struct sources {
 	 * taken as its own mirror it lost them ("bad object HEAD").
 	 */
 	const char *tree;
+	const struct src_progress *progress; /* the checkout's, for fetch lines */
 };
 
 int git_source_ensure(const struct sources *s, const char *url, const char *ref, const git_oid *want,

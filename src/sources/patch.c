@@ -3,7 +3,7 @@
  * patches are already applied, <work>/patches.applied, the manifest's
  * list. The series is in patchset.c, the checks in patchcheck.c, reverse
  * and relocation in patchmove.c; libgit2 applies through git.h.
- * May include: core/, sources/git.h, sources/patch.h.
+ * May include: core/, sources/git.h, sources/patch.h, sources/repowork.h.
  */
 #include <errno.h>
 #include <limits.h>
@@ -20,6 +20,7 @@
 #include "core/hash.h"
 #include "core/json.h"
 #include "sources/patch.h"
+#include "sources/repowork.h"
 #include "core/util.h"
 
 /* ---- applying ---- */
@@ -100,7 +101,7 @@ selection_text(const struct patch_set *ps, unsigned version, struct buf *out)
 
 int
 patches_apply(const struct patch_set *ps, unsigned version, const char *src, const char *record,
-	      struct json *out)
+	      struct json *out, const struct src_progress *pr)
 {
 	struct buf why = BUF_INIT, rec = BUF_INIT;
 	size_t i, j, done = 0;
@@ -133,7 +134,7 @@ patches_apply(const struct patch_set *ps, unsigned version, const char *src, con
 		buf_reset(&why);
 		if (ret)
 			break;
-		step_note(STEP_FETCH, "patch %s: %s", pt->file, status);
+		src_note(pr, "patch %s: %s", pt->file, status);
 		o = json_object();
 		json_set(o, "file", json_string(pt->file));
 		json_set(o, "sha256", json_string(pt->sha256));
@@ -174,7 +175,8 @@ cmp_path(const void *a, const void *b)
 
 int
 patches_before_checkout(const struct patch_set *ps, unsigned version, const char *src,
-			const char *record, const char *commit, int force)
+			const char *record, const char *commit, int force,
+			const struct src_progress *pr)
 {
 	struct buf have = BUF_INIT, want = BUF_INIT, head = BUF_INIT, why = BUF_INIT;
 	struct strvec changed = STRVEC_INIT, touched = STRVEC_INIT;
@@ -216,7 +218,7 @@ patches_before_checkout(const struct patch_set *ps, unsigned version, const char
 				error("cannot undo patch '%s' before checking out: %s", pt->file, why.s);
 				ret = -1;
 			} else {
-				step_note(STEP_FETCH, "patch %s: undone", pt->file);
+				src_note(pr, "patch %s: undone", pt->file);
 			}
 		}
 		buf_release(&line);

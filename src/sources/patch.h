@@ -8,6 +8,7 @@
 
 struct buf;
 struct json;
+struct src_progress;
 
 /*
  * Version-keyed patch series: patches/<project>/index.yaml lists patches
@@ -121,7 +122,7 @@ int patch_check_tree(const struct patch *pt, const char *src, struct buf *why);
  * what is applied. `out` gets [{file, sha256, status}] for the manifest.
  */
 int patches_apply(const struct patch_set *ps, unsigned version, const char *src, const char *record,
-		  struct json *out);
+		  struct json *out, const struct src_progress *pr);
 
 /*
  * Before a checkout: undo the recorded patches (in reverse order) so the
@@ -131,6 +132,7 @@ int patches_apply(const struct patch_set *ps, unsigned version, const char *src,
  * out, -1 after reporting.
  */
 int patches_before_checkout(const struct patch_set *ps, unsigned version, const char *src,
-			    const char *record, const char *commit, int force);
+			    const char *record, const char *commit, int force,
+			    const struct src_progress *pr);
 
 #endif

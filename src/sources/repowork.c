@@ -3,9 +3,11 @@
  * libgit2, as pure logic (no libgit2): relative gitlink paths, whether a
  * gitlink is bwbuild's own, lock files a cut checkout left, and the
  * progress lines of a long fetch or checkout. The libgit2 wrapper family
- * (src/sources/git*.c, the only files that include <git2.h>) calls them. May include: core/, and repowork.h.
+ * (src/sources/git*.c, the only files that include <git2.h>) calls them;
+ * patch.c says its lines through src_note. May include: core/, and repowork.h.
  */
 #include <dirent.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -34,6 +36,35 @@ repo_progress_due(struct repo_progress *p, size_t done, size_t total, double now
 }
 
 void
+src_note(const struct src_progress *p, const char *fmt, ...)
+{
+	struct buf b = BUF_INIT;
+	va_list ap;
+
+	if (!p || !p->line)
+		return;
+	va_start(ap, fmt);
+	buf_vaddf(&b, fmt, ap);
+	va_end(ap);
+	p->line(p->ctx, b.s);
+	buf_release(&b);
+}
+
+const char *
+src_meter_label(const struct src_progress *p, struct buf *out, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!p || !p->label)
+		return NULL;
+	buf_addf(out, "%s: ", p->label);
+	va_start(ap, fmt);
+	buf_vaddf(out, fmt, ap);
+	va_end(ap);
+	return out->s;
+}
+
+void
 repo_progress_init(struct repo_meter *p, const char *what)
 {
 	p->what = what;
@@ -48,6 +79,8 @@ repo_progress_update(struct repo_meter *p, size_t done, size_t total, const char
 	double t = now_seconds();
 	unsigned pct = total ? (unsigned)(100.0 * (double)done / (double)total) : 0;
 
+	if (!p->what)
+		return;
 	if (p->tty) {
 		if (t - p->due.last < 0.25 && done != total)
 			return;

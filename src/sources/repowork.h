@@ -27,7 +27,24 @@ int repo_progress_due(struct repo_progress *p, size_t done, size_t total, double
 
 
 /*
- * Progress of one long operation. On a terminal: one line rewritten in
+ * Where sources/ says what it does, so that it needs no word of the
+ * pipeline: `line` gets each finished line (no newline; the caller prefixes
+ * and escapes it), `label` prefixes the live meters ("fetch"). A NULL
+ * progress, or a NULL `line`: silent.
+ */
+struct src_progress {
+	void (*line)(void *ctx, const char *text);
+	void *ctx;
+	const char *label;
+};
+void src_note(const struct src_progress *p, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+/* A meter's label ("fetch: " and the text) into `out`; NULL when there is no meter. */
+const char *src_meter_label(const struct src_progress *p, struct buf *out, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+/*
+ * Progress of one long operation (a NULL `what`: none shown). On a terminal: one line rewritten in
  * place. Otherwise (a log): repo_progress_due's rule; the caller prints one summary.
  */
 struct repo_meter {

@@ -7,6 +7,7 @@
 #include "../../src/core/json.h"
 #include "../../src/sources/git.h"
 #include "../../src/sources/patch.h"
+#include "../../src/sources/repowork.h"
 #include "../../src/core/strvec.h"
 #include "../../src/core/util.h"
 #include "t.h"
@@ -170,6 +171,16 @@ t_patch_relocate(void)
  * found applied the next time, undone before a checkout; a patch that does
  * not apply leaves the tree as it was.
  */
+/* As the fetch step says them (src/pipeline/fetch.c). */
+static void
+say_line(void *ctx, const char *text)
+{
+	(void)ctx;
+	fprintf(stderr, "fetch: %s\n", text);
+}
+
+static const struct src_progress say = { say_line, NULL, "fetch" };
+
 static void
 t_patch_apply(void)
 {
@@ -193,7 +204,7 @@ t_patch_apply(void)
 	CHECK(ps.n >= 1);
 
 	t_stderr_begin();
-	CHECK(patches_apply(&ps, 0, src.s, rec.s, out) == 0);
+	CHECK(patches_apply(&ps, 0, src.s, rec.s, out, &say) == 0);
 	e = t_stderr_end();
 	CHECK(strstr(e, "fetch: patch 0001-honour-torch-cuda-arch-list.patch: applied\n") != NULL);
 	CHECK_STR(json_str(json_get(json_at(out, 0), "status")), "applied");
@@ -210,15 +221,15 @@ t_patch_apply(void)
 	json_free(out);
 	out = json_array();
 	t_stderr_begin();
-	CHECK(patches_apply(&ps, 0, src.s, rec.s, out) == 0);
+	CHECK(patches_apply(&ps, 0, src.s, rec.s, out, &say) == 0);
 	t_stderr_end();
 	CHECK_STR(json_str(json_get(json_at(out, 0), "status")), "already applied");
 
 	/* Before a checkout of the same commit with the same series: kept (1). */
 	t_stderr_begin();
-	CHECK(patches_before_checkout(&ps, 0, src.s, rec.s, head.s, 0) == 1);
+	CHECK(patches_before_checkout(&ps, 0, src.s, rec.s, head.s, 0, &say) == 1);
 	/* For another commit: undone, the tree as committed. */
-	CHECK(patches_before_checkout(&ps, 0, src.s, rec.s, "0000000000000000000000000000000000000000", 0) == 0);
+	CHECK(patches_before_checkout(&ps, 0, src.s, rec.s, "0000000000000000000000000000000000000000", 0, &say) == 0);
 	e = t_stderr_end();
 	CHECK(strstr(e, "fetch: patch 0001-honour-torch-cuda-arch-list.patch: undone\n") != NULL);
 	{
@@ -235,7 +246,7 @@ t_patch_apply(void)
 	json_free(out);
 	out = json_array();
 	t_stderr_begin();
-	CHECK(patches_apply(&ps, 0, src.s, rec.s, out) == -1);
+	CHECK(patches_apply(&ps, 0, src.s, rec.s, out, &say) == -1);
 	e = t_stderr_end();
 	CHECK(strstr(e, "does not apply to this tree") != NULL);
 	{

@@ -2,6 +2,7 @@
 #include <string.h>
 
 #include "../../src/core/buf.h"
+#include "../../src/core/strvec.h"
 #include "../../src/core/util.h"
 #include "../../src/sources/repowork.h"
 #include "t.h"
@@ -23,6 +24,31 @@ put(const char *path, const char *text)
 {
 	if (mkdir_p_parent(path) < 0 || write_file_atomic(path, text, strlen(text)) < 0)
 		exit(1);
+}
+
+/* sources/ says its lines through a callback: each line whole, none when there is no sink. */
+static void
+keep_line(void *ctx, const char *text)
+{
+	strvec_push(ctx, text);
+}
+
+static void
+t_src_progress(void)
+{
+	struct strvec got = STRVEC_INIT;
+	const struct src_progress pr = { keep_line, &got, "fetch" }, quiet = { NULL, NULL, NULL };
+	struct buf label = BUF_INIT;
+
+	src_note(&pr, "patch %s: %s", "0001.patch", "applied");
+	src_note(NULL, "never %d", 1);
+	src_note(&quiet, "never %d", 2);
+	CHECK(got.n == 1 && !strcmp(got.v[0], "patch 0001.patch: applied"));
+	CHECK(src_meter_label(&quiet, &label, "x") == NULL && label.len == 0);
+	CHECK(src_meter_label(NULL, &label, "x") == NULL);
+	CHECK(!strcmp(src_meter_label(&pr, &label, "checking out %s", "torch"), "fetch: checking out torch"));
+	buf_release(&label);
+	strvec_clear(&got);
 }
 
 void
@@ -115,4 +141,5 @@ t_repowork(void)
 	buf_release(&w);
 	buf_release(&g);
 	buf_release(&text);
+	t_src_progress();
 }
