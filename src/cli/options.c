@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "pipeline/build.h"
 #include "core/buf.h"
 #include "profile/compat.h"
 #include "core/diag.h"

@@ -33,7 +33,7 @@ enum option_kind {
 	OPTION_SIZE,     /* uint64_t: a memory size (util.h's parse_size), not 0 */
 	OPTION_LIST,     /* struct strvec: each value pushed; repeatable */
 	OPTION_GPU,      /* struct gpu_list (compat.h): each value a GPU; repeatable */
-	OPTION_STEP,     /* int: a build step by name (core/diag.h's enum step) */
+	OPTION_STEP,     /* int: a build step by name (pipeline/build.h's enum step) */
 	OPTION_ARG,      /* const char *: the next positional argument; required */
 	OPTION_REST,     /* char **: the first positional argument and all after it, verbatim */
 	OPTION_ARGS,     /* struct strvec: this and every later positional argument; one or more */

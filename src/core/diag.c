@@ -25,26 +25,6 @@ int diag_errors;
 int diag_warnings;
 int diag_quiet;
 
-const char *const step_names[STEP__COUNT] = {
-	[STEP_FETCH] = "fetch",
-	[STEP_CONFIGURE] = "configure",
-	[STEP_COMPILE] = "compile",
-	[STEP_WHEEL] = "wheel",
-	[STEP_REPAIR] = "repair",
-	[STEP_VERIFY] = "verify",
-	[STEP_SMOKE] = "smoke",
-	[STEP_PUBLISH] = "publish",
-};
-
-int
-step_from_name(const char *name)
-{
-	for (int i = 0; i < STEP__COUNT; i++)
-		if (!strcmp(step_names[i], name))
-			return i;
-	return -1;
-}
-
 /*
  * Messages carry names from outside (wheel members, RECORD rows, manifest
  * keys, paths), so every message is escaped on its way out: a control
@@ -174,14 +154,14 @@ put_message(int err, const char *fmt, va_list ap)
 }
 
 void
-step_note(enum step step, const char *fmt, ...)
+progress_note(const char *who, const char *fmt, ...)
 {
 	int err = errno;
 	va_list ap;
 
-	fprintf(stderr, "%s: ", step_names[step]);
+	fprintf(stderr, "%s: ", who);
 	va_start(ap, fmt);
-	/* A step's note ending in ':' introduces a list, never a failure. */
+	/* A progress line ending in ':' introduces a list, never a failure. */
 	put_message(-1, fmt, ap);
 	va_end(ap);
 	errno = err;

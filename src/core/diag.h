@@ -37,31 +37,12 @@ struct exit_code {
 extern const struct exit_code exit_codes[];
 
 /*
- * The steps of a build, in order (docs/design/pipeline.md §1). Their names
- * are defined once, in step_names: --until, the progress lines, the logs
- * (<work>/logs/STEP.log), the fault points, `bwbuild plan` and the
- * manifest's timings all take them from there.
+ * A line of progress on stderr, "WHO: message" (the format without its
+ * newline), escaped as every message is. A format ending in ':' introduces
+ * a list and gets no strerror. The pipeline's steps say theirs through
+ * step_note (pipeline/build.h), with WHO the step's name.
  */
-enum step {
-	STEP_FETCH,
-	STEP_CONFIGURE,
-	STEP_COMPILE,
-	STEP_WHEEL,
-	STEP_REPAIR,
-	STEP_VERIFY,
-	STEP_SMOKE,
-	STEP_PUBLISH,
-	STEP__COUNT
-};
-extern const char *const step_names[STEP__COUNT];
-/* Step by name, or -1. */
-int step_from_name(const char *name);
-
-/*
- * A line of a step's progress on stderr, "STEP: message" (the format
- * without its newline); how every step reports what it is doing.
- */
-void step_note(enum step step, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void progress_note(const char *who, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* A place in a file: 1-based line and column; file NULL when unknown. */
 struct loc {

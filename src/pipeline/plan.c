@@ -1,6 +1,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "pipeline/build.h"
 #include "core/buf.h"
 #include "core/diag.h"
 #include "host/host.h"

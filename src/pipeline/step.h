@@ -3,6 +3,7 @@
 
 #include "wheel/against.h"
 #include "core/buf.h"
+#include "pipeline/build.h"
 #include "pipeline/era.h"
 #include "sources/git.h"
 #include "sources/patch.h"

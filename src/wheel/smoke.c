@@ -695,7 +695,7 @@ smoke_setup_run(struct smoke_setup *s, const struct smoke_request *rq, const cha
 	so.env = &s->env;
 	so.visible = visible;
 	so.args = args;
-	step_note(STEP_SMOKE, "%s with %s (%s)%s%s", rq->target, so.probe,
+	progress_note("smoke", "%s with %s (%s)%s%s", rq->target, so.probe,
 		  rq->python ? rq->python : "python3", visible ? " on GPU " : "",
 		  visible ? visible : "");
 	if (smoke_run(sr, &so) < 0)

@@ -193,7 +193,7 @@ smoke_target_multi(const struct smoke_request *rq, struct json **result)
 		goto out;
 	}
 	if (!gpus.n)
-		step_note(STEP_SMOKE, "--gpu all: %s; running on whatever CUDA finds", why.s);
+		progress_note("smoke", "--gpu all: %s; running on whatever CUDA finds", why.s);
 	/* No GPU listed: one run without CUDA_VISIBLE_DEVICES says what CUDA finds. */
 	for (size_t i = 0; i < (gpus.n ? gpus.n : 1); i++) {
 		const char *g = gpus.n ? gpus.v[i] : NULL;

@@ -73,7 +73,7 @@ escaped(void)
 	diag_collect_begin();
 	warning("'%s' held", hostile);
 	diag_collect_end();
-	step_note(STEP_VERIFY, "'%s'", hostile);
+	progress_note("verify", "'%s'", hostile);
 	/* Lines bwbuild means to indent keep their own indent. */
 	error("cause: x\n  what to do");
 }

@@ -6,6 +6,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "../../src/pipeline/build.h"
 #include "../../src/core/buf.h"
 #include "../../src/pipeline/step.h"
 #include "../../src/core/util.h"

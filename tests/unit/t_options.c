@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+#include "../../src/pipeline/build.h"
 #include "../../src/core/buf.h"
 #include "../../src/profile/compat.h"
 #include "../../src/cli/options.h"

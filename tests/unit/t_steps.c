@@ -4,6 +4,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "../../src/pipeline/build.h"
 #include "../../src/core/buf.h"
 #include "../../src/core/diag.h"
 #include "../../src/core/util.h"
