@@ -9,7 +9,7 @@
 #include "profile/profile.h"
 #include "cli/report.h"
 #include "pipeline/resolve.h"
-#include "pipeline/step.h"
+#include "pipeline/build.h"
 #include "wheel/against.h"
 #include "core/strvec.h"
 

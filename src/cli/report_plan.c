@@ -5,7 +5,7 @@
 #include "pipeline/doctor.h"
 #include "pipeline/plan.h"
 #include "pipeline/pyenv.h"
-#include "pipeline/step.h"
+#include "pipeline/build.h"
 #include "cli/report.h"
 #include "core/buf.h"
 #include "core/diag.h"
@@ -24,7 +24,7 @@
  * it; the build's interpreter) and the variables its steps set on top of
  * the plan's environment (the patch series' env; an extension's
  * PYTHONPATH, CMAKE_PREFIX_PATH, PYTORCH_NVCC and CC/CXX wrappers), made by
- * the steps' own step_env so that the plan cannot say otherwise.
+ * the steps' own step_env_of so that the plan cannot say otherwise.
  */
 
 /* The build environment as the build's checks find it (pyenv.h), said for the plan. */
@@ -52,8 +52,9 @@ plan_view_build_env(struct plan_view *v, const char *src)
 int
 plan_view_make(struct plan_view *v, const struct plan *pl, const struct profile *p)
 {
-	struct build b;
-	struct proc pr;
+	struct step_env_in in = { .plan = pl, .epoch = -1 };
+	struct buf torch_site = BUF_INIT;
+	struct strvec env = STRVEC_INIT;
 
 	memset(v, 0, sizeof(*v));
 	v->pl = pl;
@@ -76,30 +77,27 @@ plan_view_make(struct plan_view *v, const struct plan *pl, const struct profile 
 	v->cmake_policy = !profile_is_extension(p) &&
 			  cmake_policy_needed(pl->local_source ? pl->src_dir : NULL, &v->cmake_said);
 
-	memset(&b, 0, sizeof(b));
-	memset(&pr, 0, sizeof(pr));
-	b.plan = *pl;
-	b.epoch = -1;
-	b.pythonpath = v->pythonpath;
-	b.cmake_policy = v->cmake_policy;
+	in.pythonpath = v->pythonpath.s;
+	in.cmake_policy = v->cmake_policy;
 	/* A --source tree gets nothing of the series, its env included (as fetch.c builds it). */
 	if (v->have_patches && !pl->local_source)
-		b.patches = v->ps;
+		in.patch_env = &v->ps.env;
 	if (v->have_torch) {
-		b.torch = v->torch;
-		buf_addf(&b.torch_site, "%s/torch-site", pl->work_dir);
+		buf_addf(&torch_site, "%s/torch-site", pl->work_dir);
+		in.torch_site = torch_site.s;
+		in.torch_package = v->torch.package;
 	}
-	step_env(&pr, &b);
-	for (size_t i = 0; i < pr.env.n; i++) {
+	step_env_of(&in, &env);
+	for (size_t i = 0; i < env.n; i++) {
 		size_t k;
 
-		for (k = 0; k < pl->env.n && strcmp(pl->env.v[k], pr.env.v[i]); k++)
+		for (k = 0; k < pl->env.n && strcmp(pl->env.v[k], env.v[i]); k++)
 			;
 		if (k == pl->env.n)
-			strvec_push(&v->step_env, pr.env.v[i]);
+			strvec_push(&v->step_env, env.v[i]);
 	}
-	strvec_clear(&pr.env);
-	buf_release(&b.torch_site);
+	strvec_clear(&env);
+	buf_release(&torch_site);
 	return 0;
 }
 

@@ -49,4 +49,42 @@ struct build_opts {
 /* Run; returns the exit status (diag.h). */
 int build_run(const struct build_opts *o);
 
+struct buf;
+struct plan;
+struct profile;
+struct strvec;
+struct torch_ref;
+
+/*
+ * What the steps' environment is made of (step_env in src/pipeline/step.c
+ * fills it from a build), so that `bwbuild plan` shows the same
+ * environment without a build: the plan's env, SOURCE_DATE_EPOCH (epoch
+ * -1: none), the patch series' env, the PYTHONPATH prefix the tree needs,
+ * CMake's policy floor, an extension's torch, the wheel's version. NULL
+ * and "" alike mean none.
+ */
+struct step_env_in {
+	const struct plan *plan;
+	long long epoch;
+	const struct strvec *patch_env;
+	const char *pythonpath;
+	const char *torch_site, *torch_package;
+	const char *version;
+	int cmake_policy;
+};
+void step_env_of(const struct step_env_in *in, struct strvec *env);
+
+/*
+ * The torch an extension profile builds on (its `torch:`), loaded into `t`
+ * (found at `where`), every arch of the profile one it runs on; -1 after
+ * reporting. What build, plan and doctor all check (src/pipeline/extension.c).
+ */
+int extension_torch(const struct profile *p, struct torch_ref *t, struct buf *where);
+/*
+ * What wheel_version will give, as far as the profile tells before the
+ * fetch: "2.6.0+cpu.cpu (the release of tag v2.6.0)", or the form it takes
+ * from the tree ("version.txt+git<commit>.cu130.sm120 (read at fetch)").
+ */
+void wheel_version_plan(const struct profile *p, const struct plan *pl, struct buf *out);
+
 #endif

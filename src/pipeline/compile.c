@@ -254,7 +254,7 @@ recover_from_oom(struct build *b, struct strvec *killed, int attempt)
  * below one compile at a time.
  */
 static int
-compile_with_recovery(struct build *b)
+compile_with_recovery(struct build *b, struct eta_plan *eta)
 {
 	struct buf oom = BUF_INIT, launch_dir = BUF_INIT;
 	int attempt, rc = -1;
@@ -273,7 +273,7 @@ compile_with_recovery(struct build *b)
 		compile_command(&pr, b);
 		pr.defer_failure = 1;
 		pr.append_log = attempt > 0;
-		rc = step_command(STEP_COMPILE, &b->plan, &pr);
+		rc = step_command_eta(STEP_COMPILE, &b->plan, &pr, eta);
 		oom_seen = rc && pr.status && !proc_interrupted &&
 			   (launch_oom_read(launch_dir.s, &killed) > 0 || tail_says_killed(&pr));
 		last = !oom_seen || attempt == MAX_OOM_RECOVERIES || (jc->jobs == 1 && jc->slots <= 1);
@@ -342,9 +342,7 @@ compile_run(struct build *b)
 			return -1;
 	}
 	eta_plan_make(b, &eta);
-	step_set_eta(eta.n ? &eta : NULL);
-	rc = compile_with_recovery(b);
-	step_set_eta(NULL);
+	rc = compile_with_recovery(b, eta.n ? &eta : NULL);
 	eta_plan_release(&eta);
 	if (!rc && partial)
 		step_note(STEP_COMPILE, "targets %s built (--targets stops after them)",

@@ -75,7 +75,7 @@ smoke_step_run(struct build *b)
 	}
 	rq.target = b->wheel.s;
 	rq.profile = &b->profile;
-	rq.python = b->python.s;
+	rq.python = b->python.len ? b->python.s : NULL;
 	smoke_result_init(&sr);
 	rc = smoke_target(&rq, &sr, &b->runtime);
 	for (size_t i = 0; i < sr.nchecks; i++) {

@@ -18,19 +18,11 @@
 
 struct progress {
 	enum step step;
+	struct eta_plan *eta; /* the weighted work of this step (compile.c), or NULL */
 	double start, last_print;
 	int tty;
 	int last_total;
 };
-
-/* The weighted work of the step running now (compile.c sets it), or NULL. */
-static struct eta_plan *step_eta;
-
-void
-step_set_eta(struct eta_plan *e)
-{
-	step_eta = e;
-}
 
 /* Ninja prints "[n/m] ..." per finished edge: turn it into progress. */
 static void
@@ -46,13 +38,13 @@ on_line(void *vctx, const char *line, size_t len)
 		return;
 	fault_point(step_names[c->step]); /* the Nth "[n/m]" line of this step */
 	now = now_seconds();
-	if (step_eta) {
+	if (c->eta) {
 		const char *close = memchr(line, ']', len);
 
 		if (close && (size_t)(close - line) + 2 <= len) {
 			char *desc = xstrndup(close + 2, len - (size_t)(close - line) - 2);
 
-			eta_plan_step(step_eta, desc, now - c->start, total);
+			eta_plan_step(c->eta, desc, now - c->start, total);
 			free(desc);
 		}
 	}
@@ -61,7 +53,7 @@ on_line(void *vctx, const char *line, size_t len)
 		return;
 	c->last_print = now;
 	rate = done / (now - c->start > 0.001 ? now - c->start : 0.001);
-	eta = eta_seconds(step_eta, now - c->start, done, total);
+	eta = eta_seconds(c->eta, now - c->start, done, total);
 	if (eta >= 0)
 		snprintf(etas, sizeof(etas), "%d:%02d", (int)eta / 60, (int)eta % 60);
 	else
@@ -371,6 +363,12 @@ open_log(enum step step, const struct plan *pl, const struct proc *p, struct buf
 int
 step_command(enum step step, const struct plan *pl, struct proc *p)
 {
+	return step_command_eta(step, pl, p, NULL);
+}
+
+int
+step_command_eta(enum step step, const struct plan *pl, struct proc *p, struct eta_plan *eta)
+{
 	struct buf logpath = BUF_INIT;
 	struct progress ctx;
 	int fd, st;
@@ -382,6 +380,7 @@ step_command(enum step step, const struct plan *pl, struct proc *p)
 	}
 	memset(&ctx, 0, sizeof(ctx));
 	ctx.step = step;
+	ctx.eta = eta;
 	ctx.start = now_seconds();
 	ctx.tty = isatty(2);
 	p->log_fd = fd;
@@ -408,26 +407,26 @@ step_command(enum step step, const struct plan *pl, struct proc *p)
 }
 
 void
-step_env(struct proc *p, const struct build *b)
+step_env_of(const struct step_env_in *in, struct strvec *env)
 {
-	for (size_t i = 0; i < b->plan.env.n; i++)
-		strvec_push(&p->env, b->plan.env.v[i]);
+	for (size_t i = 0; i < in->plan->env.n; i++)
+		strvec_push(env, in->plan->env.v[i]);
 	/* Timestamps from the commit, not the clock (reproducible-builds.org); the user's own wins. */
-	if (b->epoch >= 0 && !getenv("SOURCE_DATE_EPOCH") &&
-	    strvec_env_find(&p->env, "SOURCE_DATE_EPOCH", strlen("SOURCE_DATE_EPOCH")) < 0) {
+	if (in->epoch >= 0 && !getenv("SOURCE_DATE_EPOCH") &&
+	    strvec_env_find(env, "SOURCE_DATE_EPOCH", strlen("SOURCE_DATE_EPOCH")) < 0) {
 		struct buf e = BUF_INIT;
 
-		buf_addf(&e, "%lld", b->epoch);
-		strvec_env_set(&p->env, "SOURCE_DATE_EPOCH", e.s);
+		buf_addf(&e, "%lld", in->epoch);
+		strvec_env_set(env, "SOURCE_DATE_EPOCH", e.s);
 		buf_release(&e);
 	}
 	/* The package's own switches (patches/<project>/index.yaml env:), e.g. *_FORCE_BUILD. */
-	for (size_t i = 0; i < b->patches.env.n; i++) {
-		const char *eq = strchr(b->patches.env.v[i], '=');
+	for (size_t i = 0; i < (in->patch_env ? in->patch_env->n : 0); i++) {
+		const char *eq = strchr(in->patch_env->v[i], '=');
 		struct buf name = BUF_INIT;
 
-		buf_add(&name, b->patches.env.v[i], (size_t)(eq - b->patches.env.v[i]));
-		strvec_env_set(&p->env, name.s, eq + 1);
+		buf_add(&name, in->patch_env->v[i], (size_t)(eq - in->patch_env->v[i]));
+		strvec_env_set(env, name.s, eq + 1);
 		buf_release(&name);
 	}
 	/*
@@ -435,56 +434,73 @@ step_env(struct proc *p, const struct build *b)
 	 * (pyenv.h); an extension's torch goes before it (below), and needs it
 	 * as much: torch 2.6's import wants typing_extensions >= 4.5.
 	 */
-	if (b->pythonpath.len)
-		strvec_env_prepend_path(&p->env, "PYTHONPATH", b->pythonpath.s);
+	if (in->pythonpath && *in->pythonpath)
+		strvec_env_prepend_path(env, "PYTHONPATH", in->pythonpath);
 	/* CMake 4 refuses policies below 3.5; set only where a CMakeLists.txt of the tree asks one. */
-	if (b->cmake_policy && strvec_env_find(&p->env, "CMAKE_POLICY_VERSION_MINIMUM",
+	if (in->cmake_policy && strvec_env_find(env, "CMAKE_POLICY_VERSION_MINIMUM",
 					       strlen("CMAKE_POLICY_VERSION_MINIMUM")) < 0)
-		strvec_env_set(&p->env, "CMAKE_POLICY_VERSION_MINIMUM", "3.5");
-	if (b->torch_site.len) {
+		strvec_env_set(env, "CMAKE_POLICY_VERSION_MINIMUM", "3.5");
+	if (in->torch_site && *in->torch_site) {
 		/* kind: extension: the torch it builds on, first on the path; nvcc through the launcher. */
 		struct buf v = BUF_INIT;
 
-		strvec_env_prepend_path(&p->env, "PYTHONPATH", b->torch_site.s);
+		strvec_env_prepend_path(env, "PYTHONPATH", in->torch_site);
 		/* CMake-built extensions: find_package(Torch) finds this torch, ninja runs MAX_JOBS. */
-		buf_addf(&v, "%s/%s/share/cmake", b->torch_site.s, b->torch.package);
-		strvec_env_prepend_path(&p->env, "CMAKE_PREFIX_PATH", v.s);
+		buf_addf(&v, "%s/%s/share/cmake", in->torch_site, in->torch_package);
+		strvec_env_prepend_path(env, "CMAKE_PREFIX_PATH", v.s);
 		buf_reset(&v);
-		buf_addf(&v, "%u", b->plan.jobs.jobs);
-		strvec_env_set(&p->env, "CMAKE_BUILD_PARALLEL_LEVEL", v.s);
+		buf_addf(&v, "%u", in->plan->jobs.jobs);
+		strvec_env_set(env, "CMAKE_BUILD_PARALLEL_LEVEL", v.s);
 		buf_reset(&v);
-		if (b->plan.jobs.launcher) {
+		if (in->plan->jobs.launcher) {
 			char *self = realpath("/proc/self/exe", NULL);
 
-			buf_addf(&v, "%s launch -- %s/bin/nvcc", self ? self : "bwbuild", b->plan.cuda_home);
-			strvec_env_set(&p->env, "PYTORCH_NVCC", v.s);
+			buf_addf(&v, "%s launch -- %s/bin/nvcc", self ? self : "bwbuild", in->plan->cuda_home);
+			strvec_env_set(env, "PYTORCH_NVCC", v.s);
 			/* C and C++ through <work>/launch/bin (extension.c); the profile's CC/CXX inside. */
-			strvec_env_set(&p->env, "BWBUILD_LAUNCH_SELF", self ? self : "bwbuild");
+			strvec_env_set(env, "BWBUILD_LAUNCH_SELF", self ? self : "bwbuild");
 			for (int i = 0; i < 2; i++) {
 				const char *name = i ? "CXX" : "CC";
-				long at = strvec_env_find(&p->env, name, strlen(name));
+				long at = strvec_env_find(env, name, strlen(name));
 
 				buf_reset(&v);
 				buf_addf(&v, "LAUNCHED_%s", name);
 				/* Always set: a LAUNCHED_* left in the caller's environment means nothing. */
 				if (at >= 0)
-					strvec_env_set(&p->env, v.s, p->env.v[at] + strlen(name) + 1);
+					strvec_env_set(env, v.s, env->v[at] + strlen(name) + 1);
 				else if (getenv(name) && *getenv(name) && !strstr(getenv(name), "/launch/bin/"))
-					strvec_env_set(&p->env, v.s, getenv(name));
+					strvec_env_set(env, v.s, getenv(name));
 				else
-					strvec_env_set(&p->env, v.s, i ? "c++" : "cc");
+					strvec_env_set(env, v.s, i ? "c++" : "cc");
 				buf_reset(&v);
-				buf_addf(&v, "%s/launch/bin/%s", b->plan.work_dir, i ? "c++" : "cc");
-				strvec_env_set(&p->env, name, v.s);
+				buf_addf(&v, "%s/launch/bin/%s", in->plan->work_dir, i ? "c++" : "cc");
+				strvec_env_set(env, name, v.s);
 			}
 			free(self);
 		}
 		buf_release(&v);
 	}
-	if (b->version.len) {
-		strvec_env_set(&p->env, "PYTORCH_BUILD_VERSION", b->version.s);
-		strvec_env_set(&p->env, "PYTORCH_BUILD_NUMBER", "1");
+	if (in->version && *in->version) {
+		strvec_env_set(env, "PYTORCH_BUILD_VERSION", in->version);
+		strvec_env_set(env, "PYTORCH_BUILD_NUMBER", "1");
 	}
+}
+
+void
+step_env(struct proc *p, const struct build *b)
+{
+	const struct step_env_in in = {
+		.plan = &b->plan,
+		.epoch = b->epoch,
+		.patch_env = &b->patches.env,
+		.pythonpath = b->pythonpath.s,
+		.torch_site = b->torch_site.s,
+		.torch_package = b->torch.package,
+		.version = b->version.s,
+		.cmake_policy = b->cmake_policy,
+	};
+
+	step_env_of(&in, &p->env);
 }
 
 void
@@ -502,12 +518,30 @@ step_toolchain(struct build *b)
 void
 build_init(struct build *b, const struct build_opts *o)
 {
-	memset(b, 0, sizeof(*b));
-	b->opts = o;
-	b->epoch = -1;
-	b->source = json_object();
-	b->recoveries = json_array();
-	b->start = now_seconds();
+	/* Every buf and strvec in its BUF_INIT state: never NULL, as their headers promise. */
+	*b = (struct build){
+		.opts = o,
+		.python = BUF_INIT,
+		.pythonpath = BUF_INIT,
+		.patches = { .env = STRVEC_INIT },
+		.commit = BUF_INIT,
+		.version = BUF_INIT,
+		.epoch = -1,
+		.source = json_object(),
+		.torch_site = BUF_INIT,
+		.recoveries = json_array(),
+		.wheel = BUF_INIT,
+		.start = now_seconds(),
+	};
+}
+
+void
+build_init_from(struct build *t, const struct build *b)
+{
+	build_init(t, b->opts);
+	t->profile = b->profile;
+	t->plan = b->plan;
+	t->borrowed = 1;
 }
 
 void
@@ -527,8 +561,10 @@ build_release(struct build *b)
 	patch_set_release(&b->patches);
 	if (b->have_report)
 		wheel_report_release(&b->report);
-	plan_release(&b->plan);
-	profile_release(&b->profile);
+	if (!b->borrowed) {
+		plan_release(&b->plan);
+		profile_release(&b->profile);
+	}
 	buf_release(&b->python);
 	buf_release(&b->pythonpath);
 	buf_release(&b->commit);

@@ -50,6 +50,7 @@ struct build {
 	int smoke_failed;             /* smoke: a check failed (the wheel is not published) */
 	double seconds[STEP__COUNT];
 	double start;
+	int borrowed;                 /* profile and plan are another build's: build_release leaves them */
 };
 
 /*
@@ -67,15 +68,15 @@ struct build_step {
 /* The context of one build of `o`, and everything it holds released. */
 void build_init(struct build *b, const struct build_opts *o);
 void build_release(struct build *b);
+/*
+ * A context of its own over `b`'s profile and plan (borrowed, not copied:
+ * build_release of `t` leaves them to `b`), for a check that fills what a
+ * build would without touching `b` (uptodate.c).
+ */
+void build_init_from(struct build *t, const struct build *b);
 
 int fetch_run(struct build *b);                 /* src/pipeline/fetch.c */
 int extension_check(struct build *b);           /* src/pipeline/extension.c: kind: extension */
-/*
- * The torch an extension profile builds on (its `torch:`), loaded into `t`
- * (found at `where`), every arch of the profile one it runs on; -1 after
- * reporting. What build, plan and doctor all check (src/pipeline/extension.c).
- */
-int extension_torch(const struct profile *p, struct torch_ref *t, struct buf *where);
 int extension_tree(struct build *b);
 /* Requested vs effective archs of an extension's libraries, into the report's errors. */
 void extension_verify(struct build *b, int repacked);
@@ -85,12 +86,6 @@ void extension_verify(struct build *b, int repacked);
  * variant label; empty for a tree that does not read PYTORCH_BUILD_VERSION.
  */
 int wheel_version(struct build *b);
-/*
- * What wheel_version will give, as far as the profile tells before the
- * fetch: "2.6.0+cpu.cpu (the release of tag v2.6.0)", or the form it takes
- * from the tree ("version.txt+git<commit>.cu130.sm120 (read at fetch)").
- */
-void wheel_version_plan(const struct profile *p, const struct plan *pl, struct buf *out);
 /* "2.6.0" into `out` for the ref v2.6.0 over a version.txt of "2.6.0a0": 1; else 0. */
 int release_version(const char *ref, const char *version_txt, struct buf *out);
 /*
@@ -126,9 +121,9 @@ int publish_run(struct build *b);
  * p->defer_failure). 0 or -1.
  */
 int step_command(enum step step, const struct plan *pl, struct proc *p);
-/* The weighted work ahead for the progress lines' ETA (src/launch/eta.h); NULL: the steps' rate. */
+/* The same, its ETA from the weighted work ahead (src/launch/eta.h); NULL: the step's rate. */
 struct eta_plan;
-void step_set_eta(struct eta_plan *e);
+int step_command_eta(enum step step, const struct plan *pl, struct proc *p, struct eta_plan *eta);
 /* The report step_command defers: command, status, last lines, log path. */
 void step_failed(enum step step, const struct plan *pl, const struct proc *p);
 /*
@@ -137,7 +132,7 @@ void step_failed(enum step step, const struct plan *pl, const struct proc *p);
  * "error: cause: LINE" with what to do. 1 when one was found.
  */
 int step_cause(enum step step, const struct plan *pl);
-/* The plan's environment, with the wheel's version when the profile sets one. */
+/* The plan's environment, with the wheel's version when the profile sets one (step_env_of). */
 void step_env(struct proc *p, const struct build *b);
 /*
  * b->toolchain probed in the steps' environment, once: at the fetch of a

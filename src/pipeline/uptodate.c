@@ -365,9 +365,7 @@ uptodate_check(const struct build *b)
 	}
 	buf_reset(&why);
 	/* A context of its own: what it fills is released here, the profile and plan are b's. */
-	build_init(&t, b->opts);
-	t.profile = b->profile;
-	t.plan = b->plan;
+	build_init_from(&t, b);
 	want = json_str(json_get(last, "inputs_hash"));
 	wheel = json_str(json_get(last, "wheel"));
 	manifest = json_str(json_get(last, "manifest"));
@@ -421,20 +419,7 @@ uptodate_check(const struct build *b)
 	}
 	json_free(inputs);
 	json_free(last);
-	if (t.have_report)
-		wheel_report_release(&t.report);
-	if (t.have_torch)
-		torch_ref_release(&t.torch);
-	buf_release(&t.torch_site);
-	repo_tree_info_release(&t.tree);
-	patch_set_release(&t.patches);
-	toolchain_release(&t.toolchain);
-	buf_release(&t.python);
-	buf_release(&t.pythonpath);
-	buf_release(&t.commit);
-	buf_release(&t.version);
-	json_free(t.source);
-	json_free(t.recoveries);
+	build_release(&t);
 	buf_release(&path);
 	buf_release(&text);
 	buf_release(&why);

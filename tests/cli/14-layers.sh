@@ -1,7 +1,7 @@
 # The layer check (issue 33): tests/tools/layers.py ranks every folder of
 # src/ strictly and fails on an include that goes up, a folder with no
 # rank, a circle of calls, a private header of the launcher included
-# outside src/launch/ and a Makefile whose LAYERS differ from its ORDER. The tree as it is must pass; a copy with one of each must fail,
+# outside src/launch/, struct build's step.h included outside the pipeline and a Makefile whose LAYERS differ from its ORDER. The tree as it is must pass; a copy with one of each must fail,
 # naming each.
 . "$(dirname "$0")/lib.sh"
 
@@ -21,6 +21,7 @@ printf 'int extra;\n' > "$t/src/extra/x.c"
 printf 'static int p(void) { return smoke_status_mark(0) != 0; }\n' >> "$t/src/wheel/archs.c"
 sed -i 's/^LAYERS = core /LAYERS = /' "$t/Makefile"
 printf '#include "launch/admit.h"\n' >> "$t/src/pipeline/plan.c"
+printf '#include "pipeline/step.h"\n' >> "$t/src/cli/cmd_plan.c"
 run 1 python3 tests/tools/layers.py "$t"
 contains "$TMP/out" "profile includes pipeline/plan.h, a higher layer (pipeline)"
 contains "$TMP/out" "src/extra/: a folder with no rank"
@@ -28,5 +29,6 @@ contains "$TMP/out" "circle: wheel/archs -> wheel/smoke -> wheel/archs"
 contains "$TMP/out" "Makefile: LAYERS is"
 contains "$TMP/out" "src/pipeline/plan.c:"
 contains "$TMP/out" "includes launch/admit.h, which only src/launch/* may include"
-contains "$TMP/out" "layers: 5 violations"
+contains "$TMP/out" "includes pipeline/step.h, which only src/pipeline/* may include"
+contains "$TMP/out" "layers: 6 violations"
 echo "ok 14-layers"

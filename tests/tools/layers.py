@@ -20,7 +20,8 @@ A library's header included outside its wrapper (LIBRARY) fails: libgit2
 is used only by src/sources/git*.c (the wrapper family, whose private
 git_priv.h brings <git2.h> and is theirs alone); nothing else includes
 <git2.h>, only profile.c includes <yaml.h>, only json.c <cjson/cJSON.h>.
-The launcher's admit.h, remote.h and peaks.h are src/launch/'s alone.
+The launcher's admit.h, remote.h and peaks.h are src/launch/'s alone;
+pipeline/step.h (struct build) is src/pipeline/'s alone.
 
 PENDING lists known violations with the reason each is left for now: they
 print as "pending" and pass; an entry that no longer occurs fails, so the
@@ -47,6 +48,8 @@ LIBRARY = {
     "launch/admit.h": ("src/launch/*",),
     "launch/remote.h": ("src/launch/*",),
     "launch/peaks.h": ("src/launch/*",),
+    # struct build, the steps' shared context: the pipeline's own (cli reaches it through build.h).
+    "pipeline/step.h": ("src/pipeline/*",),
 }
 # The profile loader is one family split in two files over pnode.h.
 FAMILY = {"profile/profcheck": "profile/profload"}

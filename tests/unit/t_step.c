@@ -22,7 +22,8 @@ static struct plan pl;
 
 /* `script` run from a file, so the log's header line (the command) does not hold its words. */
 static int
-run(const char *step, const char *script, int defer, struct proc *p, const char **err)
+run_eta(const char *step, const char *script, int defer, struct proc *p, const char **err,
+	struct eta_plan *eta)
 {
 	struct buf path = BUF_INIT;
 	int rc;
@@ -35,9 +36,15 @@ run(const char *step, const char *script, int defer, struct proc *p, const char 
 	buf_release(&path);
 	p->defer_failure = defer;
 	t_stderr_begin();
-	rc = step_command((enum step)step_from_name(step), &pl, p);
+	rc = step_command_eta((enum step)step_from_name(step), &pl, p, eta);
 	*err = t_stderr_end();
 	return rc;
+}
+
+static int
+run(const char *step, const char *script, int defer, struct proc *p, const char **err)
+{
+	return run_eta(step, script, defer, p, err, NULL);
 }
 
 static const char *
@@ -64,12 +71,10 @@ t_success(void)
 	/* The weighted ETA of compile.c: three edges known from ninja -n. */
 	eta_plan_parse(&e, "[1/3] Building CXX object a.o\n[2/3] Building CUDA object k.o\n"
 			   "[3/3] Linking CXX shared library libtorch.so\n");
-	step_set_eta(&e);
 	strvec_push(&p.env, "T_STEP=1");
-	CHECK(run("compile", "echo '[1/3] Building CXX object a.o'; echo noise;"
+	CHECK(run_eta("compile", "echo '[1/3] Building CXX object a.o'; echo noise;"
 			     " echo '[2/3] Building CUDA object k.o'; echo '[3/3] Linking CXX shared library libtorch.so'",
-		  0, &p, &err) == 0);
-	step_set_eta(NULL);
+		  0, &p, &err, &e) == 0);
 	CHECK(e.done == e.total && e.total > 0);
 	eta_plan_release(&e);
 	CHECK(strstr(err, "compile: sh ") != NULL);
@@ -152,6 +157,9 @@ t_env(void)
 
 	memset(&bo, 0, sizeof(bo));
 	build_init(&b, &bo);
+	/* Its bufs and strvecs as their _INIT leaves them: never NULL. */
+	CHECK(b.wheel.s && !*b.wheel.s && b.python.s && b.torch_site.s && b.version.s);
+	CHECK(b.patches.env.v && b.patches.env.n == 0 && b.epoch == -1 && !b.borrowed);
 	strvec_push(&b.plan.env, "USE_CUDA=1");
 	b.epoch = 1234;
 	buf_addstr(&b.version, "2.6.0+bw1");
@@ -168,6 +176,16 @@ t_env(void)
 	CHECK(strvec_env_get(&p.env, "SOURCE_DATE_EPOCH") == NULL);
 	proc_release(&p);
 	t_env_restore("SOURCE_DATE_EPOCH", sde);
+	/* A borrowing context sees b's plan and leaves it to b (ASan: no double free). */
+	{
+		struct build t;
+
+		build_init_from(&t, &b);
+		CHECK(t.borrowed && t.plan.env.v == b.plan.env.v && t.opts == b.opts);
+		buf_addstr(&t.version, "x");
+		build_release(&t);
+		CHECK_STR(strvec_env_get(&b.plan.env, "USE_CUDA"), "1");
+	}
 	strvec_clear(&b.plan.env);
 	memset(&b.plan, 0, sizeof(b.plan));
 	build_release(&b);
