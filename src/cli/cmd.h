@@ -4,10 +4,11 @@
 #include "cli/options.h"
 
 /*
- * Subcommands. Each lives in src/cmd_<name>.c: a table of its options
+ * Subcommands. Each lives in src/cli/cmd_<name>.c: a table of its options
  * (options.h), what it does in a few lines for --help, then calls into
- * engine modules and returns the exit status (diag.h). To add one: write
- * cmd_<name>.c, declare it here, add a row to the table in main.c.
+ * the layers below (src/README.md) and returns the exit status (diag.h).
+ * To add one: write cmd_<name>.c, declare it here, add a row to the table
+ * in main.c.
  */
 struct command {
 	const char *name;

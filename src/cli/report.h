@@ -18,7 +18,7 @@ struct wheel_report;
 
 /*
  * What the commands print, over the engines' results, so that the
- * src/cmd_*.c files only parse their options and call.
+ * src/cli/cmd_*.c files only parse their options and call.
  */
 
 /* A command's --json result on standard output; frees it. */

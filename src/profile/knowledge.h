@@ -40,14 +40,15 @@ int kb_arch_source(const char *src, unsigned torch, const char *torch_from, unsi
 int kb_check_source(const struct profile *p, const char *src, const char *cuda_home, int check_archs,
 		    struct buf *said);
 
+/* Whether any CUDA release of the table builds SASS for cc (major*10+minor). */
+int kb_arch_known(unsigned cc);
+
 /*
  * Check the profile's archs and features against the knowledge base:
  * errors at the offending key with what to do; warnings (e.g. no +PTX on
  * the newest arch) become errors with `strict`. Returns -1 when it
  * reported an error.
  */
-/* Whether any CUDA release of the table builds SASS for cc (major*10+minor). */
-int kb_arch_known(unsigned cc);
 int kb_check(const struct profile *p, const struct kb_context *ctx, int strict);
 
 /*

@@ -10,6 +10,8 @@ FILE:LINE: what) when
     `§N` / `§N.M` / `§N-M` of it that is not a numbered heading there, or a
     markdown link or a `src/LAYER/FILE.c` of README.md or docs/ names a file
     that does not exist;
+  - a comment names `src/LAYER/FILE.c` (a glob for a family) that does not
+    exist, or a comment of src/ names a `src/FILE.c` with no layer folder;
   - a comment cites a document by a bare name (`foo.md`) that is in no
     folder of the repository (design knowledge kept outside it);
   - README.md's folder list (its Architecture section, lines
@@ -19,6 +21,7 @@ FILE:LINE: what) when
   - an exit code of src/core/diag.h is missing from docs/design/pipeline.md
     §2 or from docs/bwbuild.1's EXIT STATUS, or §2 names a code diag.h
     lacks."""
+import glob
 import os
 import re
 import sys
@@ -41,6 +44,11 @@ OTHER_REPO = re.compile(r"[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+[ :]$")
 SELF = ("tests/tools/docs_drift.py", "tests/cli/12-docs-drift.sh")
 # A source file a doc names ("src/pipeline/step.c"): it must be there.
 SRC_PATH = re.compile(r"\bsrc/[a-z_]+/[A-Za-z0-9_-]+\.[ch]\b")
+# The same in a comment, where a glob may stand for a family ("src/sources/git*.c"); not a
+# path inside another tree ("$w/src/build/CMakeCache.txt", "a/src/x.c").
+SRC_CITED = re.compile(r"(?<![\w/.$-])src/[a-z_]+/[A-Za-z0-9_*-]+\.[ch]\b")
+# "src/cmd_x.c": a source path from before the layer folders.
+SRC_FLAT = re.compile(r"(?<![\w/.$-])src/[A-Za-z0-9_*<>-]+\.[ch]\b")
 MD_LINK = re.compile(r"\]\(([^)#\s]+)(?:#[^)]*)?\)")
 
 PIPELINE = "docs/design/pipeline.md"
@@ -107,6 +115,15 @@ def all_names(top):
     return names
 
 
+def check_src_paths(top, path, i, line):
+    for m in SRC_CITED.finditer(line):
+        if not glob.glob(os.path.join(top, m.group(0))):
+            finding(path, i, "names '%s', which does not exist" % m.group(0))
+    # Tests make little trees of their own with src/x.c in them: only bwbuild's code is read here.
+    for m in (SRC_FLAT.finditer(line) if path.startswith("src/") else ()):
+        finding(path, i, "names '%s', a path with no layer folder (src/README.md)" % m.group(0))
+
+
 def check_citations(top):
     cache = {}
     known = all_names(top)
@@ -124,6 +141,7 @@ def check_citations(top):
         for i, line in enumerate(text.split("\n"), 1):
             for m in DOC_REF.finditer(line):
                 check_citation(top, path, i, line, m, cache)
+            check_src_paths(top, path, i, line)
             for m in BARE_MD.finditer(line):
                 name = m.group(1)
                 if name in known or OTHER_REPO.search(line[:m.start()]):
