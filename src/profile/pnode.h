@@ -2,7 +2,7 @@
 #define BWBUILD_PNODE_H
 
 /*
- * Inside profile/: the tree of located nodes that profile.c (the only
+ * Inside profile/: the tree of located nodes that ydoc.c (the only
  * file that includes <yaml.h>) reads a YAML file into, and what
  * profload.c and profcheck.c do with it. Not for other layers: they use
  * the ynode_* reader of profile.h.

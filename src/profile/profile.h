@@ -206,25 +206,6 @@ void profile_arch_list(const struct profile *p, struct buf *out);
 /* 1 if PyTorch's build front-end forwards NAME from the environment to CMake. */
 int cmake_name_forwarded(const char *name);
 
-/* Parse a YAML document into a tree and free it (for the fuzz target). */
-int profile_parse_buffer(const char *name, const char *data, size_t len);
-
-/*
- * The same YAML reader for other files (patches/<project>/index.yaml):
- * maps, lists and strings, each with its file:line:col. -1/NULL after
- * reporting a syntax error; the top level must be a mapping.
- */
-struct pnode *ydoc_load(const char *path);
-void ydoc_free(struct pnode *n);
-const struct pnode *ynode_get(const struct pnode *map, const char *key);
-size_t ynode_len(const struct pnode *n);
-const struct pnode *ynode_at(const struct pnode *n, size_t i);
-const char *ynode_key_at(const struct pnode *map, size_t i);
-const char *ynode_str(const struct pnode *n);   /* NULL unless a scalar */
-int ynode_is_list(const struct pnode *n);
-const struct loc *ynode_loc(const struct pnode *n);
-const struct loc *ynode_key_loc(const struct pnode *map, size_t i);
-
 /* glibc minor a wheel.platform value demands: manylinux_2_28 -> 28; 0 for auto/linux; -1 invalid. */
 int profile_platform_glibc(const char *s);
 

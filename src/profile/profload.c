@@ -3,7 +3,7 @@
  * `extends:` chain (cycles, depth, a parent found beside its child),
  * each file merged into its parent, --set KEY=VALUE on top, paths made
  * relative to the file that set them, and the profile's lifetime. The
- * YAML is read by profile.c, validation is profcheck.c's.
+ * YAML is read by ydoc.c, validation is profcheck.c's.
  * May include: core/, formats/, host/, profile/.
  */
 #include <ctype.h>

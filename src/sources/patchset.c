@@ -2,7 +2,7 @@
  * The patch series of a project (patch.h): finding and loading
  * patches/<project>/index.yaml (hashes, env, each patch checked by
  * patch_check), and which patches a release selects (`when`). May
- * include: core/, profile/profile.h (the YAML reader), sources/patch.h.
+ * include: core/, profile/ydoc.h (the YAML reader), sources/patch.h.
  */
 #include <errno.h>
 #include <limits.h>
@@ -15,7 +15,7 @@
 #include "core/diag.h"
 #include "core/hash.h"
 #include "sources/patch.h"
-#include "profile/profile.h"
+#include "profile/ydoc.h"
 #include "core/util.h"
 
 /* ---- the index ---- */

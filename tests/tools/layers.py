@@ -19,7 +19,7 @@ pipeline/step.h hide nothing; core/ is left out.
 A library's header included outside its wrapper (LIBRARY) fails: libgit2
 is used only by src/sources/git*.c (the wrapper family, whose private
 git_priv.h brings <git2.h> and is theirs alone); nothing else includes
-<git2.h>, only profile.c includes <yaml.h>, only json.c <cjson/cJSON.h>.
+<git2.h>, only profile/ydoc.c includes <yaml.h>, only json.c <cjson/cJSON.h>.
 The launcher's admit.h, remote.h and peaks.h are src/launch/'s alone;
 pipeline/step.h (struct build) is src/pipeline/'s alone.
 
@@ -41,7 +41,7 @@ SYSINCLUDE = re.compile(r'^\s*#\s*include\s*<([^>]+)>')
 GIT_FAMILY = ("src/sources/git*.c",)
 LIBRARY = {
     "git2.h": GIT_FAMILY + ("src/sources/git_priv.h",),
-    "yaml.h": ("src/profile/profile.c",),
+    "yaml.h": ("src/profile/ydoc.c",),
     "cjson/cJSON.h": ("src/core/json.c",),
     "sources/git_priv.h": GIT_FAMILY,
     # The launcher's insides: the pipeline reaches it through launch.h and its other public headers.

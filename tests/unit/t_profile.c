@@ -4,6 +4,7 @@
 #include "../../src/core/buf.h"
 #include "../../src/core/diag.h"
 #include "../../src/profile/profile.h"
+#include "../../src/profile/ydoc.h"
 #include "../../src/core/strvec.h"
 #include "../../src/core/util.h"
 #include "t.h"
@@ -79,8 +80,8 @@ t_bad(void)
 	before = diag_errors;
 	CHECK(profile_load(&p, "no-such-profile-anywhere") < 0);
 	profile_release(&p);
-	CHECK(profile_parse_buffer("x", "a: [1, 2", 8) < 0);
-	CHECK(profile_parse_buffer("x", "a: 1\n", 5) == 0);
+	CHECK(ydoc_parse_buffer("x", "a: [1, 2", 8) < 0);
+	CHECK(ydoc_parse_buffer("x", "a: 1\n", 5) == 0);
 }
 
 /* Issue 27 M3, M4, M7 and the lows: input the trial found mishandled. */
@@ -96,23 +97,23 @@ t_input(void)
 	int before;
 
 	/* a NUL in a value or a key, as libyaml gives its length: refused, not cut */
-	CHECK(profile_parse_buffer("x", "a: \"8.0\\0;9.0\"\n", 15) < 0);
-	CHECK(profile_parse_buffer("x", "\"k\\0ey\": 1\n", 11) < 0);
-	CHECK(profile_parse_buffer("x", "a: \"8.0;9.0\"\n", 13) == 0);
+	CHECK(ydoc_parse_buffer("x", "a: \"8.0\\0;9.0\"\n", 15) < 0);
+	CHECK(ydoc_parse_buffer("x", "\"k\\0ey\": 1\n", 11) < 0);
+	CHECK(ydoc_parse_buffer("x", "a: \"8.0;9.0\"\n", 13) == 0);
 	/* a second document refused; an explicit end of the first is fine */
-	CHECK(profile_parse_buffer("x", "a: 1\n---\nb: 2\n", 14) < 0);
-	CHECK(profile_parse_buffer("x", "---\na: 1\n...\n", 13) == 0);
+	CHECK(ydoc_parse_buffer("x", "a: 1\n---\nb: 2\n", 14) < 0);
+	CHECK(ydoc_parse_buffer("x", "---\na: 1\n...\n", 13) == 0);
 
 	/* 30,000 keys are a large map, not an alias bomb; a duplicate among them is found */
 	buf_addstr(&big, "m:\n");
 	for (int i = 0; i < 30000; i++)
 		buf_addf(&big, "  k%d: v\n", i);
-	CHECK(profile_parse_buffer("x", big.s, big.len) == 0);
+	CHECK(ydoc_parse_buffer("x", big.s, big.len) == 0);
 	buf_addstr(&big, "  k17: again\n");
 	before = diag_errors;
-	CHECK(profile_parse_buffer("x", big.s, big.len) < 0 && diag_errors == before + 1);
+	CHECK(ydoc_parse_buffer("x", big.s, big.len) < 0 && diag_errors == before + 1);
 	/* ...while 9 aliases of 9 of 9 are still a bomb */
-	CHECK(profile_parse_buffer("x", "a: &a [1,1,1,1,1,1,1,1,1]\nb: &b [*a,*a,*a,*a,*a,*a,*a,*a,*a]\n"
+	CHECK(ydoc_parse_buffer("x", "a: &a [1,1,1,1,1,1,1,1,1]\nb: &b [*a,*a,*a,*a,*a,*a,*a,*a,*a]\n"
 				   "c: &c [*b,*b,*b,*b,*b,*b,*b,*b,*b]\nd: &d [*c,*c,*c,*c,*c,*c,*c,*c,*c]\n"
 				   "e: [*d,*d,*d,*d,*d,*d,*d,*d,*d]\n", 164) < 0);
 

@@ -1,7 +1,7 @@
 /*
  * Profiles: YAML -> a tree of located nodes -> merged along `extends:` ->
- * validated into struct profile. This file is the YAML reader, the only
- * file that includes <yaml.h>: YAML into the node tree of pnode.h
+ * validated into struct profile. This file is the YAML reader (ydoc.h),
+ * the only file that includes <yaml.h>: YAML into the node tree of pnode.h
  * (bounded depth and size, duplicate keys refused), the node tree's
  * operations, and the ynode_* reader other files use (patch indexes).
  * profload.c finds and merges the files (extends, --set), profcheck.c
@@ -27,6 +27,7 @@
 #include "core/strvec.h"
 #include "core/util.h"
 #include "profile/pnode.h"
+#include "profile/ydoc.h"
 
 void
 pnode_free(struct pnode *n)
@@ -360,7 +361,7 @@ pnode_parse(const char *file, const char *data, size_t len)
 }
 
 int
-profile_parse_buffer(const char *name, const char *data, size_t len)
+ydoc_parse_buffer(const char *name, const char *data, size_t len)
 {
 	struct pnode *n = pnode_parse(name, data, len);
 
