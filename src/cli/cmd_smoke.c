@@ -10,6 +10,8 @@
 #include "pipeline/resolve.h"
 #include "wheel/smoke.h"
 #include "core/util.h"
+#include "cli/report.h"
+#include "wheel/manifest.h"
 
 static const char about[] =
 	"Prove a wheel on the GPU: install it privately (nothing in your environment\n"
@@ -20,210 +22,6 @@ static const char about[] =
 	"(probes/multi-<package>.py). Exit 0 when every check passed (warnings allowed),\n"
 	"1 when one failed, 3 when there is no usable GPU, 2 on bad usage. Docs:\n"
 	"docs/smoke.md.\n";
-
-static void
-report_text(const struct smoke_result *r, FILE *out)
-{
-	const struct json *gpu = json_get(r->info, "gpu");
-
-	if (gpu)
-		diag_printf(out, "gpu: %s (%s), driver %s\n", json_str(json_get(gpu, "name")),
-			    json_str(json_get(gpu, "capability")),
-			    json_str(json_get(gpu, "driver")) ? json_str(json_get(gpu, "driver")) : "?");
-	for (size_t i = 0; i < r->nchecks; i++) {
-		const struct smoke_check *c = &r->checks[i];
-
-		diag_printf(out, "%s %-20s %s\n", smoke_status_mark(c->status), c->name, c->reason);
-	}
-	if (r->nbenches)
-		diag_printf(out, "\n| benchmark | shape | value | %% of peak |\n|---|---|---|---|\n");
-	for (size_t i = 0; i < r->nbenches; i++) {
-		const struct smoke_bench *b = &r->benches[i];
-
-		if (b->peak > 0)
-			diag_printf(out, "| %s | %s | %.1f %s | %.0f %% of %.0f |\n", b->name, b->shape,
-				    b->value, b->unit, b->value / b->peak * 100, b->peak);
-		else
-			diag_printf(out, "| %s | %s | %.1f %s | – |\n", b->name, b->shape, b->value,
-				    b->unit);
-	}
-}
-
-static const char *
-mark_of(const struct json *check)
-{
-	static const char *const names[] = { "ok", "warn", "skip", "fail" };
-	const char *st = json_str(json_get(check, "status"));
-
-	for (int i = SMOKE_OK; st && i <= SMOKE_FAIL; i++)
-		if (!strcmp(st, names[i]))
-			return smoke_status_mark((enum smoke_status)i);
-	return "?";
-}
-
-static void
-checks_text(const struct json *checks, FILE *out)
-{
-	for (size_t i = 0; i < json_len(checks); i++) {
-		const struct json *c = json_at(checks, i);
-
-		diag_printf(out, "%s %-20s %s\n", mark_of(c), json_str(json_get(c, "name")),
-			    json_str(json_get(c, "reason")) ? json_str(json_get(c, "reason")) : "");
-	}
-}
-
-static const char *
-str_or(const struct json *j, const char *dflt)
-{
-	return json_str(j) ? json_str(j) : dflt;
-}
-
-/* --gpu all: each GPU's checks, their benchmarks side by side, then across GPUs. */
-static void
-report_multi(const struct json *r, FILE *out)
-{
-	const struct json *gpus = json_get(r, "gpus"), *cross = json_get(r, "cross_gpu");
-	const struct json *first = json_at(gpus, 0), *benches = json_get(cross, "benchmarks");
-	size_t n = json_len(gpus);
-
-	for (size_t g = 0; g < n; g++) {
-		const struct json *one = json_at(gpus, g), *gpu = json_get(one, "gpu");
-
-		diag_printf(out, "%sgpu %s: %s (%s), driver %s\n", g ? "\n" : "",
-			    str_or(json_get(one, "visible"), "?"), str_or(json_get(gpu, "name"), "?"),
-			    str_or(json_get(gpu, "capability"), "?"), str_or(json_get(gpu, "driver"), "?"));
-		checks_text(json_get(one, "checks"), out);
-	}
-	if (json_len(json_get(first, "benchmarks"))) {
-		diag_printf(out, "\n| benchmark | shape |");
-		for (size_t g = 0; g < n; g++)
-			diag_printf(out, " gpu %s |", str_or(json_get(json_at(gpus, g), "visible"), "?"));
-		diag_printf(out, "\n|---|---|");
-		for (size_t g = 0; g < n; g++)
-			diag_printf(out, "---|");
-		fputc('\n', out);
-	}
-	for (size_t i = 0; i < json_len(json_get(first, "benchmarks")); i++) {
-		const struct json *b0 = json_at(json_get(first, "benchmarks"), i);
-		const char *name = json_str(json_get(b0, "name"));
-
-		diag_printf(out, "| %s | %s |", name ? name : "?", str_or(json_get(b0, "shape"), ""));
-		for (size_t g = 0; g < n; g++) {
-			const struct json *bs = json_get(json_at(gpus, g), "benchmarks"), *b = NULL;
-
-			for (size_t k = 0; name && k < json_len(bs) && !b; k++)
-				if (!strcmp(str_or(json_get(json_at(bs, k), "name"), ""), name))
-					b = json_at(bs, k);
-			if (!b)
-				diag_printf(out, " – |");
-			else if (json_number_value(json_get(b, "percent_of_peak")) > 0)
-				diag_printf(out, " %.1f %s (%.0f %%) |", json_number_value(json_get(b, "value")),
-					    str_or(json_get(b, "unit"), ""),
-					    json_number_value(json_get(b, "percent_of_peak")));
-			else
-				diag_printf(out, " %.1f %s |", json_number_value(json_get(b, "value")),
-					    str_or(json_get(b, "unit"), ""));
-		}
-		fputc('\n', out);
-	}
-	if (!strcmp(str_or(json_get(cross, "status"), ""), "skipped")) {
-		diag_printf(out, "\nacross GPUs: skipped: %s\n", str_or(json_get(cross, "reason"), "?"));
-		return;
-	}
-	diag_printf(out, "\nacross GPUs %s: link %s, NCCL %s\n", str_or(json_get(cross, "visible"), "?"),
-		    str_or(json_get(cross, "link"), "unknown"), str_or(json_get(cross, "nccl"), "?"));
-	checks_text(json_get(cross, "checks"), out);
-	if (json_len(benches))
-		diag_printf(out, "\n| all-reduce | algbw | busbw | %% of datasheet |\n|---|---|---|---|\n");
-	for (size_t i = 0; i < json_len(benches); i++) {
-		const struct json *b = json_at(benches, i);
-		double peak = json_number_value(json_get(b, "peak"));
-
-		diag_printf(out, "| %s | %.1f GB/s | %.1f GB/s |", str_or(json_get(b, "shape"), "?"),
-			    json_number_value(json_get(b, "algbw")), json_number_value(json_get(b, "value")));
-		if (peak > 0)
-			diag_printf(out, " %.0f %% of %.0f (%s) |\n",
-				    json_number_value(json_get(b, "value")) / peak * 100, peak,
-				    str_or(json_get(b, "link"), "?"));
-		else
-			diag_printf(out, " – |\n");
-	}
-}
-
-/* How many checks failed in a --gpu all result, each GPU's and across. */
-static size_t
-multi_failed(const struct json *r)
-{
-	const struct json *gpus = json_get(r, "gpus");
-	size_t failed = 0;
-
-	for (size_t g = 0; g <= json_len(gpus); g++) {
-		const struct json *part = g < json_len(gpus) ? json_at(gpus, g) : json_get(r, "cross_gpu");
-		const struct json *checks = json_get(part, "checks");
-
-		for (size_t i = 0; i < json_len(checks); i++)
-			failed += !strcmp(str_or(json_get(json_at(checks, i), "status"), ""), "fail");
-	}
-	return failed;
-}
-
-/* --gpu all, --gpu 0,1, --gpu 0 --gpu 1: several; one index alone: the single-GPU run. */
-static int
-parse_gpus(const struct strvec *set, struct smoke_request *rq, struct strvec *list)
-{
-	unsigned gpu;
-	char end;
-
-	for (size_t i = 0; i < set->n; i++) {
-		struct buf one = BUF_INIT;
-
-		for (const char *p = set->v[i]; *p;) {
-			size_t len = strcspn(p, ",");
-
-			buf_reset(&one);
-			buf_add(&one, p, len);
-			if (!strcmp(one.s, "all")) {
-				rq->all_gpus = 1;
-			} else if (!smoke_gpu_entry_ok(one.s)) {
-				error("--gpu '%s' is not a GPU such as 0, GPU-<uuid>, a list (0,1) "
-				      "or all", one.s);
-				buf_release(&one);
-				return -1;
-			} else {
-				strvec_push(list, one.s);
-			}
-			p += len + (p[len] == ',');
-		}
-		buf_release(&one);
-	}
-	if (rq->all_gpus || list->n != 1)
-		return 0;
-	if (sscanf(list->v[0], "%u%c", &gpu, &end) != 1)
-		return 0;   /* GPU-<uuid>: as a one-entry list */
-	rq->gpu = (int)gpu;
-	strvec_clear(list);
-	return 0;
-}
-
-/* The manifest's profile.cuda.ptx is "none": the profile that made the wheel asked for no PTX. */
-static int
-manifest_ptx_none(const char *path)
-{
-	struct buf text = BUF_INIT, why = BUF_INIT;
-	struct json *m = NULL;
-	const char *ptx;
-	int none = 0;
-
-	if (is_regular(path) && read_file(&text, path) == 0 &&
-	    (m = json_parse(text.s, text.len, &why))) {
-		ptx = json_str(json_get(json_get(json_get(m, "profile"), "cuda"), "ptx"));
-		none = ptx && !strcmp(ptx, "none");
-	}
-	json_free(m);
-	buf_release(&text);
-	buf_release(&why);
-	return none;
-}
 
 int
 cmd_smoke(int argc, char **argv, const struct command *cmd)
@@ -266,7 +64,7 @@ cmd_smoke(int argc, char **argv, const struct command *cmd)
 	if (cmd_parse(cmd, about, options, argc, argv, &ret) ||
 	    (ro.profile && resolve_profile(&p, &ro) < 0))
 		goto out;
-	if (parse_gpus(&gpu_set, &rq, &gpu_list) < 0)
+	if (smoke_gpus_parse(&gpu_set, &rq, &gpu_list) < 0)
 		goto out;
 	rq.gpus = &gpu_list;
 	rq.timeout = timeout;
@@ -283,9 +81,9 @@ cmd_smoke(int argc, char **argv, const struct command *cmd)
 	}
 	ret = rc == SMOKE_NO_GPU ? EXIT_NO_GPU : rc ? EXIT_FAIL : EXIT_OK;
 	if (!json && json_get(result, "gpus"))
-		report_multi(result, stdout);
+		report_smoke_multi(result, stdout);
 	else if (!json)
-		report_text(&sr, stdout);
+		report_smoke(&sr, stdout);
 	if (rc == SMOKE_NO_GPU && json_get(result, "gpus"))
 		error("no usable GPU on any of the %zu runs (exit %d: nothing beyond the import was "
 		      "run)", json_len(json_get(result, "gpus")), SMOKE_NO_GPU);
@@ -298,7 +96,7 @@ cmd_smoke(int argc, char **argv, const struct command *cmd)
 		for (size_t i = 0; i < sr.nchecks; i++)
 			failed += sr.checks[i].status == SMOKE_FAIL;
 		if (json_get(result, "gpus"))
-			failed = multi_failed(result);
+			failed = smoke_multi_failed(result);
 		error("%zu check%s failed", failed, failed == 1 ? "" : "s");
 	}
 	if (json)

@@ -34,6 +34,11 @@ void report_wheel(const struct wheel_report *r, int deep, FILE *out);
 /* verify --json: the wheel's manifest, with the profile it was checked against (or NULL). */
 void report_wheel_json(const struct wheel_report *r, const struct profile *p);
 
+/* `bwbuild smoke`'s result for people: one GPU's (report_smoke.c), or --gpu all's JSON. */
+struct smoke_result;
+void report_smoke(const struct smoke_result *r, FILE *out);
+void report_smoke_multi(const struct json *r, FILE *out);
+
 /*
  * Whether every CUDA library of the wheel runs on each of `gpus` by
  * compat.h's rules: each library that cannot is an error naming what it

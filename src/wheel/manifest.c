@@ -390,7 +390,6 @@ manifest_make(const struct manifest_input *in)
 
 /* ---- Markdown, in the style of PyTorch's compatibility tables ---- */
 
-
 void
 manifest_md_cell(struct buf *md, const char *s)
 {
@@ -753,4 +752,24 @@ manifest_markdown(const struct json *m, struct buf *out)
 	free(items);
 	for (i = 0; i < MD_RING; i++)
 		buf_release(&md_ring[i]);
+}
+
+/* The manifest's profile.cuda.ptx is "none": the profile that made the wheel asked for no PTX. */
+int
+manifest_ptx_none(const char *path)
+{
+	struct buf text = BUF_INIT, why = BUF_INIT;
+	struct json *m = NULL;
+	const char *ptx;
+	int none = 0;
+
+	if (is_regular(path) && read_file(&text, path) == 0 &&
+	    (m = json_parse(text.s, text.len, &why))) {
+		ptx = json_str(json_get(json_get(json_get(m, "profile"), "cuda"), "ptx"));
+		none = ptx && !strcmp(ptx, "none");
+	}
+	json_free(m);
+	buf_release(&text);
+	buf_release(&why);
+	return none;
 }

@@ -142,6 +142,14 @@ int smoke_target_multi(const struct smoke_request *rq, struct json **result);
 /* An entry of CUDA_VISIBLE_DEVICES as a user writes one: 0, GPU-<uuid>, MIG-<uuid>. */
 int smoke_gpu_entry_ok(const char *s);
 /*
+ * --gpu values as given (each may be a list, "0,1", or "all") into `rq`
+ * and `list`: all, several entries in `list`, or one index alone as
+ * rq->gpu (the single-GPU run). -1 after naming a bad entry.
+ */
+int smoke_gpus_parse(const struct strvec *set, struct smoke_request *rq, struct strvec *list);
+/* How many checks failed in a --gpu all result, each GPU's and across. */
+size_t smoke_multi_failed(const struct json *r);
+/*
  * probes/generic-extension.py: the runtime check of a package with no probe
  * of its own (import with its torch, load its libraries, list and call its
  * torch.ops); the same for `bwbuild smoke` and the build's smoke step.

@@ -7,6 +7,7 @@
 #include "core/diag.h"
 #include "core/json.h"
 #include "core/proc.h"
+#include "core/strvec.h"
 #include "core/util.h"
 #include "wheel/smoke.h"
 
@@ -239,4 +240,59 @@ out:
 	strvec_clear(&usable);
 	buf_release(&why);
 	return ret;
+}
+
+/* How many checks failed in a --gpu all result, each GPU's and across. */
+size_t
+smoke_multi_failed(const struct json *r)
+{
+	const struct json *gpus = json_get(r, "gpus");
+	size_t failed = 0;
+
+	for (size_t g = 0; g <= json_len(gpus); g++) {
+		const struct json *part = g < json_len(gpus) ? json_at(gpus, g) : json_get(r, "cross_gpu");
+		const struct json *checks = json_get(part, "checks");
+
+		for (size_t i = 0; i < json_len(checks); i++)
+			failed += !strcmp(json_str(json_get(json_at(checks, i), "status")) ? json_str(json_get(json_at(checks, i), "status")) : "", "fail");
+	}
+	return failed;
+}
+
+/* --gpu all, --gpu 0,1, --gpu 0 --gpu 1: several; one index alone: the single-GPU run. */
+int
+smoke_gpus_parse(const struct strvec *set, struct smoke_request *rq, struct strvec *list)
+{
+	unsigned gpu;
+	char end;
+
+	for (size_t i = 0; i < set->n; i++) {
+		struct buf one = BUF_INIT;
+
+		for (const char *p = set->v[i]; *p;) {
+			size_t len = strcspn(p, ",");
+
+			buf_reset(&one);
+			buf_add(&one, p, len);
+			if (!strcmp(one.s, "all")) {
+				rq->all_gpus = 1;
+			} else if (!smoke_gpu_entry_ok(one.s)) {
+				error("--gpu '%s' is not a GPU such as 0, GPU-<uuid>, a list (0,1) "
+				      "or all", one.s);
+				buf_release(&one);
+				return -1;
+			} else {
+				strvec_push(list, one.s);
+			}
+			p += len + (p[len] == ',');
+		}
+		buf_release(&one);
+	}
+	if (rq->all_gpus || list->n != 1)
+		return 0;
+	if (sscanf(list->v[0], "%u%c", &gpu, &end) != 1)
+		return 0;   /* GPU-<uuid>: as a one-entry list */
+	rq->gpu = (int)gpu;
+	strvec_clear(list);
+	return 0;
 }

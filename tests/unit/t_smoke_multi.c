@@ -24,6 +24,43 @@ static const char probe[] =
 	"emit(start='import')\n"
 	"emit(check='import', status='ok', reason='', seconds=0.1)\n";
 
+/* --gpu as people write it: one index is the single-GPU run, anything else a list. */
+static void
+t_gpus_parse(void)
+{
+	struct strvec set = STRVEC_INIT, list = STRVEC_INIT;
+	struct smoke_request rq = { .gpu = -1 };
+	struct json *r;
+	struct buf why = BUF_INIT;
+	const char *multi = "{\"gpus\":[{\"checks\":[{\"status\":\"fail\"},{\"status\":\"ok\"}]},"
+			    "{\"checks\":[{\"status\":\"fail\"}]}],"
+			    "\"cross_gpu\":{\"checks\":[{\"status\":\"fail\"},{\"status\":\"warn\"}]}}";
+
+	strvec_push(&set, "1");
+	CHECK(smoke_gpus_parse(&set, &rq, &list) == 0 && rq.gpu == 1 && list.n == 0 && !rq.all_gpus);
+	strvec_clear(&set);
+	rq.gpu = -1;
+	strvec_pushl(&set, "0,GPU-4a2b", "2", NULL);
+	CHECK(smoke_gpus_parse(&set, &rq, &list) == 0 && rq.gpu == -1 && list.n == 3);
+	CHECK(!strcmp(list.v[1], "GPU-4a2b"));
+	strvec_clear(&set);
+	strvec_clear(&list);
+	strvec_push(&set, "all");
+	CHECK(smoke_gpus_parse(&set, &rq, &list) == 0 && rq.all_gpus && list.n == 0);
+	strvec_clear(&set);
+	strvec_push(&set, "0,x;y");
+	t_stderr_begin();
+	CHECK(smoke_gpus_parse(&set, &rq, &list) == -1);
+	CHECK(strstr(t_stderr_end(), "--gpu 'x;y' is not a GPU") != NULL);
+	strvec_clear(&set);
+	strvec_clear(&list);
+
+	r = json_parse(multi, strlen(multi), &why);
+	CHECK(r && smoke_multi_failed(r) == 3);
+	json_free(r);
+	buf_release(&why);
+}
+
 void
 t_smoke_multi(void)
 {
@@ -85,4 +122,5 @@ t_smoke_multi(void)
 	remove_tree(dir.s);
 	buf_release(&dir);
 	strvec_clear(&gpus);
+	t_gpus_parse();
 }
