@@ -322,6 +322,110 @@ bench_noise(const struct json *a, const struct json *b)
 	return x > y ? x : y;
 }
 
+/* A check that changed status, as JSON and as a line of the text. */
+static void
+check_changed(struct diff_ctx *ctx, struct json *checks, const char *label, const char *name,
+	      const char *sa, const char *sb)
+{
+	struct buf *e = ctx->name;
+	struct json *c = json_object();
+
+	json_set(c, "name", json_string(name));
+	json_set(c, "a", sa ? json_string(sa) : json_null());
+	json_set(c, "b", sb ? json_string(sb) : json_null());
+	json_push(checks, c);
+	if (sb)
+		buf_addf(ctx->text, "runtime %scheck %s: %s -> %s\n", label, diag_name(&e[0], name),
+			 diag_name(&e[1], sa ? sa : "(not run)"), diag_name(&e[2], sb));
+	else
+		buf_addf(ctx->text, "runtime check %s: %s -> (not run)\n", diag_name(&e[0], name),
+			 diag_name(&e[1], sa));
+	ctx->counted++;
+}
+
+/* Checks whose status changed, and those the old run had that the new one never ran. */
+static void
+diff_runtime_checks(const struct json *a, const struct json *b, const char *label,
+		    struct diff_ctx *ctx, struct json *checks)
+{
+	const struct json *ca = json_get(a, "checks"), *cb = json_get(b, "checks");
+	const struct json **ia, **ib;
+	size_t na = json_items(ca, &ia), nb = json_items(cb, &ib);
+	struct json_index xa, xb;
+
+	json_index_by(&xa, ca, "name");
+	json_index_by(&xb, cb, "name");
+	for (size_t i = 0; a && i < na; i++) {
+		const char *name = json_str(json_get(ia[i], "name"));
+		const char *sa = json_str(json_get(ia[i], "status"));
+
+		if (name && sa && !json_index_find(&xb, name))
+			check_changed(ctx, checks, label, name, sa, NULL);
+	}
+	for (size_t i = 0; a && i < nb; i++) {
+		const char *name = json_str(json_get(ib[i], "name"));
+		const char *sb = json_str(json_get(ib[i], "status"));
+		const struct json_index_ent *ka = name ? json_index_find(&xa, name) : NULL;
+		const char *sa = ka ? json_str(json_get(ka->member, "status")) : NULL;
+
+		if (name && sb && !(sa && !strcmp(sa, sb)))
+			check_changed(ctx, checks, label, name, sa, sb);
+	}
+	free(ia);
+	free(ib);
+	json_index_release(&xa);
+	json_index_release(&xb);
+}
+
+/* One benchmark of both runs: said or judged against its allowance (above). */
+static void
+diff_runtime_bench(const struct json *ja, const struct json *jb, const char *label,
+		   struct diff_ctx *ctx, struct json *benches)
+{
+	struct buf *text = ctx->text, *e = ctx->name;
+	const char *name = json_str(json_get(jb, "name"));
+	const char *unit = json_str(json_get(jb, "unit")) ? json_str(json_get(jb, "unit")) : "";
+	double va = json_number_value(json_get(ja, "value"));
+	double vb = json_number_value(json_get(jb, "value")), change, noise, allowed;
+	struct json *c;
+
+	if (va <= 0)
+		return;
+	change = (vb - va) / va * 100;
+	noise = bench_noise(ja, jb);
+	allowed = noise < 0 ? ctx->o->tolerance : noise * NOISE_TIMES > NOISE_FLOOR ?
+		noise * NOISE_TIMES : NOISE_FLOOR;
+	if (noise >= 0 && allowed >= NOISE_GATE) {
+		/* Too noisy to tell a 10 % change from its own noise: said, never a verdict. */
+		buf_addf(text, "runtime %sbenchmark %s: %.1f -> %.1f (%+.1f %%) not judged: its "
+			 "repetitions spread %.1f %%; measure it with more --reps\n", label,
+			 diag_name(&e[0], name), va, vb, change, noise);
+		return;
+	}
+	if (change >= -allowed && change <= allowed)
+		return;
+	c = json_object();
+	json_set(c, "name", json_string(name));
+	json_set(c, "a", json_number(va));
+	json_set(c, "b", json_number(vb));
+	json_set(c, "change_percent", json_number((double)(long)(change * 10) / 10));
+	json_set(c, "allowed_percent", json_number((double)(long)(allowed * 10) / 10));
+	json_set(c, "noise_percent", noise >= 0 ? json_number(noise) : json_null());
+	json_set(c, "regression", json_bool(change < 0));
+	json_push(benches, c);
+	if (noise >= 0)
+		buf_addf(text, "runtime %sbenchmark %s: %.1f -> %.1f %s (%+.1f %%, beyond %.1f %%: "
+			 "%.0fx its noise of %.1f %%%s)\n", label, diag_name(&e[0], name), va, vb,
+			 diag_name(&e[1], unit), change, allowed, NOISE_TIMES, noise,
+			 change < 0 ? ", a regression" : "");
+	else
+		buf_addf(text, "runtime %sbenchmark %s: %.1f -> %.1f %s (%+.1f %%%s)\n", label,
+			 diag_name(&e[0], name), va, vb, diag_name(&e[1], unit), change,
+			 change < 0 ? ", slower than the tolerance allows" : "");
+	if (change < 0)
+		ctx->counted++;
+}
+
 /*
  * bwbuild smoke's results (the manifests' "runtime"): every check whose
  * status changed, and benchmarks that moved beyond their allowance: their
@@ -332,123 +436,32 @@ static struct json *
 diff_runtime_part(const struct json *a, const struct json *b, const char *label,
 		  struct diff_ctx *ctx)
 {
-	struct buf *text = ctx->text, *e = ctx->name;
-	size_t *n = &ctx->counted;
-	double tolerance = ctx->o->tolerance;
-	const struct json *ca = json_get(a, "checks"), *cb = json_get(b, "checks");
-	const struct json *ba = json_get(a, "benchmarks"), *bb = json_get(b, "benchmarks");
+	struct buf *e = ctx->name;
+	const char *sa = json_str(json_get(a, "status")), *sb = json_str(json_get(b, "status"));
+	const struct json *ba = json_get(a, "benchmarks");
 	struct json *o = json_object(), *checks = json_array(), *benches = json_array();
-	const struct json **ic, **ibn;
-	size_t nc = json_items(cb, &ic), nbn = json_items(bb, &ibn);
-	struct json_index xc, xbn;
-
-	json_index_by(&xc, ca, "name");
-	json_index_by(&xbn, ba, "name");
+	const struct json **ib;
+	size_t nb = json_items(json_get(b, "benchmarks"), &ib);
+	struct json_index xa;
 
 	/* A run without a GPU (no_gpu) or a failed one is never "the same" as one that ran. */
-	if (a && json_str(json_get(a, "status")) && json_str(json_get(b, "status")) &&
-	    strcmp(json_str(json_get(a, "status")), json_str(json_get(b, "status")))) {
-		json_set(o, "status", json_string(json_str(json_get(b, "status"))));
-		buf_addf(text, "runtime status: %s -> %s\n", diag_name(&e[0], json_str(json_get(a, "status"))),
-			 diag_name(&e[1], json_str(json_get(b, "status"))));
-		(*n)++;
+	if (a && sa && sb && strcmp(sa, sb)) {
+		json_set(o, "status", json_string(sb));
+		buf_addf(ctx->text, "runtime status: %s -> %s\n", diag_name(&e[0], sa),
+			 diag_name(&e[1], sb));
+		ctx->counted++;
 	}
-	/* A check the old run passed that the new one never ran. */
-	{
-		const struct json **ia;
-		size_t na = json_items(ca, &ia);
-		struct json_index xcb;
+	diff_runtime_checks(a, b, label, ctx, checks);
+	json_index_by(&xa, ba, "name");
+	for (size_t i = 0; i < nb; i++) {
+		const char *name = json_str(json_get(ib[i], "name"));
+		const struct json_index_ent *ka = name ? json_index_find(&xa, name) : NULL;
 
-		json_index_by(&xcb, cb, "name");
-		for (size_t i = 0; a && i < na; i++) {
-			const char *name = json_str(json_get(ia[i], "name"));
-			const char *sa = json_str(json_get(ia[i], "status"));
-			struct json *c;
-
-			if (!name || !sa || json_index_find(&xcb, name))
-				continue;
-			c = json_object();
-			json_set(c, "name", json_string(name));
-			json_set(c, "a", json_string(sa));
-			json_set(c, "b", json_null());
-			json_push(checks, c);
-			buf_addf(text, "runtime check %s: %s -> (not run)\n", diag_name(&e[0], name),
-				 diag_name(&e[1], sa));
-			(*n)++;
-		}
-		free(ia);
-		json_index_release(&xcb);
+		if (ka)
+			diff_runtime_bench(ka->member, ib[i], label, ctx, benches);
 	}
-
-	for (size_t i = 0; i < nc; i++) {
-		const char *name = json_str(json_get(ic[i], "name"));
-		const char *sb = json_str(json_get(ic[i], "status"));
-		const struct json_index_ent *ka = name ? json_index_find(&xc, name) : NULL;
-		const char *sa = ka ? json_str(json_get(ka->member, "status")) : NULL;
-		struct json *c;
-
-		if (!name || !sb || (sa && !strcmp(sa, sb)) || !a)
-			continue;
-		c = json_object();
-		json_set(c, "name", json_string(name));
-		json_set(c, "a", sa ? json_string(sa) : json_null());
-		json_set(c, "b", json_string(sb));
-		json_push(checks, c);
-		buf_addf(text, "runtime %scheck %s: %s -> %s\n", label, diag_name(&e[0], name),
-			 diag_name(&e[1], sa ? sa : "(not run)"), diag_name(&e[2], sb));
-		(*n)++;
-	}
-	for (size_t i = 0; i < nbn; i++) {
-		const struct json *jb = ibn[i];
-		const char *name = json_str(json_get(jb, "name"));
-		const struct json_index_ent *kb = name ? json_index_find(&xbn, name) : NULL;
-		const struct json *ja = kb ? kb->member : NULL;
-		double va = json_number_value(json_get(ja, "value"));
-		double vb = json_number_value(json_get(jb, "value")), change, noise, allowed;
-		struct json *c;
-
-		if (!ja || va <= 0)
-			continue;
-		change = (vb - va) / va * 100;
-		noise = bench_noise(ja, jb);
-		allowed = noise < 0 ? tolerance : noise * NOISE_TIMES > NOISE_FLOOR ?
-			noise * NOISE_TIMES : NOISE_FLOOR;
-		if (noise >= 0 && allowed >= NOISE_GATE) {
-			/* Too noisy to tell a 10 % change from its own noise: said, never a verdict. */
-			buf_addf(text, "runtime %sbenchmark %s: %.1f -> %.1f (%+.1f %%) not judged: its "
-				 "repetitions spread %.1f %%; measure it with more --reps\n", label,
-				 diag_name(&e[0], name),
-				 va, vb, change, noise);
-			continue;
-		}
-		if (change >= -allowed && change <= allowed)
-			continue;
-		c = json_object();
-		json_set(c, "name", json_string(name));
-		json_set(c, "a", json_number(va));
-		json_set(c, "b", json_number(vb));
-		json_set(c, "change_percent", json_number((double)(long)(change * 10) / 10));
-		json_set(c, "allowed_percent", json_number((double)(long)(allowed * 10) / 10));
-		json_set(c, "noise_percent", noise >= 0 ? json_number(noise) : json_null());
-		json_set(c, "regression", json_bool(change < 0));
-		json_push(benches, c);
-		if (noise >= 0)
-			buf_addf(text, "runtime %sbenchmark %s: %.1f -> %.1f %s (%+.1f %%, beyond %.1f %%: "
-				 "%.0fx its noise of %.1f %%%s)\n", label, diag_name(&e[0], name), va, vb,
-				 diag_name(&e[1], json_str(json_get(jb, "unit")) ? json_str(json_get(jb, "unit")) : ""),
-				 change, allowed, NOISE_TIMES, noise, change < 0 ? ", a regression" : "");
-		else
-			buf_addf(text, "runtime %sbenchmark %s: %.1f -> %.1f %s (%+.1f %%%s)\n", label,
-				 diag_name(&e[0], name), va, vb,
-				 diag_name(&e[1], json_str(json_get(jb, "unit")) ? json_str(json_get(jb, "unit")) : ""),
-				 change, change < 0 ? ", slower than the tolerance allows" : "");
-		if (change < 0)
-			(*n)++;
-	}
-	free(ic);
-	free(ibn);
-	json_index_release(&xc);
-	json_index_release(&xbn);
+	free(ib);
+	json_index_release(&xa);
 	json_set(o, "checks", checks);
 	json_set(o, "benchmarks", benches);
 	return o;
