@@ -499,18 +499,12 @@ same_named(const struct json *arr, size_t i, const char *name)
 	return NULL;
 }
 
-/*
- * bwbuild smoke --gpu all: the GPUs, one column of marks per GPU (the
- * detail of the first that is not ✅), the benchmarks side by side, then
- * across GPUs: its checks, the P2P matrix and the all-reduce bandwidth.
- */
+/* The GPUs of a --gpu all run, then one column of marks per GPU (the detail of the first not ✅). */
 static void
-runtime_markdown_multi(const struct json *rt, struct buf *out)
+multi_checks_markdown(const struct json *gpus, size_t n, struct buf *out)
 {
-	const struct json *gpus = json_get(rt, "gpus"), *cross = json_get(rt, "cross_gpu");
-	const struct json *first = json_at(gpus, 0), *p2p = json_get(cross, "p2p");
-	const struct json *topo = json_get(cross, "topology");
-	size_t n = json_len(gpus) > 64 ? 64 : json_len(gpus), nc;
+	const struct json *first = json_at(gpus, 0);
+	size_t nc;
 
 	buf_addf(out, "\n## On %zu GPU%s\n\n| GPU | Model | Capability | Driver | Result |\n"
 		 "|---|---|---|---|---|\n", json_len(gpus), json_len(gpus) == 1 ? "" : "s");
@@ -544,6 +538,15 @@ runtime_markdown_multi(const struct json *rt, struct buf *out)
 		}
 		buf_addf(out, " %s |\n", md_str(json_get(detail, "reason")));
 	}
+}
+
+/* Each GPU's benchmarks side by side. */
+static void
+multi_benches_markdown(const struct json *gpus, size_t n, struct buf *out)
+{
+	const struct json *first = json_at(gpus, 0);
+	size_t nc;
+
 	nc = json_len(json_get(first, "benchmarks"));
 	if (nc) {
 		buf_addstr(out, "\n| Benchmark | Shape |");
@@ -574,8 +577,15 @@ runtime_markdown_multi(const struct json *rt, struct buf *out)
 		}
 		buf_addch(out, '\n');
 	}
-	if (!json_is_object(cross))
-		return;
+}
+
+/* Across GPUs: its checks, the P2P matrix and the all-reduce bandwidth. */
+static void
+cross_markdown(const struct json *cross, struct buf *out)
+{
+	const struct json *p2p = json_get(cross, "p2p"), *topo = json_get(cross, "topology");
+	size_t n, nc;
+
 	if (!strcmp(md_str(json_get(cross, "status")), "skipped")) {
 		buf_addf(out, "\n### Across GPUs: skipped\n\n%s\n", md_str(json_get(cross, "reason")));
 		return;
@@ -619,6 +629,23 @@ runtime_markdown_multi(const struct json *rt, struct buf *out)
 		else
 			buf_addstr(out, " – |\n");
 	}
+}
+
+/*
+ * bwbuild smoke --gpu all: the GPUs, one column of marks per GPU (the
+ * detail of the first that is not ✅), the benchmarks side by side, then
+ * across GPUs: its checks, the P2P matrix and the all-reduce bandwidth.
+ */
+static void
+runtime_markdown_multi(const struct json *rt, struct buf *out)
+{
+	const struct json *gpus = json_get(rt, "gpus"), *cross = json_get(rt, "cross_gpu");
+	size_t n = json_len(gpus) > 64 ? 64 : json_len(gpus);
+
+	multi_checks_markdown(gpus, n, out);
+	multi_benches_markdown(gpus, n, out);
+	if (json_is_object(cross))
+		cross_markdown(cross, out);
 }
 
 /* bwbuild smoke's result: ✅/⚠️/➖/❌ per check, then the benchmarks. */
