@@ -636,22 +636,83 @@ launch_unadmitted(char *const *argv, const char *dir, int *ret)
 	return 1;
 }
 
+/* One compile unit as the launcher knows it: its key, source, kind and estimate. */
+struct unit {
+	struct buf key, source, kind;
+	struct buf pkey; /* "pole:<key>": the same unit given the idle cores */
+	uint64_t est;
+};
+
+/*
+ * Run the unit here, admitted with `ticket`: with the idle cores when it is
+ * the long pole (learned apart then), measured, and its peak and time
+ * learned unless ccache served it. The compiler's exit status.
+ */
+static int
+run_local(struct launcher *s, const struct unit *u, char *const *argv, unsigned gencodes,
+	  unsigned long ticket)
+{
+	const char *lkey = u->key.s, *lkind = u->kind.s;
+	struct buf pkind = BUF_INIT, statslog = BUF_INIT;
+	struct strvec pole = STRVEC_INIT, cenv = STRVEC_INIT;
+	uint64_t peak, ms;
+	int status, ret, cached;
+
+	if (s->cores > 1) {
+		struct buf said = BUF_INIT;
+
+		pole_args(argv, s->cores, gencodes, &pole, &said);
+		argv = pole.v;
+		/* Learned apart: its peak and time with the extra cores are not the unit's own. */
+		lkey = u->pkey.s;
+		buf_addstr(&pkind, "pole:");
+		buf_addstr(&pkind, u->kind.s);
+		lkind = pkind.s;
+		if (said.len)
+			fprintf(stderr, "bwbuild launch: %s: long pole, %u cores idle:%s\n",
+				u->source.s, s->cores - 1, said.s);
+		buf_release(&said);
+	}
+	cached = cache_log_begin(s, argv, &statslog, &cenv);
+	if (run_measured(argv, &cenv, &status, &peak, &ms) < 0) {
+		ret = 1;
+	} else {
+		launch_leave(s, ticket);
+		ret = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+		/*
+		 * A unit ccache served took its lookup's time and memory, not
+		 * the compiler's: learned, a warm build would teach the next
+		 * cold one that nothing is a long pole.
+		 */
+		if (!(cached && cache_log_hit(statslog.s))) {
+			record_outcome(s, u->key.s, lkey, lkind, u->source.s, u->est, s->cores, status,
+				       peak);
+			if (!ret)
+				learn_in(s, s->times.s, lkey, ms, 1);
+		}
+	}
+	buf_release(&pkind);
+	buf_release(&statslog);
+	strvec_clear(&pole);
+	strvec_clear(&cenv);
+	return ret;
+}
+
 int
 launch_run(char *const *argv)
 {
 	const char *dir = getenv(LAUNCH_ENV_DIR), *b = getenv(LAUNCH_ENV_BUDGET);
 	const char *slots = getenv(LAUNCH_ENV_SLOTS);
 	struct launcher s;
-	struct buf key = BUF_INIT, source = BUF_INIT, text = BUF_INIT, kind = BUF_INIT;
-	struct buf rkey = BUF_INIT, pkey = BUF_INIT, pkind = BUF_INIT, times = BUF_INIT;
-	struct buf statslog = BUF_INIT;
-	struct strvec args = STRVEC_INIT, pole = STRVEC_INIT, cenv = STRVEC_INIT;
+	struct unit u = { BUF_INIT, BUF_INIT, BUF_INIT, BUF_INIT, 0 };
+	struct buf text = BUF_INIT, rkey = BUF_INIT, times = BUF_INIT;
+	struct strvec args = STRVEC_INIT;
 	unsigned gencodes = 0;
 	const char *object;
 	struct sigaction sa;
 	unsigned long ticket = 0;
-	uint64_t est, peak, ms, pre = 0;
-	int status, ret, remote, host, cached;
+	uint64_t pre = 0;
+	int ret, remote, host;
 
 	if (!dir || !*dir || !b || !slots)
 		return exec_direct(argv);
@@ -670,20 +731,20 @@ launch_run(char *const *argv)
 	repro_compile_args(argv, text.s, getenv(LAUNCH_ENV_ROOT), &args);
 	buf_reset(&text);
 	argv = args.v;
-	launch_key(argv, getenv(LAUNCH_ENV_ROOT), &key, &source);
-	launch_kind(argv, source.s, &kind);
+	launch_key(argv, getenv(LAUNCH_ENV_ROOT), &u.key, &u.source);
+	launch_kind(argv, u.source.s, &u.kind);
 	if (path_exists(s.peaks.s))
 		read_file(&text, s.peaks.s);
-	est = launch_estimate_from(text.s, key.s, kind.s, peaks_get(text.s, key.s) ? 0 :
-				   seed_peak(argv, source.s), launch_estimate(argv, source.s));
+	u.est = launch_estimate_from(text.s, u.key.s, u.kind.s, peaks_get(text.s, u.key.s) ? 0 :
+				     seed_peak(argv, u.source.s), launch_estimate(argv, u.source.s));
 
-	buf_addf(&pkey, "pole:%s", key.s);
+	buf_addf(&u.pkey, "pole:%s", u.key.s);
 	if (path_exists(s.times.s))
 		read_file(&times, s.times.s);
-	s.want_cores = pole_want(argv, times.s, key.s, pkey.s, s.slots, &gencodes);
+	s.want_cores = pole_want(argv, times.s, u.key.s, u.pkey.s, s.slots, &gencodes);
 	remote = s.hosts.n && launch_remote_capable(argv);
 	if (remote) {
-		buf_addf(&rkey, "remote:%s", key.s);
+		buf_addf(&rkey, "remote:%s", u.key.s);
 		pre = peaks_get(text.s, rkey.s);
 		pre = pre ? pre + pre / 10 : EST_LAUNCH_PRE;
 	}
@@ -692,65 +753,28 @@ launch_run(char *const *argv)
 	sa.sa_handler = launch_on_stop;
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
-	host = launch_admit(&s, key.s, est, remote ? pre : 0, &ticket);
+	host = launch_admit(&s, u.key.s, u.est, remote ? pre : 0, &ticket);
 	while (host >= 0 && run_remote(&s, argv, host, rkey.s, &ret) > 0)
-		host = launch_requeue(&s, key.s, est, &ticket);
+		host = launch_requeue(&s, u.key.s, u.est, &ticket);
 	if (host == -2) {
 		ret = 128 + (launch_stop_signal ? launch_stop_signal : SIGTERM);
 	} else if (host >= 0) {
 		/* ret: the remote compile's */
 	} else {
-		const char *lkey = key.s, *lkind = kind.s;
-
-		if (s.cores > 1) {
-			struct buf said = BUF_INIT;
-
-			pole_args(argv, s.cores, gencodes, &pole, &said);
-			argv = pole.v;
-			/* Learned apart: its peak and time with the extra cores are not the unit's own. */
-			lkey = pkey.s;
-			buf_addstr(&pkind, "pole:");
-			buf_addstr(&pkind, kind.s);
-			lkind = pkind.s;
-			if (said.len)
-				fprintf(stderr, "bwbuild launch: %s: long pole, %u cores idle:%s\n",
-					source.s, s.cores - 1, said.s);
-			buf_release(&said);
-		}
-		cached = cache_log_begin(&s, argv, &statslog, &cenv);
-		if (run_measured(argv, &cenv, &status, &peak, &ms) < 0) {
-			ret = 1;
-		} else {
-			launch_leave(&s, ticket);
-			ret = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-			/*
-			 * A unit ccache served took its lookup's time and memory, not
-			 * the compiler's: learned, a warm build would teach the next
-			 * cold one that nothing is a long pole.
-			 */
-			if (!(cached && cache_log_hit(statslog.s))) {
-				record_outcome(&s, key.s, lkey, lkind, source.s, est, s.cores, status, peak);
-				if (!ret)
-					learn_in(&s, s.times.s, lkey, ms, 1);
-			}
-		}
+		ret = run_local(&s, &u, argv, gencodes, ticket);
 	}
 	launch_leave(&s, ticket);
 	if (!ret && (object = repro_nvcc_output(argv)) && repro_fix_object(object) < 0)
 		ret = 1;
 	launcher_close(&s);
-	buf_release(&key);
-	buf_release(&source);
+	buf_release(&u.key);
+	buf_release(&u.source);
+	buf_release(&u.kind);
+	buf_release(&u.pkey);
 	buf_release(&text);
-	buf_release(&kind);
 	buf_release(&rkey);
-	buf_release(&pkey);
-	buf_release(&pkind);
 	buf_release(&times);
 	strvec_clear(&args);
-	strvec_clear(&pole);
-	strvec_clear(&cenv);
-	buf_release(&statslog);
 	return ret;
 }
 
