@@ -8,6 +8,7 @@
 #include "core/json.h"
 #include "wheel/manifest.h"
 #include "cli/report.h"
+#include "core/safefile.h"
 #include "core/util.h"
 
 static const char about[] =

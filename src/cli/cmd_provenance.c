@@ -8,6 +8,7 @@
 #include "core/hash.h"
 #include "core/json.h"
 #include "wheel/provenance.h"
+#include "core/safefile.h"
 #include "core/util.h"
 
 static const char about[] =

@@ -7,6 +7,7 @@
 #include "core/buf.h"
 #include "cli/cmd.h"
 #include "core/diag.h"
+#include "core/safefile.h"
 #include "core/util.h"
 #include "wheel/repair.h"
 

@@ -9,6 +9,7 @@
 #include "profile/profile.h"
 #include "pipeline/resolve.h"
 #include "wheel/smoke.h"
+#include "core/safefile.h"
 #include "core/util.h"
 #include "cli/report.h"
 #include "wheel/manifest.h"

@@ -17,6 +17,7 @@
 #include "launch/admit.h"
 #include "profile/hostlist.h"
 #include "core/strvec.h"
+#include "core/safefile.h"
 #include "core/util.h"
 
 

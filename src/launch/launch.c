@@ -53,6 +53,7 @@
 #include "launch/remote.h"
 #include "launch/repro.h"
 #include "core/strvec.h"
+#include "core/safefile.h"
 #include "core/util.h"
 
 #define POLL_NS (50 * 1000 * 1000L)

@@ -13,6 +13,7 @@
 #include "core/buf.h"
 #include "launch/remote.h"
 #include "core/strvec.h"
+#include "core/safefile.h"
 #include "core/util.h"
 
 

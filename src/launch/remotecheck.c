@@ -19,6 +19,7 @@
 #include "core/buf.h"
 #include "core/proc.h"
 #include "core/strvec.h"
+#include "core/safefile.h"
 #include "core/util.h"
 #include "profile/hostlist.h"
 

@@ -7,6 +7,7 @@
 #include "core/diag.h"
 #include "launch/repro.h"
 #include "core/strvec.h"
+#include "core/safefile.h"
 #include "core/util.h"
 
 

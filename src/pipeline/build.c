@@ -12,6 +12,7 @@
 #include "sources/repourl.h"
 #include "pipeline/step.h"
 #include "pipeline/uptodate.h"
+#include "core/safefile.h"
 #include "core/util.h"
 #include "pipeline/workdir.h"
 

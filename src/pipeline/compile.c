@@ -16,6 +16,7 @@
 #include "host/python.h"
 #include "pipeline/pyenv.h"
 #include "pipeline/step.h"
+#include "core/safefile.h"
 #include "core/util.h"
 
 /*

@@ -33,6 +33,7 @@
 #include "profile/profile.h"
 #include "pipeline/step.h"
 #include "core/strvec.h"
+#include "core/safefile.h"
 #include "core/util.h"
 
 /*

@@ -14,6 +14,7 @@
 #include "profile/knowledge.h"
 #include "profile/profile.h"
 #include "pipeline/step.h"
+#include "core/safefile.h"
 #include "core/util.h"
 #include "wheel/verify.h"
 #include "formats/zip.h"

@@ -14,6 +14,7 @@
 #include "pipeline/journal.h"
 #include "core/json.h"
 #include "pipeline/step.h"
+#include "core/safefile.h"
 #include "core/util.h"
 
 /*

@@ -5,6 +5,7 @@
 #include "core/diag.h"
 #include "core/proc.h"
 #include "pipeline/step.h"
+#include "core/safefile.h"
 #include "core/util.h"
 
 /*

@@ -15,6 +15,7 @@
 #include "wheel/manifest.h"
 #include "pipeline/step.h"
 #include "pipeline/uptodate.h"
+#include "core/safefile.h"
 #include "core/util.h"
 
 /*

@@ -13,6 +13,7 @@
 #include "core/buf.h"
 #include "core/diag.h"
 #include "core/json.h"
+#include "core/safefile.h"
 #include "core/util.h"
 #include "pipeline/step.h"
 #include "wheel/repair.h"

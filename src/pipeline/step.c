@@ -12,6 +12,7 @@
 #include "core/proc.h"
 #include "profile/profile.h"
 #include "pipeline/step.h"
+#include "core/safefile.h"
 #include "core/util.h"
 
 #define TAIL_BYTES 4096

@@ -15,6 +15,7 @@
 #include "pipeline/step.h"
 #include "host/toolchain.h"
 #include "pipeline/uptodate.h"
+#include "core/safefile.h"
 #include "core/util.h"
 #include "wheel/verify.h"
 

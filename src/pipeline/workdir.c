@@ -10,6 +10,7 @@
 
 #include "core/buf.h"
 #include "core/diag.h"
+#include "core/safefile.h"
 #include "core/util.h"
 #include "pipeline/workdir.h"
 

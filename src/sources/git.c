@@ -19,6 +19,7 @@
 #include "core/buf.h"
 #include "core/diag.h"
 #include "core/strvec.h"
+#include "core/safefile.h"
 #include "core/util.h"
 #include "sources/git.h"
 #include "sources/git_priv.h"

@@ -21,6 +21,7 @@
 #include "core/diag.h"
 #include "core/fault.h"
 #include "core/strvec.h"
+#include "core/safefile.h"
 #include "core/util.h"
 #include "sources/git.h"
 #include "sources/git_priv.h"

@@ -21,6 +21,7 @@
 #include "core/json.h"
 #include "sources/patch.h"
 #include "sources/repowork.h"
+#include "core/safefile.h"
 #include "core/util.h"
 
 /* ---- applying ---- */

@@ -20,6 +20,7 @@
 #include "core/diag.h"
 #include "core/hash.h"
 #include "core/strvec.h"
+#include "core/safefile.h"
 #include "core/util.h"
 #include "sources/repourl.h"
 
@@ -73,7 +74,7 @@ repo_trust_level(const char *path, const char *what, int no_group)
 int
 repo_cache_dir_check(const char *dir)
 {
-	/* Every level: the directory, git/ and each mirror in it (src/core/util.c). */
+	/* Every level: the directory, git/ and each mirror in it (src/core/safefile.c). */
 	return cache_dir_check(dir);
 }
 

@@ -33,6 +33,7 @@
 #include "formats/record.h"
 #include "wheel/repack.h"
 #include "core/strvec.h"
+#include "core/safefile.h"
 #include "core/util.h"
 #include "formats/zip.h"
 

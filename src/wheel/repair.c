@@ -17,6 +17,7 @@
 #include "core/json.h"
 #include "core/proc.h"
 #include "core/strvec.h"
+#include "core/safefile.h"
 #include "core/util.h"
 #include "formats/elf.h"
 #include "formats/ldconf.h"

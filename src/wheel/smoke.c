@@ -17,6 +17,7 @@
 #include "core/proc.h"
 #include "profile/profile.h"
 #include "wheel/smoke.h"
+#include "core/safefile.h"
 #include "core/util.h"
 #include "wheel/verify.h"
 #include "formats/zip.h"

@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 
 #include "../../src/core/buf.h"
+#include "../../src/core/safefile.h"
 #include "../../src/core/util.h"
 #include "../../src/sources/git.h"
 #include "../../src/wheel/verify.h"

@@ -4,6 +4,7 @@
 #include "../../src/pipeline/configure.h"
 #include "../../src/core/buf.h"
 #include "../../src/core/strvec.h"
+#include "../../src/core/safefile.h"
 #include "../../src/core/util.h"
 #include "../../src/pipeline/era.h"
 #include "t.h"

@@ -7,6 +7,7 @@
 
 #include "../../src/core/buf.h"
 #include "../../src/core/fault.h"
+#include "../../src/core/safefile.h"
 #include "../../src/core/util.h"
 #include "t.h"
 

@@ -7,6 +7,7 @@
 #include "../../src/pipeline/step.h"
 #include "../../src/core/buf.h"
 #include "../../src/core/json.h"
+#include "../../src/core/safefile.h"
 #include "../../src/core/util.h"
 #include "../../src/pipeline/era.h"
 #include "t.h"

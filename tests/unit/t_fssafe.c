@@ -9,6 +9,7 @@
 #include "../../src/pipeline/build.h"
 #include "../../src/core/buf.h"
 #include "../../src/pipeline/step.h"
+#include "../../src/core/safefile.h"
 #include "../../src/core/util.h"
 #include "t.h"
 

@@ -9,6 +9,7 @@
 #include "../../src/core/buf.h"
 #include "../../src/core/json.h"
 #include "../../src/core/strvec.h"
+#include "../../src/core/safefile.h"
 #include "../../src/core/util.h"
 #include "../../src/core/version.h"
 #include "t.h"

@@ -8,6 +8,7 @@
 #include "../../src/launch/admit.h"
 #include "../../src/launch/memmodel.h"
 #include "../../src/core/strvec.h"
+#include "../../src/core/safefile.h"
 #include "../../src/core/util.h"
 #include "t.h"
 

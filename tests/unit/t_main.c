@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include "../../src/core/buf.h"
+#include "../../src/core/safefile.h"
 #include "../../src/core/util.h"
 #include "t.h"
 

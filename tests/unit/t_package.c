@@ -6,6 +6,7 @@
 #include "../../src/pipeline/plan.h"
 #include "../../src/pipeline/step.h"
 #include "../../src/core/buf.h"
+#include "../../src/core/safefile.h"
 #include "../../src/core/util.h"
 #include "../../src/pipeline/era.h"
 #include "t.h"

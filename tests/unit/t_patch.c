@@ -9,6 +9,7 @@
 #include "../../src/sources/patch.h"
 #include "../../src/sources/repowork.h"
 #include "../../src/core/strvec.h"
+#include "../../src/core/safefile.h"
 #include "../../src/core/util.h"
 #include "t.h"
 

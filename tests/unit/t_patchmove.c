@@ -1,6 +1,7 @@
 #include <string.h>
 
 #include "../../src/core/buf.h"
+#include "../../src/core/safefile.h"
 #include "../../src/core/util.h"
 #include "../../src/sources/patch.h"
 #include "t.h"

@@ -6,6 +6,7 @@
 #include "../../src/core/buf.h"
 #include "../../src/core/proc.h"
 #include "../../src/core/strvec.h"
+#include "../../src/core/safefile.h"
 #include "../../src/core/util.h"
 #include "t.h"
 

@@ -3,6 +3,7 @@
 
 #include "../../src/core/buf.h"
 #include "../../src/core/strvec.h"
+#include "../../src/core/safefile.h"
 #include "../../src/core/util.h"
 #include "../../src/profile/profile.h"
 #include "t.h"

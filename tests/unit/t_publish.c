@@ -10,6 +10,7 @@
 #include "../../src/pipeline/step.h"
 #include "../../src/core/buf.h"
 #include "../../src/core/strvec.h"
+#include "../../src/core/safefile.h"
 #include "../../src/core/util.h"
 #include "t.h"
 

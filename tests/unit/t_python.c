@@ -3,6 +3,7 @@
 #include <sys/stat.h>
 
 #include "../../src/core/buf.h"
+#include "../../src/core/safefile.h"
 #include "../../src/core/util.h"
 #include "../../src/host/python.h"
 #include "t.h"

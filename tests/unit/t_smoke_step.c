@@ -5,6 +5,7 @@
 #include "../../src/pipeline/build.h"
 #include "../../src/pipeline/step.h"
 #include "../../src/core/buf.h"
+#include "../../src/core/safefile.h"
 #include "../../src/core/util.h"
 #include "../../src/pipeline/era.h"
 #include "../../src/wheel/verify.h"

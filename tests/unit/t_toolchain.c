@@ -5,6 +5,7 @@
 #include "../../src/core/buf.h"
 #include "../../src/core/json.h"
 #include "../../src/core/strvec.h"
+#include "../../src/core/safefile.h"
 #include "../../src/core/util.h"
 #include "../../src/host/toolchain.h"
 #include "t.h"

@@ -14,6 +14,7 @@
 #include "../../src/core/buf.h"
 #include "../../src/core/json.h"
 #include "../../src/core/proc.h"
+#include "../../src/core/safefile.h"
 #include "../../src/core/util.h"
 #include "../../src/host/toolchain.h"
 #include "../../src/sources/git.h"

@@ -5,6 +5,7 @@
 
 #include "../../src/pipeline/workdir.h"
 #include "../../src/core/buf.h"
+#include "../../src/core/safefile.h"
 #include "../../src/core/util.h"
 #include "t.h"
 
