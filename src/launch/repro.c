@@ -42,6 +42,19 @@ is_ccache(const char *path)
 }
 
 int
+repro_prefix_maps(const char *work_dir, const char *src_dir, const char *via, struct strvec *out)
+{
+	size_t n = out->n;
+
+	/* gcc: the last matching map wins, so the narrower source tree comes last. */
+	if (work_dir && *work_dir)
+		strvec_pushf(out, "%s-ffile-prefix-map=%s=%s", via, work_dir, REPRO_WORK_PREFIX);
+	if (src_dir && *src_dir)
+		strvec_pushf(out, "%s-ffile-prefix-map=%s=%s", via, src_dir, REPRO_SRC_PREFIX);
+	return out->n > n;
+}
+
+int
 repro_compile_args(char *const *argv, const char *work_dir, const char *src_dir,
 		   struct strvec *out)
 {
@@ -53,17 +66,7 @@ repro_compile_args(char *const *argv, const char *work_dir, const char *src_dir,
 		strvec_push(out, argv[i]);
 		if (i != c || !(nvcc || is_gcc_like(argv[c])))
 			continue;
-		/* gcc: the last matching map wins, so the narrower source tree comes last. */
-		if (work_dir && *work_dir) {
-			strvec_pushf(out, "%s-ffile-prefix-map=%s=%s", nvcc ? "-Xcompiler=" : "",
-				     work_dir, REPRO_WORK_PREFIX);
-			added = 1;
-		}
-		if (src_dir && *src_dir) {
-			strvec_pushf(out, "%s-ffile-prefix-map=%s=%s", nvcc ? "-Xcompiler=" : "",
-				     src_dir, REPRO_SRC_PREFIX);
-			added = 1;
-		}
+		added = repro_prefix_maps(work_dir, src_dir, nvcc ? "-Xcompiler=" : "", out);
 	}
 	return added;
 }

@@ -18,6 +18,13 @@ struct strvec;
 #define REPRO_SRC_PREFIX "/bwbuild/src"
 
 /*
+ * The prefix maps for `work_dir` and `src_dir` (either may be NULL or ""),
+ * each option after `via` ("" for gcc, "-Xcompiler=" for nvcc), pushed
+ * onto `out`. 1 when any was.
+ */
+int repro_prefix_maps(const char *work_dir, const char *src_dir, const char *via, struct strvec *out);
+
+/*
  * `argv` (a compile command, possibly behind ccache) with the prefix maps
  * for `work_dir` and `src_dir` (either may be NULL) inserted after the
  * compiler's name, into `out`. A command whose compiler is neither nvcc

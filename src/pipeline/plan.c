@@ -185,6 +185,7 @@ static void
 repro_setuptools_flags(struct plan *pl, char *const *env)
 {
 	struct buf b = BUF_INIT;
+	struct strvec maps = STRVEC_INIT;
 	long at = strvec_env_find(&pl->env, "CPPFLAGS", strlen("CPPFLAGS"));
 	const char *own = at >= 0 ? pl->env.v[at] + strlen("CPPFLAGS=") : NULL;
 
@@ -193,10 +194,11 @@ repro_setuptools_flags(struct plan *pl, char *const *env)
 			own = *env + strlen("CPPFLAGS=");
 	if (own && *own)
 		buf_addf(&b, "%s ", own);
-	/* gcc: the last matching map wins, so the source tree (inside the work directory) comes last. */
-	buf_addf(&b, "-ffile-prefix-map=%s=%s -ffile-prefix-map=%s=%s", pl->work_dir, REPRO_WORK_PREFIX,
-		 pl->src_dir, REPRO_SRC_PREFIX);
+	/* The launcher's own maps (src/launch/repro.c), for the compiles it never sees. */
+	repro_prefix_maps(pl->work_dir, pl->src_dir, "", &maps);
+	strvec_join(&maps, " ", &b);
 	strvec_env_set(&pl->env, "CPPFLAGS", b.s);
+	strvec_clear(&maps);
 	buf_release(&b);
 }
 
