@@ -109,31 +109,86 @@ static const struct cause {
 					      "container's pids limit) or lower build.jobs" },
 };
 
-/* The best-ranked cause line in one log; *best and `found` updated. */
+/*
+ * Each line of the log `log` (a regular file, never through a link) to
+ * `fn` with its newline cut and its 1-based number, until `fn` returns
+ * nonzero or the log ends. A log that cannot be read has no lines.
+ */
 static void
-scan_cause(const char *log, size_t *best, struct buf *found)
+log_lines(const char *log, int (*fn)(void *ctx, char *line, size_t n, long at), void *ctx)
 {
 	int fd = open_regular(log, O_RDONLY, 0);
 	FILE *f = fd >= 0 ? fdopen(fd, "r") : NULL;
 	char *line = NULL;
 	size_t cap = 0;
 	ssize_t n;
+	long at = 0;
 
 	while (f && (n = getline(&line, &cap, f)) > 0) {
-		for (size_t i = 0; i < *best; i++) {
-			if (!strstr(line, causes[i].mark))
-				continue;
-			*best = i;
-			buf_reset(found);
-			buf_add(found, line, (size_t)n - (line[n - 1] == '\n'));
+		if (line[n - 1] == '\n')
+			line[--n] = '\0';
+		if (fn(ctx, line, (size_t)n, ++at))
 			break;
-		}
 	}
 	if (f)
 		fclose(f);
 	else if (fd >= 0)
 		close(fd);
 	free(line);
+}
+
+struct cause_scan {
+	size_t *best;
+	struct buf *found;
+};
+
+static int
+cause_line(void *ctx, char *line, size_t n, long at)
+{
+	struct cause_scan *c = ctx;
+
+	(void)at;
+	for (size_t i = 0; i < *c->best; i++) {
+		if (!strstr(line, causes[i].mark))
+			continue;
+		*c->best = i;
+		buf_reset(c->found);
+		buf_add(c->found, line, n);
+		break;
+	}
+	return 0;
+}
+
+/* The best-ranked cause line in one log; *best and `found` updated. */
+static void
+scan_cause(const char *log, size_t *best, struct buf *found)
+{
+	struct cause_scan c = { best, found };
+
+	log_lines(log, cause_line, &c);
+}
+
+struct error_scan {
+	struct buf *text;
+	long *lineno;
+	long from;   /* compiler_error: the first line to look at */
+	size_t taken;
+};
+
+static int
+cmake_error_line(void *ctx, char *line, size_t n, long at)
+{
+	struct error_scan *e = ctx;
+
+	if (!*e->lineno) {
+		if (!starts_with(line, "CMake Error"))
+			return 0;
+		*e->lineno = at;
+	} else if (!n || ++e->taken > 12) {
+		return 1;
+	}
+	buf_addf(e->text, "%s%s", e->text->len ? "\n" : "", line);
+	return 0;
 }
 
 /*
@@ -145,33 +200,26 @@ scan_cause(const char *log, size_t *best, struct buf *found)
 static int
 first_cmake_error(const char *log, struct buf *block, long *lineno)
 {
-	int fd = open_regular(log, O_RDONLY, 0);
-	FILE *f = fd >= 0 ? fdopen(fd, "r") : NULL;
-	char *line = NULL;
-	size_t cap = 0, taken = 0;
-	ssize_t n;
-	long at = 0;
+	struct error_scan e = { block, lineno, 0, 0 };
 
 	*lineno = 0;
-	while (f && (n = getline(&line, &cap, f)) > 0) {
-		at++;
-		if (n && line[n - 1] == '\n')
-			line[--n] = '\0';
-		if (!*lineno) {
-			if (!starts_with(line, "CMake Error"))
-				continue;
-			*lineno = at;
-		} else if (!n || ++taken > 12) {
-			break;
-		}
-		buf_addf(block, "%s%s", block->len ? "\n" : "", line);
-	}
-	if (f)
-		fclose(f);
-	else if (fd >= 0)
-		close(fd);
-	free(line);
+	log_lines(log, cmake_error_line, &e);
 	return *lineno > 0;
+}
+
+static int
+compiler_error_line(void *ctx, char *line, size_t n, long at)
+{
+	struct error_scan *e = ctx;
+
+	(void)n;
+	if (at >= e->from && (strstr(line, ": error: ") || strstr(line, ": fatal error: ") ||
+			      strstr(line, "nvcc fatal"))) {
+		buf_addstr(e->text, line + strspn(line, " \t"));
+		*e->lineno = at;
+		return 1;
+	}
+	return at >= e->from + 80;
 }
 
 /*
@@ -184,30 +232,10 @@ first_cmake_error(const char *log, struct buf *block, long *lineno)
 static int
 compiler_error(const char *log, long from, struct buf *found, long *lineno)
 {
-	int fd = open_nofollow(log, O_RDONLY | O_NONBLOCK, 0);
-	FILE *f = fd >= 0 ? fdopen(fd, "r") : NULL;
-	char *line = NULL;
-	size_t cap = 0;
-	ssize_t n;
-	long at = 0;
+	struct error_scan e = { found, lineno, from, 0 };
 
 	*lineno = 0;
-	while (f && !*lineno && (n = getline(&line, &cap, f)) > 0 && at < from + 80) {
-		if (++at < from)
-			continue;
-		if (line[n - 1] == '\n')
-			line[--n] = '\0';
-		if (strstr(line, ": error: ") || strstr(line, ": fatal error: ") ||
-		    strstr(line, "nvcc fatal")) {
-			buf_addstr(found, line + strspn(line, " \t"));
-			*lineno = at;
-		}
-	}
-	if (f)
-		fclose(f);
-	else if (fd >= 0)
-		close(fd);
-	free(line);
+	log_lines(log, compiler_error_line, &e);
 	return *lineno > 0;
 }
 
