@@ -5,7 +5,7 @@
  * decided and the watch on a build that is already running. How a tree is
  * told to configure only is contract.c's; what the read-back concludes
  * (features_effective, the BLAS, what CMake dropped), readback.c's.
- * May include: core/, formats/, host/, profile/, sources/, build/.
+ * May include: core/, formats/, host/, profile/, sources/, launch/launch.h, pipeline/.
  */
 #include <sys/stat.h>
 #include <dirent.h>

@@ -8,7 +8,7 @@
  * reads best whole; the remote hosts' checks are remotecheck.c's, what a
  * build of the tree needs beyond the toolchain (NumPy, the BLAS, a
  * --source tree's patches) doctor_needs.c's.
- * May include: core/, formats/, host/, profile/, sources/, build/.
+ * May include: core/, formats/, host/, profile/, sources/, launch/remotecheck.h, pipeline/.
  */
 #include <stdarg.h>
 #include <stdio.h>

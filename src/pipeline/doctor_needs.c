@@ -4,7 +4,7 @@
  * silently or late: NumPy in the build's interpreter, the BLAS, and the
  * patches a --source tree (built as it is) must already have. The same
  * NumPy judgement serves the build's own check before anything compiles.
- * May include: core/, formats/, host/, profile/, sources/, build/.
+ * May include: core/, formats/, host/, profile/, sources/, pipeline/.
  */
 #include <stdlib.h>
 #include <string.h>

@@ -5,7 +5,7 @@
  * ROCm absent), and the BLAS the build really got (PyTorch falls back to
  * Eigen's when the one it looks for is missing, saying so only in its log).
  * configure.c reads the files; the BLAS libraries' table serves doctor too.
- * May include: core/, formats/, profile/, build/.
+ * May include: core/, formats/, profile/, pipeline/configure.h.
  */
 #include <stdio.h>
 #include <stdlib.h>

@@ -23,6 +23,11 @@ git_priv.h brings <git2.h> and is theirs alone); nothing else includes
 The launcher's admit.h, remote.h and peaks.h are src/launch/'s alone;
 pipeline/step.h (struct build) is src/pipeline/'s alone.
 
+A file whose opening comment says "May include: core/, sources/patch.h."
+keeps to it: an include beyond those folders and headers (a bare name is
+of the file's own folder; its own header always passes) fails, so the
+promise cannot drift from the code.
+
 PENDING lists known violations with the reason each is left for now: they
 print as "pending" and pass; an entry that no longer occurs fails, so the
 list only shrinks. Prints each violation as FILE:LINE: what, and exits 1
@@ -108,28 +113,50 @@ def folders(top, bad):
                     % (m.group(1) if m else "missing", " ".join(ORDER)), None))
 
 
+# A file's own promise, "May include: core/, sources/patch.h, and repowork.h."
+MAY = re.compile(r"May include:((?:.|\n)*?)\.(?=\s*\n|\s*\*/|\s+[A-Z])")
+
+
+def may_include(layer, text):
+    """What the file's "May include:" comment allows (a folder "x/", a header, a
+    bare name in its own folder) and that comment's words; None without one."""
+    m = MAY.search(text)
+    if not m:
+        return None
+    body = re.sub(r"\n\s*\*", " ", m.group(1))
+    words = [w.strip() for w in re.split(r",|\band\b", body) if w.strip()]
+    return [w if "/" in w else "%s/%s" % (layer, w) for w in words], ", ".join(words)
+
+
 def includes(top, bad):
     for layer, path in sources(top):
         rel = os.path.relpath(path, top)
         with open(path, encoding="utf-8") as fh:
-            for n, line in enumerate(fh, 1):
-                m = SYSINCLUDE.match(line)
-                if m:
-                    wrapper_only(rel, n, m.group(1), bad)
-                    continue
-                m = INCLUDE.match(line)
-                if not m:
-                    continue
-                inc = m.group(1)
-                wrapper_only(rel, n, inc, bad)
-                parts = inc.split("/")
-                if len(parts) != 2 or parts[0] not in RANK:
-                    bad.append(("%s:%d: include \"%s\" names no layer "
-                                "(write \"LAYER/NAME.h\")" % (rel, n, inc), None))
-                    continue
-                if RANK[parts[0]] > RANK[layer]:
-                    bad.append(("%s:%d: %s includes %s, a higher layer (%s)"
-                                % (rel, n, layer, inc, parts[0]), (rel, inc)))
+            text = fh.read()
+        may = may_include(layer, text)
+        own = "%s/%s.h" % (layer, os.path.splitext(os.path.basename(path))[0])
+        for n, line in enumerate(text.split("\n"), 1):
+            m = SYSINCLUDE.match(line)
+            if m:
+                wrapper_only(rel, n, m.group(1), bad)
+                continue
+            m = INCLUDE.match(line)
+            if not m:
+                continue
+            inc = m.group(1)
+            wrapper_only(rel, n, inc, bad)
+            parts = inc.split("/")
+            if len(parts) != 2 or parts[0] not in RANK:
+                bad.append(("%s:%d: include \"%s\" names no layer "
+                            "(write \"LAYER/NAME.h\")" % (rel, n, inc), None))
+                continue
+            if RANK[parts[0]] > RANK[layer]:
+                bad.append(("%s:%d: %s includes %s, a higher layer (%s)"
+                            % (rel, n, layer, inc, parts[0]), (rel, inc)))
+            elif may and inc != own and not any(
+                    inc == a or (a.endswith("/") and inc.startswith(a)) for a in may[0]):
+                bad.append(("%s:%d: includes %s, but its comment says \"May include: %s\"; "
+                            "change one of them" % (rel, n, inc, may[1]), None))
 
 
 def calls(top):
