@@ -92,3 +92,13 @@ ccache_stats_json(const struct ccache_stats *a, const struct ccache_stats *b, co
 #undef DIFF
 	return o;
 }
+
+enum cache_tool
+ccache_tool(const char *argv0)
+{
+	const char *name = argv0 ? path_tail(argv0) : "";
+
+	if (!strcmp(name, "ccache"))
+		return CACHE_CCACHE;
+	return strcmp(name, "sccache") ? CACHE_NONE : CACHE_SCCACHE;
+}

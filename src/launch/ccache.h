@@ -28,6 +28,14 @@ void ccache_stats_parse(const char *text, struct ccache_stats *out);
  * "direct_cache_hit" or "preprocessed_cache_hit" line.
  */
 int ccache_log_hit(const char *text);
+/*
+ * The compiler cache a command runs behind, by its first word ("ccache",
+ * "/usr/bin/sccache"): the compiler is then argv[1]. Only ccache takes
+ * CCACHE_STATSLOG and CCACHE_PREFIX; sccache is only stepped over.
+ */
+enum cache_tool { CACHE_NONE, CACHE_CCACHE, CACHE_SCCACHE };
+enum cache_tool ccache_tool(const char *argv0);
+
 /* after - before, as the manifest's build.cache object. */
 struct json *ccache_stats_json(const struct ccache_stats *before, const struct ccache_stats *after,
 			       const char *remote);

@@ -493,7 +493,7 @@ cache_log_begin(const struct launcher *s, char *const *argv, struct buf *path, s
 {
 	struct buf b = BUF_INIT;
 
-	if (strcmp(path_tail(argv[0]), "ccache") || getenv("CCACHE_STATSLOG"))
+	if (ccache_tool(argv[0]) != CACHE_CCACHE || getenv("CCACHE_STATSLOG"))
 		return 0;
 	buf_addf(path, "%s/ccache-stats.%ld", s->dir.s, (long)getpid());
 	unlink(path->s);
@@ -519,15 +519,9 @@ cache_log_hit(const char *path)
 static int
 nvcc_at(char *const *argv)
 {
-	for (int i = 0; i < 2 && argv[i]; i++) {
-		const char *b = strrchr(argv[i], '/') ? strrchr(argv[i], '/') + 1 : argv[i];
+	int at = ccache_tool(argv[0]) == CACHE_CCACHE ? 1 : 0;
 
-		if (!strcmp(b, "nvcc"))
-			return i;
-		if (strcmp(b, "ccache"))
-			return -1;
-	}
-	return -1;
+	return argv[0] && argv[at] && !strcmp(path_tail(argv[at]), "nvcc") ? at : -1;
 }
 
 /*

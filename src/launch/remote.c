@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "core/buf.h"
+#include "launch/ccache.h"
 #include "launch/remote.h"
 #include "core/strvec.h"
 #include "core/safefile.h"
@@ -54,7 +55,7 @@ launch_remote_capable(char *const *argv)
 
 	if (!argv[0])
 		return 0;
-	if (!strcmp(path_tail(argv[0]), "ccache"))
+	if (ccache_tool(argv[0]) == CACHE_CCACHE)
 		c = 1;
 	if (!argv[c] || !host_compiler(argv[c]))
 		return 0;
@@ -102,7 +103,7 @@ launch_remote_command(char *const *argv, const char *host, const char *dir, stru
 	if (!distcc || !*distcc)
 		distcc = "distcc";
 	/* ccache runs distcc only on a miss: a unit cached anywhere is never compiled again. */
-	if (!strcmp(path_tail(argv[0]), "ccache"))
+	if (ccache_tool(argv[0]) == CACHE_CCACHE)
 		strvec_env_set(env, "CCACHE_PREFIX", distcc);
 	else
 		strvec_push(out, distcc);

@@ -5,6 +5,7 @@
 
 #include "core/buf.h"
 #include "core/diag.h"
+#include "launch/ccache.h"
 #include "launch/repro.h"
 #include "core/strvec.h"
 #include "core/safefile.h"
@@ -35,12 +36,6 @@ is_gcc_like(const char *path)
 	return 0;
 }
 
-static int
-is_ccache(const char *path)
-{
-	return !strcmp(path_tail(path), "ccache") || !strcmp(path_tail(path), "sccache");
-}
-
 int
 repro_prefix_maps(const char *work_dir, const char *src_dir, const char *via, struct strvec *out)
 {
@@ -58,7 +53,7 @@ int
 repro_compile_args(char *const *argv, const char *work_dir, const char *src_dir,
 		   struct strvec *out)
 {
-	size_t c = argv[0] && is_ccache(argv[0]) && argv[1] ? 1 : 0, i;
+	size_t c = ccache_tool(argv[0]) != CACHE_NONE && argv[1] ? 1 : 0, i;
 	int nvcc = argv[0] && !strcmp(path_tail(argv[c]), "nvcc");
 	int added = 0;
 
@@ -74,7 +69,7 @@ repro_compile_args(char *const *argv, const char *work_dir, const char *src_dir,
 const char *
 repro_nvcc_output(char *const *argv)
 {
-	size_t c = argv[0] && is_ccache(argv[0]) && argv[1] ? 1 : 0;
+	size_t c = ccache_tool(argv[0]) != CACHE_NONE && argv[1] ? 1 : 0;
 
 	if (!argv[0] || strcmp(path_tail(argv[c]), "nvcc"))
 		return NULL;

@@ -188,9 +188,22 @@ t_log_hit(void)
 	CHECK(!ccache_log_hit("") && !ccache_log_hit(NULL));
 }
 
+/* The cache a command runs behind, by its first word: the compiler is then argv[1]. */
+static void
+t_tool(void)
+{
+	CHECK(ccache_tool("ccache") == CACHE_CCACHE);
+	CHECK(ccache_tool("/usr/lib/ccache/ccache") == CACHE_CCACHE);
+	CHECK(ccache_tool("/opt/bin/sccache") == CACHE_SCCACHE);
+	CHECK(ccache_tool("/usr/bin/gcc") == CACHE_NONE);
+	CHECK(ccache_tool("ccache-4.8") == CACHE_NONE);
+	CHECK(ccache_tool(NULL) == CACHE_NONE);
+}
+
 void
 t_ccache(void)
 {
+	t_tool();
 	t_log_hit();
 	t_parse();
 	t_ccache_json();
