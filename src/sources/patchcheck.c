@@ -526,6 +526,84 @@ section_end(struct psection *s, struct patch_target **t, size_t *n, size_t *cap,
 	return 0;
 }
 
+/*
+ * A line inside a hunk, counted as libgit2 counts it against the header's
+ * line counts; a symlink's new content is kept for check_link_target. The
+ * line number of a miscount, or 0.
+ */
+static int
+hunk_line(struct psection *s, const char *l, size_t n, int here, unsigned long *old_left,
+	  unsigned long *new_left, struct buf *why)
+{
+	char k = n ? l[0] : ' ';
+
+	if (k == ' ' || k == '-') {
+		if (!(*old_left)-- || (k == ' ' && !(*new_left)--)) {
+			buf_addstr(why, "a hunk has more lines than its header says");
+			return here;
+		}
+	} else if (k == '+') {
+		if (!(*new_left)--) {
+			buf_addstr(why, "a hunk has more lines than its header says");
+			return here;
+		}
+	} else if (k != '\\') {
+		buf_addstr(why, "a hunk has fewer lines than its header says");
+		return here;
+	}
+	if ((k == ' ' || k == '+') && s->new_mode == 0120000 && n) {
+		if (s->content_lines++)
+			buf_addch(&s->content, '\n');
+		buf_add(&s->content, l + 1, n - 1);
+		if (k == '+' && !s->content_line)
+			s->content_line = here;
+	}
+	return 0;
+}
+
+/*
+ * git's extended header lines between "diff --git" and the hunks: renames
+ * and copies, modes, the index line's mode. Any other line is left alone.
+ * -1 on a bad path or mode (the path's reason in `why`).
+ */
+static int
+extended_header(struct psection *s, const char *l, size_t n, struct buf *why)
+{
+	if ((n > 12 && !strncmp(l, "rename from ", 12)) || (n > 10 && !strncmp(l, "copy from ", 10))) {
+		size_t skip = l[0] == 'r' ? 12 : 10;
+
+		return moved_path(l + skip, n - skip, &s->old_path, why);
+	}
+	if ((n > 10 && !strncmp(l, "rename to ", 10)) || (n > 8 && !strncmp(l, "copy to ", 8))) {
+		size_t skip = l[0] == 'r' ? 10 : 8;
+
+		return moved_path(l + skip, n - skip, &s->new_path, why);
+	}
+	if (n > 9 && !strncmp(l, "old mode ", 9))
+		return mode_of(l + 9, n - 9, &s->old_mode);
+	if (n > 9 && !strncmp(l, "new mode ", 9))
+		return mode_of(l + 9, n - 9, &s->new_mode);
+	if (n > 14 && !strncmp(l, "new file mode ", 14)) {
+		s->is_new = 1;
+		return mode_of(l + 14, n - 14, &s->new_mode);
+	}
+	if (n > 18 && !strncmp(l, "deleted file mode ", 18)) {
+		s->is_deleted = 1;
+		return mode_of(l + 18, n - 18, &s->old_mode);
+	}
+	if (n > 6 && !strncmp(l, "index ", 6)) {
+		const char *sp = memchr(l + 6, ' ', n - 6);
+		int rc = 0;
+
+		if (sp) {
+			rc = mode_of(sp + 1, (size_t)(l + n - sp - 1), &s->old_mode);
+			s->new_mode = s->old_mode;
+		}
+		return rc;
+	}
+	return 0;
+}
+
 int
 patch_check(const char *text, size_t len, struct patch_target **targets, size_t *ntargets,
 	    struct buf *why)
@@ -546,30 +624,7 @@ patch_check(const char *text, size_t len, struct patch_target **targets, size_t 
 		int here = c.line;
 
 		if (old_left || new_left) {
-			/* a hunk line, counted as libgit2 counts it */
-			char k = n ? l[0] : ' ';
-
-			if (k == ' ' || k == '-') {
-				if (!old_left-- || (k == ' ' && !new_left--)) {
-					buf_addstr(why, "a hunk has more lines than its header says");
-					bad = here;
-				}
-			} else if (k == '+') {
-				if (!new_left--) {
-					buf_addstr(why, "a hunk has more lines than its header says");
-					bad = here;
-				}
-			} else if (k != '\\') {
-				buf_addstr(why, "a hunk has fewer lines than its header says");
-				bad = here;
-			}
-			if (!bad && (k == ' ' || k == '+') && s.new_mode == 0120000 && n) {
-				if (s.content_lines++)
-					buf_addch(&s.content, '\n');
-				buf_add(&s.content, l + 1, n - 1);
-				if (k == '+' && !s.content_line)
-					s.content_line = here;
-			}
+			bad = hunk_line(&s, l, n, here, &old_left, &new_left, why);
 			continue;
 		}
 		if (n >= 11 && !strncmp(l, "diff --git ", 11)) {
@@ -593,33 +648,8 @@ patch_check(const char *text, size_t len, struct patch_target **targets, size_t 
 			bad = header_path(l + 4, n - 4, 'a', &s.old_path, why) < 0 ? here : 0;
 		} else if (n >= 4 && !strncmp(l, "+++ ", 4)) {
 			bad = header_path(l + 4, n - 4, 'b', &s.new_path, why) < 0 ? here : 0;
-		} else if ((n > 12 && !strncmp(l, "rename from ", 12)) ||
-			   (n > 10 && !strncmp(l, "copy from ", 10))) {
-			size_t skip = l[0] == 'r' ? 12 : 10;
-
-			bad = moved_path(l + skip, n - skip, &s.old_path, why) < 0 ? here : 0;
-		} else if ((n > 10 && !strncmp(l, "rename to ", 10)) ||
-			   (n > 8 && !strncmp(l, "copy to ", 8))) {
-			size_t skip = l[0] == 'r' ? 10 : 8;
-
-			bad = moved_path(l + skip, n - skip, &s.new_path, why) < 0 ? here : 0;
-		} else if (n > 9 && !strncmp(l, "old mode ", 9)) {
-			bad = mode_of(l + 9, n - 9, &s.old_mode) < 0 ? here : 0;
-		} else if (n > 9 && !strncmp(l, "new mode ", 9)) {
-			bad = mode_of(l + 9, n - 9, &s.new_mode) < 0 ? here : 0;
-		} else if (n > 14 && !strncmp(l, "new file mode ", 14)) {
-			bad = mode_of(l + 14, n - 14, &s.new_mode) < 0 ? here : 0;
-			s.is_new = 1;
-		} else if (n > 18 && !strncmp(l, "deleted file mode ", 18)) {
-			bad = mode_of(l + 18, n - 18, &s.old_mode) < 0 ? here : 0;
-			s.is_deleted = 1;
-		} else if (n > 6 && !strncmp(l, "index ", 6)) {
-			const char *sp = memchr(l + 6, ' ', n - 6);
-
-			if (sp) {
-				bad = mode_of(sp + 1, (size_t)(l + n - sp - 1), &s.old_mode) < 0 ? here : 0;
-				s.new_mode = s.old_mode;
-			}
+		} else {
+			bad = extended_header(&s, l, n, why) < 0 ? here : 0;
 		}
 		if (bad && !why->len)
 			buf_addf(why, "'%.*s' is not a mode such as 100644", (int)(n > 80 ? 80 : n), l);
