@@ -61,6 +61,70 @@ elf_is_elf(const uint8_t *data, size_t len)
 	return len >= 4 && !memcmp(data, "\x7f" "ELF", 4);
 }
 
+/* The section table: `shnum` 64-byte headers at `shoff` (inside the file), names still offsets. */
+static int
+read_sections(struct elf *e, struct span s, uint64_t shoff, uint64_t shnum, struct buf *why)
+{
+	e->sections = xcalloc(shnum ? shnum : 1, sizeof(*e->sections));
+	e->nsections = shnum;
+	for (size_t i = 0; i < shnum; i++) {
+		struct elf_section *sec = &e->sections[i];
+		uint64_t h = shoff + i * 64;
+		uint32_t name = 0;
+
+		rd_u32(s, h, &name);
+		rd_u32(s, h + 4, &sec->type);
+		rd_u64(s, h + 8, &sec->flags);
+		rd_u64(s, h + 0x18, &sec->offset);
+		rd_u64(s, h + 0x20, &sec->size);
+		rd_u32(s, h + 0x28, &sec->link);
+		rd_u32(s, h + 0x2C, &sec->info);
+		sec->name = (const char *)(uintptr_t)name; /* resolved by name_sections */
+		if (!i) {
+			/* Section 0 only carries the extended counts; its offset means nothing. */
+			sec->type = 0;
+			sec->size = 0;
+			sec->offset = 0;
+			sec->name = NULL;
+			continue;
+		}
+		if (sec->type != SHT_NOBITS_ && !span_has(e->len, sec->offset, sec->size)) {
+			buf_addf(why, "section %zu (0x%llx bytes at 0x%llx) lies outside the file", i,
+				 (unsigned long long)sec->size, (unsigned long long)sec->offset);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/*
+ * Each section's name offset resolved in the section-name table `strtab`
+ * (NULL: none, every section nameless); a name longer than any looked for
+ * is left nameless, one that runs off the table's end is an error.
+ */
+static int
+name_sections(struct elf *e, const struct elf_section *strtab, struct buf *why)
+{
+	for (size_t i = 0; i < e->nsections; i++) {
+		uint64_t name = (uint64_t)(uintptr_t)e->sections[i].name, room;
+
+		e->sections[i].name = "";
+		if (!strtab || strtab->type == SHT_NOBITS_ || name >= strtab->size)
+			continue;
+		room = strtab->size - name;
+		if (!memchr(e->data + strtab->offset + name, '\0',
+			    room < SECTION_NAME_MAX ? (size_t)room : SECTION_NAME_MAX)) {
+			if (room < SECTION_NAME_MAX) {
+				buf_addf(why, "name of section %zu is not terminated", i);
+				return -1;
+			}
+			continue; /* longer than any name looked for: nameless */
+		}
+		e->sections[i].name = (const char *)e->data + strtab->offset + name;
+	}
+	return 0;
+}
+
 int
 elf_open(struct elf *e, const uint8_t *data, size_t len, struct buf *why)
 {
@@ -68,8 +132,6 @@ elf_open(struct elf *e, const uint8_t *data, size_t len, struct buf *why)
 	uint64_t shoff, tbl_end;
 	uint16_t shentsize, shnum16, shstrndx16;
 	uint64_t shnum, shstrndx;
-	const struct elf_section *strtab;
-	size_t i;
 
 	memset(e, 0, sizeof(*e));
 	e->data = data;
@@ -114,56 +176,10 @@ elf_open(struct elf *e, const uint8_t *data, size_t len, struct buf *why)
 			 (unsigned long long)shnum, (unsigned long long)shoff);
 		return -1;
 	}
-	e->sections = xcalloc(shnum ? shnum : 1, sizeof(*e->sections));
-	e->nsections = shnum;
-	for (i = 0; i < shnum; i++) {
-		struct elf_section *sec = &e->sections[i];
-		uint64_t h = shoff + i * 64;
-		uint32_t name = 0;
-
-		rd_u32(s, h, &name);
-		rd_u32(s, h + 4, &sec->type);
-		rd_u64(s, h + 8, &sec->flags);
-		rd_u64(s, h + 0x18, &sec->offset);
-		rd_u64(s, h + 0x20, &sec->size);
-		rd_u32(s, h + 0x28, &sec->link);
-		rd_u32(s, h + 0x2C, &sec->info);
-		sec->name = (const char *)(uintptr_t)name; /* resolved below */
-		if (!i) {
-			/* Section 0 only carries the extended counts; its offset means nothing. */
-			sec->type = 0;
-			sec->size = 0;
-			sec->offset = 0;
-			sec->name = NULL;
-			continue;
-		}
-		if (sec->type != SHT_NOBITS_ && !span_has(len, sec->offset, sec->size)) {
-			buf_addf(why, "section %zu (0x%llx bytes at 0x%llx) lies outside the file", i,
-				 (unsigned long long)sec->size, (unsigned long long)sec->offset);
-			elf_release(e);
-			return -1;
-		}
-	}
-	strtab = shstrndx && shstrndx < shnum ? &e->sections[shstrndx] : NULL;
-	for (i = 0; i < shnum; i++) {
-		uint64_t name = (uint64_t)(uintptr_t)e->sections[i].name;
-
-		uint64_t room;
-
-		e->sections[i].name = "";
-		if (!strtab || strtab->type == SHT_NOBITS_ || name >= strtab->size)
-			continue;
-		room = strtab->size - name;
-		if (!memchr(data + strtab->offset + name, '\0',
-			    room < SECTION_NAME_MAX ? (size_t)room : SECTION_NAME_MAX)) {
-			if (room < SECTION_NAME_MAX) {
-				buf_addf(why, "name of section %zu is not terminated", i);
-				elf_release(e);
-				return -1;
-			}
-			continue; /* longer than any name looked for: nameless */
-		}
-		e->sections[i].name = (const char *)data + strtab->offset + name;
+	if (read_sections(e, s, shoff, shnum, why) < 0 ||
+	    name_sections(e, shstrndx && shstrndx < shnum ? &e->sections[shstrndx] : NULL, why) < 0) {
+		elf_release(e);
+		return -1;
 	}
 	return 0;
 }
