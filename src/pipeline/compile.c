@@ -348,7 +348,7 @@ compile_run(struct build *b)
 	if (!rc && partial)
 		step_note(STEP_COMPILE, "targets %s built (--targets stops after them)",
 			b->opts->targets);
-	if (!rc && !b->era->wheel_argv && !partial)
+	if (!rc && b->era->compile_configures && !partial)
 		rc = configure_settle(b);
 	if (have_stats && ccache_stats_read(ccache, &b->plan.env, &after) == 0) {
 		json_free(b->cache);

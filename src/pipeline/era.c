@@ -145,6 +145,7 @@ static const struct era_ops rows[] = {
 		.detect = detect_skbuild,
 		.configure = ERA_CONFIGURE_CMAKE,
 		.compile_argv = skbuild_build,
+		.compile_configures = 1,
 		.module = "build",
 		.module_user = "python3 -m build",
 		.module_hint = "apt-get install python3-build",

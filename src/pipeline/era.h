@@ -48,6 +48,8 @@ struct era_ops {
 	void (*compile_argv)(const struct era_cmd *c, struct strvec *args, struct strvec *env);
 	/* The wheel step's command writing into `dist`; NULL: compile made the wheel. */
 	void (*wheel_argv)(const struct era_cmd *c, const char *dist, struct strvec *args);
+	/* The compile command runs CMake's configure again: the read-back follows it. */
+	int compile_configures;
 	/* A module the build's python must import, how the user knows it, how to get it. */
 	const char *module, *module_user, *module_hint;
 	int torch_tree;          /* torch itself: the shared peaks table, seeds, ETA from build.ninja */

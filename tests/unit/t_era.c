@@ -52,7 +52,7 @@ t_era_argv(void)
 	CHECK(a.n == 7 && !strcmp(a.v[0], "py") && !strcmp(a.v[6], "/w/dist"));
 	CHECK(!strcmp(strvec_env_get(&e, "CMAKE_BUILD_PARALLEL_LEVEL"), "6") &&
 	      !strcmp(strvec_env_get(&e, "SKBUILD_BUILD_DIR"), "/s/build"));
-	CHECK(sk->wheel_argv == NULL);
+	CHECK(sk->wheel_argv == NULL && sk->compile_configures && !su->compile_configures);
 	strvec_clear(&a);
 	strvec_clear(&e);
 	su->compile_argv(&c, &a, &e);
