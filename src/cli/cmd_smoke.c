@@ -85,21 +85,7 @@ cmd_smoke(int argc, char **argv, const struct command *cmd)
 		report_smoke_multi(result, stdout);
 	else if (!json)
 		report_smoke(&sr, stdout);
-	if (rc == SMOKE_NO_GPU && json_get(result, "gpus"))
-		error("no usable GPU on any of the %zu runs (exit %d: nothing beyond the import was "
-		      "run)", json_len(json_get(result, "gpus")), SMOKE_NO_GPU);
-	else if (rc == SMOKE_NO_GPU)
-		error("no usable GPU: %s (exit %d: nothing beyond the import was run)",
-		      smoke_find(&sr, "cuda")->reason, EXIT_NO_GPU);
-	else if (rc) {
-		size_t failed = 0;
-
-		for (size_t i = 0; i < sr.nchecks; i++)
-			failed += sr.checks[i].status == SMOKE_FAIL;
-		if (json_get(result, "gpus"))
-			failed = smoke_multi_failed(result);
-		error("%zu check%s failed", failed, failed == 1 ? "" : "s");
-	}
+	report_smoke_verdict(rc, &sr, result);
 	if (json)
 		json_print_stdout(result);
 	if (out) {

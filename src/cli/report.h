@@ -38,6 +38,8 @@ void report_wheel_json(const struct wheel_report *r, const struct profile *p);
 struct smoke_result;
 void report_smoke(const struct smoke_result *r, FILE *out);
 void report_smoke_multi(const struct json *r, FILE *out);
+/* Why smoke did not pass (rc: smoke_target's), as one error; nothing when it passed. */
+void report_smoke_verdict(int rc, const struct smoke_result *sr, const struct json *result);
 
 /*
  * Whether every CUDA library of the wheel runs on each of `gpus` by
