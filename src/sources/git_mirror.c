@@ -295,6 +295,41 @@ mirror_drop_if_damaged(const char *objects)
 }
 
 /*
+ * A new bare mirror of `url` at `mpath`, fetching every branch and tag,
+ * opened into *m; built under a temporary name, so a mirror is either
+ * whole or absent. -1 after reporting.
+ */
+static int
+mirror_create(git_repository **m, const char *mpath, const char *url)
+{
+	git_remote *r = NULL;
+	struct buf tmp = BUF_INIT;
+	int rc;
+
+	buf_addf(&tmp, "%s.tmp", mpath);
+	remove_tree(tmp.s);
+	rc = git_repository_init(m, tmp.s, 1);
+	if (rc == 0)
+		rc = git_remote_create_with_fetchspec(&r, *m, "origin", url,
+						      "+refs/heads/*:refs/heads/*");
+	if (rc == 0)
+		rc = git_remote_add_fetch(*m, "origin", "+refs/tags/*:refs/tags/*");
+	git_remote_free(r);
+	if (rc == 0) {
+		git_repository_free(*m);
+		*m = NULL;
+		if (rename(tmp.s, mpath) < 0)
+			rc = error("cannot rename '%s' to '%s':", tmp.s, mpath);
+		else
+			rc = git_repository_open_bare(m, mpath);
+	} else {
+		git_fail("cannot create a mirror in", tmp.s);
+	}
+	buf_release(&tmp);
+	return rc < 0 ? -1 : 0;
+}
+
+/*
  * Open (creating it when new) the bare mirror of `url` under the cache and
  * make sure it has `ref` (a name or id; its commit into `out`) or the
  * commit `want` (then `out` may be NULL): the mirror is fetched only when
@@ -347,32 +382,7 @@ mirror_ensure_once(const char *cache, const char *url, const char *ref, const gi
 			goto out;
 	}
 	if (!m) {
-		git_remote *r = NULL;
-		struct buf tmp = BUF_INIT;
-		int rc;
-
-		/* Built under a temporary name: a mirror is either whole or absent. */
-		buf_addf(&tmp, "%s.tmp", mpath.s);
-		remove_tree(tmp.s);
-		rc = git_repository_init(&m, tmp.s, 1);
-		if (rc == 0)
-			rc = git_remote_create_with_fetchspec(&r, m, "origin", canon.s,
-							      "+refs/heads/*:refs/heads/*");
-		if (rc == 0)
-			rc = git_remote_add_fetch(m, "origin", "+refs/tags/*:refs/tags/*");
-		git_remote_free(r);
-		if (rc == 0) {
-			git_repository_free(m);
-			m = NULL;
-			if (rename(tmp.s, mpath.s) < 0)
-				rc = error("cannot rename '%s' to '%s':", tmp.s, mpath.s);
-			else
-				rc = git_repository_open_bare(&m, mpath.s);
-		} else {
-			git_fail("cannot create a mirror in", tmp.s);
-		}
-		buf_release(&tmp);
-		if (rc < 0)
+		if (mirror_create(&m, mpath.s, canon.s) < 0)
 			goto out;
 		refresh = 1;
 	}
