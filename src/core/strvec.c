@@ -98,6 +98,19 @@ strvec_env_set(struct strvec *sv, const char *name, const char *value)
 }
 
 void
+strvec_env_setf(struct strvec *sv, const char *name, const char *fmt, ...)
+{
+	struct buf v = BUF_INIT;
+	va_list ap;
+
+	va_start(ap, fmt);
+	buf_vaddf(&v, fmt, ap);
+	va_end(ap);
+	strvec_env_set(sv, name, v.s);
+	buf_release(&v);
+}
+
+void
 strvec_env_prepend_path(struct strvec *sv, const char *name, const char *dir)
 {
 	const char *old = getenv(name);

@@ -34,6 +34,9 @@ void strvec_join(const struct strvec *sv, const char *sep, struct buf *out);
 long strvec_env_find(const struct strvec *sv, const char *name, size_t namelen);
 /* Set NAME=VALUE in an environment vector, replacing an earlier one. */
 void strvec_env_set(struct strvec *sv, const char *name, const char *value);
+/* The same with the value formatted: strvec_env_setf(env, "MAX_JOBS", "%u", jobs). */
+void strvec_env_setf(struct strvec *sv, const char *name, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
 /* Set NAME=DIR:<NAME of this process's environment>, DIR alone when that is unset or empty. */
 void strvec_env_prepend_path(struct strvec *sv, const char *name, const char *dir);
 /* Value of NAME in an environment vector, or NULL. */

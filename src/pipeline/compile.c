@@ -111,15 +111,6 @@ tail_says_killed(const struct proc *p)
 	return hit;
 }
 
-static void
-set_env_uint(struct strvec *env, const char *name, unsigned v)
-{
-	char n[16];
-
-	snprintf(n, sizeof(n), "%u", v);
-	strvec_env_set(env, name, n);
-}
-
 /*
  * The launcher's knowledge for this tree: the learned table shared by
  * every build of its version (<cache>/peaks/pytorch-<version>.peaks:
@@ -222,12 +213,12 @@ recover_from_oom(struct build *b, struct strvec *killed, int attempt)
 
 	pl->jobs.jobs = jobs > 1 ? jobs / 2 : 1;
 	pl->jobs.slots = slots > 1 ? slots / 2 : 1;
-	set_env_uint(&pl->env, "MAX_JOBS", pl->jobs.jobs);
+	strvec_env_setf(&pl->env, "MAX_JOBS", "%u", pl->jobs.jobs);
 	if (pl->jobs.launcher)
-		set_env_uint(&pl->env, LAUNCH_ENV_SLOTS, pl->jobs.slots);
+		strvec_env_setf(&pl->env, LAUNCH_ENV_SLOTS, "%u", pl->jobs.slots);
 	if (pl->jobs.heavy_jobs > pl->jobs.slots) {
 		pl->jobs.heavy_jobs = pl->jobs.slots;
-		set_env_uint(&pl->env, "FLASH_ATTENTION_MAX_JOBS", pl->jobs.heavy_jobs);
+		strvec_env_setf(&pl->env, "FLASH_ATTENTION_MAX_JOBS", "%u", pl->jobs.heavy_jobs);
 	}
 	for (size_t i = 0; i < killed->n; i++) {
 		char *hash = strrchr(killed->v[i], '#');

@@ -107,12 +107,8 @@ skbuild_build(const struct era_cmd *c, struct strvec *args, struct strvec *env)
 {
 	struct buf s = BUF_INIT;
 
-	buf_addf(&s, "%u", c->jobs);
-	strvec_env_set(env, "CMAKE_BUILD_PARALLEL_LEVEL", s.s);
-	buf_reset(&s);
-	buf_addf(&s, "%s/build", c->src_dir);
-	strvec_env_set(env, "SKBUILD_BUILD_DIR", s.s);
-	buf_reset(&s);
+	strvec_env_setf(env, "CMAKE_BUILD_PARALLEL_LEVEL", "%u", c->jobs);
+	strvec_env_setf(env, "SKBUILD_BUILD_DIR", "%s/build", c->src_dir);
 	buf_addf(&s, "%s/dist", c->work_dir);
 	strvec_pushl(args, c->python, "-m", "build", "--wheel", "--no-isolation", "--outdir", s.s,
 		     NULL);

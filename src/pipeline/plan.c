@@ -167,11 +167,7 @@ inherited_env(struct plan *pl, char *const *env)
 static void
 env_set_u64(struct plan *pl, const char *name, uint64_t v)
 {
-	struct buf b = BUF_INIT;
-
-	buf_addf(&b, "%llu", (unsigned long long)v);
-	strvec_env_set(&pl->env, name, b.s);
-	buf_release(&b);
+	strvec_env_setf(&pl->env, name, "%llu", (unsigned long long)v);
 }
 
 /*

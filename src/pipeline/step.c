@@ -442,13 +442,8 @@ step_env_of(const struct step_env_in *in, struct strvec *env)
 		strvec_push(env, in->plan->env.v[i]);
 	/* Timestamps from the commit, not the clock (reproducible-builds.org); the user's own wins. */
 	if (in->epoch >= 0 && !getenv("SOURCE_DATE_EPOCH") &&
-	    strvec_env_find(env, "SOURCE_DATE_EPOCH", strlen("SOURCE_DATE_EPOCH")) < 0) {
-		struct buf e = BUF_INIT;
-
-		buf_addf(&e, "%lld", in->epoch);
-		strvec_env_set(env, "SOURCE_DATE_EPOCH", e.s);
-		buf_release(&e);
-	}
+	    strvec_env_find(env, "SOURCE_DATE_EPOCH", strlen("SOURCE_DATE_EPOCH")) < 0)
+		strvec_env_setf(env, "SOURCE_DATE_EPOCH", "%lld", in->epoch);
 	/* The package's own switches (patches/<project>/index.yaml env:), e.g. *_FORCE_BUILD. */
 	for (size_t i = 0; i < (in->patch_env ? in->patch_env->n : 0); i++) {
 		const char *eq = strchr(in->patch_env->v[i], '=');
@@ -477,9 +472,7 @@ step_env_of(const struct step_env_in *in, struct strvec *env)
 		/* CMake-built extensions: find_package(Torch) finds this torch, ninja runs MAX_JOBS. */
 		buf_addf(&v, "%s/%s/share/cmake", in->torch_site, in->torch_package);
 		strvec_env_prepend_path(env, "CMAKE_PREFIX_PATH", v.s);
-		buf_reset(&v);
-		buf_addf(&v, "%u", in->plan->jobs.jobs);
-		strvec_env_set(env, "CMAKE_BUILD_PARALLEL_LEVEL", v.s);
+		strvec_env_setf(env, "CMAKE_BUILD_PARALLEL_LEVEL", "%u", in->plan->jobs.jobs);
 		buf_reset(&v);
 		if (in->plan->jobs.launcher) {
 			char *self = realpath("/proc/self/exe", NULL);

@@ -60,6 +60,15 @@ t_env(void)
 	CHECK(strvec_env_get(&env, "CXX") == NULL);
 	CHECK(strvec_env_find(&env, "CCACHE_DIR", 10) == 1);
 	CHECK(strvec_env_find(&env, "CCACHE", 6) == -1);
+	{
+		struct strvec jobs = STRVEC_INIT;
+
+		strvec_env_setf(&jobs, "MAX_JOBS", "%u", 6u);
+		strvec_env_setf(&jobs, "MAX_JOBS", "%u", 3u);  /* formatted, and replaces as well */
+		CHECK(jobs.n == 1);
+		CHECK_STR(strvec_env_get(&jobs, "MAX_JOBS"), "3");
+		strvec_clear(&jobs);
+	}
 
 	setenv("T_STRVEC_PATH", "/usr/bin:/bin", 1);
 	strvec_env_prepend_path(&env, "T_STRVEC_PATH", "/opt/cuda/bin");
