@@ -3,7 +3,8 @@
  * status (where it runs, measuring its process tree, learning its peak
  * and time), the launch directory's files and OOM records. The estimate
  * is peaks.c's, the ledger and the wait for a turn admit.c's, the choice
- * of a remote host and distcc's command remote.c's.
+ * of a remote host and distcc's command remote.c's, the long pole's nvcc
+ * flags pole.c's.
  *
  * Files in the launch directory (BWBUILD_LAUNCH_DIR, <work>/launch):
  *
@@ -49,6 +50,7 @@
 #include "launch/ccache.h"
 #include "launch/launch.h"
 #include "launch/peaks.h"
+#include "launch/pole.h"
 #include "launch/memmodel.h"
 #include "launch/remote.h"
 #include "launch/repro.h"
@@ -515,85 +517,6 @@ cache_log_hit(const char *path)
 	return hit;
 }
 
-/* Where nvcc is in the command (0, or 1 behind ccache), or -1 when it is not nvcc. */
-static int
-nvcc_at(char *const *argv)
-{
-	int at = ccache_tool(argv[0]) == CACHE_CCACHE ? 1 : 0;
-
-	return argv[0] && argv[at] && !strcmp(path_tail(argv[at]), "nvcc") ? at : -1;
-}
-
-/*
- * The long pole (launch_pole_cores): how many cores a CUDA compile could
- * use, and its gencodes: --threads up to one per gencode (the objects'
- * bytes do not change), and with BWBUILD_LAUNCH_SPLIT=on --split-compile
- * for the rest (nvcc records it in the cubin's notes: the bytes then
- * depend on when the unit ran). A command that already says --threads
- * (causal-conv1d's setup.py passes --threads 4, whatever its gencodes)
- * keeps it and gets no other, but may still be split; one that says
- * --split-compile is left alone. 1 for anything else, and once the learned
- * times say the extra cores did not pay (pole:KEY no faster than KEY by 10 %).
- */
-static unsigned
-pole_want(char *const *argv, const char *times, const char *key, const char *pkey, unsigned slots,
-	  unsigned *gencodes)
-{
-	const char *split = getenv(LAUNCH_ENV_SPLIT);
-	int at = nvcc_at(argv);
-	uint64_t plain, pole;
-	int own_threads = 0;
-
-	*gencodes = 0;
-	if (at < 0)
-		return 1;
-	for (size_t i = (size_t)at + 1; argv[i]; i++) {
-		const char *a = argv[i];
-
-		if (!strcmp(a, "-gencode") || !strcmp(a, "--generate-code") ||
-		    starts_with(a, "-gencode=") || starts_with(a, "--generate-code="))
-			(*gencodes)++;
-		else if (!strcmp(a, "-t") || starts_with(a, "--threads"))
-			own_threads = 1;
-		else if (starts_with(a, "-split-compile") || starts_with(a, "--split-compile"))
-			return 1;
-	}
-	/* Its own --threads stands: pole_args then adds no --threads of its own. */
-	if (own_threads)
-		*gencodes = 1;
-	plain = peaks_get(times, key);
-	pole = peaks_get(times, pkey);
-	if (plain && pole && pole * 10 >= plain * 9)
-		return 1;
-	if (split && !strcmp(split, "on"))
-		return slots;
-	return *gencodes > 1 ? *gencodes : 1;
-}
-
-/* The command with the long pole's flags after nvcc; what they are into `said`. */
-static void
-pole_args(char *const *argv, unsigned cores, unsigned gencodes, struct strvec *out, struct buf *said)
-{
-	const char *split = getenv(LAUNCH_ENV_SPLIT);
-	unsigned threads = gencodes > 1 ? (gencodes < cores ? gencodes : cores) : 1;
-	unsigned parts = split && !strcmp(split, "on") ? cores / threads : 1;
-	int at = nvcc_at(argv);
-
-	for (int i = 0; argv[i]; i++) {
-		strvec_push(out, argv[i]);
-		if (i != at)
-			continue;
-		if (threads > 1) {
-			strvec_pushf(out, "--threads=%u", threads);
-			buf_addf(said, " --threads=%u", threads);
-		}
-		if (parts > 1) {
-			strvec_pushf(out, "--split-compile=%u", parts);
-			buf_addf(said, " --split-compile=%u", parts);
-		}
-	}
-}
-
 /*
  * The compiles that are never admitted, with what they return in *ret: 1
  * when that is so. A compiler already admitted (CMake's launcher in front
@@ -656,7 +579,7 @@ run_local(struct launcher *s, const struct unit *u, char *const *argv, unsigned 
 	if (s->cores > 1) {
 		struct buf said = BUF_INIT;
 
-		pole_args(argv, s->cores, gencodes, &pole, &said);
+		launch_pole_args(argv, s->cores, gencodes, &pole, &said);
 		argv = pole.v;
 		/* Learned apart: its peak and time with the extra cores are not the unit's own. */
 		lkey = u->pkey.s;
@@ -736,7 +659,7 @@ launch_run(char *const *argv)
 	buf_addf(&u.pkey, "pole:%s", u.key.s);
 	if (path_exists(s.times.s))
 		read_file(&times, s.times.s);
-	s.want_cores = pole_want(argv, times.s, u.key.s, u.pkey.s, s.slots, &gencodes);
+	s.want_cores = launch_pole_want(argv, times.s, u.key.s, u.pkey.s, s.slots, &gencodes);
 	remote = s.hosts.n && launch_remote_capable(argv);
 	if (remote) {
 		buf_addf(&rkey, "remote:%s", u.key.s);

@@ -1,4 +1,5 @@
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -6,6 +7,7 @@
 #include "../../src/launch/launch.h"
 #include "../../src/launch/peaks.h"
 #include "../../src/launch/admit.h"
+#include "../../src/launch/pole.h"
 #include "../../src/launch/memmodel.h"
 #include "../../src/core/strvec.h"
 #include "../../src/core/safefile.h"
@@ -421,9 +423,40 @@ t_table(void)
 	buf_release(&p);
 }
 
+/* The long pole's nvcc flags: one thread per gencode, none for a command that chose its own. */
+static void
+t_pole(void)
+{
+	struct strvec three = STRVEC_INIT, split = STRVEC_INIT, gcc = STRVEC_INIT, out = STRVEC_INIT;
+	struct buf said = BUF_INIT;
+	unsigned g;
+	char *old = t_env_save(LAUNCH_ENV_SPLIT);
+
+	argv_of(&three, "ccache /cuda/bin/nvcc -gencode=arch=compute_90,code=sm_90 -gencode "
+			"arch=compute_100,code=sm_100 --generate-code=arch=compute_120,code=sm_120 "
+			"-c k.cu -o k.o");
+	argv_of(&split, "nvcc -gencode=a -gencode=b --split-compile=2");
+	argv_of(&gcc, "g++ -c a.cpp");
+	unsetenv(LAUNCH_ENV_SPLIT);
+	CHECK(launch_pole_want(three.v, "", "k", "pole:k", 8, &g) == 3 && g == 3);
+	CHECK(launch_pole_want(split.v, "", "k", "pole:k", 8, &g) == 1);
+	CHECK(launch_pole_want(gcc.v, "", "k", "pole:k", 8, &g) == 1 && g == 0);
+	/* The extra cores did not pay: pole:k no faster than k by 10 %. */
+	CHECK(launch_pole_want(three.v, "k 1000\npole:k 950\n", "k", "pole:k", 8, &g) == 1);
+	launch_pole_args(three.v, 2, 3, &out, &said);
+	CHECK(out.n == 11 && !strcmp(out.v[2], "--threads=2") && !strcmp(said.s, " --threads=2"));
+	t_env_restore(LAUNCH_ENV_SPLIT, old);
+	strvec_clear(&three);
+	strvec_clear(&split);
+	strvec_clear(&gcc);
+	strvec_clear(&out);
+	buf_release(&said);
+}
+
 void
 t_launch(void)
 {
+	t_pole();
 	t_probe();
 	t_launch_archs();
 	t_seed();
