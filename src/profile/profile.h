@@ -159,7 +159,8 @@ struct profile_key {
 	enum profile_key_kind kind;
 	size_t off;           /* offsetof into struct profile, or a feature index */
 	size_t aux;
-	int (*valid)(const char *value); /* a further check of a KEY_STRING, or NULL */
+	/* A further check of a KEY_STRING, or NULL: 0 refuses, with why in `why` when it can say. */
+	int (*valid)(const char *value, struct buf *why);
 	const char *expect;   /* "'KEY' EXPECT, not 'VALUE'" when the value is refused */
 	const char *doc;
 };
