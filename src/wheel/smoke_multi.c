@@ -253,8 +253,11 @@ smoke_multi_failed(const struct json *r)
 		const struct json *part = g < json_len(gpus) ? json_at(gpus, g) : json_get(r, "cross_gpu");
 		const struct json *checks = json_get(part, "checks");
 
-		for (size_t i = 0; i < json_len(checks); i++)
-			failed += !strcmp(json_str(json_get(json_at(checks, i), "status")) ? json_str(json_get(json_at(checks, i), "status")) : "", "fail");
+		for (size_t i = 0; i < json_len(checks); i++) {
+			const char *st = json_str(json_get(json_at(checks, i), "status"));
+
+			failed += st && !strcmp(st, "fail");
+		}
 	}
 	return failed;
 }
