@@ -33,6 +33,7 @@ int cmd_launch(int argc, char **argv, const struct command *cmd);
 int cmd_archs(int argc, char **argv, const struct command *cmd);
 int cmd_smoke(int argc, char **argv, const struct command *cmd);
 int cmd_provenance(int argc, char **argv, const struct command *cmd);
+int cmd_bundle(int argc, char **argv, const struct command *cmd);
 int cmd_repair(int argc, char **argv, const struct command *cmd);
 
 /*

@@ -72,6 +72,9 @@ cmd_build(int argc, char **argv, const struct command *cmd)
 		OPT_STRING(0, "source", &o.r.source_dir, "PATH",
 			   "build this local tree as it is: no checkout, no patches; its commit "
 			   "and local changes go into the manifest"),
+		OPT_STRING(0, "bundle", &o.r.bundle, "FILE",
+			   "build the tree in FILE, made by 'bwbuild bundle': no repository or "
+			   "mirror needed, versioned and labelled as from the checkout"),
 		OPT_FLAG(0, "force", &o.force,
 			 "discard local changes in the work tree's checkout (refused and listed "
 			 "otherwise)"),

@@ -24,6 +24,7 @@ static const struct command commands[] = {
 	  0 },
 	{ "doctor", cmd_doctor, "preflight checklist: toolchain, libraries, disk, memory, GPUs",
 	  0 },
+	{ "bundle", cmd_bundle, "the profile's source as one file, for a machine with no network", 0 },
 	{ "provenance", cmd_provenance, "in-toto / SLSA provenance statement for a built wheel", 0 },
 	{ "profiles", cmd_profiles, "list the profiles found, with descriptions and paths", 0 },
 	{ "launch", cmd_launch, "compiler launcher with memory admission control (set by build)",

@@ -111,7 +111,7 @@ check_local_repo(const struct build *b)
 	struct buf cache = BUF_INIT, canon = BUF_INIT, mirror = BUF_INIT, want = BUF_INIT;
 	int rc = 0;
 
-	if (b->plan.local_source || !url || !p->source_ref.str)
+	if (b->plan.local_source || b->plan.bundle || !url || !p->source_ref.str)
 		return 0;
 	if (!strncmp(url, "file://", 7))
 		url += 7;

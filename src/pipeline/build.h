@@ -49,6 +49,15 @@ struct build_opts {
 /* Run; returns the exit status (diag.h). */
 int build_run(const struct build_opts *o);
 
+struct strvec;
+/*
+ * `bwbuild bundle`: the profile's checkout in <work>/src, configured (run
+ * build_run to configure first), written to `out` as a source bundle with
+ * what the configured build never names left out, except the paths in
+ * `keep` (src/pipeline/bundle.c). The exit status.
+ */
+int bundle_make(const struct build_opts *o, const char *out, const struct strvec *keep);
+
 struct buf;
 struct plan;
 struct profile;

@@ -501,9 +501,10 @@ fetch_run(struct build *b)
 	if (b->plan.local_source)
 		step_note(STEP_FETCH, "--source %s, built as it is (the profile's %s @ %s is "
 			  "not checked out)", b->plan.src_dir, p->source_repo.str, p->source_ref.str);
-	else
+	else if (!b->plan.bundle)
 		step_note(STEP_FETCH, "%s @ %s", p->source_repo.str, p->source_ref.str);
-	if ((b->plan.local_source ? use_local_source(b) : checkout_source(b)) < 0)
+	if ((b->plan.local_source ? use_local_source(b) : b->plan.bundle ? bundle_fetch(b) :
+	     checkout_source(b)) < 0)
 		goto out;
 	json_set(b->source, "submodules", submodules_json(&b->tree));
 	/* files the mirrors lacked, not checked out (large files a snapshot leaves out) */
@@ -513,7 +514,8 @@ fetch_run(struct build *b)
 		json_set(b->source, "submodules_excluded",
 			 json_string_array((char *const *)p->submodules_exclude, p->nsubmodules_exclude));
 	buf_addstr(&b->commit, b->tree.commit ? b->tree.commit : "none");
-	if (b->tree.commit && repo_commit_time(b->plan.src_dir, b->tree.commit, &b->epoch) < 0)
+	if (b->tree.commit && !b->plan.bundle &&
+	    repo_commit_time(b->plan.src_dir, b->tree.commit, &b->epoch) < 0)
 		b->epoch = -1;
 	if (b->tree.nsubs)
 		step_note(STEP_FETCH, "%s at %s (%zu submodule%s)", b->plan.src_dir, b->commit.s,

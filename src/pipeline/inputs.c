@@ -114,9 +114,8 @@ profile_inputs(const struct profile *p)
 	return hash;
 }
 
-/* Paths that differ from the commit, each with the sha256 of what is there now (null: deleted). */
-static struct json *
-changes_json(const char *src)
+struct json *
+inputs_changes(const char *src)
 {
 	struct json *a = json_array();
 	struct strvec paths = STRVEC_INIT;
@@ -155,7 +154,10 @@ inputs_make(const struct build *b)
 	struct json *patches = json_array(), *gen = json_object();
 
 	json_set(in, "profile", profile_inputs(p));
-	json_set(src, "repo", b->plan.local_source ? json_null() : json_string(p->source_repo.str));
+	/* a bundle's tree is of the repository it was made from, whatever the profile calls it now */
+	json_set(src, "repo", b->plan.local_source ? json_null() :
+		 json_string(b->bundle_meta ? json_str(json_get(b->bundle_meta, "repo")) :
+			     p->source_repo.str));
 	json_set(src, "ref", b->plan.local_source ? json_null() : json_string(p->source_ref.str));
 	json_set(src, "commit", b->tree.commit ? json_string(b->tree.commit) : json_null());
 	for (size_t i = 0; i < b->tree.nsubs; i++) {
@@ -166,7 +168,11 @@ inputs_make(const struct build *b)
 		json_push(subs, s);
 	}
 	json_set(src, "submodules", subs);
-	json_set(src, "changes", b->tree.commit ? changes_json(b->plan.src_dir) : json_array());
+	/* a bundle's tree has no git objects: its changes are the ones the bundle recorded */
+	if (b->bundle_meta)
+		json_set(src, "changes", json_dup(json_get(b->bundle_meta, "changes")));
+	else
+		json_set(src, "changes", b->tree.commit ? inputs_changes(b->plan.src_dir) : json_array());
 	json_set(in, "source", src);
 	for (size_t i = 0; i < b->patches.n; i++) {
 		struct json *pt = json_object();

@@ -19,6 +19,9 @@ struct json;
  */
 struct json *inputs_make(const struct build *b);
 
+/* Paths of the tree at `src` that differ from its commit, each with the sha256 of what is there now (null: deleted). */
+struct json *inputs_changes(const char *src);
+
 /* sha256 (hex) of the compact serialisation of `inputs`: the manifest's "inputs_hash". */
 void inputs_hash(const struct json *inputs, struct buf *hex);
 

@@ -342,6 +342,7 @@ plan_make(struct plan *pl, const struct profile *p, const struct host *h,
 		pl->src_dir = buf_detach(&b);
 	}
 	pl->out_dir = xstrdup(o->out_dir);
+	pl->bundle = o->bundle ? xstrdup(o->bundle) : NULL;
 	pl->ccache = o->ccache ? xstrdup(o->ccache) : NULL;
 	pl->cuda_home = xstrdup(o->cuda_home ? o->cuda_home : "/usr/local/cuda");
 	pl->arch_source = o->arch_source ? xstrdup(o->arch_source) : NULL;
@@ -398,6 +399,7 @@ plan_release(struct plan *pl)
 	strvec_clear(&pl->ptx);
 	free(pl->work_dir);
 	free(pl->src_dir);
+	free(pl->bundle);
 	free(pl->out_dir);
 	free(pl->ccache);
 	free(pl->cuda_home);

@@ -51,6 +51,7 @@ struct plan {
 	char *work_dir;
 	char *src_dir;              /* work_dir/src, or --source */
 	int local_source;           /* src_dir is the user's tree (--source): never cleaned */
+	char *bundle;               /* --bundle: the file the tree is extracted from (absolute), or NULL */
 	char *out_dir;
 	char *ccache;               /* the ccache program when build.cache is ccache, else NULL */
 	char *cuda_home;
@@ -61,6 +62,7 @@ struct plan {
 struct plan_opts {
 	const char *work_dir;   /* absolute */
 	const char *src_dir;    /* absolute; NULL: work_dir/src */
+	const char *bundle;     /* absolute; NULL: none */
 	const char *out_dir;    /* absolute */
 	const char *cuda_home;  /* detected or profile's */
 	uint64_t mem_budget;    /* --mem-budget; 0 = profile / auto */

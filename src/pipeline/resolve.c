@@ -320,13 +320,18 @@ resolve_plan(struct plan *pl, const struct profile *p, const struct resolve_opts
 {
 	struct plan_opts po;
 	struct host h;
-	char *work, *out, *self, *ccache = NULL, *src = NULL;
+	char *work, *out, *self, *ccache = NULL, *src = NULL, *bundle = NULL;
 	struct buf arch_source = BUF_INIT;
 	int ret = -1;
 
 	memset(pl, 0, sizeof(*pl));
 	if (o->source_dir && !is_dir(o->source_dir))
 		return error("--source '%s' is not a directory", o->source_dir);
+	if (o->bundle && o->source_dir)
+		return error("--bundle and --source both name the tree to build; give one");
+	if (o->bundle && !is_regular(o->bundle))
+		return error("--bundle '%s' is not a file; give the file 'bwbuild bundle' wrote",
+			     o->bundle);
 	host_probe(&h);
 	work = default_dir(o->work_dir, "work", p);
 	out = default_dir(o->out_dir, "out", p);
@@ -341,6 +346,7 @@ resolve_plan(struct plan *pl, const struct profile *p, const struct resolve_opts
 	memset(&po, 0, sizeof(po));
 	po.work_dir = work;
 	po.src_dir = src;
+	po.bundle = bundle = o->bundle ? path_absolute(o->bundle) : NULL;
 	po.out_dir = out;
 	po.cuda_home = resolve_cuda_home(p);
 	po.mem_budget = o->mem_budget;
@@ -358,6 +364,7 @@ resolve_plan(struct plan *pl, const struct profile *p, const struct resolve_opts
 		say_replaced(pl, environ);
 	buf_release(&arch_source);
 	free(src);
+	free(bundle);
 	free(self);
 	free(ccache);
 	free(work);

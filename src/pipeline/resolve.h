@@ -20,6 +20,7 @@ struct resolve_opts {
 	const char *work_dir;       /* NULL: work/<profile name> */
 	const char *out_dir;        /* NULL: out/<profile name> */
 	const char *source_dir;     /* --source: a local tree built as it is */
+	const char *bundle;         /* --bundle: the tree from a file 'bwbuild bundle' made */
 	uint64_t mem_budget;        /* --mem-budget; 0 = profile or measured */
 };
 

@@ -573,6 +573,7 @@ build_release(struct build *b)
 		torch_ref_release(&b->torch);
 	buf_release(&b->torch_site);
 	json_free(b->source);
+	json_free(b->bundle_meta);
 	json_free(b->effective);
 	json_free(b->runtime);
 	toolchain_release(&b->toolchain);

@@ -34,6 +34,7 @@ struct build {
 	struct buf version;           /* fetch: PYTORCH_BUILD_VERSION, empty for the tree's own */
 	long long epoch;              /* fetch: SOURCE_DATE_EPOCH (the commit's time), -1 unknown */
 	struct json *source;          /* fetch: what the manifest's "source" gains */
+	struct json *bundle_meta;     /* fetch from --bundle: the bundle's metadata (sources/bundle.h) */
 	struct torch_ref torch;       /* fetch's check, kind: extension: the torch it builds on */
 	int have_torch;
 	struct buf torch_site;        /* fetch, kind: extension: that torch, importable privately */
@@ -76,6 +77,7 @@ void build_release(struct build *b);
 void build_init_from(struct build *t, const struct build *b);
 
 int fetch_run(struct build *b);                 /* src/pipeline/fetch.c */
+int bundle_fetch(struct build *b);              /* src/pipeline/bundle.c: --bundle */
 int extension_check(struct build *b);           /* src/pipeline/extension.c: kind: extension */
 int extension_tree(struct build *b);
 /* Requested vs effective archs of an extension's libraries, into the report's errors. */

@@ -536,10 +536,14 @@ profile_load_set(struct profile *p, const char *spec, const struct strvec *sets)
 		char *abs = beside(p->source_repo.loc.file, p->source_repo.str);
 
 		p->repo_abs = realpath(abs, NULL);
-		if (!p->repo_abs)
-			p->repo_abs = abs;
-		else
-			free(abs);
+		if (!p->repo_abs) {
+			/* not here (a build from a bundle): the same name realpath gives, links aside */
+			struct buf norm = BUF_INIT;
+
+			path_normalize(&norm, abs);
+			p->repo_abs = buf_detach(&norm);
+		}
+		free(abs);
 		p->source_repo.str = p->repo_abs;
 	}
 	if (p->source_mirrors.str && *p->source_mirrors.str && p->source_mirrors.str[0] != '/') {

@@ -101,6 +101,11 @@ int repo_resolve_source(const char *cache_dir, const struct strvec *mirror_dirs,
 /* Paths that differ from HEAD in the work tree (modified, new, deleted). */
 int repo_changed_paths(const char *dir, struct strvec *paths);
 /*
+ * The files of the tree at `dir` (one repository; submodules not entered):
+ * tracked ones, and untracked ones no build made and git does not ignore.
+ */
+int repo_tree_files(const char *dir, struct strvec *out);
+/*
  * From `since` on (seconds since 1970; 0: never), an untracked path whose
  * ctime is not older is a build output, not a local change: the files a
  * PyTorch configure generates into its source tree (build/, Config.h,

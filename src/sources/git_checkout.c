@@ -216,6 +216,53 @@ status_paths(git_repository *repo, const char *prefix, int kinds, struct strvec 
 	return 0;
 }
 
+/*
+ * The files of the tree at `dir` as its commit and patches make it: the
+ * index's entries (gitlinks and files the mirrors lacked left out), then
+ * untracked files git does not ignore and no build made (a file a patch
+ * added). Deleted ones are left out by the caller, which finds them gone.
+ */
+int
+repo_tree_files(const char *dir, struct strvec *out)
+{
+	git_repository *repo = NULL;
+	git_index *idx = NULL;
+	git_status_options so = GIT_STATUS_OPTIONS_INIT;
+	git_status_list *list = NULL;
+	int ret = -1;
+
+	git_libgit2_init();
+	if (git_repository_open(&repo, dir) < 0 || git_repository_index(&idx, repo) < 0)
+		goto out;
+	for (size_t i = 0; i < git_index_entrycount(idx); i++) {
+		const git_index_entry *e = git_index_get_byindex(idx, i);
+
+		if (e && e->mode != GIT_FILEMODE_COMMIT &&
+		    !(e->flags_extended & GIT_INDEX_ENTRY_SKIP_WORKTREE) && !git_index_entry_stage(e))
+			strvec_push(out, e->path);
+	}
+	so.flags = GIT_STATUS_OPT_EXCLUDE_SUBMODULES | GIT_STATUS_OPT_INCLUDE_UNTRACKED |
+		   GIT_STATUS_OPT_RECURSE_UNTRACKED_DIRS;
+	so.show = GIT_STATUS_SHOW_WORKDIR_ONLY;
+	if (git_status_list_new(&list, repo, &so) < 0)
+		goto out;
+	for (size_t i = 0; i < git_status_list_entrycount(list); i++) {
+		const git_status_entry *e = git_status_byindex(list, i);
+		const git_diff_delta *d = e->index_to_workdir;
+
+		if (e->status == GIT_STATUS_WT_NEW && d && d->new_file.path &&
+		    !is_build_output(repo, d->new_file.path))
+			strvec_push(out, d->new_file.path);
+	}
+	ret = 0;
+out:
+	git_status_list_free(list);
+	git_index_free(idx);
+	git_repository_free(repo);
+	git_libgit2_shutdown();
+	return ret;
+}
+
 /* status_paths with kinds, and each submodule: entered, or "moved:" when not at the recorded commit. */
 static void
 collect_changes(git_repository *repo, const char *prefix, struct strvec *out, int depth)
