@@ -219,6 +219,41 @@ bundle_fetch(struct build *b)
 	return 0;
 }
 
+/*
+ * For the up-to-date check: the tree a bundle build left, read without
+ * extracting (its record names the bundle's digest). 0, or -1 with why.
+ */
+int
+bundle_recall(struct build *t, struct buf *why)
+{
+	struct json *meta = NULL;
+	struct buf record = BUF_INIT, have = BUF_INIT;
+	int rc = -1;
+
+	diag_quiet++;
+	buf_addf(&record, "%s/" RECORD, t->plan.work_dir);
+	if (bundle_read_meta(t->plan.bundle, &meta) < 0 || record_read(record.s, &have) < 0)
+		buf_addf(why, "the bundle '%s' cannot be read", t->plan.bundle);
+	else if (strcmp(have.s, json_str(json_get(meta, "tree_sha256"))))
+		buf_addf(why, "the work tree is not the bundle's (%.12s)",
+			 json_str(json_get(meta, "tree_sha256")));
+	else if (bundle_matches(t, meta) < 0)
+		buf_addstr(why, "the bundle is not of this profile's source");
+	else
+		rc = 0;
+	diag_quiet--;
+	if (!rc) {
+		identity_from(t, meta);
+		buf_addstr(&t->commit, t->tree.commit);
+		t->bundle_meta = meta;
+		meta = NULL;
+	}
+	json_free(meta);
+	buf_release(&record);
+	buf_release(&have);
+	return rc;
+}
+
 /* ---- bwbuild bundle ---- */
 
 /* The tree's files from the top: the superproject's and each submodule's (repo_tree_files). */

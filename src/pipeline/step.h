@@ -78,6 +78,8 @@ void build_init_from(struct build *t, const struct build *b);
 
 int fetch_run(struct build *b);                 /* src/pipeline/fetch.c */
 int bundle_fetch(struct build *b);              /* src/pipeline/bundle.c: --bundle */
+/* The up-to-date check's view of a --bundle tree (src/pipeline/bundle.c); -1 with why. */
+int bundle_recall(struct build *t, struct buf *why);
 int extension_check(struct build *b);           /* src/pipeline/extension.c: kind: extension */
 int extension_tree(struct build *b);
 /* Requested vs effective archs of an extension's libraries, into the report's errors. */

@@ -87,6 +87,8 @@ recall_source(struct build *t, struct buf *why)
 	struct buf cache = BUF_INIT, want = BUF_INIT, head = BUF_INIT;
 	int rc = -1;
 
+	if (t->plan.bundle)
+		return bundle_recall(t, why);
 	if (!t->plan.local_source) {
 		repo_cache_dir(&cache);
 		if (repo_resolve_cached(cache.s, p->source_repo.str, p->source_ref.str, &want) < 0) {

@@ -562,10 +562,10 @@ extract_member(void *ctx, const struct tar_member *m)
 		buf_release(&why);
 		return problem ? -1 : 0;
 	}
-	if (strncmp(m->name, SRC_PREFIX, strlen(SRC_PREFIX)) || m->type == TAR_DIR)
+	if (strncmp(m->name, SRC_PREFIX, strlen(SRC_PREFIX)) && strcmp(m->name, "src"))
 		return error("'%s': member '%s' is not a file of the tree (src/...)", x->file,
 			     m->name);
-	rel = m->name + strlen(SRC_PREFIX);
+	rel = m->name + (m->name[3] ? strlen(SRC_PREFIX) : 3);
 	/* the tree's own git metadata is never taken from a bundle: bundle_extract writes HEAD */
 	if (!strcmp(rel, ".git") || starts_with(rel, ".git/") || strstr(rel, "/.git/") ||
 	    ends_with(rel, "/.git"))
@@ -573,6 +573,18 @@ extract_member(void *ctx, const struct tar_member *m)
 			     x->file, m->name);
 	if (m->type == TAR_SYMLINK && !link_inside(rel, m->link))
 		return error("'%s': member '%s' links outside the tree", x->file, m->name);
+	if (m->type == TAR_DIR) {
+		/* a tar made by hand names its directories: made, not counted (the digest is of files) */
+		struct buf sub = BUF_INIT;
+
+		buf_addf(&sub, "%s%s_", rel, *rel ? "/" : "");
+		dir = parent_dir(x->root, sub.s, &base);
+		buf_release(&sub);
+		if (dir < 0)
+			return error("'%s': cannot make the directory '%s':", x->file, m->name);
+		close(dir);
+		return 0;
+	}
 	if ((dir = parent_dir(x->root, rel, &base)) < 0)
 		return error("'%s': cannot make the directories of '%s':", x->file, m->name);
 	if (m->type == TAR_SYMLINK) {

@@ -1,0 +1,36 @@
+#!/bin/sh
+# offline-kit.sh BUNDLE KIT: what an offline x86-64 host (the GPU machine)
+# needs to build a source bundle with bwbuild, in the directory KIT:
+#   bin/bwbuild    this checkout's, RUNPATH $ORIGIN/../lib, so the libraries
+#                  beside it never shadow the host's for cmake, Python or gcc
+#   lib/           what `ldd bin/bwbuild` lists, glibc's own left out
+#   BUNDLE         copied in as bundle.tar.zst
+#   sysroot/       headers real v2.6.0 trees need and such a host lacks:
+#                  Debian's Eigen 3.4 and opentelemetry-cpp API (dpkg -x;
+#                  the superproject strips third_party/eigen and leaves the
+#                  opentelemetry-cpp submodule out)
+# Run it where bwbuild was built (needs patchelf and apt-get download); then
+# take KIT and this checkout's profiles/ and patches/ to the host and run
+# tools/device/cuda-hunt.sh there (docs/real-pytorch.md).
+set -eu
+[ $# = 2 ] || { echo "usage: $0 BUNDLE KIT" >&2; exit 2; }
+bundle=$1 kit=$2
+[ -f "$bundle" ] || { echo "error: no bundle '$bundle'" >&2; exit 2; }
+[ -x bin/bwbuild ] || { echo "error: bin/bwbuild is not built; run make" >&2; exit 2; }
+rm -rf "$kit"
+mkdir -p "$kit/bin" "$kit/lib" "$kit/sysroot" "$kit/debs"
+cp bin/bwbuild "$kit/bin/"
+patchelf --set-rpath '$ORIGIN/../lib' "$kit/bin/bwbuild"
+ldd bin/bwbuild | awk '$3 ~ /^\// { print $3 }' | while read -r l; do
+	case $(basename "$l") in
+	libc.so.* | libm.so.* | libpthread.so.* | libdl.so.* | librt.so.* | ld-linux*) ;;
+	*) cp -L "$l" "$kit/lib/" ;;
+	esac
+done
+cp "$bundle" "$kit/bundle.tar.zst"
+(cd "$kit/debs" && apt-get download libeigen3-dev >/dev/null 2>&1 &&
+	apt-get download -t bookworm-backports opentelemetry-cpp-dev >/dev/null 2>&1) ||
+	{ echo "error: apt-get download of libeigen3-dev and opentelemetry-cpp-dev failed (apt-get update first)" >&2; exit 1; }
+for d in "$kit"/debs/*.deb; do dpkg -x "$d" "$kit/sysroot"; done
+rm -rf "$kit/debs" "$kit/sysroot/usr/share/doc"
+du -sh "$kit"
