@@ -10,8 +10,10 @@ stdout, after the marker "@bwbuild ":
 Each probe names its checks; a check returns its reason, or raises Skip or
 Warn (any other exception fails it). 'import' and 'cuda' failing end the
 run; 'kernel' is the GPU op that verify's --target-gpu answer is compared
-with.
-usage: smoke-<package>.py [--skip A,B] [--quick] [--features F,G] [--archs sm_90,...]
+with. --cpu: the wheel has no CUDA (bwbuild read it from the wheel, its
+profile or its manifest), so the probe runs its CPU checks, none that
+needs a GPU, whatever GPUs the host has.
+usage: smoke-<package>.py [--skip A,B] [--quick] [--cpu] [--features F,G] [--archs sm_90,...]
 """
 import argparse
 import json
@@ -48,6 +50,7 @@ def parse_args():
     ap = argparse.ArgumentParser()
     ap.add_argument("--skip", default="")
     ap.add_argument("--quick", action="store_true")
+    ap.add_argument("--cpu", action="store_true")
     ap.add_argument("--features", default=None)
     ap.add_argument("--archs", default=None)
     # Whole repetitions of each benchmark: their median and spread (docs/smoke.md).
@@ -147,7 +150,19 @@ def torch_cuda():
     return "%s (%s), torch %s" % (torch.cuda.get_device_name(0), cap, torch.__version__)
 
 
-def run(checks):
+# The checks that need a GPU, left out under --cpu of a probe that names no CPU checks of its own.
+GPU_CHECKS = ("cuda", "arch_list", "kernel", "forward_compat")
+
+
+def cpu_only(checks, cpu_checks=None):
+    """The checks of a --cpu run: the probe's CPU checks, else its checks less GPU_CHECKS."""
+    if cpu_checks is not None:
+        return cpu_checks
+    return [(name, fn) for name, fn in checks if name not in GPU_CHECKS]
+
+
+def run(checks, cpu_checks=None):
     """The whole run of a probe without benchmarks; the exit status (0)."""
-    run_checks(checks, parse_args())
+    args = parse_args()
+    run_checks(cpu_only(checks, cpu_checks) if args.cpu else checks, args)
     return 0

@@ -1,9 +1,10 @@
 """bwbuild smoke probe for the bundled example (tests/fixtures/minitorch):
 import it, launch its CUDA library's kernels through minitorch_selftest()
-and check the result, then the same under CUDA_FORCE_PTX_JIT=1.
+and check the result, then the same under CUDA_FORCE_PTX_JIT=1. A build
+without CUDA (--cpu): import it and call its CPU library.
 
 The protocol is torch.py's (one JSON object per line after "@bwbuild ").
-usage: minitorch.py [--skip A,B] [--quick] [--features F] [--archs A]
+usage: minitorch.py [--skip A,B] [--quick] [--cpu] [--features F] [--archs A]
 """
 import ctypes
 import glob
@@ -97,8 +98,20 @@ def c_forward():
     raise RuntimeError("no PTX for this GPU: this wheel will not run on newer architectures (%s)" % why)
 
 
+def c_cpu_ops():
+    import minitorch
+    lib = minitorch.load_library("minitorch_cpu")
+    lib.minitorch_version.restype = ctypes.c_char_p
+    got = lib.minitorch_version().decode()
+    # The library says the release (2.11.0); __version__ may add a local part (+cpu...).
+    if got != minitorch.__version__.split("+")[0]:
+        raise RuntimeError("minitorch_version() = %r, but the package is %s" % (got, minitorch.__version__))
+    return "minitorch_version() = %s from libminitorch_cpu.so" % got
+
+
 CHECKS = [("import", c_import), ("cuda", c_cuda), ("kernel", c_kernel), ("forward_compat", c_forward)]
+CPU_CHECKS = [("import", c_import), ("cpu_ops", c_cpu_ops)]
 
 
 if __name__ == "__main__":
-    sys.exit(probe_protocol.run(CHECKS))
+    sys.exit(probe_protocol.run(CHECKS, CPU_CHECKS))

@@ -1,5 +1,8 @@
 """bwbuild smoke probe for torch: import the package, run one kernel family per
-compiled-in feature on the GPU, then micro-benchmarks.
+compiled-in feature on the GPU, then micro-benchmarks. A torch built without
+CUDA (--cpu, as bwbuild reads the wheel) gets the CPU checks instead: matmul,
+autograd, a training step, conv2d, attention, NumPy, TorchScript; no
+benchmarks.
 
 Run by `bwbuild smoke` (src/wheel/smoke.c), which owns the process: it sets the
 environment (PYTHONPATH to the private install, the profile's runtime.env,
@@ -8,7 +11,7 @@ longer than its timeout and runs it again with that check skipped. The
 protocol (one JSON object per line after "@bwbuild ") and the loop that runs
 the checks are probes/probe_protocol.py's.
 
-usage: torch.py [--skip A,B] [--quick] [--features F,G] [--archs sm_90,...]
+usage: torch.py [--skip A,B] [--quick] [--cpu] [--features F,G] [--archs sm_90,...]
 """
 import os
 import subprocess
@@ -20,13 +23,19 @@ from probe_protocol import Skip, Warn, emit, reason_of  # noqa: E402,F401
 
 
 CHECKS = []
+CPU_CHECKS = []
 
 
-def check(name):
+def check(name, where=(CHECKS,)):
     def wrap(fn):
-        CHECKS.append((name, fn))
+        for checks in where:
+            checks.append((name, fn))
         return fn
     return wrap
+
+
+def cpu_check(name):
+    return check(name, (CPU_CHECKS,))
 
 
 torch = None
@@ -37,7 +46,7 @@ def close(a, b, rtol, atol):
     return torch.allclose(a.float().cpu(), b.float().cpu(), rtol=rtol, atol=atol)
 
 
-@check("import")
+@check("import", (CHECKS, CPU_CHECKS))
 def c_import():
     global torch
     import torch as t
@@ -336,6 +345,125 @@ def c_forward():
     raise RuntimeError("no PTX for this GPU: this wheel will not run on newer architectures (%s)" % tail)
 
 
+@cpu_check("cpu_build")
+def c_cpu_build():
+    """What bwbuild read from the wheel, as the torch it installed says it."""
+    if torch.version.cuda is not None:
+        raise RuntimeError("torch.version.cuda is %s: this torch was built with CUDA" % torch.version.cuda)
+    blas = [l.split("=", 1)[1].split(",")[0] for l in torch.__config__.show().split()
+            if l.startswith("BLAS_INFO=")]
+    info = {"threads": torch.get_num_threads(), "blas": blas[0] if blas else None}
+    emit(info={"cpu": info})
+    return "torch.version.cuda is None; %d thread%s, BLAS %s" % (
+        info["threads"], "" if info["threads"] == 1 else "s", info["blas"] or "?")
+
+
+@cpu_check("matmul_cpu")
+def c_mm_cpu():
+    g = torch.Generator().manual_seed(0)
+    a = torch.randn(512, 512, generator=g)
+    b = torch.randn(512, 512, generator=g)
+    ref = a.double() @ b.double()
+    out = []
+    for dtype, tol in ((torch.float32, 1e-5), (torch.bfloat16, 3e-2)):
+        got = (a.to(dtype) @ b.to(dtype)).double()
+        err = float((got - ref).abs().max() / ref.abs().max())
+        if err > tol:
+            raise RuntimeError("%s: max relative error %.2e > %.0e against float64" % (dtype, err, tol))
+        out.append("%s %.1e" % (str(dtype).split(".")[-1], err))
+    return "512x512 against float64, max relative error %s" % ", ".join(out)
+
+
+@cpu_check("backward")
+def c_backward():
+    g = torch.Generator().manual_seed(0)
+    x = torch.randn(8, 16, generator=g, dtype=torch.float64)
+    w = torch.randn(16, 4, generator=g, dtype=torch.float64, requires_grad=True)
+    # gradcheck raises when autograd's gradient and finite differences disagree.
+    torch.autograd.gradcheck(lambda w: torch.tanh(x @ w).pow(2).sum(), (w,))
+    return "autograd's gradient of sum(tanh(x @ w)^2) matches finite differences"
+
+
+@cpu_check("train_step")
+def c_train():
+    import torch.nn.functional as F
+    torch.manual_seed(0)
+    m = torch.nn.Sequential(torch.nn.Linear(16, 32), torch.nn.ReLU(), torch.nn.Linear(32, 1))
+    opt = torch.optim.AdamW(m.parameters(), lr=1e-2)
+    x = torch.randn(256, 16)
+    y = x.sum(1, keepdim=True)
+    losses = []
+    for _ in range(100):
+        loss = F.mse_loss(m(x), y)
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        losses.append(float(loss))
+    if not losses[-1] < losses[0] / 4:
+        raise RuntimeError("100 AdamW steps took the loss from %.3f to %.3f only" % (losses[0], losses[-1]))
+    return "100 AdamW steps of a 2-layer MLP: loss %.3f -> %.3f" % (losses[0], losses[-1])
+
+
+@cpu_check("conv2d_cpu")
+def c_conv_cpu():
+    import torch.nn.functional as F
+    g = torch.Generator().manual_seed(0)
+    x = torch.randn(2, 16, 16, 16, generator=g)
+    w = torch.randn(8, 16, 3, 3, generator=g)
+    got = F.conv2d(x, w, padding=1)
+    # The same convolution as a matmul over unfolded patches, in float64.
+    ref = (w.double().view(8, -1) @ F.unfold(x.double(), 3, padding=1)).view(2, 8, 16, 16)
+    if not close(got, ref, rtol=1e-4, atol=1e-4):
+        raise RuntimeError("conv2d differs from a matmul over unfolded patches")
+    return "conv2d fp32 against a matmul over unfolded patches"
+
+
+@cpu_check("sdpa_cpu")
+def c_sdpa_cpu():
+    import torch.nn.functional as F
+    if not hasattr(F, "scaled_dot_product_attention"):
+        raise Skip("torch %s has no scaled_dot_product_attention" % torch.__version__)
+    g = torch.Generator().manual_seed(0)
+    q, k, v = (torch.randn(2, 4, 64, 32, generator=g) for _ in range(3))
+    got = F.scaled_dot_product_attention(q, k, v)
+    qd, kd, vd = q.double(), k.double(), v.double()
+    ref = torch.softmax(qd @ kd.transpose(-2, -1) / 32 ** 0.5, dim=-1) @ vd
+    err = float((got.double() - ref).abs().max())
+    if err > 1e-4:
+        raise RuntimeError("max abs error %.2e against softmax(q k^T / sqrt(d)) v" % err)
+    return "fp32 (2,4,64,32) against softmax(q k^T / sqrt(d)) v, max abs error %.1e" % err
+
+
+@cpu_check("numpy")
+def c_numpy():
+    try:
+        import numpy
+    except Exception:
+        raise Skip("NumPy is not importable here")
+    a = numpy.arange(6, dtype=numpy.float32).reshape(2, 3)
+    try:
+        t = torch.from_numpy(a)
+    except RuntimeError as e:
+        raise Warn("this torch was built without NumPy (%s)" % reason_of(e))
+    t += 1
+    if float(a.sum()) != 21.0 or (t.numpy() != a).any():
+        raise RuntimeError("torch.from_numpy does not share the array's memory")
+    return "torch.from_numpy and .numpy() share memory (NumPy %s)" % numpy.__version__
+
+
+def scripted(x):
+    return torch.relu(x) * 2 + 1
+
+
+@cpu_check("torchscript")
+def c_script():
+    f = torch.jit.script(scripted)
+    x = torch.linspace(-1, 1, 9)
+    if not torch.equal(f(x), scripted(x)):
+        raise RuntimeError("the scripted function differs from eager")
+    return "torch.jit.script of relu(x) * 2 + 1 matches eager"
+
+
 def timeit(fn, reps):
     """Seconds per call under sustained load, once the clocks have settled
     (probe_protocol.settle: ~0.25 s blocks of back-to-back calls between CUDA
@@ -462,6 +590,10 @@ def b_copy():
 def main():
     global ARGS
     ARGS = probe_protocol.parse_args()
+    # The benchmarks are the GPU's: a CPU run is its checks alone.
+    if ARGS.cpu:
+        probe_protocol.run_checks(CPU_CHECKS, ARGS)
+        return 0
     if not probe_protocol.run_checks(CHECKS, ARGS) or ARGS.quick:
         return 0
     skip = probe_protocol.skipped(ARGS)

@@ -20,9 +20,10 @@ static const char about[] =
 	"feature, forward compatibility under CUDA_FORCE_PTX_JIT=1, then micro-benchmarks\n"
 	"as % of the GPU's datasheet peak. The probe, probes/smoke-<package>.py, ships\n"
 	"with bwbuild. --gpu all runs it on every GPU, then an NCCL group across them\n"
-	"(probes/multi-<package>.py). Exit 0 when every check passed (warnings allowed),\n"
-	"1 when one failed, 3 when there is no usable GPU, 2 on bad usage. Docs:\n"
-	"docs/smoke.md.\n";
+	"(probes/multi-<package>.py). A wheel built without CUDA (features.cuda off, no\n"
+	"CUDA library, no fatbin) gets the probe's CPU checks instead, on any host.\n"
+	"Exit 0 when every check passed (warnings allowed), 1 when one failed, 3 when\n"
+	"there is no usable GPU, 2 on bad usage. Docs: docs/smoke.md.\n";
 
 int
 cmd_smoke(int argc, char **argv, const struct command *cmd)
@@ -70,10 +71,12 @@ cmd_smoke(int argc, char **argv, const struct command *cmd)
 	rq.gpus = &gpu_list;
 	rq.timeout = timeout;
 	rq.profile = ro.profile ? &p : NULL;
-	if (manifest && !rq.profile)
+	if (manifest && !rq.profile) {
 		rq.ptx_none = manifest_ptx_none(manifest);
+		rq.cuda_off = manifest_cuda_off(manifest);
+	}
 	if (rq.all_gpus || gpu_list.n)
-		rc = smoke_target_multi(&rq, &result);
+		rc = smoke_target_multi(&rq, &sr, &result);
 	else
 		rc = smoke_target(&rq, &sr, &result);
 	if (rc < 0) {

@@ -1,7 +1,8 @@
 /*
  * What `bwbuild smoke` prints for people: one GPU's checks and its
- * benchmarks against the datasheet peak, or with --gpu all each GPU's
- * checks, their benchmarks side by side, then the checks and all-reduce
+ * benchmarks against the datasheet peak (a wheel without CUDA: its CPU
+ * checks, and why), or with --gpu all each GPU's checks, their
+ * benchmarks side by side, then the checks and all-reduce
  * bandwidth across them. The results themselves come from wheel/smoke.c.
  */
 #include <stdio.h>
@@ -16,8 +17,13 @@ void
 report_smoke(const struct smoke_result *r, FILE *out)
 {
 	const struct json *gpu = json_get(r->info, "gpu");
+	const char *device = json_str(json_get(r->info, "device"));
 
-	if (gpu)
+	if (device && !strcmp(device, "cpu"))
+		diag_printf(out, "cpu: %s: CPU checks only\n",
+			    json_str(json_get(r->info, "device_reason")) ?
+			    json_str(json_get(r->info, "device_reason")) : "the wheel has no CUDA");
+	else if (gpu)
 		diag_printf(out, "gpu: %s (%s), driver %s\n", json_str(json_get(gpu, "name")),
 			    json_str(json_get(gpu, "capability")),
 			    json_str(json_get(gpu, "driver")) ? json_str(json_get(gpu, "driver")) : "?");

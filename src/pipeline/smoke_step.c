@@ -1,8 +1,9 @@
 /*
  * The build's smoke step (src/pipeline/step.h): picks a GPU of this machine
- * that every CUDA library of the verified wheel runs on and hands the
- * wheel to smoke_target (src/wheel/smoke.c); apart from smoke.c so the
- * smoke engine, which `bwbuild smoke` uses alone, needs nothing of a build.
+ * that every CUDA library of the verified wheel runs on, or the CPU for a
+ * wheel without CUDA, and hands the wheel to smoke_target
+ * (src/wheel/smoke.c); apart from smoke.c so the smoke engine, which
+ * `bwbuild smoke` uses alone, needs nothing of a build.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,35 +19,23 @@
 #include "wheel/verify.h"
 
 /*
- * The build's smoke step: when this machine has a GPU that every CUDA
- * library of the wheel can run on, the checks (no benchmarks) run there and
- * their result goes into the manifest's "runtime"; otherwise it says why it
- * did not run. A failed check keeps the wheel from being published.
+ * The index of the first GPU nvidia-smi lists that every CUDA library of
+ * the wheel can run on, or -1; *listed says whether it listed any.
  */
-int
-smoke_step_run(struct build *b)
+static int
+pick_gpu(const struct build *b, int *listed)
 {
 	const char *argv[] = { "nvidia-smi", "--query-gpu=compute_cap", "--format=csv,noheader",
 			       NULL };
-	struct smoke_request rq = { .timeout = 300, .quick = 1, .gpu = -1 };
 	struct proc p = PROC_INIT;
 	struct buf out = BUF_INIT, how = BUF_INIT;
-	struct smoke_result sr;
-	char *nvsmi;
-	int index = 0, rc;
+	char *nvsmi = find_program("nvidia-smi");
+	int index = 0, gpu = -1;
 
-	if (b->report.errors.n) {
-		step_note(STEP_SMOKE, "skipped: the wheel failed %s", step_names[STEP_VERIFY]);
-		return 0;
-	}
-	nvsmi = find_program("nvidia-smi");
-	/* An extension runs with its torch; with no probe of its own, the generic one (smoke.c). */
-	if (b->era->smoke_against_torch)
-		rq.against = b->torch.path;
 	for (size_t i = 0; argv[i]; i++)
 		strvec_push(&p.args, argv[i]);
 	if (nvsmi && proc_run_capture(&p, &out) == 0) {
-		for (const char *line = out.s; *line && rq.gpu < 0; index++) {
+		for (const char *line = out.s; *line && gpu < 0; index++) {
 			char *one = xstrndup(line, strcspn(line, "\r\n"));
 			int cc, ok = gpu_parse(one, &cc) == 0;
 
@@ -59,7 +48,7 @@ smoke_step_run(struct build *b)
 				ok = !l->has_fatbin || library_runs_on(&l->sass, &l->ptx, cc, &how) == 0;
 			}
 			if (ok)
-				rq.gpu = index;
+				gpu = index;
 			line += strcspn(line, "\n");
 			line += *line == '\n';
 		}
@@ -68,11 +57,42 @@ smoke_step_run(struct build *b)
 	buf_release(&out);
 	buf_release(&how);
 	free(nvsmi);
-	if (rq.gpu < 0) {
-		step_note(STEP_SMOKE, "skipped: %s (run 'bwbuild smoke' on the wheel where one is)",
-			  index ? "no GPU here that the wheel can run on" : "no GPU here");
+	*listed = index > 0;
+	return gpu;
+}
+
+/*
+ * The build's smoke step: a wheel without CUDA (smoke_cpu_only) gets its
+ * CPU checks on any host; a CUDA wheel, when this machine has a GPU that
+ * every CUDA library of the wheel can run on, its checks there (no
+ * benchmarks); their result goes into the manifest's "runtime". Otherwise
+ * it says why it did not run. A failed check keeps the wheel from being
+ * published.
+ */
+int
+smoke_step_run(struct build *b)
+{
+	struct smoke_request rq = { .timeout = 300, .quick = 1, .gpu = -1 };
+	struct buf cpu = BUF_INIT;
+	struct smoke_result sr;
+	int listed = 0, rc;
+
+	if (b->report.errors.n) {
+		step_note(STEP_SMOKE, "skipped: the wheel failed %s", step_names[STEP_VERIFY]);
 		return 0;
 	}
+	/* An extension runs with its torch; with no probe of its own, the generic one (smoke.c). */
+	if (b->era->smoke_against_torch)
+		rq.against = b->torch.path;
+	if (smoke_cpu_only(&b->report, &b->profile, 0, &cpu)) {
+		step_note(STEP_SMOKE, "on the CPU: %s", cpu.s);
+	} else if ((rq.gpu = pick_gpu(b, &listed)) < 0) {
+		step_note(STEP_SMOKE, "skipped: %s (run 'bwbuild smoke' on the wheel where one is)",
+			  listed ? "no GPU here that the wheel can run on" : "no GPU here");
+		buf_release(&cpu);
+		return 0;
+	}
+	buf_release(&cpu);
 	rq.target = b->wheel.s;
 	rq.profile = &b->profile;
 	rq.python = b->python.len ? b->python.s : NULL;

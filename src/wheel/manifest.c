@@ -387,22 +387,42 @@ manifest_make(const struct manifest_input *in)
 	return m;
 }
 
+/* The manifest at `path`, or NULL when there is none to read: the callers' answer is then "no". */
+static struct json *
+manifest_load(const char *path)
+{
+	struct buf text = BUF_INIT, why = BUF_INIT;
+	struct json *m = NULL;
+
+	if (is_regular(path) && read_file(&text, path) == 0)
+		m = json_parse(text.s, text.len, &why);
+	buf_release(&text);
+	buf_release(&why);
+	return m;
+}
+
 /* The manifest's profile.cuda.ptx is "none": the profile that made the wheel asked for no PTX. */
 int
 manifest_ptx_none(const char *path)
 {
-	struct buf text = BUF_INIT, why = BUF_INIT;
-	struct json *m = NULL;
-	const char *ptx;
-	int none = 0;
+	struct json *m = manifest_load(path);
+	const char *ptx = json_str(json_get(json_get(json_get(m, "profile"), "cuda"), "ptx"));
+	int none = ptx && !strcmp(ptx, "none");
 
-	if (is_regular(path) && read_file(&text, path) == 0 &&
-	    (m = json_parse(text.s, text.len, &why))) {
-		ptx = json_str(json_get(json_get(json_get(m, "profile"), "cuda"), "ptx"));
-		none = ptx && !strcmp(ptx, "none");
-	}
 	json_free(m);
-	buf_release(&text);
-	buf_release(&why);
 	return none;
+}
+
+int
+manifest_cuda_off(const char *path)
+{
+	struct json *m = manifest_load(path);
+	const struct json *asked = json_get(json_get(json_get(m, "profile"), "features"), "cuda");
+	const struct json *built = json_get(json_get(m, "features"), "cuda");
+	/* The profile's word first; without one, what the build settings showed. */
+	const struct json *cuda = asked ? asked : built;
+	int off = json_is_bool(cuda) && !json_is_true(cuda);
+
+	json_free(m);
+	return off;
 }

@@ -23,6 +23,8 @@ struct manifest_input {
 struct json *manifest_make(const struct manifest_input *in);
 /* 1 when the manifest at `path` says profile.cuda.ptx is "none" (its profile asked for no PTX). */
 int manifest_ptx_none(const char *path);
+/* 1 when the manifest at `path` says features.cuda is off (its profile's, else its build settings'). */
+int manifest_cuda_off(const char *path);
 
 /*
  * Parse the build-settings header (torch's caffe2/core/macros.h): lines

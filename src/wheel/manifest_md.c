@@ -285,9 +285,12 @@ runtime_markdown(const struct json *rt, struct buf *out)
 		runtime_markdown_multi(rt, out);
 		return;
 	}
-	buf_addf(out, "\n## On the GPU: %s (%s), driver %s\n\n",
-		 md_str(json_get(gpu, "name")), md_str(json_get(gpu, "capability")),
-		 md_str(json_get(gpu, "driver")));
+	if (json_str(json_get(rt, "device")) && !strcmp(json_str(json_get(rt, "device")), "cpu"))
+		buf_addf(out, "\n## On the CPU: %s\n\n", md_str(json_get(rt, "device_reason")));
+	else
+		buf_addf(out, "\n## On the GPU: %s (%s), driver %s\n\n",
+			 md_str(json_get(gpu, "name")), md_str(json_get(gpu, "capability")),
+			 md_str(json_get(gpu, "driver")));
 	checks_markdown(checks, out);
 	const struct json **items;
 	size_t n;

@@ -20,6 +20,7 @@
 #include "core/safefile.h"
 #include "core/util.h"
 #include "wheel/verify.h"
+#include "formats/manylinux.h"
 #include "formats/zip.h"
 
 #define MARKER "@bwbuild "
@@ -218,6 +219,8 @@ smoke_run(struct smoke_result *r, const struct smoke_opts *o)
 			strvec_pushf(&p.args, "--skip=%s", skip.s);
 		if (o->quick)
 			strvec_push(&p.args, "--quick");
+		if (o->cpu)
+			strvec_push(&p.args, "--cpu");
 		if (o->features)
 			strvec_pushf(&p.args, "--features=%s", o->features);
 		if (o->archs)
@@ -521,6 +524,49 @@ static_vs_runtime(struct smoke_result *sr, const struct wheel_report *w)
 	buf_release(&why);
 }
 
+/* A library that carries GPU code or loads CUDA's: the runtime, cuBLAS, cuDNN, NCCL, the driver. */
+static int
+lib_has_cuda(const struct wheel_lib *l)
+{
+	if (l->has_fatbin)
+		return 1;
+	for (size_t k = 0; k < l->needed.n; k++) {
+		enum soname_origin o = soname_origin(l->needed.v[k]);
+
+		if (o == SONAME_CUDA || o == SONAME_DRIVER)
+			return 1;
+	}
+	return 0;
+}
+
+int
+smoke_cpu_only(const struct wheel_report *w, const struct profile *p, int cuda_off,
+	       struct buf *why)
+{
+	struct json *settings = w->macros_h ? macros_h_parse(w->macros_h) : json_object();
+	struct json *feat = features_from_settings(settings);
+	struct json *ver = w->version_py ? version_py_parse(w->version_py) : json_object();
+	const struct json *use = json_get(feat, "cuda"), *vcuda = json_get(ver, "cuda");
+	const char *said = NULL;
+	int cuda = json_is_true(use) || json_str(vcuda) != NULL;
+
+	if (p && p->features[FEAT_CUDA] != TRI_UNSET)
+		said = p->features[FEAT_CUDA] == TRI_OFF ? "the profile says features.cuda: off" : NULL;
+	else if (cuda_off)
+		said = "its manifest says features.cuda: off";
+	else if (json_is_bool(use) && !json_is_true(use))
+		said = "its build settings say USE_CUDA OFF";
+	else if (vcuda && !json_str(vcuda) && !json_is_bool(vcuda))
+		said = "its version.py says cuda = None";
+	for (size_t i = 0; said && !cuda && i < w->nlibs; i++)
+		cuda = lib_has_cuda(&w->libs[i]);
+	if (said && !cuda)
+		buf_addf(why, "the wheel has no CUDA (%s; no CUDA library, no fatbin)", said);
+	json_free(settings);
+	json_free(feat);
+	json_free(ver);
+	return said && !cuda;
+}
 
 /*
  * Where `target` is imported from: an installed package's directory's
@@ -589,6 +635,7 @@ smoke_setup_release(struct smoke_setup *s)
 	buf_release(&s->path);
 	buf_release(&s->features);
 	buf_release(&s->archs);
+	buf_release(&s->cpu_why);
 	memset(s, 0, sizeof(*s));
 }
 
@@ -626,6 +673,7 @@ smoke_setup_init(struct smoke_setup *s, const struct smoke_request *rq)
 	buf_init(&s->path);
 	buf_init(&s->features);
 	buf_init(&s->archs);
+	buf_init(&s->cpu_why);
 	if (smoke_verify(&s->w, rq) < 0) {
 		memset(&s->w, 0, sizeof(s->w));   /* released already */
 		return -1;
@@ -639,6 +687,7 @@ smoke_setup_init(struct smoke_setup *s, const struct smoke_request *rq)
 		error("'%s': cannot tell the package's name", rq->target);
 		return -1;
 	}
+	s->cpu = smoke_cpu_only(&s->w, rq->profile, rq->cuda_off, &s->cpu_why);
 	s->probe = smoke_find_probe(s->w.name);
 	if (!s->probe && !(s->probe = smoke_generic_probe())) {
 		error("no probe for '%s' and no probes/generic-extension.py: bwbuild's data "
@@ -692,17 +741,23 @@ smoke_setup_run(struct smoke_setup *s, const struct smoke_request *rq, const cha
 	so.probe = probe ? probe : s->probe;
 	so.pythonpath = s->path.s;
 	so.features = s->features.s;
-	so.archs = s->archs.len ? s->archs.s : NULL;
+	so.archs = s->archs.len && !s->cpu ? s->archs.s : NULL;
 	so.env = &s->env;
-	so.visible = visible;
+	so.visible = s->cpu ? NULL : visible;
 	so.args = args;
+	so.cpu = s->cpu;
 	progress_note("smoke", "%s with %s (%s)%s%s", rq->target, so.probe,
-		  rq->python ? rq->python : "python3", visible ? " on GPU " : "",
-		  visible ? visible : "");
+		  rq->python ? rq->python : "python3", s->cpu ? " on the CPU" :
+		  so.visible ? " on GPU " : "", so.visible ? so.visible : "");
 	if (smoke_run(sr, &so) < 0)
 		return -1;
-	if (!probe)
+	/* Said by bwbuild, not the probe: the report and the manifest tell a CPU run apart. */
+	if (s->cpu) {
+		json_set(sr->info, "device", json_string("cpu"));
+		json_set(sr->info, "device_reason", json_string(s->cpu_why.s));
+	} else if (!probe) {
 		static_vs_runtime(sr, &s->w);
+	}
 	/* A wheel meant to have no PTX (cuda.ptx: none) is not failed for lacking it: not asked for. */
 	for (size_t i = 0; i < sr->nchecks; i++) {
 		struct smoke_check *c = &sr->checks[i];
@@ -729,7 +784,8 @@ smoke_setup_run(struct smoke_setup *s, const struct smoke_request *rq, const cha
 	cuda = smoke_find(sr, "cuda");
 	for (size_t i = 0; i < sr->nchecks; i++)
 		failed += sr->checks[i].status == SMOKE_FAIL;
-	ret = cuda && cuda->status == SMOKE_FAIL ? SMOKE_NO_GPU : failed ? 1 : 0;
+	/* No GPU is no verdict on a CUDA wheel; a CPU wheel's run needs none, so its failure is one. */
+	ret = !s->cpu && cuda && cuda->status == SMOKE_FAIL ? SMOKE_NO_GPU : failed ? 1 : 0;
 	*result = smoke_json(sr);
 	json_set(*result, "target", json_string(rq->target));
 	json_set(*result, "probe", json_string(so.probe));

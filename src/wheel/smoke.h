@@ -61,6 +61,7 @@ struct smoke_opts {
 	const char *features;       /* comma-separated compiled-in features, or NULL */
 	const char *archs;          /* comma-separated targets get_arch_list() must equal, or NULL */
 	const struct strvec *env;   /* NAME=VALUE: the profile's runtime.env */
+	int cpu;                    /* a wheel without CUDA: --cpu, the probe's CPU checks */
 };
 
 void smoke_result_init(struct smoke_result *r);
@@ -98,7 +99,20 @@ struct smoke_request {
 	int all_gpus;
 	const struct strvec *gpus;
 	int ptx_none;                   /* the wheel's profile said cuda.ptx: none (its manifest) */
+	int cuda_off;                   /* the wheel's manifest says features.cuda is off */
 };
+
+/*
+ * A wheel built without CUDA is smoke-tested on the CPU, on any host: its
+ * probe gets --cpu and runs the CPU checks, none of CUDA's (a CPU torch's
+ * torch.cuda.is_available() is False even beside a GPU). 1 when something
+ * says the wheel has no CUDA (the profile's features.cuda, the manifest's
+ * (`cuda_off`), its build settings' USE_CUDA, its version.py's cuda =
+ * None) and nothing in it says otherwise (a fatbin, a CUDA library
+ * needed); `why` then says so. 0 when unsure: the CUDA checks, as ever.
+ */
+int smoke_cpu_only(const struct wheel_report *w, const struct profile *p, int cuda_off,
+		   struct buf *why);
 
 /*
  * The whole of `bwbuild smoke` but the report: install, find the probe,
@@ -118,7 +132,8 @@ char *smoke_find_probe(const char *package);
 struct smoke_setup {
 	struct wheel_report w;
 	char *probe, *tmp, *tmp_torch;
-	struct buf dir, torchdir, path, features, archs;
+	int cpu;                    /* smoke_cpu_only, its reason in cpu_why */
+	struct buf dir, torchdir, path, features, archs, cpu_why;
 	struct strvec env;
 };
 int smoke_setup_init(struct smoke_setup *s, const struct smoke_request *rq);
@@ -136,9 +151,11 @@ char *smoke_find_cross_probe(const char *package);
  * then probes/multi-<package>.py across them (an NCCL group, P2P, the link
  * and its all-reduce bandwidth), skipped with its reason when fewer than
  * two GPUs answered. *result: {gpus: [...], cross_gpu: {...}, status}.
- * Returns as smoke_target.
+ * A wheel without CUDA runs once on the CPU instead, into *sr, and
+ * *result is smoke_target's. Returns as smoke_target.
  */
-int smoke_target_multi(const struct smoke_request *rq, struct json **result);
+int smoke_target_multi(const struct smoke_request *rq, struct smoke_result *sr,
+		       struct json **result);
 /* An entry of CUDA_VISIBLE_DEVICES as a user writes one: 0, GPU-<uuid>, MIG-<uuid>. */
 int smoke_gpu_entry_ok(const char *s);
 /*

@@ -169,7 +169,7 @@ cross_gpu(struct smoke_setup *s, const struct smoke_request *rq, const struct st
 }
 
 int
-smoke_target_multi(const struct smoke_request *rq, struct json **result)
+smoke_target_multi(const struct smoke_request *rq, struct smoke_result *sr, struct json **result)
 {
 	struct strvec gpus = STRVEC_INIT, usable = STRVEC_INIT;
 	struct buf why = BUF_INIT;
@@ -193,17 +193,24 @@ smoke_target_multi(const struct smoke_request *rq, struct json **result)
 		smoke_setup_release(&s);
 		goto out;
 	}
+	/* Nothing of it runs on a GPU: one run on the CPU, whatever GPUs there are. */
+	if (s.cpu) {
+		progress_note("smoke", "--gpu: %s; one run on the CPU", s.cpu_why.s);
+		ret = smoke_setup_run(&s, rq, NULL, NULL, NULL, sr, result);
+		smoke_setup_release(&s);
+		goto out;
+	}
 	if (!gpus.n)
 		progress_note("smoke", "--gpu all: %s; running on whatever CUDA finds", why.s);
 	/* No GPU listed: one run without CUDA_VISIBLE_DEVICES says what CUDA finds. */
 	for (size_t i = 0; i < (gpus.n ? gpus.n : 1); i++) {
 		const char *g = gpus.n ? gpus.v[i] : NULL;
-		struct smoke_result sr;
+		struct smoke_result each;
 		struct json *one;
 
-		smoke_result_init(&sr);
-		rc = smoke_setup_run(&s, rq, NULL, g, NULL, &sr, &one);
-		smoke_result_release(&sr);
+		smoke_result_init(&each);
+		rc = smoke_setup_run(&s, rq, NULL, g, NULL, &each, &one);
+		smoke_result_release(&each);
 		if (rc < 0) {
 			smoke_setup_release(&s);
 			goto out;

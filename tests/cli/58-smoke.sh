@@ -167,6 +167,33 @@ FC=fail PATH="$TMP/gpu:$PATH" BWBUILD_PROBE_PATH="$TMP/probes" run 1 "$BW" --pro
 contains "$TMP/err" "publish: not published to $TMP/o58: the wheel failed smoke"
 contains "$TMP/err" "error: the wheel failed on this machine's GPU (bwbuild smoke)"
 
+# Issue 39: a CPU-only wheel (features.cuda off: no CUDA library, no fatbin)
+# built where nvidia-smi lists GPUs is judged by what it contains: the
+# shipped probe's CPU checks, none of CUDA, and it is published. Before,
+# its cuda check failed (torch.cuda.is_available() is False on a CPU
+# wheel) and publish refused a correct wheel.
+printf 'extends: %s/profiles/demo.yaml\nname: s58cpu\nsource:\n  repo: %s/minitorch.git\nfeatures:\n  cuda: off\n  flash_attention: off\n  mem_eff_attention: off\n' "$TOP" "$ex" > "$TMP/s58cpu.yaml"
+PATH="$TMP/gpu:$PATH" run 0 "$BW" --profile "$TMP/s58cpu.yaml" --work "$TMP/w58c" --out "$TMP/o58c"
+contains "$TMP/err" "smoke: on the CPU: the wheel has no CUDA (the profile says features.cuda: off; no CUDA library, no fatbin)"
+contains "$TMP/err" "  ✅ cpu_ops              minitorch_version() = 2.11.0 from libminitorch_cpu.so"
+python3 - "$TMP/o58c" <<'PY'
+import glob, json, sys
+(m,) = glob.glob(sys.argv[1] + "/*.manifest.json")
+r = json.load(open(m))["runtime"]
+assert r["status"] == "ok" and r["device"] == "cpu", r
+assert [c["name"] for c in r["checks"]] == ["import", "cpu_ops"], r
+PY
+# By hand, with no profile: the wheel's build settings (USE_CUDA OFF) say the same.
+cpuwhl=$(ls "$TMP"/o58c/minitorch-*.whl)
+PATH="$TMP/gpu:$PATH" run 0 "$BW" smoke "$cpuwhl"
+contains "$TMP/out" "cpu: the wheel has no CUDA (its build settings say USE_CUDA OFF; no CUDA library, no fatbin): CPU checks only"
+contains "$TMP/out" "✅ cpu_ops "
+# --gpu all has no GPU work to do for it: one run on the CPU; the manifest says where it ran.
+PATH="$TMP/gpu:$PATH" run 0 "$BW" smoke "$cpuwhl" --gpu all
+contains "$TMP/err" "smoke: --gpu: the wheel has no CUDA (its build settings say USE_CUDA OFF; no CUDA library, no fatbin); one run on the CPU"
+run 0 "$BW" manifest "$TMP"/o58c/*.manifest.json --format md
+contains "$TMP/out" "## On the CPU: the wheel has no CUDA (the profile says features.cuda: off; no CUDA library, no fatbin)"
+
 # The benchmarks' warm-up (probes/probe_protocol.py, settle): blocks until
 # the last four agree within 1 %, as clocks that boost, then settle under
 # the power limit, need; on a stand-in torch whose CUDA events replay a

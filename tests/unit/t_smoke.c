@@ -6,7 +6,10 @@
 #include "../../src/core/strvec.h"
 #include "../../src/core/safefile.h"
 #include "../../src/core/util.h"
+#include "../../src/profile/profile.h"
+#include "../../src/wheel/manifest.h"
 #include "../../src/wheel/smoke.h"
+#include "../../src/wheel/verify.h"
 #include "t.h"
 
 /*
@@ -163,6 +166,66 @@ t_merge(const char *dir)
 	buf_release(&why);
 }
 
+/*
+ * Which wheels smoke runs on the CPU (issue 39): one that something says
+ * has no CUDA and that carries none; any doubt keeps the CUDA checks.
+ */
+static void
+t_cpu_only(const char *dir)
+{
+	struct wheel_report w;
+	struct wheel_lib lib;
+	struct profile p;
+	struct buf why = BUF_INIT, path = BUF_INIT;
+	const char *asked = "{\"profile\": {\"features\": {\"cuda\": false}}, \"features\": {\"cuda\": true}}";
+	const char *built = "{\"profile\": null, \"features\": {\"cuda\": false}}";
+
+	/* smoke --manifest: the profile's features.cuda, else the build settings' as the manifest shows them. */
+	buf_addf(&path, "%s/cuda.json", dir);
+	CHECK(write_file_atomic(path.s, asked, strlen(asked)) == 0 && manifest_cuda_off(path.s) == 1);
+	CHECK(write_file_atomic(path.s, built, strlen(built)) == 0 && manifest_cuda_off(path.s) == 1);
+	CHECK(write_file_atomic(path.s, "{}", 2) == 0 && manifest_cuda_off(path.s) == 0);
+	remove(path.s);
+	CHECK(manifest_cuda_off(path.s) == 0);
+	buf_release(&path);
+
+	memset(&w, 0, sizeof(w));
+	memset(&lib, 0, sizeof(lib));
+	memset(&p, 0, sizeof(p));
+	/* Nothing says either way (a pure wheel): the CUDA checks, as before. */
+	CHECK(smoke_cpu_only(&w, NULL, 0, &why) == 0 && why.len == 0);
+	CHECK(smoke_cpu_only(&w, NULL, 1, &why) == 1);
+	CHECK_STR(why.s, "the wheel has no CUDA (its manifest says features.cuda: off; no CUDA library, no fatbin)");
+	buf_reset(&why);
+	w.version_py = (char *)"cuda: Optional[str] = None\n";
+	CHECK(smoke_cpu_only(&w, NULL, 0, &why) == 1 && strstr(why.s, "its version.py says cuda = None"));
+	w.version_py = (char *)"cuda = '13.0'\n";
+	CHECK(smoke_cpu_only(&w, NULL, 1, &why) == 0);
+	w.version_py = NULL;
+	buf_reset(&why);
+	w.macros_h = (char *)"  {\"USE_CUDA\", \"OFF\"}, \\\n";
+	CHECK(smoke_cpu_only(&w, NULL, 0, &why) == 1 && strstr(why.s, "its build settings say USE_CUDA OFF"));
+	/* The profile's word wins over the settings', both ways. */
+	p.features[FEAT_CUDA] = TRI_ON;
+	CHECK(smoke_cpu_only(&w, &p, 0, &why) == 0);
+	p.features[FEAT_CUDA] = TRI_OFF;
+	buf_reset(&why);
+	CHECK(smoke_cpu_only(&w, &p, 0, &why) == 1 && strstr(why.s, "the profile says features.cuda: off"));
+	/* A library that needs CUDA's runtime, or carries a fatbin, is CUDA whatever was said. */
+	strvec_push(&lib.needed, "libcudart.so.13");
+	w.libs = &lib;
+	w.nlibs = 1;
+	CHECK(smoke_cpu_only(&w, &p, 1, &why) == 0);
+	strvec_clear(&lib.needed);
+	lib.has_fatbin = 1;
+	CHECK(smoke_cpu_only(&w, &p, 1, &why) == 0);
+	lib.has_fatbin = 0;
+	strvec_push(&lib.needed, "libc.so.6");
+	CHECK(smoke_cpu_only(&w, &p, 0, &why) == 1);
+	strvec_clear(&lib.needed);
+	buf_release(&why);
+}
+
 void
 t_smoke(void)
 {
@@ -171,6 +234,7 @@ t_smoke(void)
 
 	snprintf(dir, sizeof(dir), "%s", d);
 	t_protocol();
+	t_cpu_only(dir);
 	t_run(dir);
 	t_merge(dir);
 	remove_tree(dir);

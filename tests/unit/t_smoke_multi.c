@@ -70,6 +70,7 @@ t_smoke_multi(void)
 	struct smoke_request rq;
 	struct strvec gpus = STRVEC_INIT;
 	struct json *res = NULL;
+	struct smoke_result sr;
 	const char *e;
 	int rc;
 
@@ -92,7 +93,8 @@ t_smoke_multi(void)
 	strvec_pushl(&gpus, "0", "1", "0", NULL);            /* a GPU named twice is one */
 	rq.gpus = &gpus;
 	t_stderr_begin();
-	rc = smoke_target_multi(&rq, &res);
+	smoke_result_init(&sr);
+	rc = smoke_target_multi(&rq, &sr, &res);
 	e = t_stderr_end();
 	CHECK(rc >= 0);
 	if (rc < 0)
@@ -113,11 +115,12 @@ t_smoke_multi(void)
 	strvec_clear(&gpus);
 	strvec_push(&gpus, "0;reboot");
 	t_stderr_begin();
-	CHECK(smoke_target_multi(&rq, &res) == -1);
+	CHECK(smoke_target_multi(&rq, &sr, &res) == -1);
 	e = t_stderr_end();
 	CHECK(strstr(e, "error: --gpu '0;reboot' is not a GPU such as 0, GPU-<uuid> or all") != NULL);
 	CHECK(res == NULL);
 
+	smoke_result_release(&sr);
 	t_env_restore("BWBUILD_PROBE_PATH", old);
 	buf_setlen(&dir, dir.len - strlen("/probes"));
 	remove_tree(dir.s);
