@@ -684,6 +684,11 @@ tar_writer_new(int fd, int level, struct buf *why)
 			tar_writer_free(w);
 			return NULL;
 		}
+		/*
+		 * zstd's output is the same for any number of workers >= 1, so the
+		 * bundle's bytes do not depend on the machine's cores.
+		 */
+		ZSTD_CCtx_setParameter(w->z, ZSTD_c_nbWorkers, 4);
 		/* A long window finds the repeats across a tree's many similar files. */
 		if (level >= 10) {
 			ZSTD_CCtx_setParameter(w->z, ZSTD_c_windowLog, (int)tar_limits_default.window_log);

@@ -125,23 +125,37 @@ cut_add(struct bundle_cuts *c, const char *path, int submodule, int kept, const 
 	e->why = xstrdup(why);
 }
 
-/* A folder that documents, benchmarks or ports the tree: its name says so. */
+/*
+ * A folder that documents, benchmarks or ports the tree: its name says so.
+ * Inside a submodule also its own tests and benchmarks, which the tree's
+ * build never runs (the superproject's test/ stays: smoke runs a slice).
+ */
 static int
-folder_candidate(const char *dir)
+folder_candidate(const char *dir, const struct strvec *subs)
 {
 	static const char *const names[] = { "docs", "doc", "benchmarks", "android", "ios",
 					     "examples" };
+	static const char *const sub_names[] = { "test", "tests", "bench", "benchmark" };
 	const char *base = path_tail(dir);
 
 	for (size_t i = 0; i < ARRAY_SIZE(names); i++)
 		if (!strcmp(base, names[i]))
 			return 1;
+	for (size_t i = 0; i < ARRAY_SIZE(sub_names); i++)
+		if (!strcmp(base, sub_names[i]))
+			for (size_t j = 0; j < subs->n; j++)
+				if (under(dir, subs->v[j]))
+					return 1;
 	return ends_with(dir, "/test/data");
 }
 
-/* The candidate folders of a file list: every directory folder_candidate takes, no Python package. */
+/*
+ * The candidate folders of a file list: every directory folder_candidate
+ * takes, none inside a Python package (setup.py ships a package's data
+ * by globs no build file names).
+ */
 static void
-folders_of(const struct strvec *files, struct strvec *out)
+folders_of(const struct strvec *files, const struct strvec *subs, struct strvec *out)
 {
 	struct strvec pkgs = STRVEC_INIT;
 
@@ -152,7 +166,7 @@ folders_of(const struct strvec *files, struct strvec *out)
 		for (const char *s = strchr(f, '/'); s; s = strchr(s + 1, '/')) {
 			buf_reset(&dir);
 			buf_add(&dir, f, (size_t)(s - f));
-			if (folder_candidate(dir.s))
+			if (folder_candidate(dir.s, subs))
 				strset_add(out, dir.s);
 		}
 		if (!strcmp(path_tail(f), "__init__.py") && strchr(f, '/')) {
@@ -166,7 +180,8 @@ folders_of(const struct strvec *files, struct strvec *out)
 		int pkg = 0;
 
 		for (size_t j = 0; j < pkgs.n && !pkg; j++)
-			pkg = !strcmp(pkgs.v[j], out->v[i]) || under(pkgs.v[j], out->v[i]);
+			pkg = !strcmp(pkgs.v[j], out->v[i]) || under(pkgs.v[j], out->v[i]) ||
+			      under(out->v[i], pkgs.v[j]);
 		if (pkg) {
 			free(out->v[i]);
 			memmove(&out->v[i], &out->v[i + 1], (out->n - i - 1) * sizeof(char *));
@@ -188,7 +203,7 @@ bundle_decide(const char *src, const char *text, size_t len, const struct strvec
 
 	for (size_t i = 0; i < subs->n; i++)
 		strvec_push(&cand, subs->v[i]);
-	folders_of(files, &folders);
+	folders_of(files, subs, &folders);
 	strvec_sort(&folders);
 	for (size_t i = 0; i < cand.n + folders.n; i++) {
 		int sub = i < cand.n;

@@ -96,7 +96,15 @@ pass
 rm -rf "$TMP/b87/y" && mkdir -p "$TMP/b87/y/src"
 cp "$TMP/b87/x/bwbuild-bundle.json" "$TMP/b87/y/"
 printf 'owned\n' >"$TMP/b87/y/evil87"
-(cd "$TMP/b87/y" && tar --owner=0 --group=0 -cf - bwbuild-bundle.json src/../evil87 | zstd -q -o ../climb.tar.zst)
+# GNU tar strips "..": Python's tarfile writes the name as given.
+python3 - "$TMP/b87/y" <<'PY'
+import sys, tarfile
+d = sys.argv[1]
+with tarfile.open(d + "/climb.tar", "w", format=tarfile.PAX_FORMAT) as t:
+    t.add(d + "/bwbuild-bundle.json", "bwbuild-bundle.json")
+    t.add(d + "/evil87", "src/../../evil87")
+PY
+zstd -q --rm "$TMP/b87/y/climb.tar" -o "$TMP/b87/climb.tar.zst"
 run 1 "$BW" --profile "$TMP/b87.yaml" --bundle "$TMP/b87/climb.tar.zst" --work "$TMP/w87x" --out "$TMP/o87x" --until fetch --no-preflight
 contains "$TMP/err" "is not a relative, normalized path"
 [ ! -e "$TMP/w87x/evil87" ] && [ ! -e "$TMP/evil87" ] || fail "a member was written outside the tree"
