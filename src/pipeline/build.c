@@ -204,7 +204,7 @@ build_run(const struct build_opts *o)
 {
 	struct build b;
 	int last = o->until < STEP__COUNT ? o->until : STEP__COUNT - 1;
-	int lock = -1, ret = EXIT_USAGE;
+	int lock = -1, ret = EXIT_USAGE, rc;
 
 	build_init(&b, o);
 	if (resolve_profile(&b.profile, &o->r) < 0 || resolve_plan(&b.plan, &b.profile, &o->r) < 0)
@@ -237,7 +237,10 @@ build_run(const struct build_opts *o)
 	fprintf(stderr, "bwbuild: profile '%s', archs %s, MAX_JOBS=%u, python %s\n",
 		b.profile.name.str, b.profile.features[FEAT_CUDA] == TRI_OFF ? "none (no CUDA)" :
 		b.plan.arch_list, b.plan.jobs.jobs, b.python.s);
-	if (run_steps(&b, last) < 0)
+	rc = run_steps(&b, last);
+	/* Whatever the steps wrote into the tree until now, they ended: the build's (outputs.c). */
+	outputs_end(&b);
+	if (rc < 0)
 		goto out;
 	if (last < STEP_PUBLISH)
 		fprintf(stderr, "bwbuild: stopped after '%s' as asked%s%s\n", step_names[last],

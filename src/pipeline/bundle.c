@@ -359,10 +359,9 @@ bundle_pack(struct build *b, const char *out, const struct strvec *keep)
 {
 	const char *src = b->plan.src_dir;
 	struct strvec files = STRVEC_INIT, subs = STRVEC_INIT;
-	struct buf text = BUF_INIT, since = BUF_INIT;
+	struct buf text = BUF_INIT;
 	struct bundle_cuts cuts = { 0 };
 	struct json *meta = NULL;
-	struct stat st;
 	long long when = 0;
 	int rc = -1;
 
@@ -371,9 +370,8 @@ bundle_pack(struct build *b, const char *out, const struct strvec *keep)
 		      "--until configure' first", src, b->profile.name.str);
 		goto out;
 	}
-	buf_addf(&since, "%s/outputs.since", b->plan.work_dir);
-	repo_build_outputs_since(lstat(since.s, &st) == 0 && S_ISREG(st.st_mode) ?
-				 (long long)st.st_mtime : 0);
+	/* what configure wrote into the checkout is no file of the tree */
+	outputs_load(b);
 	if (repo_commit_time(src, b->tree.commit, &when) < 0)
 		when = 0;
 	if (b->profile.source_patches.str && *b->profile.source_patches.str &&
@@ -395,7 +393,6 @@ out:
 	strvec_clear(&files);
 	strvec_clear(&subs);
 	buf_release(&text);
-	buf_release(&since);
 	return rc;
 }
 

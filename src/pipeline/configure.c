@@ -691,24 +691,6 @@ fresh_cache(const struct build *b)
 	return rc;
 }
 
-/*
- * <work>/outputs.since, made before the configure step first writes into
- * the checkout: untracked files newer than it are the build's (git_checkout.c,
- * repo_build_outputs_since), so a configured tree is not "changed".
- */
-static void
-outputs_since_mark(const struct build *b)
-{
-	struct buf f = BUF_INIT;
-	struct stat st;
-	int fd;
-
-	buf_addf(&f, "%s/outputs.since", b->plan.work_dir);
-	if (lstat(f.s, &st) < 0 && errno == ENOENT && (fd = create_new(f.s, 0644)) >= 0)
-		close(fd);
-	buf_release(&f);
-}
-
 int
 configure_run(struct build *b)
 {
@@ -719,12 +701,15 @@ configure_run(struct build *b)
 	int rc = 0, have_cache, have_stamp, run = 1;
 
 	step_toolchain(b);
+	/* From here on the steps write into the tree, configured or not (outputs.c). */
+	if (outputs_begin(b) < 0) {
+		rc = -1;
+		goto out;
+	}
 	if (b->era->configure == ERA_CONFIGURE_NONE) {
 		step_note(STEP_CONFIGURE, "%s", b->era->no_configure);
 		goto out;
 	}
-	if (!b->plan.local_source)
-		outputs_since_mark(b);
 	if (configure_contract_read(b->plan.src_dir, b->era, &contract, &why) < 0) {
 		rc = error("%s", why.s);
 		goto out;

@@ -397,35 +397,6 @@ tree_is_current(struct build *b, const char *cache, const struct strvec *dirs, c
 }
 
 /*
- * <work>/outputs.since: made when the configure step first writes into
- * this checkout (configure.c); what appears in the tree untracked from
- * then on is the build's output, not a local change (git_checkout.c). A fresh
- * checkout starts without it.
- */
-static void
-outputs_since_load(const struct build *b)
-{
-	struct buf f = BUF_INIT;
-	struct stat st;
-
-	buf_addf(&f, "%s/outputs.since", b->plan.work_dir);
-	repo_build_outputs_since(lstat(f.s, &st) == 0 && S_ISREG(st.st_mode) ?
-				 (long long)st.st_mtime : 0);
-	buf_release(&f);
-}
-
-static void
-outputs_since_reset(const struct build *b)
-{
-	struct buf f = BUF_INIT;
-
-	buf_addf(&f, "%s/outputs.since", b->plan.work_dir);
-	if (unlink(f.s) < 0 && errno != ENOENT)
-		warning("cannot remove '%s': %s", f.s, strerror(errno));
-	buf_release(&f);
-}
-
-/*
  * The checkout at the ref (from the cached mirrors), then the profile's
  * patch series for that release. A tree already at the commit with
  * exactly those patches applied is left alone (nothing rewritten,
@@ -445,7 +416,6 @@ checkout_source(struct build *b)
 	json_set(b->source, "patches", patches);
 	repo_cache_dir(&cache);
 	buf_addf(&record, "%s/patches.applied", b->plan.work_dir);
-	outputs_since_load(b);
 	/* $BWBUILD_MIRRORS (this machine's) first, then the profile's source.mirrors */
 	repo_mirror_dirs_env(&dirs);
 	if (p->source_mirrors.str && *p->source_mirrors.str)
@@ -478,7 +448,7 @@ checkout_source(struct build *b)
 					dirs.v[i]);
 		rc = repo_checkout(&co, &b->tree);
 		if (!rc)
-			outputs_since_reset(b);
+			outputs_reset(b);
 		if (!rc && b->patches.project)
 			rc = patches_apply(&b->patches, tree_version(p, b->plan.src_dir),
 					   b->plan.src_dir, record.s, patches, &pr);
@@ -503,6 +473,8 @@ fetch_run(struct build *b)
 			  "not checked out)", b->plan.src_dir, p->source_repo.str, p->source_ref.str);
 	else if (!b->plan.bundle)
 		step_note(STEP_FETCH, "%s @ %s", p->source_repo.str, p->source_ref.str);
+	/* Before the tree is read: what the build wrote into it is no local change. */
+	outputs_load(b);
 	if ((b->plan.local_source ? use_local_source(b) : b->plan.bundle ? bundle_fetch(b) :
 	     checkout_source(b)) < 0)
 		goto out;

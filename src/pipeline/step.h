@@ -43,6 +43,7 @@ struct build {
 	struct json *recoveries;      /* compile: OOM recoveries */
 	struct json *cache;           /* compile: this build's ccache counts, or NULL */
 	int staging_stale;            /* a compile or wheel step before this run did not finish */
+	int outputs_open;             /* configure on: this run writes into a --source tree (outputs.c) */
 	struct buf wheel;             /* wheel: the wheel in <work>/dist */
 	struct json *vendored;        /* repair: the libraries copied in (repair_result_json), or NULL */
 	struct wheel_report report;   /* verify */
@@ -98,6 +99,17 @@ int release_version(const char *ref, const char *version_txt, struct buf *out);
  */
 void wheel_variant_label(const char *commit, const char *accel, const char *profile,
 			 const char *hash, struct buf *out);
+/*
+ * What bwbuild's own build wrote into the tree, told from its local
+ * changes (src/pipeline/outputs.c, <work>/outputs.*): loaded before the
+ * tree is read (fetch, the up-to-date check), begun where the build
+ * starts writing into it (configure), ended with the run, reset by a new
+ * checkout. outputs_begin: -1 after reporting.
+ */
+void outputs_load(const struct build *b);
+int outputs_begin(struct build *b);
+void outputs_end(const struct build *b);
+void outputs_reset(const struct build *b);
 int configure_run(struct build *b);             /* src/pipeline/configure.c */
 /* After a configure: read back what CMake decided, then remember its settings. */
 int configure_settle(struct build *b);

@@ -395,6 +395,8 @@ uptodate_check(const struct build *b)
 						 json_get(last, "toolchain")))
 			buf_addstr(&why, "a compiler or tool changed");
 		proc_release(&p);
+		/* What the last build wrote into the tree is no change to it (outputs.c). */
+		outputs_load(&t);
 		/* After the toolchain: the wheel's label names the inputs (inputs_label). */
 		if (!why.len && wheel_version(&t) < 0)
 			buf_addstr(&why, "the wheel's version cannot be told");

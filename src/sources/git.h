@@ -106,13 +106,20 @@ int repo_changed_paths(const char *dir, struct strvec *paths);
  */
 int repo_tree_files(const char *dir, struct strvec *out);
 /*
- * From `since` on (seconds since 1970; 0: never), an untracked path whose
- * ctime is not older is a build output, not a local change: the files a
- * PyTorch configure generates into its source tree (build/, Config.h,
- * torchgen/packaged/), which a tree without the upstream .gitignore shows
- * as new. fetch.c sets it from <work>/outputs.since (configure.c).
+ * What bwbuild's own build wrote into a tree is not a change to it: the
+ * files a PyTorch configure and compile generate into the source tree
+ * (build/, compile_commands.json, torchgen/packaged/), which a tree
+ * without the upstream .gitignore (a release tarball, Debian's source)
+ * shows as new. An untracked path whose ctime is from `since` to `until`
+ * (nanoseconds since 1970, as the file system has them, so that a file
+ * made just after a run is not its; since 0: nothing is the build's; until
+ * 0: no end yet) is such an output, unless `kept` (paths from the top, as status
+ * names them; NULL: none) lists it as the tree's own. src/pipeline/outputs.c
+ * sets it from <work>/outputs.*.
  */
-void repo_build_outputs_since(long long since);
+void repo_build_outputs(long long since, long long until, const struct strvec *kept);
+/* The untracked paths (submodules' too, from the top) that are no build output; -1 outside git. */
+int repo_untracked_paths(const char *dir, struct strvec *paths);
 
 /* The committer time of `commit` in the repository at `dir` (seconds since 1970); -1 when unknown. */
 int repo_commit_time(const char *dir, const char *commit, long long *out);

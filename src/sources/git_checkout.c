@@ -1,7 +1,7 @@
 /*
  * The work tree: its repository opened or made (objects borrowed from the
  * mirror through alternates, origin naming the upstream), what differs
- * from HEAD (local changes, outputs.since's build outputs, submodules
+ * from HEAD (local changes, the build's own outputs, submodules
  * moved), checking a commit out (files whose blobs the mirrors lack left
  * out and kept in the index as skip-worktree), the mark that tells a
  * checkout cut short, and repo_checkout and repo_describe over all of it.
@@ -142,41 +142,75 @@ work_repo_open(const char *workdir, const char *gitdir, const char *url, const c
 
 /* ---- status ---- */
 
-/* "modified: path" lines for what differs from HEAD, submodules included (recursively). */
-static long long outputs_since;
+/*
+ * What bwbuild's own build wrote into the tree (repo_build_outputs): the
+ * window its ctime must fall in, and the untracked paths that are the
+ * tree's own whatever their ctime (sorted, for bsearch).
+ */
+static long long outputs_since, outputs_until;
+static struct strvec outputs_kept = STRVEC_INIT;
 
-void
-repo_build_outputs_since(long long since)
+static int
+kept_cmp(const void *a, const void *b)
 {
-	outputs_since = since;
+	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-/* An untracked path made since the build began writing into the tree (repo_build_outputs_since). */
+void
+repo_build_outputs(long long since, long long until, const struct strvec *kept)
+{
+	outputs_since = since;
+	outputs_until = until;
+	strvec_clear(&outputs_kept);
+	for (size_t i = 0; kept && i < kept->n; i++)
+		strvec_push(&outputs_kept, kept->v[i]);
+	strvec_sort(&outputs_kept);
+}
+
+/* An untracked path (`prefix`: its submodule's, from the top) the build wrote (repo_build_outputs). */
 static int
-is_build_output(git_repository *repo, const char *path)
+is_build_output(git_repository *repo, const char *prefix, const char *path)
 {
 	const char *wd = git_repository_workdir(repo);
-	struct buf full = BUF_INIT;
+	struct buf full = BUF_INIT, top = BUF_INIT;
 	struct stat st;
 	int r = 0;
 
 	if (!outputs_since || !wd)
 		return 0;
+	buf_addf(&top, "%s%s", prefix, path);
+	if (outputs_kept.n && bsearch(&top.s, outputs_kept.v, outputs_kept.n, sizeof(char *),
+				      kept_cmp)) {
+		buf_release(&top);
+		return 0;
+	}
 	buf_addf(&full, "%s%s", wd, path);
 	while (full.len > 1 && full.s[full.len - 1] == '/')
 		full.s[--full.len] = '\0';
-	r = lstat(full.s, &st) == 0 && (long long)st.st_ctime >= outputs_since;
+	if (lstat(full.s, &st) == 0) {
+		long long ctime = (long long)st.st_ctim.tv_sec * 1000000000 + st.st_ctim.tv_nsec;
+
+		r = ctime >= outputs_since && (!outputs_until || ctime <= outputs_until);
+	}
 	buf_release(&full);
+	buf_release(&top);
 	return r;
 }
 
+/* What status_paths and collect_changes list. */
+enum change_form {
+	CHANGES_BARE,      /* "<prefix>path" */
+	CHANGES_KINDS,     /* "modified: <prefix>path", "new: ", "deleted: " */
+	CHANGES_UNTRACKED, /* "<prefix>path" of the untracked paths alone */
+};
+
 /*
  * What differs from HEAD in one repository (modified, new, deleted;
- * submodules not entered): "kind: <prefix>path" lines, or bare paths
- * when `kinds` is 0. -1 when git cannot list it.
+ * submodules not entered; no build output), in `form`. -1 when git
+ * cannot list it.
  */
 static int
-status_paths(git_repository *repo, const char *prefix, int kinds, struct strvec *out)
+status_paths(git_repository *repo, const char *prefix, enum change_form form, struct strvec *out)
 {
 	git_status_options so = GIT_STATUS_OPTIONS_INIT;
 	git_status_list *list = NULL;
@@ -196,14 +230,16 @@ status_paths(git_repository *repo, const char *prefix, int kinds, struct strvec 
 
 		if (!d || !d->new_file.path)
 			continue;
-		if (e->status == GIT_STATUS_WT_NEW && is_build_output(repo, d->new_file.path))
+		if (e->status == GIT_STATUS_WT_NEW && is_build_output(repo, prefix, d->new_file.path))
+			continue;
+		if (form == CHANGES_UNTRACKED && e->status != GIT_STATUS_WT_NEW)
 			continue;
 		/* a file the mirrors lack, left out of the checkout (mark_absent): not a change */
 		if (idx && e->status == GIT_STATUS_WT_DELETED &&
 		    (ie = git_index_get_bypath(idx, d->new_file.path, 0)) &&
 		    (ie->flags_extended & GIT_INDEX_ENTRY_SKIP_WORKTREE))
 			continue;
-		if (!kinds)
+		if (form != CHANGES_KINDS)
 			strvec_pushf(out, "%s%s", prefix, d->new_file.path);
 		else
 			strvec_pushf(out, "%s: %s%s",
@@ -263,16 +299,20 @@ out:
 	return ret;
 }
 
-/* status_paths with kinds, and each submodule: entered, or "moved:" when not at the recorded commit. */
+/*
+ * status_paths, and each submodule: entered, or (CHANGES_KINDS) "moved:"
+ * when not at the commit the tree records.
+ */
 static void
-collect_changes(git_repository *repo, const char *prefix, struct strvec *out, int depth)
+collect_changes(git_repository *repo, const char *prefix, enum change_form form,
+		struct strvec *out, int depth)
 {
 	struct strvec names = STRVEC_INIT;
 	size_t i;
 
 	if (git_repository_head_unborn(repo) == 1)
 		return;
-	status_paths(repo, prefix, 1, out);
+	status_paths(repo, prefix, form, out);
 	if (depth > 8 || git_submodule_foreach(repo, git_collect_name, &names) < 0)
 		goto out;
 	for (i = 0; i < names.n; i++) {
@@ -287,12 +327,15 @@ collect_changes(git_repository *repo, const char *prefix, struct strvec *out, in
 		want = git_submodule_head_id(sm);
 		buf_addf(&p, "%s%s/", prefix, git_submodule_path(sm));
 		if (want && git_submodule_open(&sub, sm) == 0) {
-			if (git_reference_name_to_id(&head, sub, "HEAD") == 0 && !git_oid_equal(&head, want))
-				strvec_pushf(out, "moved: %.*s (at %.12s, the tree records %.12s)",
-					     (int)p.len - 1, p.s, git_oid_tostr_s(&head),
-					     git_oid_tostr_s(want));
-			else
-				collect_changes(sub, p.s, out, depth + 1);
+			if (git_reference_name_to_id(&head, sub, "HEAD") == 0 &&
+			    !git_oid_equal(&head, want)) {
+				if (form == CHANGES_KINDS)
+					strvec_pushf(out, "moved: %.*s (at %.12s, the tree records "
+						     "%.12s)", (int)p.len - 1, p.s,
+						     git_oid_tostr_s(&head), git_oid_tostr_s(want));
+			} else {
+				collect_changes(sub, p.s, form, out, depth + 1);
+			}
 			git_repository_free(sub);
 		}
 		buf_release(&p);
@@ -310,7 +353,24 @@ repo_changed_paths(const char *dir, struct strvec *paths)
 
 	git_libgit2_init();
 	if (git_repository_open(&repo, dir) == 0)
-		ret = status_paths(repo, "", 0, paths);
+		ret = status_paths(repo, "", CHANGES_BARE, paths);
+	git_repository_free(repo);
+	git_libgit2_shutdown();
+	return ret;
+}
+
+int
+repo_untracked_paths(const char *dir, struct strvec *paths)
+{
+	git_repository *repo = NULL;
+	int ret = -1;
+
+	git_libgit2_init();
+	if (git_repository_open_ext(&repo, dir, GIT_REPOSITORY_OPEN_NO_SEARCH, NULL) == 0 &&
+	    git_repository_head_unborn(repo) != 1) {
+		collect_changes(repo, "", CHANGES_UNTRACKED, paths, 0);
+		ret = 0;
+	}
 	git_repository_free(repo);
 	git_libgit2_shutdown();
 	return ret;
@@ -659,7 +719,7 @@ checkout_once(const struct repo_checkout_opts *o, struct repo_tree_info *out, st
 	if (fresh != 1 && !interrupted && git_attach_submodules(&c, repo, o->url, "", 0) < 0)
 		goto out;
 	if (!interrupted)
-		collect_changes(repo, "", &changes, 0);
+		collect_changes(repo, "", CHANGES_KINDS, &changes, 0);
 	if (changes.n && !force) {
 		error("the checkout in '%s' has local changes, and bwbuild builds exactly what the "
 		      "ref names and never overwrites changes", o->dir);
@@ -749,7 +809,7 @@ repo_describe(const char *dir, struct repo_tree_info *out, struct strvec *change
 	git_remote_lookup(&origin, repo, "origin");
 	git_describe_submodules(repo, origin ? git_remote_url(origin) : NULL, "", out, 0);
 	if (changes)
-		collect_changes(repo, "", changes, 0);
+		collect_changes(repo, "", CHANGES_KINDS, changes, 0);
 	ret = 0;
 out:
 	git_remote_free(origin);

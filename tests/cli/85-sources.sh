@@ -1,6 +1,7 @@
 # Sources: cached mirrors, submodules two deep (relative URLs), refs as tags,
 # branches and short ids, no network when the ref is cached, nothing
-# rewritten on a second run, local changes refused / --force / --source.
+# rewritten on a second run, local changes refused / --force / --source, and
+# a --source rerun that takes its own output for no change (issue 40).
 . "$(dirname "$0")/lib.sh"
 ex="$TMP/example85"
 sh scripts/make-example-repo.sh tests/fixtures/minitorch "$ex/minitorch.git" v2.11.0
@@ -176,3 +177,37 @@ contains "$TMP/err" "error: --work '$TMP/work85x' is not empty and was not made 
 run 1 "$BW" --profile "$TMP/src85.yaml" --work "$TMP/work85x" --until fetch
 contains "$TMP/err" "error: '$TMP/work85x/src' exists, is not empty and is not a git checkout; remove it or choose another work directory"
 [ "$(ls -A "$TMP/work85x/src")" = notes.txt ] || fail "a refused run wrote into someone's directory: $(ls -A "$TMP/work85x/src")"
+
+# A --source tree without .gitignore (a release tarball, Debian's source):
+# what the first run's configure wrote into it (build/, setup.py's files) is
+# the build's, not a local change, so the second run is "configure: up to
+# date" and keeps CMakeCache.txt (issue 40: the inputs' hash changed and it
+# configured from scratch). The tree's own untracked file, there before the
+# first build, and one the user makes after it stay changes.
+t="$TMP/bare85"
+rm -rf "$t" "$TMP/work85g"
+cp -r tests/fixtures/minitorch "$t"
+rm -rf "$t/build" "$t/.gitignore"
+mkdir -p "$t/third_party/cutlite/third_party"
+cp -r tests/fixtures/third_party/cutlite/. "$t/third_party/cutlite/"
+cp -r tests/fixtures/third_party/cute "$t/third_party/cutlite/third_party/cute"
+git -C "$t" init -q
+git -C "$t" add -A
+git -C "$t" -c user.name=t -c user.email=t@localhost commit -q -m tarball
+echo mine > "$t/notes.txt"
+gen() { want=$1; shift; run "$want" "$BW" --profile "$TMP/src85.yaml" --source "$t" --work "$TMP/work85g" --out "$TMP/out85g" "$@"; }
+gen 0 --until configure
+[ -f "$t/build/CMakeCache.txt" ] || fail "the first run configured nothing"
+cp -p "$t/build/CMakeCache.txt" "$TMP/cache85g.txt"
+gen 0 --until configure
+contains "$TMP/err" "configure: up to date (configure.stamp matches; $t/build kept)"
+contains "$TMP/err" "with 1 local change (recorded in the manifest)"
+contains "$TMP/err" "note: new: notes.txt"
+if grep -q "settings changed\|new: build/" "$TMP/err"; then fail "the build's own output was taken for a change"; fi
+cmp -s "$t/build/CMakeCache.txt" "$TMP/cache85g.txt" && [ ! "$t/build/CMakeCache.txt" -nt "$TMP/cache85g.txt" ] ||
+	fail "the second run rewrote CMakeCache.txt"
+sleep 0.1
+echo later > "$t/later.txt"
+gen 0 --until fetch
+contains "$TMP/err" "with 2 local changes (recorded in the manifest)"
+contains "$TMP/err" "note: new: later.txt"
