@@ -260,8 +260,8 @@ bundle_recall(struct build *t, struct buf *why)
 static int
 tree_files(const char *src, const struct repo_tree_info *ti, struct strvec *out)
 {
-	struct buf dir = BUF_INIT;
-	int rc = repo_tree_files(src, out);
+	struct buf dir = BUF_INIT, pre = BUF_INIT;
+	int rc = repo_tree_files(src, "", out);
 
 	for (size_t i = 0; i < ti->nsubs && !rc; i++) {
 		struct strvec sub = STRVEC_INIT;
@@ -270,7 +270,9 @@ tree_files(const char *src, const struct repo_tree_info *ti, struct strvec *out)
 		buf_addf(&dir, "%s/%s", src, ti->subs[i].path);
 		if (!is_dir(dir.s))
 			continue;
-		rc = repo_tree_files(dir.s, &sub);
+		buf_reset(&pre);
+		buf_addf(&pre, "%s/", ti->subs[i].path);
+		rc = repo_tree_files(dir.s, pre.s, &sub);
 		for (size_t j = 0; j < sub.n; j++)
 			strvec_pushf(out, "%s/%s", ti->subs[i].path, sub.v[j]);
 		strvec_clear(&sub);
@@ -278,6 +280,7 @@ tree_files(const char *src, const struct repo_tree_info *ti, struct strvec *out)
 	if (rc)
 		error("cannot list the files of '%s'", src);
 	buf_release(&dir);
+	buf_release(&pre);
 	return rc;
 }
 

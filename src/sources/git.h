@@ -101,10 +101,11 @@ int repo_resolve_source(const char *cache_dir, const struct strvec *mirror_dirs,
 /* Paths that differ from HEAD in the work tree (modified, new, deleted). */
 int repo_changed_paths(const char *dir, struct strvec *paths);
 /*
- * The files of the tree at `dir` (one repository; submodules not entered):
- * tracked ones, and untracked ones no build made and git does not ignore.
+ * The files of the tree at `dir` (one repository; submodules not entered),
+ * `prefix` its path from the top ("" or "third_party/fmt/"): tracked
+ * ones, and untracked ones no build made and git does not ignore.
  */
-int repo_tree_files(const char *dir, struct strvec *out);
+int repo_tree_files(const char *dir, const char *prefix, struct strvec *out);
 /*
  * What bwbuild's own build wrote into a tree is not a change to it: the
  * files a PyTorch configure and compile generate into the source tree

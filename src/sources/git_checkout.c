@@ -259,7 +259,7 @@ status_paths(git_repository *repo, const char *prefix, enum change_form form, st
  * added). Deleted ones are left out by the caller, which finds them gone.
  */
 int
-repo_tree_files(const char *dir, struct strvec *out)
+repo_tree_files(const char *dir, const char *prefix, struct strvec *out)
 {
 	git_repository *repo = NULL;
 	git_index *idx = NULL;
@@ -287,7 +287,7 @@ repo_tree_files(const char *dir, struct strvec *out)
 		const git_diff_delta *d = e->index_to_workdir;
 
 		if (e->status == GIT_STATUS_WT_NEW && d && d->new_file.path &&
-		    !is_build_output(repo, d->new_file.path))
+		    !is_build_output(repo, prefix, d->new_file.path))
 			strvec_push(out, d->new_file.path);
 	}
 	ret = 0;
