@@ -5,10 +5,10 @@
 #                  beside it never shadow the host's for cmake, Python or gcc
 #   lib/           what `ldd bin/bwbuild` lists, glibc's own left out
 #   BUNDLE         copied in as bundle.tar.zst
-#   sysroot/       headers real v2.6.0 trees need and such a host lacks:
-#                  Debian's Eigen 3.4 and opentelemetry-cpp API (dpkg -x;
-#                  the superproject strips third_party/eigen and leaves the
-#                  opentelemetry-cpp submodule out)
+#   debs/          headers real v2.6.0 trees need and such a host lacks, as
+#                  Debian's packages (1.3 MB; unpacked there with dpkg -x):
+#                  Eigen 3.4 and the opentelemetry-cpp API (the superproject
+#                  strips third_party/eigen and leaves opentelemetry-cpp out)
 # Run it where bwbuild was built (needs patchelf and apt-get download); then
 # take KIT and this checkout's profiles/ and patches/ to the host and run
 # tools/device/cuda-hunt.sh there (docs/real-pytorch.md).
@@ -18,9 +18,10 @@ bundle=$1 kit=$2
 [ -f "$bundle" ] || { echo "error: no bundle '$bundle'" >&2; exit 2; }
 [ -x bin/bwbuild ] || { echo "error: bin/bwbuild is not built; run make" >&2; exit 2; }
 rm -rf "$kit"
-mkdir -p "$kit/bin" "$kit/lib" "$kit/sysroot" "$kit/debs"
+mkdir -p "$kit/bin" "$kit/lib" "$kit/debs"
 cp bin/bwbuild "$kit/bin/"
-patchelf --set-rpath '$ORIGIN/../lib' "$kit/bin/bwbuild"
+# DT_RPATH, not RUNPATH: it also serves the libraries' own needs (libgit2's mbedtls)
+patchelf --force-rpath --set-rpath '$ORIGIN/../lib' "$kit/bin/bwbuild"
 ldd bin/bwbuild | awk '$3 ~ /^\// { print $3 }' | while read -r l; do
 	case $(basename "$l") in
 	libc.so.* | libm.so.* | libpthread.so.* | libdl.so.* | librt.so.* | ld-linux*) ;;
@@ -31,6 +32,4 @@ cp "$bundle" "$kit/bundle.tar.zst"
 (cd "$kit/debs" && apt-get download libeigen3-dev >/dev/null 2>&1 &&
 	apt-get download -t bookworm-backports opentelemetry-cpp-dev >/dev/null 2>&1) ||
 	{ echo "error: apt-get download of libeigen3-dev and opentelemetry-cpp-dev failed (apt-get update first)" >&2; exit 1; }
-for d in "$kit"/debs/*.deb; do dpkg -x "$d" "$kit/sysroot"; done
-rm -rf "$kit/debs" "$kit/sysroot/usr/share/doc"
 du -sh "$kit"
