@@ -85,3 +85,12 @@ cp "dist/$whl" same.whl.orig
 run 0 "$BW" repair "dist/$whl" -w dist
 cmp -s "dist/$whl" same.whl.orig || fail "a repair in place changed a wheel that needed nothing"
 pass
+
+# Issue 40 E2: the repack's temporary is created new under a fresh name; a
+# hard link planted at the old name <wheel>.tmp.<pid> (the pid is known:
+# exec keeps it) is never written through.
+rm -rf e2 && mkdir e2 && printf 'precious\n' > e2-victim
+run 0 env LD_LIBRARY_PATH="$TMP/deps-ld" sh -c 'ln e2-victim "e2/$1.tmp.$$" && exec "$2" repair "$1" -w e2' sh "$whl" "$BW"
+[ "$(cat e2-victim)" = precious ] || fail "the repack wrote through a hard link planted at its temporary's name"
+run 0 "$BW" verify "e2/$whl"
+pass
