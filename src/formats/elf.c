@@ -49,6 +49,7 @@
 #include <string.h>
 
 #include "core/buf.h"
+#include "core/strhash.h"
 #include "formats/elf.h"
 #include "core/span.h"
 #include "core/util.h"
@@ -247,7 +248,9 @@ read_dynamic(const struct elf *e, const struct elf_section *sec, struct elf_dyna
 	     struct budget *bud, struct buf *why)
 {
 	struct span s = { e->data + sec->offset, sec->size };
+	struct strhash seen = STRHASH_INIT;
 	uint64_t off;
+	int rc = -1;
 
 	for (off = 0; off + 16 <= sec->size; off += 16) {
 		uint64_t tag = 0, val = 0;
@@ -264,10 +267,22 @@ read_dynamic(const struct elf *e, const struct elf_section *sec, struct elf_dyna
 		if (!str) {
 			buf_addf(why, "dynamic entry %llu names a string outside its table",
 				 (unsigned long long)(off / 16));
-			return -1;
+			goto out;
+		}
+		/*
+		 * A repeated DT_NEEDED is one library to the loader: kept once, so
+		 * no reader of `needed` works per repeat (one name 2 M times cost
+		 * manifest 2.8 GB).
+		 */
+		if (tag == 1 && !strhash_add(&seen, str))
+			continue;
+		if (tag == 1 && seen.n > ELF_NEEDED_MAX) {
+			buf_addf(why, "more than %d distinct DT_NEEDED entries (a crafted library?)",
+				 ELF_NEEDED_MAX);
+			goto out;
 		}
 		if (charge(bud, str, why) < 0)
-			return -1;
+			goto out;
 		if (tag == 1) {
 			strvec_push(&d->needed, str);
 			continue;
@@ -276,7 +291,10 @@ read_dynamic(const struct elf *e, const struct elf_section *sec, struct elf_dyna
 		free(*slot);
 		*slot = xstrdup(str);
 	}
-	return 0;
+	rc = 0;
+out:
+	strhash_release(&seen);
+	return rc;
 }
 
 static int

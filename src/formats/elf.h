@@ -44,6 +44,9 @@ struct elf {
  * DT_RPATH from the SHT_DYNAMIC section, and every version each needed
  * library must provide from SHT_GNU_verneed (.gnu.version_r).
  */
+/* Distinct DT_NEEDED entries a library may have (libtorch_cpu.so has 20-odd); repeats are dropped. */
+#define ELF_NEEDED_MAX 1024
+
 struct elf_dynamic {
 	struct strvec needed;
 	char *soname;            /* NULL when absent */

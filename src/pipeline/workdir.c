@@ -119,6 +119,9 @@ own_dirs(const char *work_dir)
 	for (size_t i = 0; i < ARRAY_SIZE(made); i++)
 		if (mkdir_in(work_dir, made[i], 1) < 0)
 			return -1;
+	/* repair/ is made by its step; a link or file there is refused now, not after the compile. */
+	if (mkdir_in(work_dir, "repair", 0) < 0)
+		return -1;
 	return mkdir_in(work_dir, "src", 0) < 0 ? -1 : 0;
 }
 

@@ -687,10 +687,16 @@ wheel_repack(const char *in, const char *dir, const struct repack_opts *o, struc
 	if (find_special(&r, in, why) < 0 || plan_slots(&r.z, o, &r.slots, &r.nslots, why) < 0 ||
 	    make_members(&r, why) < 0)
 		goto out;
-	buf_addf(&tmp, "%s/%s.tmp.%ld", dir, name.s, (long)getpid());
-	w.fd = open_regular(tmp.s, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	/* Created new under a fresh name: a file or link planted there is refused, never written. */
+	buf_addf(&tmp, "%s/%s.tmp.%ld.", dir, name.s, (long)getpid());
+	random_token(&tmp);
+	w.fd = open(tmp.s, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
 	if (w.fd < 0) {
-		buf_addf(why, "cannot create '%s': %s", tmp.s, strerror(errno));
+		buf_addf(why, "cannot create '%s': %s", tmp.s,
+			 errno == EEXIST || errno == ELOOP ? "something is already there (bwbuild "
+			 "never writes through a file or link it did not make); remove it" :
+			 strerror(errno));
+		buf_reset(&tmp);
 		goto out;
 	}
 	dos_time(o->epoch, &w.time, &w.date);

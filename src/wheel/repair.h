@@ -35,6 +35,7 @@ struct repair_lib {
 	char *sha256;   /* hex, of the file copied in */
 	int provided;   /* the base package carries this very file under `name` already: not copied */
 	struct strvec needed_by; /* the members (or vendored sonames) that need it */
+	struct strvec needs;     /* the sonames it needs in turn (its DT_NEEDED, each once) */
 };
 
 struct repair_result {

@@ -42,6 +42,8 @@ verify_error(struct wheel_report *r, const char *fmt, ...)
 	struct buf b = BUF_INIT;
 	va_list ap;
 
+	/* The rule is the format's last words: counted without formatting what is not listed. */
+	r->mendable += ends_with(fmt, " (needed)") || ends_with(fmt, " (runpath)");
 	if (r->errors.n >= VERIFY_ERRORS_LISTED) {
 		r->errors_more++;
 		return;
@@ -196,6 +198,10 @@ check_name(struct wheel_report *r, const struct zip_entry *e)
 			  "allowed (zip hygiene)", s, e->method);
 	if ((e->made_by >> 8) == 3 && ((e->ext_attr >> 16) & 0170000) == 0120000)
 		verify_error(r, "'%s' is a symbolic link (zip hygiene)", s);
+	/* An installer makes a directory of it and drops the bytes, which repair would not see. */
+	if (n && s[n - 1] == '/' && e->usize)
+		verify_error(r, "'%s' is a directory entry holding %llu bytes (zip hygiene)", s,
+			     (unsigned long long)e->usize);
 	if (e->local_name_differs)
 		verify_error(r, "'%s': the local header names a different file (zip hygiene)", s);
 }

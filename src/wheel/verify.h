@@ -30,6 +30,7 @@ struct wheel_report {
 	struct strvec errors;    /* the first VERIFY_ERRORS_LISTED, then "... and N more" */
 	size_t errors_more;      /* problems found beyond those listed */
 	int summarised;          /* the last of errors is the "... and N more" line */
+	size_t mendable;         /* of all the problems, those repair mends: (needed), (runpath) */
 	struct strvec notes;
 	char *macros_h;          /* the build-settings header, if present */
 	char *macros_h_path;

@@ -99,6 +99,24 @@ short_err verneed
 m dynamic-2000 1 "$BW" verify "$b/dynamic/tiny-1.0-py3-none-any.whl"
 contains "$TMP/err" "error: 'tiny/libd.so': more than one SHT_DYNAMIC section (sections 2 and 4) (elf)"
 short_err dynamic-2000
+# ELF (issue 40 U1): one DT_NEEDED 2 M times is one library to every reader
+# (manifest took 2.8 GB and wrote 208 MB of JSON), and a library naming more
+# than 1,024 distinct ones is refused.
+m needed-2M-verify 0 "$BW" verify "$b/needed-2M/tiny-1.0-py3-none-any.whl"
+m needed-2M-manifest 0 "$BW" manifest "$b/needed-2M/tiny-1.0-py3-none-any.whl"
+python3 - "$TMP/out" <<'PY' || fail "needed-2M: the manifest does not list libc.so.6 once"
+import json, sys
+libs = json.load(open(sys.argv[1]))["libraries"]
+assert [l["needed"] for l in libs] == [["libc.so.6"]], [len(l["needed"]) for l in libs]
+PY
+m needed-2M-repair 0 "$BW" repair "$b/needed-2M/tiny-1.0-py3-none-any.whl" -w "$TMP/needed-2M-out"
+contains "$TMP/out" "nothing to copy in"
+m needed-2000 1 "$BW" verify "$b/needed-2000/tiny-1.0-py3-none-any.whl"
+contains "$TMP/err" "error: 'tiny/libn.so': more than 1024 distinct DT_NEEDED entries (a crafted library?) (elf)"
+short_err needed-2000
+# repair (issue 40 U5): 50,000 members, their names set once, not inserted one by one.
+m repair-members-50k 0 "$BW" repair "$b/members-50k/tiny-1.0-py3-none-any.whl" -w "$TMP/members-50k-out"
+contains "$TMP/out" "nothing to copy in"
 # RECORD: ",\n" x 8 M (16 MiB), over the 4 KiB a member RECORD may take.
 m record-8M 1 "$BW" verify "$b/record/tiny-1.0-py3-none-any.whl"
 contains "$TMP/err" "error: 'tiny-1.0.dist-info/RECORD' is larger than 4206592 bytes"

@@ -166,6 +166,17 @@ if want h31_dirlinks; then
 		rm "$w/$d"
 		mv "$w/$d.away" "$w/$d"
 	done
+	# Issue 40 W9: <work>/repair (made by the repair step) as a link is refused
+	# when the build starts, not after configure, compile and wheel.
+	rm -rf "$vd" && mkdir -p "$vd" && printf 'precious\n' > "$vd/keep"
+	ln -s "$vd" "$w/repair"
+	rm -f "$w/last-build.json"
+	run 1 bw
+	contains "$TMP/err" "'$w/repair' is a symbolic link; bwbuild writes only into directories it made: remove it"
+	if grep -q "configure" "$TMP/out" "$TMP/err"; then fail "a link at <work>/repair: the build ran before refusing it"; fi
+	[ "$(cat "$vd/keep")" = precious ] && [ "$(find "$vd" -mindepth 1 | wc -l)" = 1 ] ||
+		fail "a link at <work>/repair: its target was changed"
+	rm "$w/repair"
 	rm -rf "$vd" "$TMP/cache91/peaks.away"
 	mkdir -p "$vd"
 	printf 'precious\n' > "$vd/pytorch-2.11.0.peaks"

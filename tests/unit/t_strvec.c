@@ -2,6 +2,7 @@
 #include <string.h>
 
 #include "../../src/core/buf.h"
+#include "../../src/core/strhash.h"
 #include "../../src/core/strvec.h"
 #include "../../src/core/util.h"
 #include "t.h"
@@ -112,10 +113,33 @@ t_natural(void)
 	buf_release(&b);
 }
 
+/* The hash set: each string once, found after growing, keys not copied. */
+static void
+t_hashset(void)
+{
+	struct strhash h = STRHASH_INIT;
+	struct strvec keys = STRVEC_INIT;
+
+	CHECK(!strhash_has(&h, "x"));
+	for (int i = 0; i < 1000; i++)
+		strvec_pushf(&keys, "lib%d.so", i);
+	for (size_t i = 0; i < keys.n; i++)
+		CHECK(strhash_add(&h, keys.v[i]) == 1);
+	CHECK(strhash_add(&h, "lib7.so") == 0);
+	CHECK(strhash_add(&h, "") == 1 && strhash_add(&h, "") == 0);
+	CHECK(h.n == 1001 && h.cap >= 2 * h.n);
+	CHECK(strhash_has(&h, "lib999.so") && strhash_has(&h, "lib0.so"));
+	CHECK(!strhash_has(&h, "lib1000.so"));
+	strhash_release(&h);
+	CHECK(h.n == 0 && !strhash_has(&h, "lib0.so"));
+	strvec_clear(&keys);
+}
+
 void
 t_strvec(void)
 {
 	t_vec();
 	t_env();
 	t_natural();
+	t_hashset();
 }
