@@ -411,7 +411,7 @@ checkout_source(struct build *b)
 	struct repo_checkout_opts co;
 	struct json *patches = json_array();
 	struct strvec dirs = STRVEC_INIT, exclude = STRVEC_INIT;
-	int rc;
+	int rc, fresh;
 
 	json_set(b->source, "patches", patches);
 	repo_cache_dir(&cache);
@@ -446,8 +446,14 @@ checkout_source(struct build *b)
 			if (!is_dir(dirs.v[i]))
 				warning("the mirror directory '%s' does not exist; fetching without it",
 					dirs.v[i]);
+		/*
+		 * A checkout onto a tree the build already wrote into (a new patch
+		 * series, the tree at its commit) leaves those outputs there: they stay
+		 * the build's. Only a new tree starts without the marks.
+		 */
+		fresh = repo_dir_is_empty(b->plan.src_dir);
 		rc = repo_checkout(&co, &b->tree);
-		if (!rc)
+		if (!rc && fresh)
 			outputs_reset(b);
 		if (!rc && b->patches.project)
 			rc = patches_apply(&b->patches, tree_version(p, b->plan.src_dir),

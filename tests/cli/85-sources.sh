@@ -211,3 +211,27 @@ echo later > "$t/later.txt"
 gen 0 --until fetch
 contains "$TMP/err" "with 2 local changes (recorded in the manifest)"
 contains "$TMP/err" "note: new: later.txt"
+
+# The same kind of tree checked out (no .gitignore), configured, then a patch
+# series added: the fetch undoes nothing, checks out onto the tree the build
+# wrote into and applies the patch. What configure wrote there stays the
+# build's, so the next run is "nothing to do", not "has local changes" (the
+# marks were reset by that checkout; seen on the real v2.6.0 tree when patch
+# 0006 joined the series).
+git -C "$t" tag v2.11.0
+rm -rf "$TMP/work85h" "$TMP/pp85"
+cat >"$TMP/co85.yaml" <<YAML
+extends: $TOP/profiles/demo.yaml
+name: co85
+source:
+  repo: $t
+  ref: v2.11.0
+YAML
+co() { want=$1; shift; run "$want" "$BW" --profile "$TMP/co85.yaml" --work "$TMP/work85h" --out "$TMP/out85h" "$@"; }
+co 0 --until configure
+[ -f "$TMP/work85h/src/build/CMakeCache.txt" ] || fail "the checkout was not configured"
+co 0 --until fetch --set source.patches=minitorch
+contains "$TMP/err" "fetch: patch 0001-select-compute-arch-autodetect-12.1.patch: applied"
+co 0 --until fetch --set source.patches=minitorch
+contains "$TMP/err" "with its patches applied; nothing to do"
+if grep -q "has local changes" "$TMP/err"; then fail "the build's own output was taken for a local change"; fi
