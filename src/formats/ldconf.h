@@ -22,8 +22,10 @@ void ldconf_parse(const char *text, size_t len, const char *base_dir, size_t max
 /*
  * The directories the dynamic loader searches after RUNPATH and
  * LD_LIBRARY_PATH: those of `conf` (normally /etc/ld.so.conf) and its
- * includes (depth 4, 64 files, 256 directories at most; files over 64 KiB
- * skipped), then the defaults (/lib64, /usr/lib64, /lib, /usr/lib and their
+ * includes (depth 4, 64 files, 256 directories, 4096 directory entries
+ * looked at by the include patterns, the first 64 KiB of each file at
+ * most, each bound said on stderr when reached; a file included again is
+ * not read again), then the defaults (/lib64, /usr/lib64, /lib, /usr/lib and their
  * x86_64-linux-gnu and aarch64-linux-gnu multiarch directories).
  */
 void ldconf_search_dirs(const char *conf, struct strvec *dirs);

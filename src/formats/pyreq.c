@@ -7,14 +7,22 @@
  * Values are strings ("...", '...', and their triple-quoted multi-line
  * forms), arrays ("[v, v,]", over lines, with comments), inline tables
  * ("{k = v, ...}") and scalars (numbers, booleans, dates: up to the next
- * ",]}#" or line end). Only [build-system]'s requires (an array of
- * strings), build-backend (a string) and backend-path are kept; everything
- * else is read only to be skipped.
+ * ",]}#" or line end). Basic strings take TOML 1.0's escapes (\b \t \n
+ * \f \r \" \\ \uXXXX \UXXXXXXXX); any other is an error, as in tomllib.
+ * Only [build-system]'s requires (an array of strings), build-backend (a
+ * string) and backend-path are kept, whether written as a table, dotted
+ * keys or an inline "build-system = {...}"; everything else is read only
+ * to be skipped.
  *
  * A requirement (PEP 508, the part bwbuild checks): NAME [extras]
  * [specifiers | "(" specifiers ")" | "@" URL] [";" marker]. Specifiers:
  * "OP VERSION" clauses separated by commas, OP one of ~= == != <= >= < >
- * ===, "==" and "!=" taking a trailing ".*".
+ * ===, "==" and "!=" taking a trailing ".*" or a local version, "~="
+ * needing two release numbers. Matching follows packaging (PEP 440): a
+ * local version in the candidate is ignored except by "==" and "!=" with
+ * one of their own; "<V" admits no pre-release of V, ">V" no post-release
+ * or local version of V, unless V is one; "===" compares the normalized
+ * text. tests/unit/t_pyreq_pep440.c holds packaging's answers.
  *
  * requirements.txt: one requirement a line ("\" at the end joins the next
  * line; "#" after a blank or first on the line starts a comment), or an
@@ -73,6 +81,7 @@ struct pyver {
 	int pre;              /* 0 none, 1 a, 2 b, 3 rc */
 	unsigned long pre_n;
 	long post, dev;       /* -1: none */
+	const char *local;    /* after '+' to the end of the text; NULL when none */
 };
 
 static int
@@ -93,6 +102,12 @@ num(const char **p, unsigned long *out)
 	return 0;
 }
 
+static int
+is_sep(int c)
+{
+	return c == '-' || c == '_' || c == '.';
+}
+
 /* `word` (any case) at *p, after an optional separator; moves past both. */
 static int
 word_at(const char **p, const char *word)
@@ -100,7 +115,7 @@ word_at(const char **p, const char *word)
 	const char *s = *p;
 	size_t n = strlen(word);
 
-	if (*s == '-' || *s == '_' || *s == '.')
+	if (is_sep(*s))
 		s++;
 	if (strncasecmp(s, word, n))
 		return 0;
@@ -108,14 +123,18 @@ word_at(const char **p, const char *word)
 	return 1;
 }
 
-/* An optional separator and number after a label (PEP 440: a missing number is 0). */
+/*
+ * What follows a label: an optional separator, then an optional number
+ * (PEP 440: "1.0a." is 1.0a0). Taking the separator here never costs the
+ * next part one: each part may start with its own.
+ */
 static int
 label_num(const char **p, unsigned long *out)
 {
 	const char *s = *p;
 
 	*out = 0;
-	if ((*s == '-' || *s == '_' || *s == '.') && isdigit((unsigned char)s[1]))
+	if (is_sep(*s))
 		s++;
 	if (isdigit((unsigned char)*s) && num(&s, out) < 0)
 		return -1;
@@ -134,6 +153,18 @@ pre_label(const char **p)
 	for (size_t i = 0; i < ARRAY_SIZE(labels); i++)
 		if (word_at(p, labels[i].w))
 			return labels[i].kind;
+	return 0;
+}
+
+/* "+local": alphanumeric segments joined by single separators, nothing after. */
+static int
+local_part(const char *s)
+{
+	if (!isalnum((unsigned char)*s))
+		return -1;
+	for (; *s; s++)
+		if (!isalnum((unsigned char)*s) && (!is_sep(*s) || !isalnum((unsigned char)s[1])))
+			return -1;
 	return 0;
 }
 
@@ -160,18 +191,18 @@ suffixes(const char **p, struct pyver *v)
 		v->dev = (long)n;
 	}
 	if (**p == '+') {
-		const char *s = *p + 1;
-
-		while (isalnum((unsigned char)*s) || *s == '.' || *s == '-' || *s == '_')
-			s++;
-		if (s == *p + 1)
+		if (local_part(*p + 1) < 0)
 			return -1;
-		*p = s;
+		v->local = *p + 1;
+		*p += strlen(*p);
 	}
 	return 0;
 }
 
-/* Parse `s`; with `wild` a trailing ".*" is allowed and said there (1). -1 when not a version. */
+/*
+ * Parse `s`; with `wild` a trailing ".*" right after the release numbers
+ * is allowed and said there (1). -1 when not a version.
+ */
 static int
 pyver_parse(const char *s, struct pyver *v, int *wild)
 {
@@ -220,8 +251,78 @@ cmp_l(long a, long b)
 	return a < b ? -1 : a > b;
 }
 
+/* The next segment of a local version at *p: its start and length; 0 at the end. */
+static size_t
+local_seg(const char **p, const char **seg)
+{
+	size_t n;
+
+	if (!*p || !**p)
+		return 0;
+	*seg = *p;
+	n = strcspn(*p, "-_.");
+	*p += n + ((*p)[n] != '\0');
+	return n;
+}
+
 static int
-pyver_order(const struct pyver *a, const struct pyver *b)
+is_number(const char *s, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!isdigit((unsigned char)s[i]))
+			return 0;
+	return 1;
+}
+
+/* Two local segments as PEP 440 orders them: numbers by value and above words; words by case-folded text. */
+static int
+local_seg_cmp(const char *a, size_t na, const char *b, size_t nb)
+{
+	int da = is_number(a, na), db = is_number(b, nb), c;
+
+	if (da != db)
+		return da ? 1 : -1;
+	if (da) {
+		while (na > 1 && *a == '0')
+			a++, na--;
+		while (nb > 1 && *b == '0')
+			b++, nb--;
+		if (na != nb)
+			return na < nb ? -1 : 1;
+		c = memcmp(a, b, na);
+		return c < 0 ? -1 : c > 0;
+	}
+	for (size_t i = 0; i < na && i < nb; i++) {
+		c = tolower((unsigned char)a[i]) - tolower((unsigned char)b[i]);
+		if (c)
+			return c < 0 ? -1 : 1;
+	}
+	return cmp_ul(na, nb);
+}
+
+/* None sorts first; then segment by segment, a longer run after its prefix. */
+static int
+local_cmp(const char *a, const char *b)
+{
+	const char *sa = NULL, *sb = NULL;
+	size_t na, nb;
+	int c;
+
+	if (!a || !b)
+		return !a && !b ? 0 : a ? 1 : -1;
+	for (;;) {
+		na = local_seg(&a, &sa);
+		nb = local_seg(&b, &sb);
+		if (!na || !nb)
+			return cmp_ul(na, nb);
+		if ((c = local_seg_cmp(sa, na, sb, nb)))
+			return c;
+	}
+}
+
+/* The public version's order: local labels are not looked at. */
+static int
+public_order(const struct pyver *a, const struct pyver *b)
 {
 	int c = cmp_ul(a->epoch, b->epoch);
 	long ka, kb;
@@ -236,6 +337,14 @@ pyver_order(const struct pyver *a, const struct pyver *b)
 	if ((c = cmp_l(ka, kb)) || (c = cmp_ul(a->pre_n, b->pre_n)) || (c = cmp_l(a->post, b->post)))
 		return c;
 	return cmp_l(a->dev < 0 ? LONG_MAX : a->dev, b->dev < 0 ? LONG_MAX : b->dev);
+}
+
+static int
+pyver_order(const struct pyver *a, const struct pyver *b)
+{
+	int c = public_order(a, b);
+
+	return c ? c : local_cmp(a->local, b->local);
 }
 
 int
@@ -260,57 +369,189 @@ prefix_match(const struct pyver *v, const struct pyver *prefix, int n)
 	return 1;
 }
 
-/* One clause ("OP VERSION", no blanks) against `v`: 1, 0, or -1 unreadable. */
 static int
-clause_match(const char *c, const char *version, const struct pyver *v)
+is_prerelease(const struct pyver *v)
+{
+	return v->pre || v->dev >= 0;
+}
+
+/* PEP 440's normalized form of `v` (what "===" compares), in lower case. */
+static void
+pyver_format(const struct pyver *v, struct buf *out)
+{
+	static const char *const pre[] = { "", "a", "b", "rc" };
+	const char *l = v->local, *seg;
+	size_t n;
+
+	if (v->epoch)
+		buf_addf(out, "%lu!", v->epoch);
+	for (int i = 0; i < v->nrel; i++)
+		buf_addf(out, "%s%lu", i ? "." : "", v->rel[i]);
+	if (v->pre)
+		buf_addf(out, "%s%lu", pre[v->pre], v->pre_n);
+	if (v->post >= 0)
+		buf_addf(out, ".post%ld", v->post);
+	if (v->dev >= 0)
+		buf_addf(out, ".dev%ld", v->dev);
+	for (int first = 1; (n = local_seg(&l, &seg)); first = 0) {
+		buf_addch(out, first ? '+' : '.');
+		while (n > 1 && is_number(seg, n) && *seg == '0')
+			seg++, n--;
+		for (size_t i = 0; i < n; i++)
+			buf_addch(out, tolower((unsigned char)seg[i]));
+	}
+}
+
+static int
+arbitrary_match(const char *want, const struct pyver *v)
+{
+	struct buf s = BUF_INIT;
+	int r;
+
+	pyver_format(v, &s);
+	r = !strcasecmp(s.s, want);
+	buf_release(&s);
+	return r;
+}
+
+enum op { OP_ARBITRARY, OP_COMPATIBLE, OP_EQ, OP_NE, OP_LE, OP_GE, OP_LT, OP_GT };
+
+/*
+ * One clause ("OP VERSION", no blanks) read into `op` and `w`: -1 with
+ * the reason in `why` (may be NULL) when PEP 440 has no such clause.
+ */
+static int
+clause_read(const char *c, enum op *op, struct pyver *w, int *wild, const char **why)
 {
 	static const char *const ops[] = { "===", "~=", "==", "!=", "<=", ">=", "<", ">" };
-	const char *op = NULL;
-	struct pyver w;
-	int wild, r;
+	size_t i;
 
-	for (size_t i = 0; i < ARRAY_SIZE(ops) && !op; i++)
-		if (starts_with(c, ops[i]))
-			op = ops[i];
-	if (!op)
+	for (i = 0; i < ARRAY_SIZE(ops) && !starts_with(c, ops[i]); i++)
+		;
+	*why = "it has no operator (one of == != <= >= < > ~= ===)";
+	if (i == ARRAY_SIZE(ops))
 		return -1;
-	c += strlen(op);
-	if (!strcmp(op, "==="))
-		return !strcasecmp(c, version);
-	if (pyver_parse(c, &w, !strcmp(op, "==") || !strcmp(op, "!=") ? &wild : NULL) < 0)
+	*op = (enum op)i;
+	c += strlen(ops[i]);
+	*why = "no version follows its operator";
+	if (*op == OP_ARBITRARY)
+		return *c ? 0 : -1;
+	*why = "its version is not a PEP 440 version";
+	if (pyver_parse(c, w, *op == OP_EQ || *op == OP_NE ? wild : NULL) < 0)
 		return -1;
-	if (!strcmp(op, "==") || !strcmp(op, "!=")) {
-		r = wild ? prefix_match(v, &w, w.nrel) : pyver_order(v, &w) == 0;
-		return op[0] == '=' ? r : !r;
+	*why = "only == and != take a local version (+...)";
+	if (w->local && *op != OP_EQ && *op != OP_NE)
+		return -1;
+	*why = "~= needs at least two release numbers (~=1.0, not ~=1)";
+	if (*op == OP_COMPATIBLE && w->nrel < 2)
+		return -1;
+	return 0;
+}
+
+/* One clause against `v`: 1, 0, or -1 unreadable. */
+static int
+clause_match(const char *c, const struct pyver *v)
+{
+	const char *why;
+	struct pyver w;
+	enum op op;
+	int wild = 0, r;
+
+	if (clause_read(c, &op, &w, &wild, &why) < 0)
+		return -1;
+	switch (op) {
+	case OP_ARBITRARY:
+		return arbitrary_match(c + 3, v);
+	case OP_EQ:
+	case OP_NE:
+		/* a local version in the clause is compared; one only in `v` is not */
+		r = wild ? prefix_match(v, &w, w.nrel) :
+			   w.local ? pyver_order(v, &w) == 0 : public_order(v, &w) == 0;
+		return op == OP_EQ ? r : !r;
+	case OP_COMPATIBLE:
+		return public_order(v, &w) >= 0 && prefix_match(v, &w, w.nrel - 1);
+	case OP_LE:
+		return public_order(v, &w) <= 0;
+	case OP_GE:
+		return public_order(v, &w) >= 0;
+	case OP_LT:
+		/* "<2.0" admits no pre-release of 2.0 unless it names one itself */
+		return public_order(v, &w) < 0 &&
+		       !(!is_prerelease(&w) && is_prerelease(v) && prefix_match(v, &w, MAX_REL));
+	case OP_GT:
+		/* ">1.0" admits no post-release of 1.0 unless it names one, nor 1.0+local */
+		return public_order(v, &w) > 0 &&
+		       !(w.post < 0 && v->post >= 0 && prefix_match(v, &w, MAX_REL)) &&
+		       !(v->local && prefix_match(v, &w, MAX_REL));
 	}
-	if (!strcmp(op, "~="))
-		return w.nrel >= 2 && pyver_order(v, &w) >= 0 && prefix_match(v, &w, w.nrel - 1);
-	r = pyver_order(v, &w);
-	if (op[0] == '<')
-		return op[1] == '=' ? r <= 0 : r < 0;
-	return op[1] == '=' ? r >= 0 : r > 0;
+	return -1;
+}
+
+/* Each clause of `spec` in turn (blank ones skipped, as packaging does): `fn`'s first non-1 answer. */
+static int
+each_clause(const char *spec, int (*fn)(const char *c, void *arg), void *arg)
+{
+	int r;
+
+	for (const char *p = spec; *p;) {
+		size_t n = strcspn(p, ",");
+		char *c = xstrndup(p, n);
+
+		r = *c ? fn(c, arg) : 1;
+		free(c);
+		if (r != 1)
+			return r;
+		p += n + (p[n] == ',');
+	}
+	return 1;
+}
+
+static int
+clause_match_fn(const char *c, void *v)
+{
+	return clause_match(c, v);
 }
 
 int
 pyspec_match(const char *spec, const char *version)
 {
 	struct pyver v;
-	int ok = 1;
+	int r;
 
 	if (pyver_parse(version, &v, NULL) < 0)
 		return -1;
-	for (const char *p = spec; *p;) {
-		size_t n = strcspn(p, ",");
-		char *c = xstrndup(p, n);
-		int r = clause_match(c, version, &v);
+	/* a clause that cannot be read makes the whole spec unreadable, wherever it is */
+	if ((r = each_clause(spec, clause_match_fn, &v)) == 0 && pyspec_check(spec, NULL) < 0)
+		return -1;
+	return r;
+}
 
-		free(c);
-		if (r < 0)
-			return -1;
-		ok &= r;
-		p += n + (p[n] == ',');
-	}
-	return ok;
+struct check_arg {
+	struct buf *why;
+};
+
+static int
+clause_check_fn(const char *c, void *arg)
+{
+	struct check_arg *a = arg;
+	const char *why;
+	struct pyver w;
+	enum op op;
+	int wild = 0;
+
+	if (clause_read(c, &op, &w, &wild, &why) == 0)
+		return 1;
+	if (a->why)
+		buf_addf(a->why, "'%s' is no version specifier: %s", c, why);
+	return -1;
+}
+
+int
+pyspec_check(const char *spec, struct buf *why)
+{
+	struct check_arg a = { why };
+
+	return each_clause(spec, clause_check_fn, &a) == 1 ? 0 : -1;
 }
 
 /* ---- requirements ---- */
@@ -357,7 +598,7 @@ int
 pyreq_parse(const char *s, size_t n, unsigned line, struct pyreqs *out, struct buf *why)
 {
 	const char *end = s + n, *p, *semi;
-	struct buf name = BUF_INIT, spec = BUF_INIT;
+	struct buf name = BUF_INIT, spec = BUF_INIT, bad = BUF_INIT;
 	struct pyreq r = { 0 };
 	int rc = -1;
 
@@ -365,8 +606,11 @@ pyreq_parse(const char *s, size_t n, unsigned line, struct pyreqs *out, struct b
 		s++;
 	while (end > s && is_blank(end[-1]))
 		end--;
-	if (memchr(s, '\0', (size_t)(end - s)))
-		end = memchr(s, '\0', (size_t)(end - s));
+	/* a NUL would end the text each later reader sees: what follows it would go unread */
+	if (memchr(s, '\0', (size_t)(end - s))) {
+		buf_addf(why, "'%.*s' holds a NUL byte", (int)strnlen(s, (size_t)(end - s)), s);
+		goto out;
+	}
 	p = s;
 	while (p < end && (isalnum((unsigned char)*p) || (p > s && strchr("-_.", *p))))
 		p++;
@@ -406,6 +650,10 @@ pyreq_parse(const char *s, size_t n, unsigned line, struct pyreqs *out, struct b
 			buf_addf(why, "'%.*s': '%s' is no version specifier", (int)(end - s), s, spec.s);
 			goto out;
 		}
+		if (pyspec_check(spec.s, &bad) < 0) {
+			buf_addf(why, "'%.*s': %s", (int)(end - s), s, bad.s);
+			goto out;
+		}
 	}
 	r.url = p < end && *p == '@';
 	if (r.url)
@@ -433,6 +681,7 @@ pyreq_parse(const char *s, size_t n, unsigned line, struct pyreqs *out, struct b
 out:
 	buf_release(&name);
 	buf_release(&spec);
+	buf_release(&bad);
 	return rc;
 }
 
@@ -484,16 +733,26 @@ int
 requirements_txt_parse(const char *text, size_t len, struct pyreqs *out,
 		       struct strvec *includes, struct buf *why)
 {
-	const char *p = text, *end = text + (len > MAX_TEXT ? MAX_TEXT : len);
+	const char *p = text, *end = text + len;
 	struct buf l = BUF_INIT;
 	unsigned line = 1;
 	int rc = 0;
 
+	if (len > MAX_TEXT) {
+		buf_addstr(why, "larger than 1 MiB");
+		return -1;
+	}
 	while (p < end && !rc) {
 		unsigned at = logical_line(&p, end, &line, &l);
 		char *c = l.s, *hash;
 		size_t k;
 
+		/* C strings below would end there and drop the rest of the line unread */
+		if (memchr(l.s, '\0', l.len)) {
+			buf_addf(why, "line %u holds a NUL byte; a requirements file is text", at);
+			rc = -1;
+			break;
+		}
 		for (hash = strchr(c, '#'); hash; hash = strchr(hash + 1, '#'))
 			if (hash == c || is_blank(hash[-1])) {
 				*hash = '\0';
@@ -597,6 +856,65 @@ end_of_line(struct toml *t)
 	return fail(t, "expected the end of the line");
 }
 
+/* `cp` as UTF-8. */
+static void
+add_utf8(struct buf *out, unsigned long cp)
+{
+	if (cp < 0x80) {
+		buf_addch(out, (int)cp);
+	} else if (cp < 0x800) {
+		buf_addch(out, (int)(0xc0 | cp >> 6));
+		buf_addch(out, (int)(0x80 | (cp & 0x3f)));
+	} else if (cp < 0x10000) {
+		buf_addch(out, (int)(0xe0 | cp >> 12));
+		buf_addch(out, (int)(0x80 | (cp >> 6 & 0x3f)));
+		buf_addch(out, (int)(0x80 | (cp & 0x3f)));
+	} else {
+		buf_addch(out, (int)(0xf0 | cp >> 18));
+		buf_addch(out, (int)(0x80 | (cp >> 12 & 0x3f)));
+		buf_addch(out, (int)(0x80 | (cp >> 6 & 0x3f)));
+		buf_addch(out, (int)(0x80 | (cp & 0x3f)));
+	}
+}
+
+/*
+ * The escape "\e" of a basic string, its letter already read (t->i is
+ * past it), into `out` (may be NULL): TOML 1.0's list, \uXXXX and
+ * \UXXXXXXXX as UTF-8; any other is an error, as tomllib says.
+ */
+static int
+escape(struct toml *t, int e, struct buf *out)
+{
+	static const char from[] = "btnfr\"\\", to[] = "\b\t\n\f\r\"\\";
+	const char *hit = e > 0 ? strchr(from, e) : NULL;
+	unsigned long cp = 0;
+	int digits = e == 'u' ? 4 : e == 'U' ? 8 : 0;
+
+	if (out && out->len >= MAX_STR)
+		return fail(t, "a string longer than 4096 bytes");
+	if (hit) {
+		if (out)
+			buf_addch(out, to[hit - from]);
+		return 0;
+	}
+	if (!digits)
+		return fail(t, "an escape TOML does not have in a string (\\b \\t \\n \\f \\r "
+			       "\\\" \\\\ \\uXXXX \\UXXXXXXXX)");
+	for (int k = 0; k < digits; k++) {
+		int c = peek(t, 0);
+
+		if (c < 0 || !isxdigit(c))
+			return fail(t, "\\u or \\U without its hex digits in a string");
+		cp = cp * 16 + (unsigned long)(isdigit(c) ? c - '0' : tolower(c) - 'a' + 10);
+		t->i++;
+	}
+	if (cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
+		return fail(t, "an escape for no Unicode character in a string");
+	if (out)
+		add_utf8(out, cp);
+	return 0;
+}
+
 /* A string at t->i (basic, literal, or either's multi-line form) into `out` (may be NULL). */
 static int
 read_string(struct toml *t, struct buf *out)
@@ -643,8 +961,8 @@ read_string(struct toml *t, struct buf *out)
 				}
 				continue;
 			}
-			if (out)
-				buf_addch(out, e == 'n' ? '\n' : e == 't' ? '\t' : e);
+			if (escape(t, e, out) < 0)
+				return -1;
 			continue;
 		}
 		if (out) {
@@ -806,48 +1124,99 @@ read_requires(struct toml *t, struct pyproject_build *b)
 	return rc;
 }
 
-/* "key = value" of the table `table` (or a dotted key at the top). */
+static int build_inline(struct toml *t, struct pyproject_build *b);
+
+/* The value of the key `full` (dotted from the top): kept when [build-system] has it, else skipped. */
 static int
-key_value(struct toml *t, const struct buf *table, struct pyproject_build *b)
+build_value(struct toml *t, const char *full, struct pyproject_build *b)
 {
-	struct buf key = BUF_INIT, full = BUF_INIT, s = BUF_INIT;
+	struct buf s = BUF_INIT;
 	int rc;
 
-	if (read_key(t, &key) < 0)
-		goto fail;
-	skip_ws(t);
-	if (peek(t, 0) != '=') {
-		fail(t, "expected '=' after a key");
-		goto fail;
-	}
-	t->i++;
-	skip_ws(t);
-	buf_addf(&full, "%s%s%s", table->s, table->len ? "." : "", key.s);
-	if (starts_with(full.s, "build-system."))
+	if (starts_with(full, "build-system."))
 		b->has_table = 1;
-	if (!strcmp(full.s, "build-system.requires")) {
-		rc = read_requires(t, b);
-	} else if (!strcmp(full.s, "build-system.build-backend")) {
+	skip_ws(t);
+	if (!strcmp(full, "build-system") && peek(t, 0) == '{')
+		return build_inline(t, b);
+	if (!strcmp(full, "build-system.requires"))
+		return read_requires(t, b);
+	if (!strcmp(full, "build-system.build-backend")) {
 		if (peek(t, 0) != '"' && peek(t, 0) != '\'')
-			rc = fail(t, "[build-system] build-backend must be a string");
-		else if ((rc = read_string(t, &s)) == 0) {
+			return fail(t, "[build-system] build-backend must be a string");
+		if ((rc = read_string(t, &s)) == 0) {
 			free(b->backend);
 			b->backend = buf_detach(&s);
 			b->backend_line = t->line;
 		}
-	} else {
-		b->backend_path |= !strcmp(full.s, "build-system.backend-path");
-		rc = skip_value(t);
+		buf_release(&s);
+		return rc;
+	}
+	b->backend_path |= !strcmp(full, "build-system.backend-path");
+	return skip_value(t);
+}
+
+/* "build-system = { requires = [...], build-backend = "..." }": its keys as the table's. */
+static int
+build_inline(struct toml *t, struct pyproject_build *b)
+{
+	struct buf key = BUF_INIT, full = BUF_INIT;
+	int rc = 0;
+
+	b->has_table = 1;
+	t->i++;
+	skip_ws(t);
+	while (!rc && peek(t, 0) != '}') {
+		if (read_key(t, &key) < 0) {
+			rc = -1;
+			break;
+		}
+		skip_ws(t);
+		if (peek(t, 0) != '=') {
+			rc = fail(t, "expected '=' in an inline table");
+			break;
+		}
+		t->i++;
+		buf_reset(&full);
+		buf_addf(&full, "build-system.%s", key.s);
+		if ((rc = build_value(t, full.s, b)) < 0)
+			break;
+		skip_ws(t);
+		if (peek(t, 0) == ',')
+			t->i++;
+		else if (peek(t, 0) != '}')
+			rc = fail(t, "expected ',' or '}' in an inline table");
+		skip_ws(t);
 	}
 	if (!rc)
-		rc = end_of_line(t);
+		t->i++;
 	buf_release(&key);
 	buf_release(&full);
-	buf_release(&s);
 	return rc;
-fail:
+}
+
+/* "key = value" of the table `table` (or a dotted key at the top). */
+static int
+key_value(struct toml *t, const struct buf *table, struct pyproject_build *b)
+{
+	struct buf key = BUF_INIT, full = BUF_INIT;
+	int rc = -1;
+
+	if (read_key(t, &key) < 0)
+		goto out;
+	skip_ws(t);
+	if (peek(t, 0) != '=') {
+		fail(t, "expected '=' after a key");
+		goto out;
+	}
+	t->i++;
+	buf_addf(&full, "%s%s%s", table->s, table->len ? "." : "", key.s);
+	rc = build_value(t, full.s, b);
+	if (!rc)
+		rc = end_of_line(t);
+out:
 	buf_release(&key);
-	return -1;
+	buf_release(&full);
+	return rc;
 }
 
 /* A "[table]" or "[[array]]" header into `table`. */

@@ -71,16 +71,25 @@ const struct pyreq *pyreqs_find(const struct pyreqs *r, const char *name);
 void pyname_normalize(const char *s, size_t n, struct buf *out);
 
 /*
- * PEP 440 versions compared: <0, 0, >0 as a is older, the same or newer;
- * PYVER_UNKNOWN when either is not a version this reader knows.
+ * PEP 440 versions compared, local labels too ("1.0+cu130" is newer than
+ * "1.0"): <0, 0, >0 as a is older, the same or newer; PYVER_UNKNOWN
+ * when either is not a version this reader knows.
  */
 #define PYVER_UNKNOWN (-2)
 int pyver_cmp(const char *a, const char *b);
 
 /*
  * Whether `version` meets every clause of `spec` (">=70.1.0,<80.0"; "" is
- * any): 1 or 0; -1 when the spec or the version cannot be read.
+ * any) as PEP 440 and packaging say for an installed version (so a
+ * pre-release is admitted when its clauses are): 1 or 0; -1 when the spec
+ * or the version cannot be read.
  */
 int pyspec_match(const char *spec, const char *version);
+
+/*
+ * 0 when every clause of `spec` is one PEP 440 has; -1 with "'~=1' is no
+ * version specifier: ..." in `why` (may be NULL) for the first that is not.
+ */
+int pyspec_check(const char *spec, struct buf *why);
 
 #endif

@@ -14,6 +14,7 @@
 #include "pipeline/doctor.h"
 #include "pipeline/plan.h"
 #include "core/buf.h"
+#include "core/proc.h"
 #include "core/diag.h"
 #include "core/strvec.h"
 #include "core/util.h"
@@ -47,41 +48,97 @@ numpy_wanted(const struct profile *p, const struct cmake_options *opts, int real
 	return 0;
 }
 
-/* Whether `python` can import numpy: 1 yes, 0 no, -1 when it cannot be asked. */
-static int
-python_has_numpy(const char *python)
-{
-	struct strvec mods = STRVEC_INIT, missing = STRVEC_INIT;
-	int rc;
+/*
+ * Whether numpy is there (as find_spec finds modules for every other
+ * check) and then whether it imports, as CMake's configure will need: an
+ * installed NumPy that fails to import (a missing libopenblas, a NumPy
+ * built for another Python) was found, and only the configure, minutes
+ * later, turned USE_NUMPY off with "no NumPy".
+ */
+static const char numpy_probe[] =
+	"import importlib.util, sys\n"
+	"try:\n"
+	"    found = importlib.util.find_spec('numpy') is not None\n"
+	"except Exception:\n"
+	"    found = False\n"
+	"if not found:\n"
+	"    print('missing')\n"
+	"    sys.exit(0)\n"
+	"try:\n"
+	"    import numpy\n"
+	"    numpy.get_include()\n"
+	"except BaseException as e:\n"
+	"    lines = [l.strip() for l in str(e).splitlines() if l.strip()]\n"
+	"    why = [l for l in lines if l.startswith('Original error')] or lines or ['']\n"
+	"    print(('broken %s: %s' % (type(e).__name__, why[0]))[:400])\n"
+	"    sys.exit(0)\n"
+	"print('ok')\n";
 
-	strvec_push(&mods, "numpy");
-	rc = python_missing(python, &mods, &missing) < 0 ? -1 : !missing.n;
-	strvec_clear(&mods);
-	strvec_clear(&missing);
+/*
+ * Whether `python` can import numpy: 1 yes, 0 no (what its import said in
+ * `err`, empty when numpy is not there at all), -1 when it cannot be asked.
+ */
+static int
+python_has_numpy(const char *python, struct buf *err)
+{
+	struct proc pr = PROC_INIT;
+	struct buf out = BUF_INIT;
+	int rc = -1;
+
+	strvec_pushl(&pr.args, python, "-c", numpy_probe, NULL);
+	if (proc_run_capture(&pr, &out) == 0 && out.len) {
+		buf_setlen(&out, strcspn(out.s, "\n"));
+		if (!strcmp(out.s, "ok"))
+			rc = 1;
+		else if (!strcmp(out.s, "missing"))
+			rc = 0;
+		else if (starts_with(out.s, "broken ")) {
+			buf_addstr(err, out.s + 7);
+			rc = 0;
+		}
+	}
+	proc_release(&pr);
+	buf_release(&out);
 	return rc;
 }
 
 static const char numpy_fix[] =
 	"install python3-numpy (pip: numpy) for that interpreter, or set 'features.numpy: off' "
 	"for a wheel without NumPy interop";
+static const char numpy_broken_fix[] =
+	"repair that NumPy (what it needs, or reinstall it for this interpreter), or set "
+	"'features.numpy: off' for a wheel without NumPy interop";
+
+/* "cannot import numpy" or, when it is there, what its import said. */
+static void
+numpy_failure(const char *python, const struct buf *err, struct buf *out)
+{
+	if (err->len)
+		buf_addf(out, "'%s' has NumPy, but importing it fails (%s)", python, err->s);
+	else
+		buf_addf(out, "'%s' cannot import numpy", python);
+}
 
 int
 numpy_check(const struct profile *p, const struct cmake_options *opts, const char *python)
 {
-	struct buf why = BUF_INIT;
+	struct buf why = BUF_INIT, err = BUF_INIT, what = BUF_INIT;
 	int rc = 0;
 
-	if (numpy_wanted(p, opts, 0, &why) && python_has_numpy(python) == 0) {
+	if (numpy_wanted(p, opts, 0, &why) && python_has_numpy(python, &err) == 0) {
+		numpy_failure(python, &err, &what);
 		if (p->features[FEAT_NUMPY] == TRI_ON)
-			rc = error_at(&p->feature_loc[FEAT_NUMPY], "'%s' cannot import numpy, and %s: "
-				      "CMake would turn USE_NUMPY off and build a torch without NumPy "
-				      "(torch.from_numpy, .numpy()); %s", python, why.s, numpy_fix);
+			rc = error_at(&p->feature_loc[FEAT_NUMPY], "%s, and %s: CMake would turn "
+				      "USE_NUMPY off and build a torch without NumPy (torch.from_numpy, "
+				      ".numpy()); %s", what.s, why.s, err.len ? numpy_broken_fix : numpy_fix);
 		else
-			rc = error("'%s' cannot import numpy, and %s: CMake would turn USE_NUMPY off "
-				   "and build a torch without NumPy (torch.from_numpy, .numpy()); %s",
-				   python, why.s, numpy_fix);
+			rc = error("%s, and %s: CMake would turn USE_NUMPY off and build a torch "
+				   "without NumPy (torch.from_numpy, .numpy()); %s", what.s, why.s,
+				   err.len ? numpy_broken_fix : numpy_fix);
 	}
 	buf_release(&why);
+	buf_release(&err);
+	buf_release(&what);
 	return rc;
 }
 
@@ -90,14 +147,18 @@ void
 doctor_check_numpy(struct doctor *d, const struct profile *p, const char *py, const char *src)
 {
 	struct cmake_options opts;
-	struct buf why = BUF_INIT;
+	struct buf why = BUF_INIT, err = BUF_INIT;
 	int scanned = src && !profile_is_extension(p) && cmakeopts_scan_tree(&opts, src) == 0;
 	int has;
 
 	if (numpy_wanted(p, scanned ? &opts : NULL, doctor_real_tree(p, src), &why)) {
-		has = python_has_numpy(py);
+		has = python_has_numpy(py, &err);
 		if (has == 1)
 			doctor_add(d, CHECK_OK, "numpy", "%s imports numpy: %s", py, why.s);
+		else if (has == 0 && err.len)
+			doctor_add(d, CHECK_FAIL, "numpy", "%s has NumPy, but importing it fails (%s), "
+				   "and %s: CMake would turn USE_NUMPY off and the wheel lack NumPy "
+				   "interop; %s", py, err.s, why.s, numpy_broken_fix);
 		else if (has == 0)
 			doctor_add(d, CHECK_FAIL, "numpy", "%s cannot import numpy, and %s: CMake would turn "
 				   "USE_NUMPY off and the wheel lack NumPy interop; %s", py, why.s, numpy_fix);
@@ -105,6 +166,7 @@ doctor_check_numpy(struct doctor *d, const struct profile *p, const char *py, co
 	if (scanned)
 		cmakeopts_release(&opts);
 	buf_release(&why);
+	buf_release(&err);
 }
 
 /*

@@ -91,6 +91,20 @@ suffix_len(const char *s)
 }
 
 /*
+ * Whether `path` is the directory open as `fd`: the --out a journal names
+ * is the one held whatever its spelling ("DIR/", "DIR/.", a link to it),
+ * as a kill and a rerun with another spelling leave it.
+ */
+static int
+same_dir(const char *path, int fd)
+{
+	struct stat a, b;
+
+	return stat(path, &a) == 0 && fstat(fd, &b) == 0 && S_ISDIR(a.st_mode) &&
+	       a.st_dev == b.st_dev && a.st_ino == b.st_ino;
+}
+
+/*
  * The journal as publish_pair writes it, or NULL with the reason in *why.
  * The work directory is not a trusted place (docs/design/filesystem.md):
  * the journal is believed only when it is exactly what this bwbuild
@@ -100,40 +114,42 @@ suffix_len(const char *s)
  * and only in the --out directory it holds locked.
  */
 static int
-journal_parse(const char *text, const char *out, struct buf *wname, struct buf *suffix,
+journal_parse(const char *text, int outfd, struct buf *wname, struct buf *suffix,
 	      const char **why)
 {
-	struct buf want = BUF_INIT;
+	struct buf want = BUF_INIT, jout = BUF_INIT;
 	const char *bak, *w, *tab, *nl;
 	size_t wl, sl;
 	int ok;
 
 	*why = "not a journal bwbuild writes";
-	if (!starts_with(text, "out\t"))
+	if (!starts_with(text, "out\t") || !(nl = strchr(text, '\n')))
 		return -1;
-	nl = strchr(text, '\n');
-	if (!nl || (size_t)(nl - text) != 4 + strlen(out) || strncmp(text + 4, out, strlen(out))) {
+	buf_add(&jout, text + 4, (size_t)(nl - text - 4));
+	if (!same_dir(jout.s, outfd)) {
 		*why = "it names another output directory";
+		buf_release(&jout);
 		return -1;
 	}
 	/* The wheel's backup line, the fourth: "bak\t<wheel>\t<wheel>.bak.<pid>.<token>". */
 	bak = nl;
 	for (int i = 0; i < 2 && bak; i++)
 		bak = strchr(bak + 1, '\n');
-	if (!bak || !starts_with(bak + 1, "bak\t"))
-		return -1;
-	w = bak + 5;
-	tab = strchr(w, '\t');
+	w = bak && starts_with(bak + 1, "bak\t") ? bak + 5 : NULL;
+	tab = w ? strchr(w, '\t') : NULL;
 	wl = tab ? (size_t)(tab - w) : 0;
 	if (wl < 5 || *w == '.' || strncmp(tab - 4, ".whl", 4) || memchr(w, '/', wl) ||
 	    memchr(w, '\n', wl) || strncmp(tab + 1, w, wl) || strncmp(tab + 1 + wl, ".bak", 4) ||
-	    !(sl = suffix_len(tab + 1 + wl + 4)))
+	    !(sl = suffix_len(tab + 1 + wl + 4))) {
+		buf_release(&jout);
 		return -1;
+	}
 	buf_add(wname, w, wl);
 	buf_add(suffix, tab + 1 + wl + 4, sl);
-	journal_format(&want, out, wname->s, suffix->s);
+	journal_format(&want, jout.s, wname->s, suffix->s);
 	ok = !strcmp(want.s, text);
 	buf_release(&want);
+	buf_release(&jout);
 	return ok ? 0 : -1;
 }
 
@@ -161,7 +177,7 @@ journal_recover(const char *work, const char *out, int outfd)
 		rc = -1;
 		goto out;
 	}
-	if (journal_parse(text.s, out, &wname, &suffix, &why) < 0) {
+	if (journal_parse(text.s, outfd, &wname, &suffix, &why) < 0) {
 		warning("'%s' is ignored: %s; nothing in '%s' was removed or renamed for it", path.s,
 			why, out);
 		goto done;

@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/stat.h>
 
 #include "core/buf.h"
 #include "core/diag.h"
@@ -215,12 +216,27 @@ dir_of(const char *path)
 	return xstrndup(path, (size_t)(slash - path));
 }
 
-/* `path` taken relative to the directory of `file` (the profile that set it), made absolute. */
+/* The location apply_set gives a --set value: no file, so nothing to be beside. */
+static int
+from_set(const char *file)
+{
+	return starts_with(file, "--set ");
+}
+
+/*
+ * `path` taken relative to the directory of `file` (the profile that set
+ * it), made absolute; a --set value is relative to where bwbuild runs, as
+ * any path on its command line is.
+ */
 static char *
 beside(const char *file, const char *path)
 {
-	char *d = dir_of(file), *abs;
+	char *d, *abs;
 	struct buf b = BUF_INIT;
+
+	if (from_set(file))
+		return path_absolute(path);
+	d = dir_of(file);
 
 	buf_addf(&b, "%s/%s", d, path);
 	abs = path_absolute(b.s);
@@ -465,6 +481,36 @@ apply_set(struct profile *p, const char *spec)
 	return 0;
 }
 
+/*
+ * build.python_path goes first on the build's PYTHONPATH, so what it holds
+ * runs in the build: an existing directory that only this user or root
+ * can write, as pyenv.c asks of the prefixes it finds itself.
+ */
+static void
+check_python_path(const struct pvalue *v)
+{
+	const char *fix = "name the site directory of a prefix, such as one "
+			  "scripts/python-prefix.sh makes";
+	struct stat st;
+
+	if (stat(v->str, &st) < 0) {
+		error_at(&v->loc, "'build.python_path' is '%s', which %s; %s", v->str,
+			 errno == ENOENT ? "does not exist" : strerror(errno), fix);
+		return;
+	}
+	if (!S_ISDIR(st.st_mode)) {
+		error_at(&v->loc, "'build.python_path' is '%s', which is not a directory; %s",
+			 v->str, fix);
+		return;
+	}
+	if ((st.st_uid != geteuid() && st.st_uid != 0) || (st.st_mode & (S_IWGRP | S_IWOTH)))
+		error_at(&v->loc, "'build.python_path' is '%s', which %s (mode %04o, owner uid %u), "
+			 "and what it holds runs in the build; name a directory only you or root can "
+			 "write, such as the site directory scripts/python-prefix.sh makes", v->str,
+			 st.st_mode & (S_IWGRP | S_IWOTH) ? "others can write" : "another user owns",
+			 (unsigned)(st.st_mode & 07777), (unsigned)st.st_uid);
+}
+
 int
 profile_load(struct profile *p, const char *spec)
 {
@@ -553,11 +599,16 @@ profile_load_set(struct profile *p, const char *spec, const struct strvec *sets)
 		p->source_mirrors.str = profile_keep_str(p, abs);
 		free(abs);
 	}
-	if (p->python_path.str && *p->python_path.str && p->python_path.str[0] != '/') {
+	if (p->python_path.str && *p->python_path.str) {
 		char *abs = beside(p->python_path.loc.file, p->python_path.str);
+		struct buf norm = BUF_INIT;
 
-		p->python_path.str = profile_keep_str(p, abs);
+		path_normalize(&norm, abs);
+		p->python_path.str = profile_keep_str(p, norm.s);
 		free(abs);
+		buf_release(&norm);
+		/* "" stays: none, not even a prefix bwbuild would find by itself */
+		check_python_path(&p->python_path);
 	}
 	return diag_errors > before ? -1 : 0;
 }

@@ -118,3 +118,17 @@ contains "$TMP/err" "error: --targets 'minitorch_cpu,-t': '-t' begins with '-', 
 run 2 "$BW" build --profile demo --work "$d/wt" --out "$d/ot" --targets clean
 contains "$TMP/err" "error: --targets 'clean': CMake's 'clean' builds nothing"
 [ ! -e "$d/wt" ] || fail "a refused --targets made the work directory"
+
+# build.python_path goes first on the build's PYTHONPATH (issue 40 W7): /tmp,
+# a file and a missing path were taken, and a relative --set value was
+# resolved against the text "--set KEY=VALUE" as if it were a file.
+run 2 "$BW" plan --profile demo --set build.python_path=/tmp
+contains "$TMP/err" "--set build.python_path=/tmp:1:19: error: 'build.python_path' is '/tmp', which others can write (mode 1777, owner uid 0), and what it holds runs in the build; name a directory only you or root can write, such as the site directory scripts/python-prefix.sh makes"
+run 2 "$BW" plan --profile demo --set build.python_path=/etc/passwd
+contains "$TMP/err" "--set build.python_path=/etc/passwd:1:19: error: 'build.python_path' is '/etc/passwd', which is not a directory; name the site directory of a prefix, such as one scripts/python-prefix.sh makes"
+{ head; printf 'name: pp\nbuild:\n  python_path: no-such-site\n'; } > "$d/pp.yaml"
+run 2 "$BW" plan --profile "$d/pp.yaml"
+contains "$TMP/err" "pp.yaml:4:16: error: 'build.python_path' is '$d/no-such-site', which does not exist; name the site directory of a prefix, such as one scripts/python-prefix.sh makes"
+mkdir -p "$d/cwd/site" && chmod 755 "$d/cwd/site"
+run 0 sh -c 'cd "$1" && shift && exec "$@"' sh "$d/cwd" "$BW" plan --profile demo --set build.python_path=site/
+contains "$TMP/out" "PYTHONPATH=$d/cwd/site"

@@ -1,8 +1,13 @@
+#include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "../../src/core/buf.h"
 #include "../../src/pipeline/doctor.h"
 #include "../../src/core/strvec.h"
+#include "../../src/core/safefile.h"
+#include "../../src/core/util.h"
+#include "../../src/profile/profile.h"
 #include "../../src/sources/treeneeds.h"
 #include "t.h"
 
@@ -56,9 +61,55 @@ t_doctor_treeneeds(void)
 	buf_release(&deb);
 }
 
+/*
+ * Issue 40: a NumPy installed but failing to import passed the check
+ * (find_spec found it), and the configure said "no NumPy" 115 s later.
+ */
+static void
+t_doctor_numpy_broken(void)
+{
+	static const char init[] =
+		"raise ImportError('''\n\nIMPORTANT: PLEASE READ THIS FOR ADVICE ON HOW TO SOLVE "
+		"THIS ISSUE!\n\nOriginal error was: libopenblas.so.0: cannot open shared object "
+		"file: No such file or directory\n''')\n";
+	const char *d = t_tmpdir("numpy");
+	struct profile p;
+	struct buf f = BUF_INIT, py = BUF_INIT, want = BUF_INIT;
+	const char *e;
+
+	memset(&p, 0, sizeof(p));
+	p.features[FEAT_NUMPY] = TRI_ON;
+	p.feature_loc[FEAT_NUMPY] = (struct loc){ "np.yaml", 4, 10 };
+	buf_addf(&f, "%s/site/numpy", d);
+	mkdir_p(f.s);
+	buf_addstr(&f, "/__init__.py");
+	CHECK(write_file_atomic(f.s, init, strlen(init)) == 0);
+	buf_addf(&py, "%s/python3", d);
+	buf_reset(&f);
+	buf_addf(&f, "#!/bin/sh\nPYTHONPATH='%s/site' exec /usr/bin/python3 \"$@\"\n", d);
+	CHECK(write_file_atomic(py.s, f.s, f.len) == 0 && chmod(py.s, 0755) == 0);
+	t_stderr_begin();
+	CHECK(numpy_check(&p, NULL, py.s) < 0);
+	e = t_stderr_end();
+	buf_addf(&want, "np.yaml:4:10: error: '%s' has NumPy, but importing it fails (ImportError: "
+		 "Original error was: libopenblas.so.0: cannot open shared object file: No such "
+		 "file or directory), and features.numpy is on (np.yaml:4): CMake would turn "
+		 "USE_NUMPY off and build a torch without NumPy (torch.from_numpy, .numpy()); "
+		 "repair that NumPy (what it needs, or reinstall it for this interpreter), or set "
+		 "'features.numpy: off' for a wheel without NumPy interop", py.s);
+	CHECK(strstr(e, want.s) != NULL);
+	if (!strstr(e, want.s))
+		fprintf(stderr, "got: %s\n", e);
+	remove_tree(d);
+	buf_release(&f);
+	buf_release(&py);
+	buf_release(&want);
+}
+
 void
 t_doctor(void)
 {
+	t_doctor_numpy_broken();
 	struct buf name = BUF_INIT;
 	unsigned cc = 0, drv = 0;
 

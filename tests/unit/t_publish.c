@@ -130,6 +130,54 @@ t_journal_tampered(const char *d, const char *work, const char *out, const char 
 	buf_release(&f);
 }
 
+/* A publish of `wheel` into `out` killed after its wheel went in, before its manifest. */
+static void
+killed_publish(const char *work, const char *out, const char *wheel)
+{
+	pid_t pid;
+	int status;
+
+	fflush(NULL);
+	pid = fork();
+	if (pid == 0) {
+		setenv("BWBUILD_FAULT", "publish-wheel-renamed", 1);
+		t_stderr_begin();
+		publish_pair(work, out, wheel, WNAME, "{\"m\": 9}", 8);
+		_exit(0);
+	}
+	CHECK(pid > 0 && waitpid(pid, &status, 0) == pid);
+	CHECK(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
+}
+
+/*
+ * Issue 40 W5: rerun as "--out DIR/" (or through a link) after a killed
+ * publish into DIR, the journal was "another output directory" and its
+ * .bak and .tmp files stayed in DIR for good.
+ */
+static void
+t_journal_respelled(const char *d, const char *work, const char *out, const char *w1,
+		    const char *w2)
+{
+	struct buf slash = BUF_INIT, link = BUF_INIT;
+	const char *e;
+
+	buf_addf(&slash, "%s/", out);
+	buf_addf(&link, "%s/out-link", d);
+	CHECK(symlink("out", link.s) == 0);
+	for (int i = 0; i < 2; i++) {
+		killed_publish(work, out, w2);
+		CHECK(publish(work, i ? link.s : slash.s, w1, "{\"m\": 7}", &e) == 0);
+		CHECK(strstr(e, "that was killed: 1 temporary file removed, the wheel and manifest "
+			       "published before restored") != NULL);
+		CHECK(!strstr(e, "is ignored"));
+		CHECK_STR(listing(out), MNAME " " WNAME);
+		CHECK_STR(contents(out, WNAME), "wheel one");
+	}
+	unlink(link.s);
+	buf_release(&slash);
+	buf_release(&link);
+}
+
 void
 t_publish(void)
 {
@@ -197,6 +245,7 @@ t_publish(void)
 	CHECK_STR(contents(out.s, MNAME), "{\"m\": 4}");
 	CHECK_STR(listing(work.s), "one.whl three.whl two.whl");
 
+	t_journal_respelled(d, work.s, out.s, w1.s, w2.s);
 	t_journal_tampered(d, work.s, out.s, w1.s);
 	CHECK_STR(listing(out.s), MNAME " " WNAME);
 

@@ -16,7 +16,7 @@ t_pyreq_versions(void)
 	CHECK(pyver_cmp("1.0.post1", "1.0") > 0);
 	CHECK(pyver_cmp("1.0-1", "1.0.post1") == 0);
 	CHECK(pyver_cmp("1!0.1", "99") > 0);
-	CHECK(pyver_cmp("2.6.0+cu130", "2.6.0") == 0);
+	CHECK(pyver_cmp("2.6.0+cu130", "2.6.0") > 0);
 	CHECK(pyver_cmp("V1.0RC2", "1.0rc1") > 0);
 	CHECK(pyver_cmp("66.1.1-1+deb12u2", "66.1.1") > 0);
 	CHECK(pyver_cmp("banana", "1.0") == PYVER_UNKNOWN);
@@ -31,7 +31,7 @@ t_pyreq_versions(void)
 	CHECK(pyspec_match("==2.6.*", "2.6.3") == 1 && pyspec_match("==2.6.*", "2.7") == 0);
 	CHECK(pyspec_match("!=0.2.0", "0.2.0") == 0 && pyspec_match("!=0.2.0", "0.3") == 1);
 	CHECK(pyspec_match("~=4.10", "4.13.2") == 1 && pyspec_match("~=4.10", "5.0") == 0);
-	CHECK(pyspec_match("~=1", "1.5") == 0);
+	CHECK(pyspec_match("~=1", "1.5") == -1);
 	CHECK(pyspec_match("===1.0", "1.0") == 1);
 	CHECK(pyspec_match(">1.0,<=2", "2.0.0") == 1);
 	CHECK(pyspec_match(">=x", "1.0") == -1);
@@ -152,9 +152,70 @@ t_pyreq_pyproject(void)
 	buf_release(&why);
 }
 
+/* Issue 40's W6 cases: each disagreed with packaging and tomllib before. */
+static void
+t_pyreq_reference(void)
+{
+	static const char inline_table[] =
+		"build-system = { requires = [\"setuptools>=70\", \"wheel\"], "
+		"build-backend = \"setuptools.build_meta\" }\n";
+	static const char escapes[] =
+		"[build-system]\nrequires = [\"a\\u0062c>=1\", \"d\\U00000065f\", 'g;x==\"\\t\"']\n"
+		"build-backend = \"x\\\"y\\\\z\\b\\f\\r\"\n";
+	struct pyproject_build b;
+	struct pyreqs r = { 0 };
+	struct strvec inc = STRVEC_INIT;
+	struct buf why = BUF_INIT;
+
+	CHECK(pyspec_match("==1.0+local", "1.0") == 0);
+	CHECK(pyspec_match("==1.0", "1.0+local") == 1);
+	CHECK(pyspec_match("<2.0", "2.0a1") == 0 && pyspec_match("<2.0", "2.0.dev1") == 0);
+	CHECK(pyspec_match("<2.0a2", "2.0a1") == 1);
+	CHECK(pyspec_match(">1.0", "1.0.post1") == 0 && pyspec_match(">1.0", "1.0+local") == 0);
+	CHECK(pyspec_match(">1.0.post1", "1.0.post2") == 1);
+	CHECK(pyspec_match("~=1", "1.5") == -1);
+	CHECK(pyspec_check("~=1", &why) < 0);
+	CHECK_STR(why.s, "'~=1' is no version specifier: ~= needs at least two release numbers "
+		  "(~=1.0, not ~=1)");
+	buf_reset(&why);
+	CHECK(pyreq_parse("x>=1.0+local", 12, 3, &r, &why) < 0);
+	CHECK_STR(why.s, "'x>=1.0+local': '>=1.0+local' is no version specifier: only == and != "
+		  "take a local version (+...)");
+	buf_reset(&why);
+
+	CHECK(pyproject_build_parse(inline_table, strlen(inline_table), &b, &why) == 0);
+	CHECK(b.has_table && b.requires.n == 2 && b.backend);
+	CHECK_STR(b.requires.v[0].spec, ">=70");
+	CHECK_STR(b.backend, "setuptools.build_meta");
+	pyproject_build_release(&b);
+	CHECK(pyproject_build_parse(escapes, strlen(escapes), &b, &why) == 0 && b.requires.n == 3);
+	CHECK_STR(b.requires.v[0].name, "abc");
+	CHECK_STR(b.requires.v[1].name, "def");
+	CHECK_STR(b.requires.v[2].marker, "x==\"\\t\"");
+	CHECK_STR(b.backend, "x\"y\\z\b\f\r");
+	pyproject_build_release(&b);
+	CHECK(pyproject_build_parse("a = \"\\q\"\n", 9, &b, &why) < 0);
+	CHECK_STR(why.s, "line 1: an escape TOML does not have in a string (\\b \\t \\n \\f "
+		  "\\r \\\" \\\\ \\uXXXX \\UXXXXXXXX)");
+	buf_reset(&why);
+	CHECK(pyproject_build_parse("a = \"\\ud800\"\n", 13, &b, &why) < 0);
+	CHECK_STR(why.s, "line 1: an escape for no Unicode character in a string");
+	buf_reset(&why);
+
+	CHECK(requirements_txt_parse("ok\nnumpy\0>=99\n", 15, &r, &inc, &why) < 0);
+	CHECK_STR(why.s, "line 2 holds a NUL byte; a requirements file is text");
+	buf_reset(&why);
+	CHECK(pyreq_parse("numpy\0>=99", 11, 1, &r, &why) < 0);
+	CHECK_STR(why.s, "'numpy' holds a NUL byte");
+	pyreqs_release(&r);
+	strvec_clear(&inc);
+	buf_release(&why);
+}
+
 void
 t_pyreq(void)
 {
+	t_pyreq_reference();
 	t_pyreq_versions();
 	t_pyreq_requirements();
 	t_pyreq_pyproject();
