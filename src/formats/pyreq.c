@@ -24,6 +24,10 @@
  * or local version of V, unless V is one; "===" compares the normalized
  * text. tests/unit/t_pyreq_pep440.c holds packaging's answers.
  *
+ * One file over 800 lines, on purpose for now: the TOML subset, PEP 508
+ * and PEP 440 are read together by one caller and share the version
+ * grammar; issue 42 may hand the reading to Python's tomllib/packaging.
+ *
  * requirements.txt: one requirement a line ("\" at the end joins the next
  * line; "#" after a blank or first on the line starts a comment), or an
  * option: "-r FILE" / "--requirement FILE" includes a file; other options

@@ -15,7 +15,6 @@
 #include "pipeline/build.h"
 #include "pipeline/inputs.h"
 #include "pipeline/step.h"
-#include "profile/knowledge.h"
 #include "sources/bundle.h"
 #include "sources/git.h"
 #include "sources/patch.h"
@@ -31,35 +30,13 @@
 
 #define RECORD "bundle.applied"
 
-/* The profile's patch series for the release of `ref`: [{file, sha256, when}] of the selected ones. */
-static struct json *
-series_json(const struct patch_set *ps, const char *ref)
-{
-	struct json *a = json_array();
-	unsigned version = kb_parse_version(ref);
-
-	for (size_t i = 0; i < ps->n; i++) {
-		struct json *o;
-
-		if (!patch_selected(&ps->v[i], version))
-			continue;
-		o = json_object();
-		json_set(o, "file", json_string(ps->v[i].file));
-		json_set(o, "sha256", json_string(ps->v[i].sha256));
-		json_push(a, o);
-	}
-	return a;
-}
-
-/* The bundle is of the profile's source: its ref, its repository, its patch series. */
+/* The bundle is of the profile's source: its ref (refused otherwise) and its repository (warned). */
 static int
-bundle_matches(struct build *b, const struct json *meta)
+bundle_matches(const struct build *b, const struct json *meta)
 {
 	const struct profile *p = &b->profile;
 	const char *file = b->plan.bundle, *ref = json_str(json_get(meta, "ref"));
 	const char *repo = json_str(json_get(meta, "repo"));
-	struct json *want;
-	int rc = 0;
 
 	if (!p->source_ref.str || strcmp(ref, p->source_ref.str))
 		return error("'%s' holds %s @ %s, and the profile asks for %s; make a bundle of this "
@@ -69,15 +46,30 @@ bundle_matches(struct build *b, const struct json *meta)
 		warning("'%s' was made from %s, and the profile names %s; the commit (%.12s) is "
 			"what the build records", file, repo, p->source_repo.str ? p->source_repo.str
 			: "(none)", json_str(json_get(meta, "commit")));
-	if (p->source_patches.str && *p->source_patches.str &&
+	return 0;
+}
+
+/*
+ * The bundle's patches are the ones the profile's series selects for the
+ * extracted tree's release (its ref, else its version.txt, as fetch selects).
+ */
+static int
+series_matches(struct build *b, const struct json *meta)
+{
+	const struct profile *p = &b->profile;
+	struct json *want;
+	int rc = 0;
+
+	if (p->source_patches.str && *p->source_patches.str && !b->patches.n &&
 	    patch_set_load(&b->patches, p->source_patches.str) < 0)
 		return -1;
-	want = series_json(&b->patches, p->source_ref.str);
+	want = patches_selected_json(b, NULL);
 	if (!json_equal(want, json_get(meta, "patches")))
 		rc = error("'%s' was made with another patch series than the profile's '%s' gives "
-			   "for %s (%zu patches there, %zu here); make the bundle again", file,
-			   p->source_patches.str ? p->source_patches.str : "(none)", ref,
-			   json_len(json_get(meta, "patches")), json_len(want));
+			   "for %s (%zu patches there, %zu here); make the bundle again",
+			   b->plan.bundle, p->source_patches.str ? p->source_patches.str : "(none)",
+			   json_str(json_get(meta, "ref")), json_len(json_get(meta, "patches")),
+			   json_len(want));
 	json_free(want);
 	return rc;
 }
@@ -202,7 +194,7 @@ bundle_fetch(struct build *b)
 
 	step_note(STEP_FETCH, "--bundle %s", b->plan.bundle);
 	if (bundle_read_meta(b->plan.bundle, &meta) < 0 || bundle_matches(b, meta) < 0 ||
-	    extract_once(b, &meta) < 0) {
+	    extract_once(b, &meta) < 0 || series_matches(b, meta) < 0) {
 		json_free(meta);
 		return -1;
 	}
@@ -237,7 +229,7 @@ bundle_recall(struct build *t, struct buf *why)
 	else if (strcmp(have.s, json_str(json_get(meta, "tree_sha256"))))
 		buf_addf(why, "the work tree is not the bundle's (%.12s)",
 			 json_str(json_get(meta, "tree_sha256")));
-	else if (bundle_matches(t, meta) < 0)
+	else if (bundle_matches(t, meta) < 0 || series_matches(t, meta) < 0)
 		buf_addstr(why, "the bundle is not of this profile's source");
 	else
 		rc = 0;
@@ -331,7 +323,7 @@ bundle_meta_of(const struct build *b, const struct repo_tree_info *ti, long long
 		json_push(subs, s);
 	}
 	json_set(m, "submodules", subs);
-	json_set(m, "patches", series_json(&b->patches, p->source_ref.str));
+	json_set(m, "patches", patches_selected_json(b, NULL));
 	json_set(m, "changes", inputs_changes(b->plan.src_dir));
 	json_set(m, "bwbuild", json_string(BWBUILD_VERSION));
 	return m;

@@ -325,12 +325,12 @@ use_local_source(struct build *b)
 	return 0;
 }
 
-/* Record the patches of an untouched tree as "already applied". */
-static void
-patches_already_applied(struct build *b, struct json *patches)
+struct json *
+patches_selected_json(const struct build *b, const char *status)
 {
 	const struct patch_set *ps = &b->patches;
 	unsigned version = tree_version(&b->profile, b->plan.src_dir);
+	struct json *a = json_array();
 
 	for (size_t i = 0; i < ps->n; i++) {
 		struct json *o;
@@ -340,10 +340,13 @@ patches_already_applied(struct build *b, struct json *patches)
 		o = json_object();
 		json_set(o, "file", json_string(ps->v[i].file));
 		json_set(o, "sha256", json_string(ps->v[i].sha256));
-		json_set(o, "status", json_string("already applied"));
-		json_push(patches, o);
+		if (status)
+			json_set(o, "status", json_string(status));
+		json_push(a, o);
 	}
+	return a;
 }
+
 
 /* sources/ says what it does through this: the fetch step's lines. */
 static void
@@ -428,7 +431,7 @@ checkout_source(struct build *b)
 		if (rc < 0)
 			error("cannot read the checkout in '%s'", b->plan.src_dir);
 		else
-			patches_already_applied(b, patches);
+			json_set(b->source, "patches", patches_selected_json(b, "already applied"));
 	} else if (rc == 0) {
 		memset(&co, 0, sizeof(co));
 		co.url = p->source_repo.str;
