@@ -39,8 +39,12 @@ struct buf;
 void manifest_markdown(const struct json *m, struct buf *out);
 /*
  * `s`, a value from a manifest, into a Markdown table cell: escaped to one
- * line (diag_name: a line break or control byte as \xNN), '|' as "\|";
- * '-' for none.
+ * line (diag_name: a line break or control byte as \xNN), then each
+ * character that could begin markup (the cell's '|', HTML, code, links,
+ * emphasis, autolinks; a backslash that would escape) behind a backslash,
+ * so the cell shows `s` and nothing else; '-' for none. No code span
+ * around it: a backslash inside one shows. Every Markdown bwbuild writes
+ * puts outside text through here.
  */
 void manifest_md_cell(struct buf *md, const char *s);
 
