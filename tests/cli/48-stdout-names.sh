@@ -125,3 +125,16 @@ contains "$TMP/out" "evil             x$esc"
 run 0 "$BW" plan --profile "$TMP/pp/evil.yaml"
 clean "$TMP/out" plan
 contains "$TMP/out" "description  x$esc  ($TMP/pp/evil.yaml:1)"
+
+# build.python_path and build.python in plan's text: each on its line
+# (issue 40, F3); the path is made so that it passes any check of its own.
+mkdir -p "$TMP/pp/$(printf 'pypath\nbuild env    OK forged\033]0;owned\007')"
+printf 'extends: sm120\nbuild:\n  python_path: "pypath\\nbuild env    OK forged\\e]0;owned\\a"\n' >"$TMP/pp/pypath.yaml"
+printf 'extends: sm120\nbuild:\n  python: "/nope\\npython       OK forged"\n' >"$TMP/pp/python.yaml"
+run 0 "$BW" plan --profile "$TMP/pp/pypath.yaml"
+clean "$TMP/out" "plan (build.python_path)"
+if grep -q '^build env    OK forged' "$TMP/out"; then fail "build.python_path forged a line: $(cat "$TMP/out")"; fi
+contains "$TMP/out" "pypath\\x0abuild env    OK forged\\x1b]0;owned\\x07"
+run 0 "$BW" plan --profile "$TMP/pp/python.yaml"
+if grep -q '^python       OK forged' "$TMP/out"; then fail "build.python forged a line: $(cat "$TMP/out")"; fi
+contains "$TMP/out" "/nope\\x0apython       OK forged"
