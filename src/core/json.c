@@ -186,13 +186,29 @@ json_parse(const char *text, size_t len, struct buf *why)
 {
 	const char *end = NULL;
 	cJSON *c = cJSON_ParseWithLengthOpts(text, len, &end, 0);
+	size_t off = end && end >= text ? (size_t)(end - text) : 0;
 
 	if (!c) {
-		size_t off = end && end >= text ? (size_t)(end - text) : 0;
-
 		buf_addf(why, "invalid JSON near byte %zu", off);
+		return NULL;
+	}
+	/* cJSON stops after the first value: a second one, or junk, would pass unread. */
+	while (off < len && strchr(" \t\r\n", text[off]) && text[off])
+		off++;
+	if (off < len) {
+		buf_addf(why, "trailing bytes after the JSON value, at byte %zu", off);
+		cJSON_Delete(c);
+		return NULL;
 	}
 	return J(c);
+}
+
+const char *
+json_type_name(const struct json *j)
+{
+	return cJSON_IsObject(CC(j)) ? "an object" : cJSON_IsArray(CC(j)) ? "an array" :
+	       cJSON_IsString(CC(j)) ? "a string" : cJSON_IsNumber(CC(j)) ? "a number" :
+	       cJSON_IsBool(CC(j)) ? "a boolean" : cJSON_IsNull(CC(j)) ? "null" : "nothing";
 }
 
 const struct json *

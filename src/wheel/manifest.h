@@ -34,6 +34,13 @@ struct json *macros_h_parse(const char *text);
 /* version.py's assignments (__version__ as "version", cuda, git_version, ...) as a JSON object. */
 struct json *version_py_parse(const char *text);
 
+/*
+ * 0 when each member a reader of manifests (diff, the Markdown) relies on
+ * has its type where present: features an object of booleans, libraries
+ * an array of objects, ...; -1 with which one is not, in `why`.
+ */
+int manifest_check_shape(const struct json *m, struct buf *why);
+
 /* Render a manifest as Markdown: summary, feature table with ✅/❌/⚠️, libraries. */
 struct buf;
 void manifest_markdown(const struct json *m, struct buf *out);

@@ -61,5 +61,20 @@ t_json(void)
 		CHECK(json_items(json_get(j, "a"), &items) == 0 && items == NULL);
 		json_free(j);
 	}
+
+	/* One value, then only white space: trailing bytes are refused (issue 40, W10). */
+	{
+		const char *ok = "{\"a\": 1}\n \t\r\n", *junk = "{\"a\": 1}\n{\"b\": 2}";
+
+		j = json_parse(ok, strlen(ok), &why);
+		CHECK(j != NULL);
+		json_free(j);
+		buf_reset(&why);
+		CHECK(json_parse(junk, strlen(junk), &why) == NULL);
+		CHECK_STR(why.s, "trailing bytes after the JSON value, at byte 9");
+		buf_reset(&why);
+		CHECK(json_parse("[1] x", 5, &why) == NULL);
+		CHECK_STR(why.s, "trailing bytes after the JSON value, at byte 4");
+	}
 	buf_release(&why);
 }
