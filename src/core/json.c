@@ -151,22 +151,28 @@ json_print(const struct json *j, int pretty)
 	if (!s)
 		die("out of memory printing JSON");
 	/*
-	 * cJSON escapes the control bytes below 0x20 only; DEL and the C1
-	 * controls (UTF-8 c2 80-9f) of a name from outside would reach a
-	 * terminal that shows the JSON. Outside strings cJSON writes ASCII,
-	 * so these bytes are inside one, where \u00XX means the same.
+	 * cJSON escapes the control bytes below 0x20 only; DEL, the C1
+	 * controls (UTF-8 c2 80-9f) and the characters that reorder or hide
+	 * text (diag_invisible: U+202E, U+200B, ...) of a name from outside
+	 * would reach a terminal that shows the JSON. Outside strings cJSON
+	 * writes ASCII, so these bytes are inside one, where \uXXXX means
+	 * the same.
 	 */
 	for (const char *p = s, *run = s;; p++) {
 		unsigned char c = (unsigned char)p[0], d = c ? (unsigned char)p[1] : 0;
 		int c1 = c == 0xc2 && d >= 0x80 && d <= 0x9f;
+		unsigned cp = c1 ? d : c;
+		size_t used = c1 ? 2 : 1;
 
-		if (c && c != 0x7f && !c1)
+		if (c >= 0xd8 && (used = diag_invisible(p, strnlen(p, 3), &cp)) == 0)
+			used = 1;
+		if (c && c != 0x7f && !c1 && cp == c)
 			continue;
 		buf_add(&b, run, (size_t)(p - run));
 		if (!c)
 			break;
-		buf_addf(&b, "\\u%04x", c1 ? d : c);
-		p += c1;
+		buf_addf(&b, "\\u%04x", cp);
+		p += used - 1;
 		run = p + 1;
 	}
 	if (pretty)

@@ -37,6 +37,18 @@ t_json(void)
 	json_free(j);
 	json_free(back);
 
+	/* Bidi and zero-width characters too, as the terminal's escaper shows them (issue 40, F4). */
+	j = json_object();
+	json_set(j, "k", json_string("gpj.\xe2\x80\xae" "exe\xe2\x80\x8b\xe2\x80\xa8 \xe2\x80\x90"));
+	text = json_print(j, 0);
+	CHECK_STR(text, "{\"k\":\"gpj.\\u202eexe\\u200b\\u2028 \xe2\x80\x90\"}");
+	back = json_parse(text, strlen(text), &why);
+	CHECK(back != NULL);
+	CHECK_STR(json_str(json_get(back, "k")), "gpj.\xe2\x80\xae" "exe\xe2\x80\x8b\xe2\x80\xa8 \xe2\x80\x90");
+	free(text);
+	json_free(j);
+	json_free(back);
+
 	/* One-pass members and the sorted index: the first of repeated keys, as json_get. */
 	{
 		const char *doc = "{\"b\": 1, \"a\": 2, \"b\": 3, \"c\": [1, 2]}";
