@@ -94,3 +94,13 @@ bounded 1 "$BW" verify "$TMP/names.whl"
 contains "$TMP/err" "verify: OK all good\\x1b]0;owned\\x07\\x1b[2J.py"
 if grep -q '^verify: OK' "$TMP/err" "$TMP/out"; then fail "a member's name forged a line: $(cat "$TMP/err")"; fi
 if grep -q "$(printf '\033')" "$TMP/err" "$TMP/out"; then fail "an escape sequence from a member's name reached the terminal"; fi
+
+# A junk SOURCE_DATE_EPOCH stops a build before it starts, named (issue 40,
+# W11): it was taken as 0 by the repack, after the configure and compile.
+rm -rf "$TMP/w11src" "$TMP/w11w"
+cp -r tests/fixtures/minitorch "$TMP/w11src"
+bounded 2 env SOURCE_DATE_EPOCH=junk "$BW" --profile profiles/demo.yaml --source "$TMP/w11src" \
+	--work "$TMP/w11w" --out "$TMP/w11o"
+contains "$TMP/err" "error: SOURCE_DATE_EPOCH is 'junk', not a number of seconds since 1970 (0 to 253402300799)"
+[ ! -e "$TMP/w11w" ] || fail "a build under a junk SOURCE_DATE_EPOCH made its work directory"
+pass
