@@ -250,7 +250,8 @@ cross_markdown(const struct json *cross, struct buf *out)
 	size_t n, nc;
 
 	if (!strcmp(md_str(json_get(cross, "status")), "skipped")) {
-		buf_addf(out, "\n### Across GPUs: skipped\n\n%s\n", md_str(json_get(cross, "reason")));
+		/* The reason never starts a line, where "# x" or "- x" would be a heading or a list. */
+		buf_addf(out, "\n### Across GPUs: skipped\n\nSkipped: %s\n", md_str(json_get(cross, "reason")));
 		return;
 	}
 	buf_addf(out, "\n### Across GPUs %s: link %s, NCCL %s\n\n", md_str(json_get(cross, "visible")),
@@ -273,7 +274,7 @@ cross_markdown(const struct json *cross, struct buf *out)
 			const char *how = json_str(json_at(json_at(topo, a), b));
 
 			buf_addf(out, " %s%s%s%s |", a == b ? "–" : json_is_true(v) ? "✅" : "❌",
-				 how ? " (" : "", how ? how : "", how ? ")" : "");
+				 how ? " (" : "", how ? md_text(how) : "", how ? ")" : "");
 		}
 		buf_addch(out, '\n');
 	}

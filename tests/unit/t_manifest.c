@@ -118,6 +118,23 @@ t_md_cell(void)
 	CHECK(strstr(md.s, "| \\<img src=x onerror=alert(1)> | ✅ |\n") != NULL);
 	CHECK(strstr(md.s, "| lib/\\`x\\`.so | ") != NULL);
 	json_free(m);
+	buf_reset(&md);
+
+	/* The smoke run's P2P topology, and a skipped reason that would start a line. */
+	text = "{\"runtime\": {\"gpus\": [{\"visible\": \"0\"}, {\"visible\": \"1\"}], \"cross_gpu\": "
+	       "{\"p2p\": [[null, true], [true, null]], \"topology\": [[null, \"<b>NV18</b>|x\"], "
+	       "[\"NV18\", null]]}}}";
+	m = json_parse(text, strlen(text), NULL);
+	manifest_markdown(m, &md);
+	CHECK(strstr(md.s, "| 0 | – | ✅ (\\<b>NV18\\</b>\\|x) |\n") != NULL);
+	json_free(m);
+	buf_reset(&md);
+	text = "{\"runtime\": {\"gpus\": [{\"visible\": \"0\"}], \"cross_gpu\": "
+	       "{\"status\": \"skipped\", \"reason\": \"# owned\"}}}";
+	m = json_parse(text, strlen(text), NULL);
+	manifest_markdown(m, &md);
+	CHECK(strstr(md.s, "\n### Across GPUs: skipped\n\nSkipped: # owned\n") != NULL);
+	json_free(m);
 	buf_release(&md);
 }
 
