@@ -235,6 +235,7 @@ static int
 cond_unary(struct cond *k)
 {
 	size_t n;
+	char *name;
 	int v;
 
 	if (++k->depth > 64)
@@ -260,13 +261,10 @@ cond_unary(struct cond *k)
 		k->bad = 1;
 		return -1;
 	}
-	{
-		char *name = xstrndup(k->p, n);
-
-		k->p += n;
-		v = cond_name(k, name);
-		free(name);
-	}
+	name = xstrndup(k->p, n);
+	k->p += n;
+	v = cond_name(k, name);
+	free(name);
 	return v;
 }
 

@@ -251,7 +251,8 @@ cross_markdown(const struct json *cross, struct buf *out)
 
 	if (!strcmp(md_str(json_get(cross, "status")), "skipped")) {
 		/* The reason never starts a line, where "# x" or "- x" would be a heading or a list. */
-		buf_addf(out, "\n### Across GPUs: skipped\n\nSkipped: %s\n", md_str(json_get(cross, "reason")));
+		buf_addf(out, "\n### Across GPUs: skipped\n\nSkipped: %s\n",
+			 md_str(json_get(cross, "reason")));
 		return;
 	}
 	buf_addf(out, "\n### Across GPUs %s: link %s, NCCL %s\n\n", md_str(json_get(cross, "visible")),
