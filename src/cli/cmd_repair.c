@@ -47,7 +47,7 @@ cmd_repair(int argc, char **argv, const struct command *cmd)
 	struct repair_opts o = { .ldconf = "/etc/ld.so.conf", .epoch = 315532800 };
 	struct repair_result res;
 	struct buf scratch = BUF_INIT, out = BUF_INIT, why = BUF_INIT, copy = BUF_INIT;
-	const char *env = getenv("SOURCE_DATE_EPOCH");
+	struct buf name = BUF_INIT;
 	int ret = EXIT_OK;
 
 	if (cmd_parse(cmd, about, options, argc, argv, &ret))
@@ -57,8 +57,8 @@ cmd_repair(int argc, char **argv, const struct command *cmd)
 		error("'%s' is not a file; give the path of a .whl", wheel);
 		return ret;
 	}
-	if (env && *env)
-		o.epoch = strtoll(env, NULL, 10);
+	if (source_date_epoch(&o.epoch) < 0)
+		return ret;
 	o.ld_library_path = getenv("LD_LIBRARY_PATH");
 	if (mkdir_p(dir) < 0 || make_scratch(&scratch) < 0)
 		goto out;
@@ -95,7 +95,8 @@ cmd_repair(int argc, char **argv, const struct command *cmd)
 		printf("nothing to copy in: every library the wheel needs is in it or on the "
 		       "manylinux/CUDA allow-lists\n");
 	}
-	printf("wheel: %s\n", out.s);
+	/* The path comes from the command line: a newline in it would forge a line (F2). */
+	diag_printf(stdout, "wheel: %s\n", diag_name(&name, out.s));
 	repair_result_release(&res);
 	ret = EXIT_OK;
 out:
@@ -105,5 +106,6 @@ out:
 	buf_release(&out);
 	buf_release(&why);
 	buf_release(&copy);
+	buf_release(&name);
 	return ret;
 }

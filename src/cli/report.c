@@ -142,11 +142,11 @@ manifest_file(const char *path)
 		return NULL;
 	m = json_parse(text.s, text.len, &why);
 	buf_release(&text);
-	if (!m)
+	if (!m) {
 		error("'%s' is not a manifest: %s", path, why.s);
-	buf_release(&why);
-	if (!m)
+		buf_release(&why);
 		return NULL;
+	}
 	schema = json_str(json_get(m, "schema"));
 	if (!schema || strcmp(schema, "bwbuild-manifest/1")) {
 		error("'%s' is not a bwbuild manifest (schema '%s', expected 'bwbuild-manifest/1')",
@@ -154,6 +154,12 @@ manifest_file(const char *path)
 		json_free(m);
 		return NULL;
 	}
+	if (manifest_check_shape(m, &why) < 0) {
+		error("'%s' is not a bwbuild manifest: %s", path, why.s);
+		json_free(m);
+		m = NULL;
+	}
+	buf_release(&why);
 	return m;
 }
 

@@ -12,6 +12,7 @@
 #include "core/json.h"
 #include "core/proc.h"
 #include "core/strvec.h"
+#include "core/util.h"
 #include "host/python.h"
 #include "profile/knowledge.h"
 #include "profile/profile.h"
@@ -28,24 +29,32 @@
  */
 
 /* The build environment as the build's checks find it (pyenv.h), said for the plan. */
+/*
+ * Each part of the text from outside (build.python_path, build.python, what
+ * the interpreter says) escaped to its line (diag_name): a newline in
+ * build.python_path forged a line of the plan (issue 40, F3).
+ */
 static void
 plan_view_build_env(struct plan_view *v, const char *src)
 {
 	struct pyenv e = PYENV_INIT;
+	struct buf x[3] = { BUF_INIT, BUF_INIT, BUF_INIT };
 
 	v->build_env_ok = pyenv_for(&e, v->p, v->python.s, src) == 0;
 	if (!v->build_env_ok)
-		buf_addf(&v->build_env, "not met: %s", e.error.s);
+		buf_addf(&v->build_env, "not met: %s", diag_name(&x[0], e.error.s));
 	else if (e.pythonpath.len)
-		buf_addf(&v->build_env, "PYTHONPATH=%s (%s), for %s", e.pythonpath.s, e.have.s,
-			 pyenv_first_hard(&e));
+		buf_addf(&v->build_env, "PYTHONPATH=%s (%s), for %s", diag_name(&x[0], e.pythonpath.s),
+			 diag_name(&x[1], e.have.s), diag_name(&x[2], pyenv_first_hard(&e)));
 	else if (e.have.len)
-		buf_addf(&v->build_env, "%s has %s, for %s", v->python.s, e.have.s,
-			 pyenv_first_hard(&e));
+		buf_addf(&v->build_env, "%s has %s, for %s", diag_name(&x[0], v->python.s),
+			 diag_name(&x[1], e.have.s), diag_name(&x[2], pyenv_first_hard(&e)));
 	for (size_t i = 0; i < e.soft.n; i++)
 		buf_addf(&v->build_env, "%snote: it has %s; not needed to start the build",
-			 v->build_env.len ? "\n             " : "", e.soft.v[i]);
+			 v->build_env.len ? "\n             " : "", diag_name(&x[0], e.soft.v[i]));
 	buf_addstr(&v->pythonpath, e.pythonpath.s);
+	for (size_t i = 0; i < ARRAY_SIZE(x); i++)
+		buf_release(&x[i]);
 	pyenv_release(&e);
 }
 
@@ -135,28 +144,33 @@ plan_view_text(const struct plan_view *v, struct buf *out)
 	const struct profile *p = v->p;
 	unsigned ver = kb_parse_version(p->source_ref.str);
 	size_t n = 0;
+	struct buf x[4] = { BUF_INIT, BUF_INIT, BUF_INIT, BUF_INIT };
 
 	plan_format(v->pl, out);
 	buf_addstr(out, "\nwheel version ");
 	wheel_version_plan(p, v->pl, out);
 	buf_addch(out, '\n');
+	/* Names from outside (a torch's, build.python's, the environment's) each to its line. */
 	if (v->have_torch)
-		buf_addf(out, "\ntorch        %s %s  (%s)\n  carries    %s\n", v->torch.name,
-			 v->torch.version, v->torch.path, v->torch.targets);
+		buf_addf(out, "\ntorch        %s %s  (%s)\n  carries    %s\n",
+			 diag_name(&x[0], v->torch.name), diag_name(&x[1], v->torch.version),
+			 diag_name(&x[2], v->torch.path), diag_name(&x[3], v->torch.targets));
 	if (v->python_found)
-		buf_addf(out, "\npython       %s\n", v->python.s);
+		buf_addf(out, "\npython       %s\n", diag_name(&x[0], v->python.s));
 	else
 		buf_addf(out, "\npython       none that can build wheels:\n%s", v->python_why.s);
 	if (v->build_env.len)
 		buf_addf(out, "build env    %s\n", v->build_env.s);
 	if (v->cmake_said.len)
-		buf_addf(out, "cmake        %s\n", v->cmake_said.s);
+		buf_addf(out, "cmake        %s\n", diag_name(&x[0], v->cmake_said.s));
 	plan_release_line(ver, out);
 	if (v->step_env.n) {
 		buf_addstr(out, "\nset by the steps on top of the environment above\n");
 		for (size_t i = 0; i < v->step_env.n; i++)
-			buf_addf(out, "  %s\n", v->step_env.v[i]);
+			buf_addf(out, "  %s\n", diag_name(&x[0], v->step_env.v[i]));
 	}
+	for (size_t i = 0; i < ARRAY_SIZE(x); i++)
+		buf_release(&x[i]);
 	if (!v->have_patches)
 		return;
 	if (v->pl->local_source) {

@@ -25,11 +25,35 @@ int diag_errors;
 int diag_warnings;
 int diag_quiet;
 
+size_t
+diag_invisible(const char *s, size_t n, unsigned *cp)
+{
+	const unsigned char *u = (const unsigned char *)s;
+	unsigned c;
+
+	if (n >= 2 && u[0] == 0xd8 && u[1] == 0x9c) {
+		*cp = 0x061c;
+		return 2;
+	}
+	if (n < 3 || (u[0] != 0xe2 && u[0] != 0xef) || (u[1] & 0xc0) != 0x80 || (u[2] & 0xc0) != 0x80)
+		return 0;
+	c = ((u[0] & 0x0fu) << 12) | ((u[1] & 0x3fu) << 6) | (u[2] & 0x3fu);
+	if ((c >= 0x200b && c <= 0x200f) || (c >= 0x2028 && c <= 0x202e) ||
+	    (c >= 0x2060 && c <= 0x2064) || (c >= 0x2066 && c <= 0x2069) || c == 0xfeff) {
+		*cp = c;
+		return 3;
+	}
+	return 0;
+}
+
 /*
  * Messages carry names from outside (wheel members, RECORD rows, manifest
  * keys, paths), so every message is escaped on its way out: a control
  * byte (ESC, CR, BEL, ...; C1 controls in UTF-8) is shown as \xNN or
- * \uNNNN, never sent to the terminal to retitle or clear it; a newline
+ * \uNNNN, never sent to the terminal to retitle or clear it, and so is
+ * a character that reorders or hides text (bidi controls such as U+202E,
+ * zero-width ones, U+2028/2029), so a name cannot look like another or
+ * break a line the terminal draws (issue 40, F4); a newline
  * inside a message is followed by an indent, so no line a message makes
  * can start at the left margin and pass for bwbuild's own ("verify: OK").
  * Standard output's text keeps its newlines as they are (ESC_TEXT): the
@@ -43,6 +67,7 @@ static size_t
 escape_at(enum esc_mode mode, const char *s, size_t n, char *out, size_t *used)
 {
 	unsigned char c = (unsigned char)s[0];
+	unsigned cp;
 
 	*used = 1;
 	if (c == '\n' && mode != ESC_NAME) {
@@ -58,6 +83,9 @@ escape_at(enum esc_mode mode, const char *s, size_t n, char *out, size_t *used)
 		*used = 2;
 		return (size_t)snprintf(out, 8, "\\u%04x", (unsigned char)s[1]);
 	}
+	if (c >= 0xd8 && (*used = diag_invisible(s, n, &cp)))
+		return (size_t)snprintf(out, 8, "\\u%04x", cp);
+	*used = 1;
 	out[0] = (char)c;
 	return 1;
 }

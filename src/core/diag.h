@@ -59,6 +59,14 @@ struct loc {
  */
 struct buf;
 void diag_escape(struct buf *out, const char *s, size_t n);
+/*
+ * The length of the invisible character `s` (`n` bytes) starts with, 0
+ * when it does not start with one, its code point in *cp: a bidi control
+ * (U+061C, U+200E/F, U+202A-E, U+2066-9), a zero-width one (U+200B-D,
+ * U+2060-4, U+FEFF) or U+2028/2029. Every escaper shows these as \uNNNN;
+ * verify refuses a member name holding one.
+ */
+size_t diag_invisible(const char *s, size_t n, unsigned *cp);
 
 /*
  * Standard output's text (listings, reports, Markdown) is written through

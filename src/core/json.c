@@ -151,22 +151,28 @@ json_print(const struct json *j, int pretty)
 	if (!s)
 		die("out of memory printing JSON");
 	/*
-	 * cJSON escapes the control bytes below 0x20 only; DEL and the C1
-	 * controls (UTF-8 c2 80-9f) of a name from outside would reach a
-	 * terminal that shows the JSON. Outside strings cJSON writes ASCII,
-	 * so these bytes are inside one, where \u00XX means the same.
+	 * cJSON escapes the control bytes below 0x20 only; DEL, the C1
+	 * controls (UTF-8 c2 80-9f) and the characters that reorder or hide
+	 * text (diag_invisible: U+202E, U+200B, ...) of a name from outside
+	 * would reach a terminal that shows the JSON. Outside strings cJSON
+	 * writes ASCII, so these bytes are inside one, where \uXXXX means
+	 * the same.
 	 */
 	for (const char *p = s, *run = s;; p++) {
 		unsigned char c = (unsigned char)p[0], d = c ? (unsigned char)p[1] : 0;
 		int c1 = c == 0xc2 && d >= 0x80 && d <= 0x9f;
+		unsigned cp = c1 ? d : c;
+		size_t used = c1 ? 2 : 1;
 
-		if (c && c != 0x7f && !c1)
+		if (c >= 0xd8 && (used = diag_invisible(p, strnlen(p, 3), &cp)) == 0)
+			used = 1;
+		if (c && c != 0x7f && !c1 && cp == c)
 			continue;
 		buf_add(&b, run, (size_t)(p - run));
 		if (!c)
 			break;
-		buf_addf(&b, "\\u%04x", c1 ? d : c);
-		p += c1;
+		buf_addf(&b, "\\u%04x", cp);
+		p += used - 1;
 		run = p + 1;
 	}
 	if (pretty)
@@ -186,13 +192,29 @@ json_parse(const char *text, size_t len, struct buf *why)
 {
 	const char *end = NULL;
 	cJSON *c = cJSON_ParseWithLengthOpts(text, len, &end, 0);
+	size_t off = end && end >= text ? (size_t)(end - text) : 0;
 
 	if (!c) {
-		size_t off = end && end >= text ? (size_t)(end - text) : 0;
-
 		buf_addf(why, "invalid JSON near byte %zu", off);
+		return NULL;
+	}
+	/* cJSON stops after the first value: a second one, or junk, would pass unread. */
+	while (off < len && strchr(" \t\r\n", text[off]) && text[off])
+		off++;
+	if (off < len) {
+		buf_addf(why, "trailing bytes after the JSON value, at byte %zu", off);
+		cJSON_Delete(c);
+		return NULL;
 	}
 	return J(c);
+}
+
+const char *
+json_type_name(const struct json *j)
+{
+	return cJSON_IsObject(CC(j)) ? "an object" : cJSON_IsArray(CC(j)) ? "an array" :
+	       cJSON_IsString(CC(j)) ? "a string" : cJSON_IsNumber(CC(j)) ? "a number" :
+	       cJSON_IsBool(CC(j)) ? "a boolean" : cJSON_IsNull(CC(j)) ? "null" : "nothing";
 }
 
 const struct json *

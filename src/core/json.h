@@ -33,7 +33,7 @@ char *json_print(const struct json *j, int pretty);
 void json_print_stdout(const struct json *j);
 void json_free(struct json *j);
 
-/* Parse; NULL with a reason in `why` on bad input. */
+/* Parse one value, white space after it; NULL with a reason in `why` on bad input or anything more. */
 struct json *json_parse(const char *text, size_t len, struct buf *why);
 const struct json *json_get(const struct json *obj, const char *key);
 size_t json_len(const struct json *j);
@@ -82,5 +82,7 @@ int json_is_true(const struct json *j);
 int json_is_object(const struct json *j);
 int json_is_array(const struct json *j);
 int json_equal(const struct json *a, const struct json *b);
+/* "an object", "an array", "a string", "a number", "a boolean", "null": for messages. */
+const char *json_type_name(const struct json *j);
 
 #endif

@@ -313,6 +313,25 @@ now_seconds(void)
 }
 
 int
+source_date_epoch(long long *epoch)
+{
+	const char *v = getenv("SOURCE_DATE_EPOCH");
+	long long t = 0;
+	const char *p;
+
+	if (!v || !*v)
+		return 0;
+	for (p = v; *p >= '0' && *p <= '9' && t <= 253402300799LL; p++)
+		t = t * 10 + (*p - '0');
+	if (*p || t > 253402300799LL)
+		return error("SOURCE_DATE_EPOCH is '%s', not a number of seconds since 1970 "
+			     "(0 to 253402300799); unset it or give one, e.g. "
+			     "SOURCE_DATE_EPOCH=$(git log -1 --format=%%ct)", v);
+	*epoch = t;
+	return 1;
+}
+
+int
 parse_size(const char *s, uint64_t *out)
 {
 	char *end;

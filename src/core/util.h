@@ -72,6 +72,16 @@ double now_seconds(void);
 /* Parse "24G", "512M", "1.5GiB", "1073741824": bytes, or -1. */
 int parse_size(const char *s, uint64_t *out);
 
+/*
+ * SOURCE_DATE_EPOCH (reproducible-builds.org), read in one place: 1 and
+ * the seconds in *epoch when it holds a decimal number of seconds up to
+ * year 9999, 0 with *epoch untouched when it is unset or empty, -1 after
+ * an error naming the value otherwise. The spec asks for a stop on a
+ * malformed value; strtoll took "1e9" as 1 and "junk" as 0 (1980 in a
+ * zip) without a word.
+ */
+int source_date_epoch(long long *epoch);
+
 /* Human-readable "12.3 GiB" into buf. */
 void format_size(struct buf *b, uint64_t bytes);
 

@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include "core/buf.h"
+#include "core/diag.h"
 #include "core/proc.h"
 #include "host/python.h"
 #include "core/util.h"
@@ -52,18 +53,23 @@ static int
 try_candidate(struct buf *out, const char *py, const char *from, struct buf *why,
 	      struct strvec *tried)
 {
+	struct buf esc = BUF_INIT;
+
 	/* The venv's python is also first on PATH: judged and named once. */
 	for (size_t i = 0; i < tried->n; i++)
 		if (!strcmp(tried->v[i], py))
 			return 0;
 	strvec_push(tried, py);
+	/* One line per candidate: its path (build.python, $VIRTUAL_ENV) escaped to it. */
 	if (access(py, X_OK) < 0) {
-		buf_addf(why, "  %s (%s): not executable\n", py, from);
+		buf_addf(why, "  %s (%s): not executable\n", diag_name(&esc, py), from);
+		buf_release(&esc);
 		return 0;
 	}
 	if (!can_build_wheels(py)) {
 		buf_addf(why, "  %s (%s): cannot build wheels (needs setuptools >= 70.1, or "
-			 "setuptools and wheel)\n", py, from);
+			 "setuptools and wheel)\n", diag_name(&esc, py), from);
+		buf_release(&esc);
 		return 0;
 	}
 	buf_reset(out);

@@ -205,13 +205,15 @@ build_run(const struct build_opts *o)
 	struct build b;
 	int last = o->until < STEP__COUNT ? o->until : STEP__COUNT - 1;
 	int lock = -1, ret = EXIT_USAGE, rc;
+	long long epoch;
 
 	build_init(&b, o);
 	if (resolve_profile(&b.profile, &o->r) < 0 || resolve_plan(&b.plan, &b.profile, &o->r) < 0)
 		goto out;
+	/* A junk SOURCE_DATE_EPOCH is refused now, not by the repack after the compile. */
 	if (workdir_validate(b.plan.work_dir, b.plan.out_dir,
 			     b.plan.local_source ? b.plan.src_dir : NULL) < 0 ||
-	    check_local_repo(&b) < 0)
+	    check_local_repo(&b) < 0 || source_date_epoch(&epoch) < 0)
 		goto out;
 	ret = EXIT_FAIL;
 	/* The work dir's lock first: an up-to-date check may publish the last build again. */

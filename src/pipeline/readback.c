@@ -146,34 +146,200 @@ features_effective(const struct profile *p, const struct cmake_cache *c, const c
 	return diag_errors > before ? -1 : 0;
 }
 
-/* Why CMake turned off an option the tree declares on: the option its condition needs, where it says. */
+/*
+ * A cmake_dependent_option condition evaluated on the values configure
+ * ended with: 1 true, 0 false, -1 unknown. The read-back once said "its
+ * condition 'LINUX' is false" on Linux, and "'USE_CUDA' is false" with
+ * USE_CUDA on, where a later check (a library not found) was the cause.
+ * Only NOT, AND, OR, parentheses and names are evaluated (';' between
+ * conditions is AND); a name is a constant, a value of the cache or the
+ * hook's dump, or a platform variable of this machine; anything else
+ * (STREQUAL, DEFINED, ${...}) makes the whole unknown. Every name met is
+ * said in `vals` ("USE_CUDA=ON"), one unknown in `unknown`.
+ */
+struct cond {
+	const char *p;
+	const struct cmake_cache *c;
+	struct buf *vals, *unknown;
+	int bad;      /* more than this evaluates */
+	int depth;    /* of parentheses and NOTs: a crafted tree's 100,000 '(' end here */
+};
+
+static void
+cond_skip(struct cond *k)
+{
+	while (*k->p == ' ' || *k->p == '\t' || *k->p == '\n')
+		k->p++;
+}
+
+/* The next token's length: a name, '(', ')' or ';'; 0 at the end. */
+static size_t
+cond_token(struct cond *k)
+{
+	size_t n;
+
+	cond_skip(k);
+	if (*k->p == '(' || *k->p == ')' || *k->p == ';')
+		return 1;
+	n = strspn(k->p, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-");
+	if (!n && *k->p)
+		k->bad = 1;
+	return n;
+}
+
+static int
+cond_is(struct cond *k, const char *word)
+{
+	size_t n = cond_token(k);
+
+	if (n != strlen(word) || strncmp(k->p, word, n))
+		return 0;
+	k->p += n;
+	return 1;
+}
+
+static int
+cond_name(struct cond *k, const char *name)
+{
+	static const char *const no[] = { "OFF", "0", "FALSE", "NO", "N", "IGNORE", "NOTFOUND", "" };
+	static const char *const here_off[] = { "WIN32", "MSVC", "APPLE", "IOS", "ANDROID", "MINGW",
+						"CYGWIN", "BSD" };
+	const char *v = configure_effective_value(k->c, name);
+
+	if (cmake_truthy(name))
+		return 1;
+	for (size_t i = 0; i < ARRAY_SIZE(no); i++)
+		if (!strcasecmp(name, no[i]))
+			return 0;
+	if (!v) {
+#ifdef __linux__
+		if (!strcmp(name, "LINUX") || !strcmp(name, "UNIX"))
+			v = "ON";
+		for (size_t i = 0; i < ARRAY_SIZE(here_off); i++)
+			if (!strcmp(name, here_off[i]))
+				v = "OFF";
+#endif
+	}
+	if (!v) {
+		if (!k->unknown->len)
+			buf_addstr(k->unknown, name);
+		return -1;
+	}
+	buf_addf(k->vals, "%s%s=%s", k->vals->len ? ", " : "", name, v);
+	return cmake_truthy(v);
+}
+
+static int cond_or(struct cond *k);
+
+static int
+cond_unary(struct cond *k)
+{
+	size_t n;
+	char *name;
+	int v;
+
+	if (++k->depth > 64)
+		k->bad = 1;
+	if (k->bad)
+		return -1;
+	if (cond_is(k, "NOT")) {
+		v = cond_unary(k);
+		k->depth--;
+		return v < 0 ? -1 : !v;
+	}
+	if (cond_is(k, "(")) {
+		v = cond_or(k);
+		if (!cond_is(k, ")"))
+			k->bad = 1;
+		k->depth--;
+		return v;
+	}
+	k->depth--;
+	n = cond_token(k);
+	if (!n || *k->p == ')' || *k->p == ';' || (n == 3 && !strncmp(k->p, "AND", 3)) ||
+	    (n == 2 && !strncmp(k->p, "OR", 2))) {
+		k->bad = 1;
+		return -1;
+	}
+	name = xstrndup(k->p, n);
+	k->p += n;
+	v = cond_name(k, name);
+	free(name);
+	return v;
+}
+
+/* Three-valued AND (`and`) or OR of `a` and `b`. */
+static int
+cond_join(int and, int a, int b)
+{
+	if (and)
+		return !a || !b ? 0 : a < 0 || b < 0 ? -1 : 1;
+	return a == 1 || b == 1 ? 1 : a < 0 || b < 0 ? -1 : 0;
+}
+
+static int
+cond_and(struct cond *k)
+{
+	int v = cond_unary(k);
+
+	while (!k->bad && cond_is(k, "AND"))
+		v = cond_join(1, v, cond_unary(k));
+	return v;
+}
+
+static int
+cond_or(struct cond *k)
+{
+	int v = cond_and(k);
+
+	while (!k->bad && cond_is(k, "OR"))
+		v = cond_join(0, v, cond_and(k));
+	return v;
+}
+
+static int
+cond_eval(const char *s, const struct cmake_cache *c, struct buf *vals, struct buf *unknown)
+{
+	struct cond k = { s, c, vals, unknown, 0, 0 };
+	int v = cond_or(&k);
+
+	while (!k.bad && cond_is(&k, ";"))
+		v = cond_join(1, v, cond_or(&k));
+	if (!k.bad && cond_token(&k))
+		k.bad = 1;
+	return k.bad ? -2 : v;
+}
+
+/* Why CMake turned off an option the tree declares on: its condition when the values say so. */
 static void
 dropped_why(const struct cmake_option *o, const struct cmake_cache *c, struct buf *why)
 {
-	const char *s = o->condition;
+	struct buf vals = BUF_INIT, unknown = BUF_INIT;
+	int v;
 
 	if (!strcmp(o->name, "USE_NUMPY")) {
 		buf_addstr(why, "the build's Python has no NumPy CMake can find");
 		return;
 	}
-	while (s && (s = strstr(s, "USE_"))) {
-		size_t n = 4 + strspn(s + 4, "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_");
-		char *name = xstrndup(s, n);
-		const char *v = configure_effective_value(c, name);
-
-		if (v && !cmake_truthy(v)) {
-			buf_addf(why, "it follows %s, which is off (condition '%s')", name, o->condition);
-			free(name);
-			return;
-		}
-		free(name);
-		s += n;
-	}
-	if (o->condition)
-		buf_addf(why, "its condition '%s' is false, or a later check turned it off",
-			 o->condition);
-	else
+	if (!o->condition || !*o->condition) {
 		buf_addstr(why, "a check in the tree's CMake turned it off (logs/configure.log says which)");
+		return;
+	}
+	v = cond_eval(o->condition, c, &vals, &unknown);
+	if (v == 0)
+		buf_addf(why, "its condition '%s' is false%s%s%s", o->condition, vals.len ? " (" : "",
+			 vals.s, vals.len ? ")" : "");
+	else if (v == 1)
+		buf_addf(why, "its condition '%s' holds%s%s%s, so a later check in the tree's CMake "
+			 "turned it off, such as a library not found (logs/configure.log says which)",
+			 o->condition, vals.len ? " (" : "", vals.s, vals.len ? ")" : "");
+	else
+		buf_addf(why, "a check in the tree's CMake turned it off: its condition '%s' (%s%s) "
+			 "or a later one, such as a library not found (logs/configure.log says which)",
+			 o->condition, v == -2 ? "more than bwbuild evaluates" : unknown.s,
+			 v == -2 ? "" : " is in no value bwbuild reads");
+	buf_release(&vals);
+	buf_release(&unknown);
 }
 
 /* Whether `name` was asked for by the plan (the profile) or the environment it inherited. */

@@ -54,7 +54,6 @@ repair_run(struct build *b)
 	struct repair_result res;
 	struct buf scratch = BUF_INIT, dir = BUF_INIT, out = BUF_INIT, why = BUF_INIT;
 	struct buf libs = BUF_INIT;
-	const char *env = getenv("SOURCE_DATE_EPOCH");
 	char *pe = NULL;
 	int rc = -1;
 
@@ -63,8 +62,8 @@ repair_run(struct build *b)
 			  b->profile.repair_loc.file, b->profile.repair_loc.line);
 		return 0;
 	}
-	if (env && *env)
-		o.epoch = strtoll(env, NULL, 10);
+	if (source_date_epoch(&o.epoch) < 0)
+		return -1;
 	if (b->have_torch) {
 		o.provided = &b->torch.sonames;
 		buf_addf(&libs, "%s.libs", b->torch.package);

@@ -31,11 +31,10 @@ repack_wheel(struct build *b)
 	struct repack_opts ro = { .platform = NULL, .epoch = b->epoch };
 	struct buf pin = BUF_INIT;
 	struct buf tag = BUF_INIT, why = BUF_INIT, dir = BUF_INIT, out = BUF_INIT;
-	const char *env = getenv("SOURCE_DATE_EPOCH");
 	int require = want->str ? profile_platform_glibc(want->str) : 0, rc = -1;
 
-	if (env && *env)
-		ro.epoch = strtoll(env, NULL, 10);
+	if (source_date_epoch(&ro.epoch) < 0)
+		return -1;
 	if (want->str && !strcmp(want->str, "linux")) {
 		ro.platform = NULL;
 	} else if (wheel_platform_earned(&b->report, (unsigned)require, &tag, &why) < 0) {

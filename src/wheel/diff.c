@@ -667,9 +667,9 @@ md_libraries(const struct json *report, const char *who, struct buf *md)
 	md_cell_list(md, json_get(archs, "sass_lost"), json_get(archs, "ptx_lost"), "–");
 	buf_addstr(md, " |\n");
 	for (size_t i = 0; i < n; i++) {
-		buf_addstr(md, "| `");
+		buf_addstr(md, "| ");
 		manifest_md_cell(md, json_str(json_get(items[i], "path")));
-		buf_addstr(md, "` | ");
+		buf_addstr(md, " | ");
 		md_cell_list(md, json_get(items[i], "sass_gained"), json_get(items[i], "ptx_gained"),
 			     "–");
 		buf_addstr(md, " | ");

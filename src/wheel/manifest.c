@@ -387,6 +387,66 @@ manifest_make(const struct manifest_input *in)
 	return m;
 }
 
+/*
+ * The members diff and the Markdown read, and the type each must have where
+ * present (docs/manifest-format.md); 'n' allows null too.
+ */
+static const struct {
+	const char *key;
+	char type;      /* 'o' object, 'a' array, 's' string */
+	char null_ok;
+} manifest_shape[] = {
+	{ "generator", 'o', 0 }, { "wheel", 'o', 0 }, { "libraries", 'a', 0 },
+	{ "archs", 'o', 0 }, { "features", 'o', 0 }, { "build_settings", 'o', 0 },
+	{ "version_py", 'o', 0 }, { "profile", 'o', 1 }, { "source", 'o', 0 },
+	{ "verify", 'o', 0 }, { "build", 'o', 1 }, { "torch", 'o', 0 },
+	{ "runtime", 'o', 0 }, { "features_effective", 'o', 1 }, { "inputs", 'o', 0 },
+	{ "inputs_hash", 's', 0 },
+};
+
+int
+manifest_check_shape(const struct json *m, struct buf *why)
+{
+	static const char *const want[] = { ['o'] = "an object", ['a'] = "an array",
+					    ['s'] = "a string" };
+	const struct json **items;
+	size_t n;
+
+	for (size_t i = 0; i < ARRAY_SIZE(manifest_shape); i++) {
+		const struct json *v = json_get(m, manifest_shape[i].key);
+		char t = manifest_shape[i].type;
+
+		if (!v || (manifest_shape[i].null_ok && !strcmp(json_type_name(v), "null")) ||
+		    (t == 'o' && json_is_object(v)) || (t == 'a' && json_is_array(v)) ||
+		    (t == 's' && json_str(v)))
+			continue;
+		buf_addf(why, "'%s' is %s, not %s", manifest_shape[i].key, json_type_name(v),
+			 want[(unsigned char)t]);
+		return -1;
+	}
+	/* A feature's value decides gained and lost: a string would read as "off". */
+	n = json_items(json_get(m, "features"), &items);
+	for (size_t i = 0; i < n; i++) {
+		if (json_is_bool(items[i]))
+			continue;
+		buf_addf(why, "'features.%s' is %s, not true or false", json_member_key(items[i]),
+			 json_type_name(items[i]));
+		free(items);
+		return -1;
+	}
+	free(items);
+	n = json_items(json_get(m, "libraries"), &items);
+	for (size_t i = 0; i < n; i++) {
+		if (json_is_object(items[i]))
+			continue;
+		buf_addf(why, "'libraries[%zu]' is %s, not an object", i, json_type_name(items[i]));
+		free(items);
+		return -1;
+	}
+	free(items);
+	return 0;
+}
+
 /* The manifest at `path`, or NULL when there is none to read: the callers' answer is then "no". */
 static struct json *
 manifest_load(const char *path)

@@ -34,13 +34,24 @@ struct json *macros_h_parse(const char *text);
 /* version.py's assignments (__version__ as "version", cuda, git_version, ...) as a JSON object. */
 struct json *version_py_parse(const char *text);
 
+/*
+ * 0 when each member a reader of manifests (diff, the Markdown) relies on
+ * has its type where present: features an object of booleans, libraries
+ * an array of objects, ...; -1 with which one is not, in `why`.
+ */
+int manifest_check_shape(const struct json *m, struct buf *why);
+
 /* Render a manifest as Markdown: summary, feature table with ✅/❌/⚠️, libraries. */
 struct buf;
 void manifest_markdown(const struct json *m, struct buf *out);
 /*
  * `s`, a value from a manifest, into a Markdown table cell: escaped to one
- * line (diag_name: a line break or control byte as \xNN), '|' as "\|";
- * '-' for none.
+ * line (diag_name: a line break or control byte as \xNN), then each
+ * character that could begin markup (the cell's '|', HTML, code, links,
+ * emphasis, autolinks; a backslash that would escape) behind a backslash,
+ * so the cell shows `s` and nothing else; '-' for none. No code span
+ * around it: a backslash inside one shows. Every Markdown bwbuild writes
+ * puts outside text through here.
  */
 void manifest_md_cell(struct buf *md, const char *s);
 

@@ -5,14 +5,54 @@
  * --gpu all's per-GPU columns, benchmarks and what was measured across
  * GPUs) and the problems. The manifest itself is made in manifest.c.
  */
+#include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "core/buf.h"
 #include "core/diag.h"
 #include "core/json.h"
 #include "core/util.h"
 #include "wheel/manifest.h"
+
+/* A run of '_' between two letters or digits, as in "libtorch_cuda": never emphasis. */
+static int
+md_intraword(const char *start, const char *p)
+{
+	const char *a = p, *z = p;
+
+	while (a > start && a[-1] == '_')
+		a--;
+	while (*z == '_')
+		z++;
+	return a > start && isalnum((unsigned char)a[-1]) && isalnum((unsigned char)*z);
+}
+
+/*
+ * Whether the character at `p` (in `start`, escaped to one line) could
+ * begin markup: '|' ends the cell; a backslash before ASCII punctuation
+ * escapes it, so "\|" once became "\\|" and split the cell; '<' and '&'
+ * begin HTML and entities; '`', '*', '~', '$', '[' and ']' begin code,
+ * emphasis, strikethrough, math and links, "://" and "www." autolinks,
+ * '@' a mention. Each is written with a backslash before it, which
+ * CommonMark allows before any ASCII punctuation: shown as it is.
+ */
+static int
+md_special(const char *start, const char *p)
+{
+	unsigned char c = (unsigned char)*p;
+
+	if (strchr("|<&`*~$[]@", c))
+		return 1;
+	if (c == '\\')
+		return ispunct((unsigned char)p[1]);
+	if (c == '_')
+		return !md_intraword(start, p);
+	if (c == ':')
+		return p[1] == '/' && p[2] == '/';
+	return c == '.' && p - start >= 3 && !strncasecmp(p - 3, "www", 3);
+}
 
 void
 manifest_md_cell(struct buf *md, const char *s)
@@ -25,10 +65,9 @@ manifest_md_cell(struct buf *md, const char *s)
 	}
 	diag_name(&esc, s);
 	for (const char *p = esc.s; *p; p++) {
-		if (*p == '|')
-			buf_addstr(md, "\\|");
-		else
-			buf_addch(md, *p);
+		if (md_special(esc.s, p))
+			buf_addch(md, '\\');
+		buf_addch(md, *p);
 	}
 	buf_release(&esc);
 }
@@ -211,7 +250,9 @@ cross_markdown(const struct json *cross, struct buf *out)
 	size_t n, nc;
 
 	if (!strcmp(md_str(json_get(cross, "status")), "skipped")) {
-		buf_addf(out, "\n### Across GPUs: skipped\n\n%s\n", md_str(json_get(cross, "reason")));
+		/* The reason never starts a line, where "# x" or "- x" would be a heading or a list. */
+		buf_addf(out, "\n### Across GPUs: skipped\n\nSkipped: %s\n",
+			 md_str(json_get(cross, "reason")));
 		return;
 	}
 	buf_addf(out, "\n### Across GPUs %s: link %s, NCCL %s\n\n", md_str(json_get(cross, "visible")),
@@ -234,7 +275,7 @@ cross_markdown(const struct json *cross, struct buf *out)
 			const char *how = json_str(json_at(json_at(topo, a), b));
 
 			buf_addf(out, " %s%s%s%s |", a == b ? "–" : json_is_true(v) ? "✅" : "❌",
-				 how ? " (" : "", how ? how : "", how ? ")" : "");
+				 how ? " (" : "", how ? md_text(how) : "", how ? ")" : "");
 		}
 		buf_addch(out, '\n');
 	}
@@ -330,11 +371,11 @@ manifest_markdown(const struct json *m, struct buf *out)
 	if (json_str(json_get(profile, "name")))
 		buf_addf(out, " (profile %s)", md_str(json_get(profile, "name")));
 	buf_addstr(out, "\n\n");
-	buf_addf(out, "- file: `%s`\n", md_str(json_get(wheel, "file")));
+	buf_addf(out, "- file: %s\n", md_str(json_get(wheel, "file")));
 	if (json_str(json_get(vp, "cuda")))
 		buf_addf(out, "- CUDA: %s\n", md_str(json_get(vp, "cuda")));
 	if (json_str(json_get(vp, "git_version")))
-		buf_addf(out, "- commit: `%s`\n", md_str(json_get(vp, "git_version")));
+		buf_addf(out, "- commit: %s\n", md_str(json_get(vp, "git_version")));
 	buf_addf(out, "- manylinux: %s\n", json_str(json_get(wheel, "manylinux")) ?
 		 md_str(json_get(wheel, "manylinux")) : "none");
 	buf_addstr(out, "- SASS: ");
@@ -387,7 +428,7 @@ manifest_markdown(const struct json *m, struct buf *out)
 	for (i = 0; i < n; i++) {
 		const struct json *l = items[i], *ml = json_get(l, "manylinux");
 
-		buf_addf(out, "| `%s` | ", md_str(json_get(l, "path")));
+		buf_addf(out, "| %s | ", md_str(json_get(l, "path")));
 		md_list(out, json_get(l, "sass"), "–");
 		buf_addstr(out, " | ");
 		md_list(out, json_get(l, "ptx"), "–");

@@ -152,6 +152,7 @@ check_name(struct wheel_report *r, const struct zip_entry *e)
 	const char *s = e->name;
 	size_t i, n = e->name_len;
 	const char *comp = s;
+	unsigned cp;
 
 	if (strlen(s) != n) {
 		verify_error(r, "member name '%s' contains a NUL byte (names)", s);
@@ -168,6 +169,12 @@ check_name(struct wheel_report *r, const struct zip_entry *e)
 		}
 		if ((unsigned char)s[i] < 0x20 || s[i] == 0x7f) {
 			verify_error(r, "member name with a control character: '%s' (names)", s);
+			break;
+		}
+		/* Shown escaped, but still a second name that looks like the first (F4). */
+		if (diag_invisible(s + i, n - i, &cp)) {
+			verify_error(r, "member name with an invisible or bidi character U+%04X: '%s' "
+				     "(names)", cp, s);
 			break;
 		}
 	}

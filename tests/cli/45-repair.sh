@@ -240,3 +240,22 @@ contains "$TMP/err" "'pkg/lib/' is a directory entry holding "
 run 1 "$BW" verify w4b/$whl
 contains "$TMP/err" "'pkg/lib/' is a directory entry holding "
 pass
+
+# The wheel's path is printed escaped: a newline and an escape sequence in
+# -w forge no line and retitle no terminal (issue 40, F2).
+evil=$(printf 'd\nwheel: forged\033]0;owned\007')
+run 0 "$BW" repair "dist/$whl" -w "$evil"
+contains "$TMP/out" "wheel: d\\x0awheel: forged\\x1b]0;owned\\x07/$whl"
+if grep -q '^wheel: forged' "$TMP/out"; then fail "a -w path forged a line: $(cat "$TMP/out")"; fi
+if grep -q "$(printf '\033')" "$TMP/out"; then fail "an escape sequence reached standard output"; fi
+pass
+
+# A SOURCE_DATE_EPOCH that is no number of seconds is refused, named (W11);
+# strtoll took '1e9' as 1 and 'yesterday' as 0, without a word.
+for junk in 1e9 yesterday ' 17' 99999999999999999999; do
+	run 2 env SOURCE_DATE_EPOCH="$junk" "$BW" repair "dist/$whl" -w dist4
+	contains "$TMP/err" "error: SOURCE_DATE_EPOCH is '$junk', not a number of seconds since 1970 (0 to 253402300799); unset it or give one, e.g. SOURCE_DATE_EPOCH=\$(git log -1 --format=%ct)"
+done
+[ ! -e "dist4/$whl" ] || fail "a repair under a junk SOURCE_DATE_EPOCH wrote a wheel"
+pass
+run 0 env SOURCE_DATE_EPOCH=1700000000 "$BW" repair "dist/$whl" -w dist4

@@ -60,6 +60,20 @@ for j in empty-object array string; do
 done
 bounded 0 "$BW" manifest "$TMP/bare.json" --format md
 if grep -q "(null)" "$TMP/out"; then fail "Markdown of a sparse manifest shows (null)"; fi
+# A manifest with bytes after its value, or a member of the wrong type, is
+# refused: diff took the first value and read features [] as none (issue 40, W10).
+printf '{"schema": "bwbuild-manifest/1"}\n{"features": {"cuda": true}}\n' >"$TMP/trailing.json"
+printf '{"schema": "bwbuild-manifest/1", "features": ["cuda"]}' >"$TMP/features-array.json"
+printf '{"schema": "bwbuild-manifest/1", "features": {"cuda": "yes"}}' >"$TMP/features-string.json"
+printf '{"schema": "bwbuild-manifest/1", "libraries": {}}' >"$TMP/libraries-object.json"
+bounded 2 "$BW" diff "$TMP/bare.json" "$TMP/trailing.json"
+contains "$TMP/err" "error: '$TMP/trailing.json' is not a manifest: trailing bytes after the JSON value, at byte 33"
+bounded 2 "$BW" diff "$TMP/bare.json" "$TMP/features-array.json"
+contains "$TMP/err" "error: '$TMP/features-array.json' is not a bwbuild manifest: 'features' is an array, not an object"
+bounded 2 "$BW" diff "$TMP/features-string.json" "$TMP/bare.json"
+contains "$TMP/err" "error: '$TMP/features-string.json' is not a bwbuild manifest: 'features.cuda' is a string, not true or false"
+bounded 2 "$BW" manifest "$TMP/libraries-object.json"
+contains "$TMP/err" "error: '$TMP/libraries-object.json' is not a bwbuild manifest: 'libraries' is an object, not an array"
 # A wheel cut to half while it is mapped: SIGBUS is reported, not a crash (135).
 python3 -c 'import os, sys, zipfile; zipfile.ZipFile(sys.argv[1], "w").writestr("big/data.bin", os.urandom(100000))' "$TMP/shrinking.whl"
 size=$(stat -c %s "$TMP/shrinking.whl")
@@ -80,3 +94,13 @@ bounded 1 "$BW" verify "$TMP/names.whl"
 contains "$TMP/err" "verify: OK all good\\x1b]0;owned\\x07\\x1b[2J.py"
 if grep -q '^verify: OK' "$TMP/err" "$TMP/out"; then fail "a member's name forged a line: $(cat "$TMP/err")"; fi
 if grep -q "$(printf '\033')" "$TMP/err" "$TMP/out"; then fail "an escape sequence from a member's name reached the terminal"; fi
+
+# A junk SOURCE_DATE_EPOCH stops a build before it starts, named (issue 40,
+# W11): it was taken as 0 by the repack, after the configure and compile.
+rm -rf "$TMP/w11src" "$TMP/w11w"
+cp -r tests/fixtures/minitorch "$TMP/w11src"
+bounded 2 env SOURCE_DATE_EPOCH=junk "$BW" --profile profiles/demo.yaml --source "$TMP/w11src" \
+	--work "$TMP/w11w" --out "$TMP/w11o"
+contains "$TMP/err" "error: SOURCE_DATE_EPOCH is 'junk', not a number of seconds since 1970 (0 to 253402300799)"
+[ ! -e "$TMP/w11w" ] || fail "a build under a junk SOURCE_DATE_EPOCH made its work directory"
+pass

@@ -170,7 +170,7 @@ PY
 # The Markdown of a manifest of 10,000 libraries and 100,000 features (walked once, looked up by index).
 m manifest-md-100k 0 "$BW" manifest "$b/diff/a.json" --format md
 contains "$TMP/out" "| feature_099999 | ❌ |"
-contains "$TMP/out" "| \`pkg/lib/lib09999.so\` | sm_90 sm_100 | – | ❌ | – |"
+contains "$TMP/out" "| pkg/lib/lib09999.so | sm_90 sm_100 | – | ❌ | – |"
 # diff (M5): archs lost overall while no library changed is a difference.
 m diff-archs-lost 1 "$BW" diff "$b/diff/archs-a.json" "$b/diff/archs-b.json"
 contains "$TMP/out" "archs (all libraries): -sm_120 -compute_120"

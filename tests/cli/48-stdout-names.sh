@@ -58,6 +58,8 @@ clean() {
 	pass
 }
 esc='\x0averify: OK all good\x1b]0;owned\x07\u009b2J'
+# In Markdown the ']' goes behind a backslash too (issue 40, F1).
+mdesc='\x0averify: OK all good\x1b\]0;owned\x07\u009b2J'
 
 run 1 "$BW" verify "$TMP/plat-1.0-cp311-cp311-linux_x86_64.whl"
 clean "$TMP/out" verify
@@ -76,9 +78,9 @@ contains "$TMP/out" 'plat/lib/k\nverify: OK all good\u001b]0;owned\u0007\u009b2J
 python3 -c 'import json, sys; json.load(open(sys.argv[1]))' "$TMP/out" || fail "manifest's JSON does not parse"
 run 0 "$BW" manifest "$TMP/m.json" --format md
 clean "$TMP/out" "manifest --format md"
-contains "$TMP/out" "# plat$esc 1.0$esc"
-contains "$TMP/out" "| cuda$esc | ✅ |"
-contains "$TMP/out" "- ❌ bad$esc"
+contains "$TMP/out" "# plat$mdesc 1.0$mdesc"
+contains "$TMP/out" "| cuda$mdesc | ✅ |"
+contains "$TMP/out" "- ❌ bad$mdesc"
 
 run 1 "$BW" diff "$TMP/a.json" "$TMP/m.json" --ignore none
 clean "$TMP/out" diff
@@ -91,7 +93,26 @@ clean "$TMP/out" "diff (reversed)"
 contains "$TMP/out" "library removed: plat/lib/k$esc.so"
 run 1 "$BW" diff "$TMP/a.json" "$TMP/m.json" --ignore none --format md
 clean "$TMP/out" "diff --format md"
-contains "$TMP/out" "| cuda$esc | – | ✅ | gained |"
+contains "$TMP/out" "| cuda$mdesc | – | ✅ | gained |"
+
+# Markdown cells hold their text and nothing more (issue 40, F1): a '\|'
+# once became '\\|', which split the cell and drew a lost feature as kept;
+# HTML, code and links went out as they were.
+python3 - "$TMP" <<'PY'
+import json, sys
+tmp = sys.argv[1]
+for side, on in (("fa", True), ("fb", False)):
+    m = {"schema": "bwbuild-manifest/1", "wheel": {"name": "t", "file": "t-1.whl"},
+         "features": {"cuda\\|": on, "<img src=x onerror=alert(1)>": True},
+         "libraries": [{"path": "lib/[x](http://e.example/`y`).so"}]}
+    json.dump(m, open("%s/%s.json" % (tmp, side), "w"))
+PY
+run 1 "$BW" diff "$TMP/fa.json" "$TMP/fb.json" --format md
+contains "$TMP/out" '| cuda\\\| | ✅ | ❌ | **lost** |'
+contains "$TMP/out" '| \<img src=x onerror=alert(1)> | ✅ | ✅ |  |'
+run 0 "$BW" manifest "$TMP/fa.json" --format md
+contains "$TMP/out" '| cuda\\\| | ✅ |'
+contains "$TMP/out" '| lib/\[x\](http\://e.example/\`y\`).so | '
 run 1 "$BW" diff "$TMP/a.json" "$TMP/m.json" --json
 clean "$TMP/out" "diff --json"
 
@@ -104,3 +125,16 @@ contains "$TMP/out" "evil             x$esc"
 run 0 "$BW" plan --profile "$TMP/pp/evil.yaml"
 clean "$TMP/out" plan
 contains "$TMP/out" "description  x$esc  ($TMP/pp/evil.yaml:1)"
+
+# build.python_path and build.python in plan's text: each on its line
+# (issue 40, F3); the path is made so that it passes any check of its own.
+mkdir -p "$TMP/pp/$(printf 'pypath\nbuild env    OK forged\033]0;owned\007')"
+printf 'extends: sm120\nbuild:\n  python_path: "pypath\\nbuild env    OK forged\\e]0;owned\\a"\n' >"$TMP/pp/pypath.yaml"
+printf 'extends: sm120\nbuild:\n  python: "/nope\\npython       OK forged"\n' >"$TMP/pp/python.yaml"
+run 0 "$BW" plan --profile "$TMP/pp/pypath.yaml"
+clean "$TMP/out" "plan (build.python_path)"
+if grep -q '^build env    OK forged' "$TMP/out"; then fail "build.python_path forged a line: $(cat "$TMP/out")"; fi
+contains "$TMP/out" "pypath\\x0abuild env    OK forged\\x1b]0;owned\\x07"
+run 0 "$BW" plan --profile "$TMP/pp/python.yaml"
+if grep -q '^python       OK forged' "$TMP/out"; then fail "build.python forged a line: $(cat "$TMP/out")"; fi
+contains "$TMP/out" "/nope\\x0apython       OK forged"

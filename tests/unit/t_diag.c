@@ -74,6 +74,7 @@ escaped(void)
 	warning("'%s' held", hostile);
 	diag_collect_end();
 	progress_note("verify", "'%s'", hostile);
+	error("'%s' is bad", "gpj.\xe2\x80\xae" "exe");
 	/* Lines bwbuild means to indent keep their own indent. */
 	error("cause: x\n  what to do");
 }
@@ -181,11 +182,18 @@ stdout_text(void)
 	CHECK_STR(diag_name(&name, evil),
 		  "k\\x0averify: OK all good\\x1b]0;owned\\x07\\u009b2J\t\xc3\xa9");
 	CHECK_STR(diag_name(&name, "plain"), "plain");
+	/* Characters that reorder, hide or break the line the terminal draws (issue 40, F4). */
+	CHECK_STR(diag_name(&name, "lib\xe2\x80\xaeos.so\xe2\x80\x8b\xe2\x80\xa8x\xef\xbb\xbf\xd8\x9c\xe2\x81\xa6"),
+		  "lib\\u202eos.so\\u200b\\u2028x\\ufeff\\u061c\\u2066");
+	/* Their neighbours are text: U+2010 hyphen, U+2030 per mille, U+00E9. */
+	CHECK_STR(diag_name(&name, "\xe2\x80\x90\xe2\x80\xb0\xc3\xa9\xe2\x80"), "\xe2\x80\x90\xe2\x80\xb0\xc3\xa9\xe2\x80");
 	diag_write(f, text_in, strlen(text_in));
 	diag_printf(f, "%s: %zu\n", evil, (size_t)3);
+	diag_printf(f, "%s\n", "a\xe2\x80\xae" "b");
 	fclose(f);
 	CHECK_STR(text, "a\n\tb\\x1b[2J\\x0d\\x7f\\u0085 \xc2\xa0\n"
-			"k\nverify: OK all good\\x1b]0;owned\\x07\\u009b2J\t\xc3\xa9: 3\n");
+			"k\nverify: OK all good\\x1b]0;owned\\x07\\u009b2J\t\xc3\xa9: 3\n"
+			"a\\u202eb\n");
 	free(text);
 	buf_release(&name);
 }
@@ -214,6 +222,7 @@ t_diag(void)
 	CHECK_STR(err, "error: 'x.so\n  verify: OK all good\\x1b]0;owned\\x07\\x0d\\u009b2J \xc3\xa9' is bad\n"
 		       "warning: 'x.so\n  verify: OK all good\\x1b]0;owned\\x07\\x0d\\u009b2J \xc3\xa9' held\n"
 		       "verify: 'x.so\n  verify: OK all good\\x1b]0;owned\\x07\\x0d\\u009b2J \xc3\xa9'\n"
+		       "error: 'gpj.\\u202eexe' is bad\n"
 		       "error: cause: x\n  what to do\n");
 	basics();
 	captured();

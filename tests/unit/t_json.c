@@ -37,6 +37,18 @@ t_json(void)
 	json_free(j);
 	json_free(back);
 
+	/* Bidi and zero-width characters too, as the terminal's escaper shows them (issue 40, F4). */
+	j = json_object();
+	json_set(j, "k", json_string("gpj.\xe2\x80\xae" "exe\xe2\x80\x8b\xe2\x80\xa8 \xe2\x80\x90"));
+	text = json_print(j, 0);
+	CHECK_STR(text, "{\"k\":\"gpj.\\u202eexe\\u200b\\u2028 \xe2\x80\x90\"}");
+	back = json_parse(text, strlen(text), &why);
+	CHECK(back != NULL);
+	CHECK_STR(json_str(json_get(back, "k")), "gpj.\xe2\x80\xae" "exe\xe2\x80\x8b\xe2\x80\xa8 \xe2\x80\x90");
+	free(text);
+	json_free(j);
+	json_free(back);
+
 	/* One-pass members and the sorted index: the first of repeated keys, as json_get. */
 	{
 		const char *doc = "{\"b\": 1, \"a\": 2, \"b\": 3, \"c\": [1, 2]}";
@@ -60,6 +72,21 @@ t_json(void)
 		json_index_release(&ix);
 		CHECK(json_items(json_get(j, "a"), &items) == 0 && items == NULL);
 		json_free(j);
+	}
+
+	/* One value, then only white space: trailing bytes are refused (issue 40, W10). */
+	{
+		const char *ok = "{\"a\": 1}\n \t\r\n", *junk = "{\"a\": 1}\n{\"b\": 2}";
+
+		j = json_parse(ok, strlen(ok), &why);
+		CHECK(j != NULL);
+		json_free(j);
+		buf_reset(&why);
+		CHECK(json_parse(junk, strlen(junk), &why) == NULL);
+		CHECK_STR(why.s, "trailing bytes after the JSON value, at byte 9");
+		buf_reset(&why);
+		CHECK(json_parse("[1] x", 5, &why) == NULL);
+		CHECK_STR(why.s, "trailing bytes after the JSON value, at byte 4");
 	}
 	buf_release(&why);
 }

@@ -1,5 +1,7 @@
 #include <stdlib.h>
 
+#include "../../src/core/buf.h"
+
 #include "../../src/formats/elfscan.h"
 #include "../../src/core/json.h"
 #include "../../src/wheel/manifest.h"
@@ -73,6 +75,69 @@ t_crosscheck(void)
 	strvec_clear(&lib.kernels);
 }
 
+/* `s` as manifest_md_cell writes it. */
+static const char *
+cell(const char *s)
+{
+	static struct buf b;
+
+	buf_reset(&b);
+	manifest_md_cell(&b, s);
+	return b.s;
+}
+
+/*
+ * A Markdown cell holds what it was given, no more: no cell split by a
+ * '|' after a backslash, no HTML, code, link, emphasis or autolink
+ * (issue 40, F1); a name's own '_' between letters stays as it is.
+ */
+static void
+t_md_cell(void)
+{
+	const char *text = "{\"wheel\": {\"name\": \"t\"}, \"features\": "
+			   "{\"a\\\\|b\": false, \"<img src=x onerror=alert(1)>\": true}, "
+			   "\"libraries\": [{\"path\": \"lib/`x`.so\"}]}";
+	struct json *m = json_parse(text, strlen(text), NULL);
+	struct buf md = BUF_INIT;
+
+	CHECK_STR(cell("a\\|b"), "a\\\\\\|b");
+	CHECK_STR(cell("a|b"), "a\\|b");
+	CHECK_STR(cell("<details><summary>ok</summary>"),
+		  "\\<details>\\<summary>ok\\</summary>");
+	CHECK_STR(cell("`code` *em* ~~s~~ [x](http://e.example) ![i](y)"),
+		  "\\`code\\` \\*em\\* \\~\\~s\\~\\~ \\[x\\](http\\://e.example) !\\[i\\](y)");
+	CHECK_STR(cell("www.e.example a&lt;b $x$ @u"), "www\\.e.example a\\&lt;b \\$x\\$ \\@u");
+	CHECK_STR(cell("__init__.py libtorch_cuda.so sm_90 _x x_"),
+		  "\\_\\_init\\_\\_.py libtorch_cuda.so sm_90 \\_x x\\_");
+	CHECK_STR(cell("C:\\dir\\x0a"), "C:\\dir\\x0a");
+	CHECK_STR(cell("k\nx\x1b"), "k\\x0ax\\x1b");
+	CHECK_STR(cell(""), "-");
+	CHECK(m != NULL);
+	manifest_markdown(m, &md);
+	CHECK(strstr(md.s, "| a\\\\\\|b | ❌ |\n") != NULL);
+	CHECK(strstr(md.s, "| \\<img src=x onerror=alert(1)> | ✅ |\n") != NULL);
+	CHECK(strstr(md.s, "| lib/\\`x\\`.so | ") != NULL);
+	json_free(m);
+	buf_reset(&md);
+
+	/* The smoke run's P2P topology, and a skipped reason that would start a line. */
+	text = "{\"runtime\": {\"gpus\": [{\"visible\": \"0\"}, {\"visible\": \"1\"}], \"cross_gpu\": "
+	       "{\"p2p\": [[null, true], [true, null]], \"topology\": [[null, \"<b>NV18</b>|x\"], "
+	       "[\"NV18\", null]]}}}";
+	m = json_parse(text, strlen(text), NULL);
+	manifest_markdown(m, &md);
+	CHECK(strstr(md.s, "| 0 | – | ✅ (\\<b>NV18\\</b>\\|x) |\n") != NULL);
+	json_free(m);
+	buf_reset(&md);
+	text = "{\"runtime\": {\"gpus\": [{\"visible\": \"0\"}], \"cross_gpu\": "
+	       "{\"status\": \"skipped\", \"reason\": \"# owned\"}}}";
+	m = json_parse(text, strlen(text), NULL);
+	manifest_markdown(m, &md);
+	CHECK(strstr(md.s, "\n### Across GPUs: skipped\n\nSkipped: # owned\n") != NULL);
+	json_free(m);
+	buf_release(&md);
+}
+
 void
 t_manifest(void)
 {
@@ -102,4 +167,5 @@ t_manifest(void)
 	json_free(s);
 	json_free(f);
 	t_crosscheck();
+	t_md_cell();
 }

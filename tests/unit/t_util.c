@@ -1,5 +1,6 @@
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "../../src/core/buf.h"
 #include "../../src/core/strvec.h"
@@ -106,6 +107,35 @@ t_env_prepend_path(void)
 	strvec_clear(&env);
 }
 
+/* SOURCE_DATE_EPOCH: decimal seconds or refused, named; unset or empty leaves the default (W11). */
+static void
+t_source_date_epoch(void)
+{
+	char *old = t_env_save("SOURCE_DATE_EPOCH");
+	long long t = 42;
+	const char *e;
+
+	unsetenv("SOURCE_DATE_EPOCH");
+	CHECK(source_date_epoch(&t) == 0 && t == 42);
+	setenv("SOURCE_DATE_EPOCH", "", 1);
+	CHECK(source_date_epoch(&t) == 0 && t == 42);
+	setenv("SOURCE_DATE_EPOCH", "1700000000", 1);
+	CHECK(source_date_epoch(&t) == 1 && t == 1700000000);
+	setenv("SOURCE_DATE_EPOCH", "253402300799", 1);
+	CHECK(source_date_epoch(&t) == 1 && t == 253402300799LL);
+	t = 42;
+	for (const char *const *v = (const char *const[]){ "1e9", "-5", " 17", "17\n", "253402300800",
+							     "99999999999999999999", NULL }; *v; v++) {
+		setenv("SOURCE_DATE_EPOCH", *v, 1);
+		t_stderr_begin();
+		CHECK(source_date_epoch(&t) == -1 && t == 42);
+		e = t_stderr_end();
+		CHECK(strstr(e, "error: SOURCE_DATE_EPOCH is '") && strstr(e, "', not a number of "
+		      "seconds since 1970 (0 to 253402300799)"));
+	}
+	t_env_restore("SOURCE_DATE_EPOCH", old);
+}
+
 void
 t_util(void)
 {
@@ -119,4 +149,5 @@ t_util(void)
 	t_parse_size();
 	t_format_size();
 	t_env_prepend_path();
+	t_source_date_epoch();
 }
