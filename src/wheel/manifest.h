@@ -1,6 +1,7 @@
 #ifndef BWBUILD_MANIFEST_H
 #define BWBUILD_MANIFEST_H
 
+struct buf;
 struct json;
 struct wheel_report;
 struct profile;
