@@ -21,6 +21,7 @@ rm -rf "$kit"
 mkdir -p "$kit/bin" "$kit/lib" "$kit/debs"
 cp bin/bwbuild "$kit/bin/"
 # DT_RPATH, not RUNPATH: it also serves the libraries' own needs (libgit2's mbedtls)
+# shellcheck disable=SC2016 # $ORIGIN is the loader's, literal here
 patchelf --force-rpath --set-rpath '$ORIGIN/../lib' "$kit/bin/bwbuild"
 ldd bin/bwbuild | awk '$3 ~ /^\// { print $3 }' | while read -r l; do
 	case $(basename "$l") in

@@ -107,7 +107,7 @@ PY
 zstd -q --rm "$TMP/b87/y/climb.tar" -o "$TMP/b87/climb.tar.zst"
 run 1 "$BW" --profile "$TMP/b87.yaml" --bundle "$TMP/b87/climb.tar.zst" --work "$TMP/w87x" --out "$TMP/o87x" --until fetch --no-preflight
 contains "$TMP/err" "is not a relative, normalized path"
-[ ! -e "$TMP/w87x/evil87" ] && [ ! -e "$TMP/evil87" ] || fail "a member was written outside the tree"
+if [ -e "$TMP/w87x/evil87" ] || [ -e "$TMP/evil87" ]; then fail "a member was written outside the tree"; fi
 pass
 
 # A symbolic link out of the tree, and git metadata inside it: refused.

@@ -12,7 +12,7 @@ $py -c 'import torch; print("torch", torch.__version__, "cuda", torch.version.cu
 echo "== Requires-Dist of torch"
 grep '^Requires-Dist' "$site"/torch-*.dist-info/METADATA
 echo "== nvidia-* distributions"
-ls -d "$site"/nvidia_*.dist-info "$site"/nvidia*.dist-info 2>/dev/null | sed 's#.*/##'
+find "$site" -maxdepth 1 -name 'nvidia*.dist-info' | sed 's#.*/##' | sort
 echo "== libraries under nvidia/"
 find "$site/nvidia" -name '*.so*' | sed "s#$site/##" | sort
 for l in libtorch_cuda.so libtorch_python.so libc10_cuda.so libtorch_cpu.so; do
