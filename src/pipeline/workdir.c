@@ -32,14 +32,31 @@ dir_empty(const char *dir)
 	return empty;
 }
 
-/* `path` through its links when it is there (a link to the tree is the tree), else as written. */
+/*
+ * `normal` through its links (a link to the tree is the tree): its longest
+ * part that is there resolved, the rest (not made yet) as written, so that
+ * <link-to-source>/w is inside the source before w exists.
+ */
 static void
 path_real(struct buf *out, const char *normal)
 {
-	char *real = realpath(normal, NULL);
+	struct buf head = BUF_INIT;
+	const char *tail = "";
+	char *real = NULL;
 
-	buf_addstr(out, real ? real : normal);
+	buf_addstr(&head, normal);
+	while (!(real = realpath(head.s, NULL)) && strrchr(head.s, '/') && head.len > 1) {
+		char *slash = strrchr(head.s, '/');
+
+		tail = normal + (slash - head.s);
+		buf_setlen(&head, slash == head.s ? 1 : (size_t)(slash - head.s));
+	}
+	if (real)
+		buf_addf(out, "%s%s", real, strcmp(real, "/") || !*tail ? tail : tail + 1);
+	else
+		buf_addstr(out, normal);
 	free(real);
+	buf_release(&head);
 }
 
 int
@@ -85,10 +102,21 @@ workdir_validate(const char *work, const char *out, const char *source)
 			goto out;
 		}
 	}
-	if (path_within(o.s, w.s)) {
-		error("--out '%s' is inside the work directory '%s', whose contents bwbuild rewrites "
-		      "(its dist/ is emptied on every build); give an --out outside it", o.s, w.s);
-		goto out;
+	{
+		struct buf ro = BUF_INIT, rw = BUF_INIT;
+		int inside;
+
+		path_real(&ro, o.s);
+		path_real(&rw, w.s);
+		inside = path_within(o.s, w.s) || path_within(ro.s, rw.s);
+		buf_release(&ro);
+		buf_release(&rw);
+		if (inside) {
+			error("--out '%s' is inside the work directory '%s', whose contents bwbuild "
+			      "rewrites (its dist/ is emptied on every build); give an --out outside "
+			      "it", o.s, w.s);
+			goto out;
+		}
 	}
 	buf_addf(&lock, "%s/lock", w.s);
 	if (is_dir(w.s) && lstat(lock.s, &st) < 0 && !dir_empty(w.s)) {

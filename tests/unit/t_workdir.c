@@ -62,6 +62,18 @@ t_workdir(void)
 	CHECK(mkdir_p(p.s) == 0);
 	CHECK(validate(p.s, o.s, s.s, "is inside the source tree"));
 	CHECK(validate(s.s, o.s, s.s, "holds the source tree"));
+	/* Issue 40 E4: the same through the link, the work directory not made yet. */
+	buf_reset(&p);
+	buf_addf(&p, "%s/link-to-src/w-not-yet", top);
+	CHECK(validate(p.s, o.s, s.s, "is inside the source tree"));
+	/* E3: --out through a link into the work directory (its dist/ is emptied). */
+	CHECK(mkdir_p(w.s) == 0);
+	buf_reset(&p);
+	buf_addf(&p, "%s/link-to-work", top);
+	CHECK(symlink(w.s, p.s) == 0);
+	buf_addstr(&p, "/dist");
+	CHECK(validate(w.s, p.s, NULL, "is inside the work directory"));
+	CHECK(rmdir(w.s) == 0);
 
 	/* An existing directory: empty is fine, one with files and no lock is not. */
 	CHECK(mkdir_p(w.s) == 0);
