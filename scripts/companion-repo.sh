@@ -18,14 +18,24 @@ tb=$1 dest=$2 tag=$3
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 mkdir "$work/tree"
-tar -xf "$tb" -C "$work/tree" --strip-components=1
+# A tarball is outside input: its own .git (hooks, core.fsmonitor) would run
+# during the commit below, so one that ships git metadata is refused.
+if tar -tf "$tb" | grep -qE '(^|/)\.git(/|$)'; then
+	echo "error: '$tb' holds git metadata (a .git entry); a release tarball has none" >&2
+	exit 2
+fi
+tar -xf "$tb" -C "$work/tree" --strip-components=1 --no-same-owner
 date=$(find "$work/tree" -type f -printf '%T@\n' | sort -n | tail -n 1 | cut -d. -f1)
 export GIT_AUTHOR_NAME=bwbuild GIT_AUTHOR_EMAIL=bwbuild@localhost
 export GIT_COMMITTER_NAME=bwbuild GIT_COMMITTER_EMAIL=bwbuild@localhost
 export GIT_AUTHOR_DATE="@$date +0000" GIT_COMMITTER_DATE="@$date +0000"
-git -C "$work/tree" init -q -b main
-git -C "$work/tree" add -A
-git -C "$work/tree" commit -q -m "$(basename "$tb") as released ($tag)"
-git -C "$work/tree" tag "$tag"
-git clone -q --bare "$work/tree" "$dest"
+# The repository lives beside the tree, no hook or fsmonitor runs, and the
+# tarball's own .gitignore drops none of its files (add -f).
+g() { git --git-dir="$work/git" --work-tree="$work/tree" -c core.hooksPath=/dev/null \
+	-c core.fsmonitor=false "$@"; }
+g init -q -b main
+g add -A -f
+g commit -q --no-verify -m "$(basename "$tb") as released ($tag)"
+g tag "$tag"
+git clone -q --bare "$work/git" "$dest"
 echo "$dest: $tag at $(git --git-dir="$dest" rev-parse "$tag^{commit}")"
