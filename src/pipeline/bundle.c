@@ -63,7 +63,8 @@ series_matches(struct build *b, const struct json *meta)
 	if (p->source_patches.str && *p->source_patches.str && !b->patches.n &&
 	    patch_set_load(&b->patches, p->source_patches.str) < 0)
 		return -1;
-	want = patches_selected_json(b, NULL);
+	want = patch_selected_json(&b->patches,
+				   patch_release_for(p->source_ref.str, b->plan.src_dir), NULL);
 	if (!json_equal(want, json_get(meta, "patches")))
 		rc = error("'%s' was made with another patch series than the profile's '%s' gives "
 			   "for %s (%zu patches there, %zu here); make the bundle again",
@@ -323,7 +324,8 @@ bundle_meta_of(const struct build *b, const struct repo_tree_info *ti, long long
 		json_push(subs, s);
 	}
 	json_set(m, "submodules", subs);
-	json_set(m, "patches", patches_selected_json(b, NULL));
+	json_set(m, "patches", patch_selected_json(&b->patches, patch_release_for(p->source_ref.str,
+									     b->plan.src_dir), NULL));
 	json_set(m, "changes", inputs_changes(b->plan.src_dir));
 	json_set(m, "bwbuild", json_string(BWBUILD_VERSION));
 	return m;

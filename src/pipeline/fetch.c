@@ -42,19 +42,6 @@ version_txt(const char *src, struct buf *out)
 	return ret;
 }
 
-/* The torch release of a checkout: its ref if that is a release tag, else version.txt. */
-static unsigned
-tree_version(const struct profile *p, const char *src)
-{
-	struct buf text = BUF_INIT;
-	unsigned v = kb_parse_version(p->source_ref.str);
-
-	if (!v && version_txt(src, &text) == 0)
-		v = kb_parse_version(text.s);
-	buf_release(&text);
-	return v;
-}
-
 /* 1 if the tree's setup.py (or tools/generate_torch_version.py, as PyTorch's) reads PYTORCH_BUILD_VERSION. */
 static int
 honours_build_version(const char *src)
@@ -325,27 +312,6 @@ use_local_source(struct build *b)
 	return 0;
 }
 
-struct json *
-patches_selected_json(const struct build *b, const char *status)
-{
-	const struct patch_set *ps = &b->patches;
-	unsigned version = tree_version(&b->profile, b->plan.src_dir);
-	struct json *a = json_array();
-
-	for (size_t i = 0; i < ps->n; i++) {
-		struct json *o;
-
-		if (!patch_selected(&ps->v[i], version))
-			continue;
-		o = json_object();
-		json_set(o, "file", json_string(ps->v[i].file));
-		json_set(o, "sha256", json_string(ps->v[i].sha256));
-		if (status)
-			json_set(o, "status", json_string(status));
-		json_push(a, o);
-	}
-	return a;
-}
 
 
 /* sources/ says what it does through this: the fetch step's lines. */
@@ -383,7 +349,8 @@ tree_is_current(struct build *b, const char *cache, const struct strvec *dirs, c
 			if (!b->opts->refresh)
 				repo_resolve_source(cache, dirs, p->source_repo.str, p->source_ref.str,
 						    &target);
-			skip = patches_before_checkout(&b->patches, tree_version(p, src), src, record,
+			skip = patches_before_checkout(&b->patches,
+						       patch_release_for(p->source_ref.str, src), src, record,
 						       target.len ? target.s : NULL, b->opts->force,
 						       &pr);
 		}
@@ -431,7 +398,8 @@ checkout_source(struct build *b)
 		if (rc < 0)
 			error("cannot read the checkout in '%s'", b->plan.src_dir);
 		else
-			json_set(b->source, "patches", patches_selected_json(b, "already applied"));
+			json_set(b->source, "patches", patch_selected_json(&b->patches,
+				 patch_release_for(p->source_ref.str, b->plan.src_dir), "already applied"));
 	} else if (rc == 0) {
 		memset(&co, 0, sizeof(co));
 		co.url = p->source_repo.str;
@@ -459,7 +427,7 @@ checkout_source(struct build *b)
 		if (!rc && fresh)
 			outputs_reset(b);
 		if (!rc && b->patches.project)
-			rc = patches_apply(&b->patches, tree_version(p, b->plan.src_dir),
+			rc = patches_apply(&b->patches, patch_release_for(p->source_ref.str, b->plan.src_dir),
 					   b->plan.src_dir, record.s, patches, &pr);
 	}
 	buf_release(&record);

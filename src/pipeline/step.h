@@ -79,11 +79,6 @@ void build_init_from(struct build *t, const struct build *b);
 
 int fetch_run(struct build *b);                 /* src/pipeline/fetch.c */
 int bundle_fetch(struct build *b);              /* src/pipeline/bundle.c: --bundle */
-/*
- * The profile's patch series as the tree's release selects it (its ref if a
- * release tag, else its version.txt): [{file, sha256[, status]}] (fetch.c).
- */
-struct json *patches_selected_json(const struct build *b, const char *status);
 /* The up-to-date check's view of a --bundle tree (src/pipeline/bundle.c); -1 with why. */
 int bundle_recall(struct build *t, struct buf *why);
 int extension_check(struct build *b);           /* src/pipeline/extension.c: kind: extension */

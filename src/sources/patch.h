@@ -57,6 +57,11 @@ void patch_set_release(struct patch_set *ps);
 
 /* Whether a patch is for release `version` (major*100+minor; 0 unknown: only patches without `when`). */
 int patch_selected(const struct patch *pt, unsigned version);
+/* The release a tree's series is selected by: its ref if a release tag, else its version.txt; 0 unknown. */
+unsigned patch_release_for(const char *ref, const char *src);
+struct json;
+/* The patches of `ps` selected for `version`: [{file, sha256[, status]}]. */
+struct json *patch_selected_json(const struct patch_set *ps, unsigned version, const char *status);
 /* ">=2.9,<2.12" against major*100+minor; -1 with a reason when malformed. */
 int patch_when_matches(const char *when, unsigned version, struct buf *why);
 

@@ -14,6 +14,8 @@
 #include "core/buf.h"
 #include "core/diag.h"
 #include "core/hash.h"
+#include "core/json.h"
+#include "profile/knowledge.h"
 #include "sources/patch.h"
 #include "profile/ydoc.h"
 #include "core/util.h"
@@ -251,4 +253,32 @@ patch_selected(const struct patch *pt, unsigned version)
 
 	buf_release(&why);
 	return m;
+}
+
+unsigned
+patch_release_for(const char *ref, const char *src)
+{
+	unsigned v = ref ? kb_parse_version(ref) : 0;
+
+	return v ? v : patch_tree_release(src);
+}
+
+struct json *
+patch_selected_json(const struct patch_set *ps, unsigned version, const char *status)
+{
+	struct json *a = json_array();
+
+	for (size_t i = 0; i < ps->n; i++) {
+		struct json *o;
+
+		if (!patch_selected(&ps->v[i], version))
+			continue;
+		o = json_object();
+		json_set(o, "file", json_string(ps->v[i].file));
+		json_set(o, "sha256", json_string(ps->v[i].sha256));
+		if (status)
+			json_set(o, "status", json_string(status));
+		json_push(a, o);
+	}
+	return a;
 }
