@@ -130,5 +130,6 @@ contains "$TMP/err" "--set build.python_path=/etc/passwd:1:19: error: 'build.pyt
 run 2 "$BW" plan --profile "$d/pp.yaml"
 contains "$TMP/err" "pp.yaml:4:16: error: 'build.python_path' is '$d/no-such-site', which does not exist; name the site directory of a prefix, such as one scripts/python-prefix.sh makes"
 mkdir -p "$d/cwd/site" && chmod 755 "$d/cwd/site"
+# shellcheck disable=SC2016 # $1 and $@ are the inner shell's
 run 0 sh -c 'cd "$1" && shift && exec "$@"' sh "$d/cwd" "$BW" plan --profile demo --set build.python_path=site/
 contains "$TMP/out" "PYTHONPATH=$d/cwd/site"

@@ -90,6 +90,7 @@ pass
 # hard link planted at the old name <wheel>.tmp.<pid> (the pid is known:
 # exec keeps it) is never written through.
 rm -rf e2 && mkdir e2 && printf 'precious\n' > e2-victim
+# shellcheck disable=SC2016 # $1, $2 and $$ are the inner shell's
 run 0 env LD_LIBRARY_PATH="$TMP/deps-ld" sh -c 'ln e2-victim "e2/$1.tmp.$$" && exec "$2" repair "$1" -w e2' sh "$whl" "$BW"
 [ "$(cat e2-victim)" = precious ] || fail "the repack wrote through a hard link planted at its temporary's name"
 run 0 "$BW" verify "e2/$whl"

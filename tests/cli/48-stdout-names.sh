@@ -112,6 +112,7 @@ contains "$TMP/out" '| cuda\\\| | ✅ | ❌ | **lost** |'
 contains "$TMP/out" '| \<img src=x onerror=alert(1)> | ✅ | ✅ |  |'
 run 0 "$BW" manifest "$TMP/fa.json" --format md
 contains "$TMP/out" '| cuda\\\| | ✅ |'
+# shellcheck disable=SC2016 # the backticks are the escaped text itself
 contains "$TMP/out" '| lib/\[x\](http\://e.example/\`y\`).so | '
 run 1 "$BW" diff "$TMP/a.json" "$TMP/m.json" --json
 clean "$TMP/out" "diff --json"

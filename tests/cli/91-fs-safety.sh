@@ -174,8 +174,9 @@ if want h31_dirlinks; then
 	run 1 bw
 	contains "$TMP/err" "'$w/repair' is a symbolic link; bwbuild writes only into directories it made: remove it"
 	if grep -q "configure" "$TMP/out" "$TMP/err"; then fail "a link at <work>/repair: the build ran before refusing it"; fi
-	[ "$(cat "$vd/keep")" = precious ] && [ "$(find "$vd" -mindepth 1 | wc -l)" = 1 ] ||
+	if [ "$(cat "$vd/keep")" != precious ] || [ "$(find "$vd" -mindepth 1 | wc -l)" != 1 ]; then
 		fail "a link at <work>/repair: its target was changed"
+	fi
 	rm "$w/repair"
 	rm -rf "$vd" "$TMP/cache91/peaks.away"
 	mkdir -p "$vd"
