@@ -340,12 +340,12 @@ bundle_report(const char *out, const struct json *meta, const struct bundle_cuts
 
 	if (stat(out, &st) == 0)
 		format_size(&size, (uint64_t)st.st_size);
-	printf("bundle: %s (%s): %s @ %s, commit %.12s, %.0f files, %.0f bytes of tree\n", out,
+	diag_printf(stdout, "bundle: %s (%s): %s @ %s, commit %.12s, %.0f files, %.0f bytes of tree\n", out,
 	       size.len ? size.s : "?", json_str(json_get(meta, "repo")),
 	       json_str(json_get(meta, "ref")), json_str(json_get(meta, "commit")),
 	       json_number_value(json_get(meta, "files")), json_number_value(json_get(meta, "bytes")));
 	for (size_t i = 0; i < cuts->n; i++)
-		printf("  %s %s %s: %s\n", cuts->v[i].kept ? "kept" : "left out",
+		diag_printf(stdout, "  %s %s %s: %s\n", cuts->v[i].kept ? "kept" : "left out",
 		       cuts->v[i].submodule ? "submodule" : "folder", cuts->v[i].path, cuts->v[i].why);
 	buf_release(&size);
 }
@@ -359,6 +359,7 @@ bundle_pack(struct build *b, const char *out, const struct strvec *keep)
 	struct buf text = BUF_INIT;
 	struct bundle_cuts cuts = { 0 };
 	struct json *meta = NULL;
+	char *real = NULL;
 	long long when = 0;
 	int rc = -1;
 
@@ -378,6 +379,16 @@ bundle_pack(struct build *b, const char *out, const struct strvec *keep)
 		goto out;
 	for (size_t i = 0; i < b->tree.nsubs; i++)
 		strvec_push(&subs, b->tree.subs[i].path);
+	/* the build may name the tree through its real path: that spelling is the one to read */
+	real = realpath(src, NULL);
+	if (real && !strstr(text.s, src) && strstr(text.s, real))
+		src = real;
+	if (!strstr(text.s, src)) {
+		error("the configured build in '%s/build' names no file of '%s'; it is not this "
+		      "tree's: run 'bwbuild build --profile %s --until configure' again", src, src,
+		      b->profile.name.str);
+		goto out;
+	}
 	bundle_decide(src, text.s, text.len, &files, &subs, keep, &cuts);
 	meta = bundle_meta_of(b, &b->tree, when);
 	if (bundle_write(out, src, &files, &cuts, meta, when) < 0)
@@ -389,6 +400,7 @@ out:
 	bundle_cuts_release(&cuts);
 	strvec_clear(&files);
 	strvec_clear(&subs);
+	free(real);
 	buf_release(&text);
 	return rc;
 }

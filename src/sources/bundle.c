@@ -696,7 +696,10 @@ bundle_extract(const char *file, const char *dest, const struct tar_limits *lim,
 	}
 	x.root = open(tmp.s, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	digest_init(&x.d, "sha256");
-	if (x.root < 0 || tarzst_read_fd(fd, lim, extract_member, &x, &why) != 0) {
+	if (x.root < 0) {
+		error("cannot open '%s':", tmp.s);
+		digest_abort(&x.d);
+	} else if (tarzst_read_fd(fd, lim, extract_member, &x, &why) != 0) {
 		if (why.len)
 			error("'%s' cannot be read: %s", file, why.s);
 		digest_abort(&x.d);
