@@ -237,7 +237,7 @@ git -C "$t26u" -c user.name=t -c user.email=t@example.com commit -qm "v2.6.0 sha
 ok26="--set cuda.home=$TMP/cuda13 --set cmake.CMAKE_INCLUDE_PATH=$TMP/cuda13/include/cccl --set build.python=/usr/bin/python3 --set features.cudnn=off --set features.nccl=off"
 # shellcheck disable=SC2086 # $ok26: several options
 run 1 "$BW" doctor --profile "$TMP/p26.yaml" --source "$t26u" $ok26 --set "build.env.CXXFLAGS=-isystem $TMP/nvmlinc"
-contains "$TMP/out" "❌ patches        $t26u (torch 2.6 by its version.txt) lacks 5 of the 5 patches that source.patches 'pytorch' applies to 2.6, and a --source tree is built as it is: apply them there (git -C $t26u apply $TOP/patches/pytorch/0001-select-compute-arch-autodetect-12.1.patch"
+contains "$TMP/out" "❌ patches        $t26u (torch 2.6 by its version.txt) lacks 6 of the 6 patches that source.patches 'pytorch' applies to 2.6, and a --source tree is built as it is: apply them there (git -C $t26u apply $TOP/patches/pytorch/0001-select-compute-arch-autodetect-12.1.patch"
 contains "$TMP/out" "or build without --source, which applies them"
 [ "$(grep -c "^❌" "$TMP/out")" = 1 ] || { cat "$TMP/out"; fail "more than the patches fail: the case is not the one meant"; }
 contains "$TMP/out" "not ready"
@@ -246,24 +246,24 @@ contains "$TMP/out" "not ready"
 run 0 "$BW" doctor --profile "$TMP/p26.yaml" --source "$t26u" $ok26 --set features.cuda=off \
 	--set features.flash_attention=off \
 	--set features.mem_eff_attention=off
-contains "$TMP/out" "⚠️  patches        $t26u (torch 2.6 by its version.txt) lacks 5 of the 5 patches"
+contains "$TMP/out" "⚠️  patches        $t26u (torch 2.6 by its version.txt) lacks 6 of the 6 patches"
 contains "$TMP/out" "(only a warning: features.cuda is off, and what they fix may be CUDA code alone)"
 # Patched as the build patches: ready.
 for f in patches/pytorch/*.patch; do git -C "$t26u" apply "$TOP/$f" || fail "$f does not apply to the unpatched shape"; done
 # shellcheck disable=SC2086
 run 0 "$BW" doctor --profile "$TMP/p26.yaml" --source "$t26u" $ok26 --set "build.env.CXXFLAGS=-isystem $TMP/nvmlinc"
-contains "$TMP/out" "✅ patches        $t26u has the 5 patches source.patches 'pytorch' applies to torch 2.6"
+contains "$TMP/out" "✅ patches        $t26u has the 6 patches source.patches 'pytorch' applies to torch 2.6"
 contains "$TMP/out" "ready to build"
 # A tree that is no checkout is judged by its text: the same answers.
 rm -rf "$t26u/.git"
 # shellcheck disable=SC2086
 run 0 "$BW" doctor --profile "$TMP/p26.yaml" --source "$t26u" $ok26 --set "build.env.CXXFLAGS=-isystem $TMP/nvmlinc"
-contains "$TMP/out" "✅ patches        $t26u has the 5 patches"
+contains "$TMP/out" "✅ patches        $t26u has the 6 patches"
 (cd "$t26u" && GIT_CEILING_DIRECTORIES="$TMP" git apply -R "$TOP/patches/pytorch/0003-cccl3-removed-cub-names.patch") ||
 	fail "0003 cannot be undone in the copy"
 # shellcheck disable=SC2086
 run 1 "$BW" doctor --profile "$TMP/p26.yaml" --source "$t26u" $ok26 --set "build.env.CXXFLAGS=-isystem $TMP/nvmlinc"
-contains "$TMP/out" "lacks 1 of the 5 patches that source.patches 'pytorch' applies to 2.6"
+contains "$TMP/out" "lacks 1 of the 6 patches that source.patches 'pytorch' applies to 2.6"
 contains "$TMP/out" "apply $TOP/patches/pytorch/0003-cccl3-removed-cub-names.patch) or build"
 # Files unlike what a patch expects: neither applied nor applicable, said (t26 lacks 0003's and 0004's files).
 run 1 "$BW" doctor --profile "$TMP/p26.yaml" --source "$t26" --set "cuda.home=$TMP/cuda13"
@@ -272,7 +272,7 @@ contains "$TMP/out" "0003-cccl3-removed-cub-names.patch ('aten/src/ATen/cuda/cub
 # plan --source: no patch reaches a --source tree (it listed 0001 "for v2.6.0", the profile's ref).
 run 0 "$BW" plan --profile "$TMP/p26.yaml" --source "$t26u"
 contains "$TMP/out" "patches      none: a --source tree is built as it is (source.patches 'pytorch' is not applied)"
-contains "$TMP/out" "  the series has 5 for torch 2.6 (its version.txt): 'bwbuild doctor --source $t26u' says whether the tree has them"
+contains "$TMP/out" "  the series has 6 for torch 2.6 (its version.txt): 'bwbuild doctor --source $t26u' says whether the tree has them"
 grep -q "0001-select" "$TMP/out" && fail "plan --source lists the series' patches"
 run 0 "$BW" plan --profile "$TMP/p26.yaml" --source "$t26u" --json
 python3 -c 'import json,sys; p=json.load(open(sys.argv[1]))["patches"]; assert p["selected"] == [] and p["not_applied"] == "a --source tree is built as it is", p' "$TMP/out"
