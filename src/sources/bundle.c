@@ -521,6 +521,24 @@ bundle_meta_problem(const struct json *meta)
 
 /* ---- extraction ---- */
 
+/* The first member, bwbuild-bundle.json, parsed and checked into *meta; -1 after reporting. */
+static int
+meta_take(const char *file, const struct tar_member *m, struct json **meta)
+{
+	struct buf why = BUF_INIT;
+	const char *problem;
+
+	if (strcmp(m->name, BUNDLE_META) || m->type != TAR_FILE || m->size > META_MAX)
+		return error("'%s' is no bwbuild bundle: it does not begin with %s", file,
+			     BUNDLE_META);
+	*meta = json_parse((const char *)m->data, (size_t)m->size, &why);
+	problem = *meta ? bundle_meta_problem(*meta) : why.s;
+	if (problem)
+		error("'%s' is no bwbuild bundle bwbuild reads: %s", file, problem);
+	buf_release(&why);
+	return problem ? -1 : 0;
+}
+
 struct extract {
 	const char *file;
 	int root;            /* the temporary directory, opened */
@@ -563,19 +581,8 @@ extract_member(void *ctx, const struct tar_member *m)
 	int dir, fd, rc = -1;
 
 	if (x->first) {
-		struct buf why = BUF_INIT;
-		const char *problem;
-
 		x->first = 0;
-		if (strcmp(m->name, BUNDLE_META) || m->type != TAR_FILE || m->size > META_MAX)
-			return error("'%s' is no bwbuild bundle: it does not begin with %s", x->file,
-				     BUNDLE_META);
-		x->meta = json_parse((const char *)m->data, (size_t)m->size, &why);
-		problem = x->meta ? bundle_meta_problem(x->meta) : why.s;
-		if (problem)
-			error("'%s' is no bwbuild bundle bwbuild reads: %s", x->file, problem);
-		buf_release(&why);
-		return problem ? -1 : 0;
+		return meta_take(x->file, m, &x->meta);
 	}
 	if (strncmp(m->name, SRC_PREFIX, strlen(SRC_PREFIX)) && strcmp(m->name, "src"))
 		return error("'%s': member '%s' is not a file of the tree (src/...)", x->file,
@@ -736,19 +743,9 @@ static int
 meta_member(void *ctx, const struct tar_member *m)
 {
 	struct meta_only *mo = ctx;
-	struct buf why = BUF_INIT;
-	const char *problem;
 
-	if (strcmp(m->name, BUNDLE_META) || m->type != TAR_FILE || m->size > META_MAX)
-		return error("'%s' is no bwbuild bundle: it does not begin with %s", mo->file,
-			     BUNDLE_META);
-	mo->meta = json_parse((const char *)m->data, (size_t)m->size, &why);
-	problem = mo->meta ? bundle_meta_problem(mo->meta) : why.s;
-	if (problem)
-		error("'%s' is no bwbuild bundle bwbuild reads: %s", mo->file, problem);
-	buf_release(&why);
 	/* 1 stops the read after the first member */
-	return problem ? -1 : 1;
+	return meta_take(mo->file, m, &mo->meta) < 0 ? -1 : 1;
 }
 
 int
