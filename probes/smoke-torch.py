@@ -282,6 +282,44 @@ def c_graph():
     return "capture and 3 replays"
 
 
+CUDA_LIB_STEMS = ("libcudart", "libcublas", "libcublasLt", "libcudnn", "libnccl", "libcufft",
+                  "libcurand", "libcusolver", "libcusparse", "libcusparseLt", "libnvrtc",
+                  "libnvJitLink", "libcupti", "libnvshmem_host", "libnvToolsExt")
+
+
+@check("cuda_libs")
+def c_cuda_libs():
+    """Where the CUDA libraries this process loaded came from (the wheel's
+    RUNPATH into site-packages/nvidia, its own copies, or the machine's),
+    and that no library is loaded twice from two places."""
+    torch.backends.cudnn.is_available()
+    seen = {}
+    with open("/proc/self/maps") as f:
+        for line in f:
+            path = line.split(None, 5)[-1].strip() if line.count(" ") >= 5 else ""
+            base = os.path.basename(path)
+            stem = base.split(".so")[0]
+            if path.startswith("/") and ".so" in base and stem in CUDA_LIB_STEMS:
+                seen.setdefault(stem, set()).add(os.path.realpath(path))
+    twice = {k: sorted(v) for k, v in seen.items() if len(v) > 1}
+    if twice:
+        raise RuntimeError("loaded twice from different files: %s" % twice)
+    where = {k: next(iter(v)) for k, v in sorted(seen.items())}
+    emit(info={"cuda_libs": where})
+    site = os.path.dirname(os.path.dirname(torch.__file__))
+
+    def place(p):
+        if p.startswith(os.path.join(site, "nvidia") + os.sep):
+            return "site-packages/" + os.path.relpath(os.path.dirname(p), site)
+        if p.startswith(site + os.sep):
+            return "the wheel (" + os.path.relpath(os.path.dirname(p), site) + ")"
+        return os.path.dirname(p)
+    groups = {}
+    for k, p in where.items():
+        groups.setdefault(place(p), []).append(k)
+    return "; ".join("%s from %s" % (" ".join(v), g) for g, v in sorted(groups.items()))
+
+
 def have_triton():
     try:
         import triton  # noqa: F401
@@ -294,13 +332,22 @@ def have_triton():
 def c_compile():
     if not have_triton():
         raise Warn("Triton is not importable: torch.compile's Inductor cannot make GPU kernels")
+    try:
+        import triton
+        version = triton.__version__
+    except Exception:
+        version = "?"
+    emit(info={"triton": version})
     m = torch.nn.Sequential(torch.nn.Linear(64, 64), torch.nn.GELU(), torch.nn.Linear(64, 8)).cuda()
     x = torch.randn(16, 64, device="cuda")
     ref = m(x)
-    got = torch.compile(m)(x)
+    try:
+        got = torch.compile(m)(x)
+    except Exception as e:
+        raise RuntimeError("with Triton %s: %s" % (version, reason_of(e)))
     if not close(got, ref, rtol=1e-3, atol=1e-3):
-        raise RuntimeError("compiled model differs from eager")
-    return "Inductor on a 2-layer MLP matches eager"
+        raise RuntimeError("compiled model differs from eager (Triton %s)" % version)
+    return "Inductor on a 2-layer MLP matches eager (Triton %s)" % version
 
 
 @check("flex_attention")

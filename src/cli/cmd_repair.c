@@ -9,6 +9,7 @@
 #include "core/diag.h"
 #include "core/safefile.h"
 #include "core/util.h"
+#include "wheel/cudalibs.h"
 #include "wheel/repair.h"
 
 static const char about[] =
@@ -37,11 +38,21 @@ make_scratch(struct buf *dir)
 int
 cmd_repair(int argc, char **argv, const struct command *cmd)
 {
-	const char *wheel = NULL, *dir = "wheelhouse";
+	const char *wheel = NULL, *dir = "wheelhouse", *form = "pip";
+	struct strvec requires = STRVEC_INIT;
+	unsigned cuda = 0;
 	const struct option options[] = {
 		OPT_ARG("wheel", &wheel, "WHEEL", "the wheel to repair"),
 		OPT_STRING('w', "wheel-dir", &dir, "DIR",
 			   "where the repaired wheel goes (default: wheelhouse)"),
+		OPT_STRING(0, "cuda-libs", &form, "FORM",
+			   "CUDA's libraries: pip (Requires-Dist on nvidia-* and RUNPATH into "
+			   "site-packages/nvidia; the default), vendor (copied in) or system"),
+		OPT_UNSIGNED(0, "cuda", &cuda, "MAJOR", 12, 13,
+			     "the CUDA major the wheel was built with (default: from the sonames "
+			     "its libraries need)"),
+		OPT_LIST(0, "require", &requires, "REQ",
+			 "one more Requires-Dist value, such as 'triton==3.2.0' (repeatable)"),
 		OPT_END(),
 	};
 	struct repair_opts o = { .ldconf = "/etc/ld.so.conf", .epoch = 315532800 };
@@ -55,10 +66,17 @@ cmd_repair(int argc, char **argv, const struct command *cmd)
 	ret = EXIT_USAGE;
 	if (!is_regular(wheel)) {
 		error("'%s' is not a file; give the path of a .whl", wheel);
-		return ret;
+		goto out;
 	}
 	if (source_date_epoch(&o.epoch) < 0)
-		return ret;
+		goto out;
+	o.cuda_libs = cuda_libs_form_parse(form);
+	if (o.cuda_libs < 0) {
+		error("--cuda-libs is pip, vendor or system, not '%s'", form);
+		goto out;
+	}
+	o.cuda_major = cuda;
+	o.requires = &requires;
 	o.ld_library_path = getenv("LD_LIBRARY_PATH");
 	if (mkdir_p(dir) < 0 || make_scratch(&scratch) < 0)
 		goto out;
@@ -77,7 +95,17 @@ cmd_repair(int argc, char **argv, const struct command *cmd)
 		for (size_t k = 0; k < ARRAY_SIZE(e); k++)
 			buf_release(&e[k]);
 	}
-	if (!res.n) {
+	for (size_t i = 0; i < res.ncuda; i++) {
+		struct buf e = BUF_INIT;
+
+		diag_printf(stdout, "%s: Requires-Dist %s, RUNPATH into %s (%s)\n",
+			    diag_name(&e, res.cuda[i].soname), res.cuda[i].requirement, res.cuda[i].dir,
+			    res.cuda[i].source);
+		buf_release(&e);
+	}
+	for (size_t i = res.ncuda; i < res.requires.n; i++)
+		diag_printf(stdout, "Requires-Dist %s\n", res.requires.v[i]);
+	if (!res.rewritten) {
 		char *a, *b;
 		int same;
 
@@ -107,5 +135,6 @@ out:
 	buf_release(&why);
 	buf_release(&copy);
 	buf_release(&name);
+	strvec_clear(&requires);
 	return ret;
 }

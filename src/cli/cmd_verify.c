@@ -11,6 +11,7 @@
 #include "cli/report.h"
 #include "pipeline/resolve.h"
 #include "core/util.h"
+#include "wheel/cudalibs.h"
 #include "wheel/verify.h"
 
 static const char about[] =
@@ -63,6 +64,7 @@ cmd_verify(int argc, char **argv, const struct command *cmd)
 		ex.ptx = &ptx;
 		ex.exceptions = exc = plan_exceptions(&p, &ex.nexceptions);
 		ex.cxx11_abi = p.cxx11_abi == TRI_OFF ? 2 : 1;
+		ex.cuda_libs = cuda_libs_form_of(&p);
 	}
 	if (against) {
 		if (torch_ref_load(&torch, against) < 0) {

@@ -74,7 +74,8 @@ build_json(struct build *b)
 	json_set(j, "oom_recoveries", b->recoveries);
 	json_set(j, "cache", b->cache ? b->cache : json_null());
 	json_set(j, "repair", b->vendored ? b->vendored : json_null());
-	b->recoveries = b->cache = b->vendored = NULL;
+	json_set(j, "cuda_libs", b->cuda_libs ? b->cuda_libs : json_null());
+	b->recoveries = b->cache = b->vendored = b->cuda_libs = NULL;
 	json_set(j, "mem_budget", json_number((double)pl->jobs.budget));
 	json_set(j, "python", json_string(b->python.s));
 	json_set(j, "pythonpath", b->pythonpath.len ? json_string(b->pythonpath.s) : json_null());

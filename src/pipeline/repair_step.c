@@ -16,6 +16,8 @@
 #include "core/safefile.h"
 #include "core/util.h"
 #include "pipeline/step.h"
+#include "profile/profview.h"
+#include "wheel/cudalibs.h"
 #include "wheel/repair.h"
 
 int
@@ -30,6 +32,30 @@ repair_check(struct build *b)
 			"install it (apt-get install patchelf) or set wheel.repair: off");
 	free(pe);
 	return 0;
+}
+
+/*
+ * The Triton a CUDA wheel of this tree declares, as PyTorch's release
+ * wheels do (.circleci/scripts/binary_populate_env.sh appends
+ * "triton==$(cat .ci/docker/triton_version.txt)" to
+ * PYTORCH_EXTRA_INSTALL_REQUIREMENTS): "triton==3.2.0; ..." into `out`;
+ * nothing when the tree pins none (Debian's source package has no .ci/).
+ */
+int
+triton_requirement(const char *src_dir, struct buf *out)
+{
+	struct buf path = BUF_INIT, text = BUF_INIT;
+	size_t n;
+
+	buf_addf(&path, "%s/.ci/docker/triton_version.txt", src_dir);
+	if (is_regular(path.s) && read_file(&text, path.s) == 0 && text.len < 64) {
+		n = strspn(text.s, "0123456789.");
+		if (n && text.s[n - 1] != '.' && strchr("\r\n", text.s[n]))
+			buf_addf(out, "triton==%.*s; platform_system == \"Linux\"", (int)n, text.s);
+	}
+	buf_release(&path);
+	buf_release(&text);
+	return out->len ? 1 : 0;
 }
 
 /* <work>/repair, empty and this build's: no link at its name, nothing of an earlier run in it. */
@@ -53,7 +79,8 @@ repair_run(struct build *b)
 	struct repair_opts o = { .ldconf = "/etc/ld.so.conf", .epoch = b->epoch };
 	struct repair_result res;
 	struct buf scratch = BUF_INIT, dir = BUF_INIT, out = BUF_INIT, why = BUF_INIT;
-	struct buf libs = BUF_INIT;
+	struct buf libs = BUF_INIT, triton = BUF_INIT;
+	struct strvec requires = STRVEC_INIT;
 	char *pe = NULL;
 	int rc = -1;
 
@@ -70,6 +97,12 @@ repair_run(struct build *b)
 		o.provided_libs = libs.s;
 	}
 	o.ld_library_path = getenv("LD_LIBRARY_PATH");
+	o.cuda_libs = b->profile.cuda_libs.str ? cuda_libs_form_parse(b->profile.cuda_libs.str)
+					       : CUDA_LIBS_PIP;
+	if (profile_feature_on(&b->profile, FEAT_CUDA) && o.cuda_libs == CUDA_LIBS_PIP &&
+	    triton_requirement(b->plan.src_dir, &triton))
+		strvec_push(&requires, triton.s);
+	o.requires = &requires;
 	pe = find_program("patchelf");
 	o.patchelf = pe;
 	if (scratch_dir(b, &scratch) < 0)
@@ -82,9 +115,15 @@ repair_run(struct build *b)
 		repair_result_release(&res);
 		goto out;
 	}
+	for (size_t i = 0; i < res.ncuda; i++)
+		step_note(STEP_REPAIR, "%s: Requires-Dist %s, RUNPATH into %s (%s)", res.cuda[i].soname,
+			  res.cuda[i].requirement, res.cuda[i].dir, res.cuda[i].source);
+	for (size_t i = res.ncuda; i < res.requires.n; i++)
+		step_note(STEP_REPAIR, "Requires-Dist %s", res.requires.v[i]);
 	if (!res.n)
 		step_note(STEP_REPAIR, "nothing to copy in: every library the wheel needs is in it "
-			  "or on the manylinux/CUDA allow-lists");
+			  "or on the manylinux/CUDA allow-lists%s", res.ncuda ?
+			  "; CUDA's come from NVIDIA's pip packages (wheel.cuda_libs: pip)" : "");
 	for (size_t i = 0; i < res.n; i++)
 		step_note(STEP_REPAIR, "%s %s %s as %s (needed by %s%s)", res.libs[i].soname,
 			  res.libs[i].provided ? "is the file" : "from", res.libs[i].from,
@@ -101,6 +140,8 @@ repair_run(struct build *b)
 	}
 	json_free(b->vendored);
 	b->vendored = repair_result_json(&res);
+	json_free(b->cuda_libs);
+	b->cuda_libs = res.cuda_major || res.ncuda ? repair_cuda_json(&res, o.cuda_libs) : NULL;
 	buf_reset(&b->wheel);
 	buf_addstr(&b->wheel, out.s);
 	repair_result_release(&res);
@@ -114,5 +155,7 @@ out:
 	buf_release(&why);
 	free(pe);
 	buf_release(&libs);
+	buf_release(&triton);
+	strvec_clear(&requires);
 	return rc;
 }

@@ -579,6 +579,7 @@ build_release(struct build *b)
 	toolchain_release(&b->toolchain);
 	json_free(b->recoveries);
 	json_free(b->vendored);
+	json_free(b->cuda_libs);
 	json_free(b->cache);
 	repo_tree_info_release(&b->tree);
 	patch_set_release(&b->patches);

@@ -46,6 +46,7 @@ struct build {
 	int outputs_open;             /* configure on: this run writes into a --source tree (outputs.c) */
 	struct buf wheel;             /* wheel: the wheel in <work>/dist */
 	struct json *vendored;        /* repair: the libraries copied in (repair_result_json), or NULL */
+	struct json *cuda_libs;       /* repair: CUDA's libraries, how the wheel gets them (repair_cuda_json), or NULL */
 	struct wheel_report report;   /* verify */
 	int have_report;
 	struct json *runtime;         /* smoke: the result on this machine's GPU, or NULL */
@@ -125,6 +126,8 @@ int compile_run(struct build *b);
 int package_run(struct build *b);               /* src/pipeline/package.c */
 int repair_check(struct build *b);              /* src/pipeline/repair_step.c */
 int repair_run(struct build *b);
+/* "triton==3.2.0; platform_system == \"Linux\"" for a tree that pins its Triton: 1; else 0. */
+int triton_requirement(const char *src_dir, struct buf *out);
 int verify_run(struct build *b);                /* src/pipeline/verify_step.c */
 int smoke_step_run(struct build *b);            /* src/pipeline/smoke_step.c */
 int publish_check(struct build *b);             /* src/pipeline/publish.c */

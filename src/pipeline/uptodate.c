@@ -17,6 +17,7 @@
 #include "pipeline/uptodate.h"
 #include "core/safefile.h"
 #include "core/util.h"
+#include "wheel/cudalibs.h"
 #include "wheel/verify.h"
 
 static void
@@ -172,6 +173,7 @@ wheel_still_good(struct build *t, const char *wheel, const char *sha256, struct 
 
 	ex.exceptions = exc;
 	ex.cxx11_abi = t->profile.cxx11_abi == TRI_OFF ? 2 : 1;
+	ex.cuda_libs = cuda_libs_form_of(&t->profile);
 	if (t->have_report) {
 		wheel_report_release(&t->report);
 		t->have_report = 0;

@@ -17,6 +17,7 @@
 #include "wheel/repack.h"
 #include "pipeline/step.h"
 #include "core/util.h"
+#include "wheel/cudalibs.h"
 #include "wheel/verify.h"
 
 /*
@@ -105,6 +106,7 @@ verify_once(struct build *b, int repacked)
 
 	ex.exceptions = exc;
 	ex.cxx11_abi = b->profile.cxx11_abi == TRI_OFF ? 2 : 1;
+	ex.cuda_libs = cuda_libs_form_of(&b->profile);
 	if (b->have_torch) {
 		/* An extension: torch's libraries come from torch, its C++ ABI is torch's. */
 		ex.provided = &b->torch.sonames;

@@ -209,6 +209,13 @@ is_cache_kind(const char *s, struct buf *why)
 }
 
 static int
+is_cuda_libs_form(const char *s, struct buf *why)
+{
+	(void)why;
+	return !strcmp(s, "pip") || !strcmp(s, "vendor") || !strcmp(s, "system");
+}
+
+static int
 is_redis_url(const char *s, struct buf *why)
 {
 	(void)why;
@@ -521,6 +528,10 @@ const struct profile_key profile_keys[] = {
 	  "the platform tag: auto (what the libraries earn), linux, manylinux_2_X" },
 	{ "wheel", "repair", KEY_SWITCH, AT(repair), AT(repair_loc), NULL, "is on or off",
 	  "copy into the wheel the libraries it needs from this machine (auditwheel repair)" },
+	{ "wheel", "cuda_libs", KEY_STRING, AT(cuda_libs), 0, is_cuda_libs_form,
+	  "is pip, vendor or system",
+	  "CUDA's libraries: pip (Requires-Dist on nvidia-* and RUNPATH into site-packages/nvidia, "
+	  "the default), vendor (copied in) or system (the installing machine's)" },
 	{ "wheel", "version_suffix", KEY_STRING, AT(version_suffix), 0, is_local_label,
 	  "must be a PEP 440 local label such as '+cu130'", "appended to version.txt" },
 	{ "runtime", "env", KEY_MAP, AT(runtime_env), AT(nruntime_env), NULL, NULL,

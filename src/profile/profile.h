@@ -119,6 +119,7 @@ struct profile {
 	struct pvalue platform;     /* wheel.platform: auto, linux, manylinux_2_X */
 	enum tri repair;            /* wheel.repair: copy in what the libraries need; unset = on */
 	struct loc repair_loc;
+	struct pvalue cuda_libs;    /* wheel.cuda_libs: pip (unset), vendor or system */
 	enum tri cxx11_abi;         /* build.cxx11_abi; unset = on (PyTorch since 2.6) */
 	struct loc cxx11_abi_loc;
 	struct pexception *exceptions;

@@ -94,6 +94,8 @@ profile_json(const struct profile *p)
 	json_set(o, "build", build);
 	if (p->version_suffix.str)
 		json_set(wheel, "version_suffix", json_string(p->version_suffix.str));
+	if (p->cuda_libs.str)
+		json_set(wheel, "cuda_libs", json_string(p->cuda_libs.str));
 	json_set(o, "wheel", wheel);
 	for (i = 0; i < p->nruntime_env; i++)
 		json_set(env, p->runtime_env[i].key, json_string(p->runtime_env[i].val));

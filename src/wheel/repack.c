@@ -31,6 +31,7 @@
 #include "core/diag.h"
 #include "core/hash.h"
 #include "formats/record.h"
+#include "wheel/cudalibs.h"
 #include "wheel/repack.h"
 #include "core/strvec.h"
 #include "core/safefile.h"
@@ -151,12 +152,13 @@ retag_wheel_file(const char *text, const char *platform, struct buf *out)
 }
 
 /*
- * METADATA with the requirement on `name` replaced by `req` (an
- * environment marker after ';' kept), or `req` added after the last
+ * METADATA with the requirement on `name` replaced by `req` (its
+ * environment marker after ';' kept with `keep_marker`), or `req` added after the last
  * Requires-Dist (else at the end of the headers).
  */
 static void
-pin_requirement(const char *text, const char *name, const char *req, struct buf *out)
+pin_requirement(const char *text, const char *name, const char *req, int keep_marker,
+		struct buf *out)
 {
 	const char *body = strstr(text, "\n\n"), *p = text;
 	const char *end = body ? body + 1 : text + strlen(text);
@@ -174,7 +176,7 @@ pin_requirement(const char *text, const char *name, const char *req, struct buf 
 				const char *semi = memchr(v, ';', n - (size_t)(v - p));
 
 				buf_addf(out, "Requires-Dist: %s", req);
-				if (semi)
+				if (semi && keep_marker)
 					buf_addf(out, " %.*s", (int)(p + n - semi), semi);
 				buf_addch(out, '\n');
 				done = 1;
@@ -550,7 +552,8 @@ find_special(struct repack *r, const char *in, struct buf *why)
 			r->record_e = e;
 		else if (member_rank(e->name) == 1 && ends_with(e->name, "/WHEEL"))
 			r->wheel_e = e;
-		else if (member_rank(e->name) == 1 && ends_with(e->name, "/METADATA") && r->o->requires)
+		else if (member_rank(e->name) == 1 && ends_with(e->name, "/METADATA") &&
+			 (r->o->requires || (r->o->add_requires && r->o->add_requires->n)))
 			r->meta_e = e;
 		if (e->method != 0 && e->method != 8) {
 			buf_addf(why, "'%s' uses compression method %u (only stored and deflate)",
@@ -580,7 +583,20 @@ make_members(struct repack *r, struct buf *why)
 		buf_reset(&text);
 		if (zip_read_all(&r->z, r->meta_e, &text, 16 << 20, why) < 0)
 			goto out;
-		pin_requirement(text.s, o->requires_name, o->requires, &r->meta);
+		if (o->requires)
+			pin_requirement(text.s, o->requires_name, o->requires, 1, &r->meta);
+		else
+			buf_addstr(&r->meta, text.s);
+		for (size_t i = 0; o->add_requires && i < o->add_requires->n; i++) {
+			struct buf name = BUF_INIT;
+
+			buf_reset(&text);
+			buf_add(&text, r->meta.s, r->meta.len);
+			buf_reset(&r->meta);
+			requirement_name(o->add_requires->v[i], &name, NULL);
+			pin_requirement(text.s, name.s, o->add_requires->v[i], 0, &r->meta);
+			buf_release(&name);
+		}
 	}
 	r->ov = xcalloc(o->nfiles + 2, sizeof(*r->ov));
 	r->fd = xcalloc(o->nfiles + 1, sizeof(*r->fd));

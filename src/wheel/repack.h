@@ -4,6 +4,7 @@
 #include <stddef.h>
 
 struct buf;
+struct strvec;
 
 /*
  * A wheel rewritten the same way every time: members in a fixed order
@@ -29,6 +30,7 @@ struct repack_opts {
 	long long epoch;       /* every member's time; before 1980 (or < 0): 1980-01-01 */
 	const char *requires_name; /* METADATA's Requires-Dist on this package ... */
 	const char *requires;      /* ... becomes this ("torch==2.11.0+cu130"), added if absent */
+	const struct strvec *add_requires; /* whole Requires-Dist values, each replacing one on its package */
 	const struct repack_file *files; /* members replaced or added (RECORD follows them) */
 	size_t nfiles;
 };

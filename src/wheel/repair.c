@@ -4,6 +4,7 @@
  * sonames, the members that need them rewritten by patchelf, the wheel
  * repacked (wheel/repack.c) with RECORD following every change.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
@@ -24,6 +25,7 @@
 #include "formats/ldconf.h"
 #include "formats/manylinux.h"
 #include "formats/zip.h"
+#include "wheel/cudalibs.h"
 #include "wheel/repack.h"
 #include "wheel/repair.h"
 #include "wheel/verify.h"
@@ -54,6 +56,9 @@ struct repair_ctx {
 	struct strvec dirs;       /* where libraries are looked for after a member's own */
 	struct repair_result *res;
 	struct buf *why;
+	int form;                 /* enum cuda_libs_form, UNSET taken as PIP */
+	struct cuda_dist_index ix;
+	struct strvec cuda_dirs;  /* the pip form: every package's directory, each once */
 };
 
 void
@@ -156,7 +161,11 @@ scan_members(struct repair_ctx *c)
 static int
 is_external(const struct repair_ctx *c, const char *soname)
 {
-	if (strhash_has(&c->in_wheel, soname) || soname_origin(soname) != SONAME_UNKNOWN)
+	enum soname_origin origin = soname_origin(soname);
+
+	if (strhash_has(&c->in_wheel, soname))
+		return 0;
+	if (origin != SONAME_UNKNOWN && !(origin == SONAME_CUDA && c->form == CUDA_LIBS_VENDOR))
 		return 0;
 	if (c->o->provided && strset_has(c->o->provided, soname))
 		return 0;
@@ -173,7 +182,7 @@ is_external(const struct repair_ctx *c, const char *soname)
  */
 static int
 try_candidate(const char *dir, const char *soname, uint16_t machine, struct buf *real,
-	      struct strvec *needed)
+	      struct strvec *needed, struct buf *own_soname)
 {
 	struct buf path = BUF_INIT, why = BUF_INIT;
 	struct elf_dynamic d;
@@ -194,6 +203,8 @@ try_candidate(const char *dir, const char *soname, uint16_t machine, struct buf 
 			    have == machine) {
 				for (size_t i = 0; i < d.needed.n; i++)
 					strvec_push(needed, d.needed.v[i]);
+				if (own_soname && d.soname)
+					buf_addstr(own_soname, d.soname);
 				buf_addstr(real, abs);
 				ok = 1;
 			}
@@ -305,7 +316,7 @@ vendor(struct repair_ctx *c, const char *soname, const char *by, const struct st
 	if (soname_ok(c, soname, by) < 0)
 		goto out;
 	for (i = 0; i < dirs->n; i++)
-		if (try_candidate(dirs->v[i], soname, machine, &real, &needed))
+		if (try_candidate(dirs->v[i], soname, machine, &real, &needed, NULL))
 			break;
 	if (i == dirs->n) {
 		struct buf where = BUF_INIT;
@@ -326,7 +337,11 @@ vendor(struct repair_ctx *c, const char *soname, const char *by, const struct st
 		buf_addf(c->why, "cannot read '%s': %s", real.s, strerror(errno));
 		goto out;
 	}
-	repair_hashed_name(soname, hex.s, &name);
+	/* cuDNN and NVRTC dlopen their siblings by these names: CUDA's keep theirs. */
+	if (soname_origin(soname) == SONAME_CUDA)
+		buf_addstr(&name, soname);
+	else
+		repair_hashed_name(soname, hex.s, &name);
 	c->res->libs = xrealloc(c->res->libs, (c->res->n + 1) * sizeof(*c->res->libs));
 	l = &c->res->libs[c->res->n++];
 	memset(l, 0, sizeof(*l));
@@ -362,6 +377,170 @@ vendored(const struct repair_result *res, const char *soname)
 		if (!strcmp(res->libs[i].soname, soname))
 			return &res->libs[i];
 	return NULL;
+}
+
+/*
+ * The vendor form: what cuDNN and NVRTC dlopen by name (libcudnn_ops.so.9,
+ * libnvrtc-builtins.so.13.0) is in no DT_NEEDED, so the files of their
+ * directory that carry such a soname come along.
+ */
+static int
+vendor_siblings(struct repair_ctx *c, uint16_t machine)
+{
+	static const char *const families[][2] = {
+		{ "libcudnn.so", "libcudnn_" }, { "libnvrtc.so", "libnvrtc-builtins" },
+	};
+	int rc = 0;
+
+	for (size_t i = 0; i < c->res->n && !rc; i++) {
+		for (size_t f = 0; f < ARRAY_SIZE(families) && !rc; f++) {
+			struct buf dir = BUF_INIT, by = BUF_INIT;
+			struct strvec names = STRVEC_INIT, one = STRVEC_INIT;
+			struct dirent *de;
+			DIR *d;
+
+			if (!starts_with(c->res->libs[i].soname, families[f][0]))
+				continue;
+			buf_add(&dir, c->res->libs[i].from,
+				(size_t)(strrchr(c->res->libs[i].from, '/') - c->res->libs[i].from));
+			buf_addf(&by, "%s (dlopen)", c->res->libs[i].soname);
+			d = opendir(dir.s);
+			while (d && (de = readdir(d)))
+				if (starts_with(de->d_name, families[f][1]) && strstr(de->d_name, ".so."))
+					strvec_push(&names, de->d_name);
+			if (d)
+				closedir(d);
+			strvec_sort(&names);
+			strvec_push(&one, dir.s);
+			for (size_t k = 0; k < names.n && !rc; k++) {
+				struct buf real = BUF_INIT, own = BUF_INIT;
+				struct strvec needed = STRVEC_INIT;
+
+				/* Only the name the library calls itself: not the links to it. */
+				if (try_candidate(dir.s, names.v[k], machine, &real, &needed, &own) &&
+				    !strcmp(own.s ? own.s : "", names.v[k]) && is_external(c, names.v[k]))
+					rc = vendor(c, names.v[k], by.s, &one, machine, 1);
+				buf_release(&real);
+				buf_release(&own);
+				strvec_clear(&needed);
+			}
+			strvec_clear(&names);
+			strvec_clear(&one);
+			buf_release(&dir);
+			buf_release(&by);
+		}
+	}
+	return rc;
+}
+
+static const struct cuda_dist *
+cuda_declared(const struct repair_result *res, const char *soname)
+{
+	for (size_t i = 0; i < res->ncuda; i++)
+		if (!strcmp(res->cuda[i].soname, soname))
+			return &res->cuda[i];
+	return NULL;
+}
+
+/* Whether the member needs a CUDA library the wheel does not carry (the pip form's RUNPATH). */
+static int
+needs_cuda(const struct repair_ctx *c, const struct elf_member *m)
+{
+	for (size_t j = 0; j < m->needed.n; j++)
+		if (cuda_declared(c->res, m->needed.v[j]))
+			return 1;
+	return 0;
+}
+
+/*
+ * The pip form: the package of one CUDA library (and of the CUDA
+ * libraries it needs in turn) declared, found from this machine's copy
+ * where there is one.
+ */
+static int
+declare_cuda(struct repair_ctx *c, const char *soname, const struct strvec *dirs,
+	     uint16_t machine, int depth)
+{
+	struct strvec needed = STRVEC_INIT;
+	struct buf real = BUF_INIT;
+	struct cuda_dist d;
+	size_t i;
+	int rc = 0;
+
+	if (cuda_declared(c->res, soname) || strhash_has(&c->in_wheel, soname) ||
+	    (c->o->provided && strset_has(c->o->provided, soname)))
+		return 0;
+	if (soname_ok(c, soname, "the wheel") < 0)
+		return -1;
+	if (c->res->ncuda >= REPAIR_MAX || depth > REPAIR_DEPTH) {
+		buf_addf(c->why, "more than %d CUDA libraries, or a chain deeper than %d, at '%s'",
+			 REPAIR_MAX, REPAIR_DEPTH, soname);
+		return -1;
+	}
+	for (i = 0; i < dirs->n; i++)
+		if (try_candidate(dirs->v[i], soname, machine, &real, &needed, NULL))
+			break;
+	if (cuda_dist_find(&c->ix, soname, real.len ? real.s : NULL, c->res->cuda_major, &d,
+			   c->why) < 0) {
+		buf_addstr(c->why, "; set wheel.cuda_libs: vendor or system in the profile");
+		rc = -1;
+		goto out;
+	}
+	c->res->cuda = xreallocarray(c->res->cuda, c->res->ncuda + 1, sizeof(*c->res->cuda));
+	c->res->cuda[c->res->ncuda++] = d;
+	strset_add(&c->cuda_dirs, d.dir);
+	for (i = 0; i < needed.n && !rc; i++)
+		if (soname_origin(needed.v[i]) == SONAME_CUDA)
+			rc = declare_cuda(c, needed.v[i], &c->dirs, machine, depth + 1);
+out:
+	strvec_clear(&needed);
+	buf_release(&real);
+	return rc;
+}
+
+static int
+declare_all(struct repair_ctx *c)
+{
+	struct strvec all = STRVEC_INIT;
+	int rc = 0;
+
+	for (size_t i = 0; i < c->nm; i++)
+		for (size_t j = 0; j < c->m[i].needed.n; j++)
+			strvec_push(&all, c->m[i].needed.v[j]);
+	c->res->cuda_major = c->o->cuda_major ? c->o->cuda_major : cuda_major_of(&all);
+	strvec_clear(&all);
+	for (size_t i = 0; i < c->nm && !rc; i++) {
+		const struct elf_member *m = &c->m[i];
+		struct strvec dirs = STRVEC_INIT;
+		int have = 0;
+
+		for (size_t j = 0; j < m->needed.n && !rc; j++) {
+			if (soname_origin(m->needed.v[j]) != SONAME_CUDA)
+				continue;
+			if (!have++ && search_dirs(c, m->e->name, m->runpath, &dirs) < 0)
+				rc = -1;
+			else
+				rc = declare_cuda(c, m->needed.v[j], &dirs, m->machine, 0);
+		}
+		strvec_clear(&dirs);
+	}
+	for (size_t i = 0; i < c->res->ncuda; i++)
+		strvec_push(&c->res->requires, c->res->cuda[i].requirement);
+	return rc;
+}
+
+/* A RUNPATH entry that names a directory of the build machine: it goes. */
+static int
+has_absolute(const char *runpath)
+{
+	for (const char *p = runpath ? runpath : ""; *p;) {
+		size_t n = strcspn(p, ":");
+
+		if (n && strncmp(p, "$ORIGIN", 7) && strncmp(p, "${ORIGIN}", 9))
+			return 1;
+		p += n + (p[n] == ':');
+	}
+	return 0;
 }
 
 /*
@@ -423,14 +602,14 @@ new_runpath(const char *old, const char *libdir, struct buf *out)
 		size_t n = strcspn(p, ":");
 
 		if (n && (!strncmp(p, "$ORIGIN", 7) || !strncmp(p, "${ORIGIN}", 9))) {
-			have |= n == strlen(libdir) && !strncmp(p, libdir, n);
+			have |= libdir && n == strlen(libdir) && !strncmp(p, libdir, n);
 			if (out->len)
 				buf_addch(out, ':');
 			buf_add(out, p, n);
 		}
 		p += n + (p[n] == ':');
 	}
-	if (!have) {
+	if (!have && libdir) {
 		if (out->len)
 			buf_addch(out, ':');
 		buf_addstr(out, libdir);
@@ -504,10 +683,25 @@ edit_member(struct repair_ctx *c, const struct elf_member *m, const char *libdir
 		buf_add(&rp, next.s, next.len);
 		buf_release(&next);
 	}
-	if (!rc) {
-		strvec_pushl(&args, "--set-rpath", rp.s, NULL);
-		rc = patchelf(c, &args, path);
+	for (size_t k = 0; needs_cuda(c, m) && k < c->cuda_dirs.n; k++) {
+		struct buf next = BUF_INIT;
+
+		buf_reset(&origin);
+		runpath_entry_for(m->e->name, c->cuda_dirs.v[k], &origin);
+		new_runpath(rp.len ? rp.s : m->runpath, origin.s, &next);
+		buf_reset(&rp);
+		buf_add(&rp, next.s, next.len);
+		buf_release(&next);
 	}
+	/* Only the build machine's entries were there: none is left. */
+	if (!rp.len && m->runpath)
+		new_runpath(m->runpath, NULL, &rp);
+	if (!rc && rp.len)
+		strvec_pushl(&args, "--set-rpath", rp.s, NULL);
+	else if (!rc)
+		strvec_pushl(&args, "--remove-rpath", NULL);
+	if (!rc)
+		rc = patchelf(c, &args, path);
 	buf_release(&rp);
 	buf_release(&origin);
 	return rc;
@@ -575,7 +769,7 @@ edit_all(struct repair_ctx *c, const char *libdir, struct repack_file **files, s
 
 		for (size_t j = 0; j < m->needed.n && !needs; j++)
 			needs = vendored(c->res, m->needed.v[j]) != NULL;
-		if (!needs)
+		if (!needs && !needs_cuda(c, m) && !has_absolute(m->runpath))
 			continue;
 		strvec_pushf(paths, "%s/m%zu-%s", c->o->scratch, i, path_tail(m->e->name));
 		rc = edit_member(c, m, libdir, paths->v[paths->n - 1]);
@@ -613,8 +807,19 @@ vendor_all(struct repair_ctx *c)
 		if (rc < 0)
 			return -1;
 	}
+	if (c->form == CUDA_LIBS_VENDOR && c->nm && vendor_siblings(c, c->m[0].machine) < 0)
+		return -1;
 	for (size_t i = 0; i < c->res->n; i++)
 		sort_unique(&c->res->libs[i].needed_by);
+	return 0;
+}
+
+static int
+any_absolute(const struct repair_ctx *c)
+{
+	for (size_t i = 0; i < c->nm; i++)
+		if (has_absolute(c->m[i].runpath))
+			return 1;
 	return 0;
 }
 
@@ -641,7 +846,8 @@ valid_input(const char *in, struct buf *why)
 			 "it):");
 		for (size_t i = 0; i < r.errors.n - (size_t)r.summarised && shown < 5; i++)
 			if (!ends_with(r.errors.v[i], " (needed)") &&
-			    !ends_with(r.errors.v[i], " (runpath)") && ++shown)
+			    !ends_with(r.errors.v[i], " (runpath)") &&
+			    !ends_with(r.errors.v[i], " (cuda libs)") && ++shown)
 				buf_addf(why, "\n  %s", r.errors.v[i]);
 		if (all - r.mendable > shown)
 			buf_addf(why, "\n  ... and %zu more", all - r.mendable - shown);
@@ -655,7 +861,9 @@ wheel_repair(const char *in, const char *dir, const struct repair_opts *o,
 	     struct repair_result *res, struct buf *out, struct buf *why)
 {
 	struct repair_ctx c = { .o = o, .basenames = STRVEC_INIT, .in_wheel = STRHASH_INIT,
-				.dirs = STRVEC_INIT, .res = res, .why = why };
+				.dirs = STRVEC_INIT, .res = res, .why = why,
+				.form = o->cuda_libs ? o->cuda_libs : CUDA_LIBS_PIP,
+				.cuda_dirs = STRVEC_INIT };
 	struct strvec paths = STRVEC_INIT;
 	struct repack_file *files = NULL;
 	struct buf libdir = BUF_INIT;
@@ -664,6 +872,8 @@ wheel_repair(const char *in, const char *dir, const struct repair_opts *o,
 
 	memset(res, 0, sizeof(*res));
 	strvec_init(&res->patched);
+	strvec_init(&res->requires);
+	cuda_dist_index_init(&c.ix);
 	if (zip_open(&c.z, in) < 0) {
 		buf_addf(why, "cannot read '%s' as a zip", in);
 		return -1;
@@ -678,10 +888,12 @@ wheel_repair(const char *in, const char *dir, const struct repair_opts *o,
 		strhash_release(&seen);
 	}
 	ldconf_search_dirs(o->ldconf, &c.dirs);
-	if (vendor_all(&c) < 0)
+	if (vendor_all(&c) < 0 || (c.form == CUDA_LIBS_PIP && declare_all(&c) < 0))
 		goto out;
+	for (size_t i = 0; o->requires && i < o->requires->n; i++)
+		strvec_push(&res->requires, o->requires->v[i]);
 	buf_reset(out);
-	if (!res->n) {
+	if (!res->n && !res->requires.n && !any_absolute(&c)) {
 		buf_addstr(out, in);
 		rc = 0;
 		goto out;
@@ -690,11 +902,13 @@ wheel_repair(const char *in, const char *dir, const struct repair_opts *o,
 	if (edit_all(&c, libdir.s, &files, &nfiles, &paths) < 0)
 		goto out;
 	{
-		struct repack_opts ro = { .epoch = o->epoch, .files = files, .nfiles = nfiles };
+		struct repack_opts ro = { .epoch = o->epoch, .files = files, .nfiles = nfiles,
+					  .add_requires = &res->requires };
 
 		zip_close(&c.z);
 		open = 0;
 		rc = wheel_repack(in, dir, &ro, out, why);
+		res->rewritten = rc == 0;
 	}
 out:
 	if (open)
@@ -710,6 +924,8 @@ out:
 	strvec_clear(&c.basenames);
 	strhash_release(&c.in_wheel);
 	strvec_clear(&c.dirs);
+	strvec_clear(&c.cuda_dirs);
+	cuda_dist_index_release(&c.ix);
 	free(files);
 	buf_release(&libdir);
 	return rc;
@@ -731,7 +947,37 @@ repair_result_release(struct repair_result *res)
 	}
 	free(res->libs);
 	strvec_clear(&res->patched);
+	for (size_t i = 0; i < res->ncuda; i++)
+		cuda_dist_release(&res->cuda[i]);
+	free(res->cuda);
+	strvec_clear(&res->requires);
 	memset(res, 0, sizeof(*res));
+}
+
+struct json *
+repair_cuda_json(const struct repair_result *res, int form)
+{
+	struct json *o = json_object(), *pk = json_array(), *rq = json_array();
+
+	json_set(o, "form", json_string(cuda_libs_form_name(form ? form : CUDA_LIBS_PIP)));
+	json_set(o, "cuda", res->cuda_major ? json_number(res->cuda_major) : json_null());
+	for (size_t i = 0; i < res->ncuda; i++) {
+		const struct cuda_dist *d = &res->cuda[i];
+		struct json *e = json_object();
+
+		json_set(e, "soname", json_string(d->soname));
+		json_set(e, "dist", json_string(d->dist));
+		json_set(e, "version", d->version ? json_string(d->version) : json_null());
+		json_set(e, "dir", json_string(d->dir));
+		json_set(e, "requirement", json_string(d->requirement));
+		json_set(e, "source", json_string(d->source));
+		json_push(pk, e);
+	}
+	json_set(o, "packages", pk);
+	for (size_t i = 0; i < res->requires.n; i++)
+		json_push(rq, json_string(res->requires.v[i]));
+	json_set(o, "requires", rq);
+	return o;
 }
 
 struct json *

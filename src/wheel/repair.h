@@ -6,6 +6,7 @@
 #include "core/strvec.h"
 
 struct buf;
+struct cuda_dist;
 struct json;
 
 /*
@@ -25,6 +26,15 @@ struct json;
  * hashed name, the same file, is not copied again: the member is pointed
  * at that copy (DT_NEEDED renamed, RUNPATH into the package's libs
  * directory), so one process loads one libgomp, not two.
+ * CUDA's own libraries (cudart, cuBLAS, cuDNN, NCCL, ...) take one of
+ * three forms (`cuda_libs`): the pip form, as PyTorch's own wheels, adds
+ * Requires-Dist on the NVIDIA package that installs each (found from this
+ * machine's copy, wheel/cudalibs.h) and a RUNPATH entry into its
+ * site-packages/nvidia/<dir>/lib to every member that needs it; the
+ * vendor form copies them in under their own sonames (cuDNN and NVRTC
+ * dlopen their siblings by name, so no hashed name), with the siblings;
+ * the system form leaves them to the installing machine. In every form,
+ * a RUNPATH entry naming a directory of the build machine goes.
  * The ELF editing is patchelf's (argv, never a shell).
  */
 struct repair_lib {
@@ -42,6 +52,11 @@ struct repair_result {
 	struct repair_lib *libs;
 	size_t n;
 	struct strvec patched; /* members whose DT_NEEDED/RUNPATH were rewritten */
+	struct cuda_dist *cuda; /* the pip form: the packages declared for CUDA's libraries */
+	size_t ncuda;
+	unsigned cuda_major;    /* the CUDA the wheel's libraries were built with; 0: none needed */
+	struct strvec requires; /* Requires-Dist values added to METADATA */
+	int rewritten;          /* the wheel was written anew into the directory (else left as it is) */
 };
 
 struct repair_opts {
@@ -52,6 +67,9 @@ struct repair_opts {
 	const char *ld_library_path;   /* as $LD_LIBRARY_PATH; NULL: none */
 	const char *ldconf;            /* "/etc/ld.so.conf"; NULL: the defaults only */
 	long long epoch;               /* the rewritten wheel's member time */
+	int cuda_libs;                 /* enum cuda_libs_form (wheel/cudalibs.h); UNSET is PIP */
+	unsigned cuda_major;           /* the toolkit's major; 0: from the sonames the wheel needs */
+	const struct strvec *requires; /* more Requires-Dist values ("triton==3.2.0; ..."), or NULL */
 };
 
 /*
@@ -66,6 +84,9 @@ int wheel_repair(const char *in, const char *dir, const struct repair_opts *o,
 void repair_result_release(struct repair_result *res);
 /* [{soname, member, from, sha256, needed_by}] for the manifest. */
 struct json *repair_result_json(const struct repair_result *res);
+
+/* {form, cuda, packages: [{soname, dist, version, dir, requirement, source}], requires} for the manifest. */
+struct json *repair_cuda_json(const struct repair_result *res, int form);
 
 /* "libgomp-1a2b3c4d.so.1" for "libgomp.so.1" and a sha256 hex: the name auditwheel gives. */
 void repair_hashed_name(const char *soname, const char *sha256, struct buf *out);

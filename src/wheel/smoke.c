@@ -569,6 +569,50 @@ smoke_cpu_only(const struct wheel_report *w, const struct profile *p, int cuda_o
 }
 
 /*
+ * A wheel in the pip form finds CUDA's libraries through RUNPATH entries
+ * into site-packages/nvidia/<dir>/lib, where pip put NVIDIA's packages: the
+ * private install gets the interpreter's nvidia/ beside the package, as
+ * pip would have it (nothing when the interpreter has none, or the wheel
+ * carries its own nvidia/).
+ */
+static void
+link_nvidia(const char *python, const char *dir)
+{
+	struct proc p = PROC_INIT;
+	struct buf out = BUF_INIT, mine = BUF_INIT, theirs = BUF_INIT;
+
+	buf_addf(&mine, "%s/nvidia", dir);
+	if (path_exists(mine.s))
+		goto out;
+	strvec_pushl(&p.args, python ? python : "python3", "-c",
+		     "import site, sysconfig\n"
+		     "for d in [sysconfig.get_paths()[k] for k in ('purelib', 'platlib')] + "
+		     "site.getsitepackages(): print(d)", NULL);
+	p.quiet = 1;
+	if (proc_run_capture(&p, &out) != 0)
+		goto out;
+	for (const char *l = out.s ? out.s : ""; *l;) {
+		size_t n = strcspn(l, "\n");
+
+		buf_reset(&theirs);
+		buf_add(&theirs, l, n);
+		buf_addstr(&theirs, "/nvidia");
+		if (theirs.s[0] == '/' && is_dir(theirs.s)) {
+			if (symlink(theirs.s, mine.s) == 0)
+				progress_note("smoke", "NVIDIA's packages from %s beside the private install",
+					      theirs.s);
+			break;
+		}
+		l += n + (l[n] == '\n');
+	}
+out:
+	proc_release(&p);
+	buf_release(&out);
+	buf_release(&mine);
+	buf_release(&theirs);
+}
+
+/*
  * Where `target` is imported from: an installed package's directory's
  * parent (site-packages), or a wheel installed into a new directory under
  * $TMPDIR whose path goes into *tmp for the caller to remove. -1 after
@@ -699,6 +743,10 @@ smoke_setup_init(struct smoke_setup *s, const struct smoke_request *rq)
 	if (importable_dir(rq->target, &s->dir, &s->tmp) < 0 ||
 	    (rq->against && importable_dir(rq->against, &s->torchdir, &s->tmp_torch) < 0))
 		return -1;
+	if (s->tmp)
+		link_nvidia(rq->python, s->dir.s);
+	if (s->tmp_torch)
+		link_nvidia(rq->python, s->torchdir.s);
 	m = manifest_make(&(struct manifest_input){ .wheel = &s->w });
 	join_true_features(json_get(m, "features"), &s->features);
 	json_free(m);

@@ -11,6 +11,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/mman.h>
 
 #include "core/buf.h"
@@ -43,7 +44,8 @@ verify_error(struct wheel_report *r, const char *fmt, ...)
 	va_list ap;
 
 	/* The rule is the format's last words: counted without formatting what is not listed. */
-	r->mendable += ends_with(fmt, " (needed)") || ends_with(fmt, " (runpath)");
+	r->mendable += ends_with(fmt, " (needed)") || ends_with(fmt, " (runpath)") ||
+		       ends_with(fmt, " (cuda libs)");
 	if (r->errors.n >= VERIFY_ERRORS_LISTED) {
 		r->errors_more++;
 		return;
@@ -301,6 +303,28 @@ report_init(struct wheel_report *r)
 	strvec_init(&r->ptx);
 	strvec_init(&r->errors);
 	strvec_init(&r->notes);
+	strvec_init(&r->requires);
+}
+
+/* METADATA's Requires-Dist values (the headers only: the description after them is free text). */
+static void
+read_requires(struct wheel_report *r, const char *text)
+{
+	const char *end = strstr(text, "\n\n");
+
+	for (const char *p = text; *p && (!end || p < end);) {
+		size_t n = strcspn(p, "\n");
+
+		if (n > 14 && !strncasecmp(p, "Requires-Dist:", 14)) {
+			struct buf v = BUF_INIT;
+			size_t skip = 14 + strspn(p + 14, " \t");
+
+			buf_add(&v, p + skip, n - skip - (p[n - 1] == '\r'));
+			strvec_push(&r->requires, v.s ? v.s : "");
+			buf_release(&v);
+		}
+		p += n + (p[n] == '\n');
+	}
 }
 
 /* The wheel's own sha256 is computed beside the member pass, not before it. */
@@ -449,6 +473,7 @@ check_members(struct wheel_report *r, const struct zip *z, const size_t *names,
 	}
 	free(seen_rows);
 	verify_libraries(r, paths, z->n, opts->provided);
+	verify_cuda_libs(r, paths, z->n, opts, NULL);
 	free(paths);
 	verify_cxx_abi(r, opts->cxx11_abi);
 	verify_coverage(r, opts);
@@ -499,6 +524,17 @@ wheel_verify(struct wheel_report *r, const char *path, const struct wheel_expect
 		check_wheel_file(r, text.s, member.s);
 	buf_reset(&text);
 
+	buf_reset(&member);
+	buf_addf(&member, "%s/METADATA", dist_info.s);
+	{
+		const struct zip_entry *me = zip_find(&z, member.s);
+
+		/* Its absence is not this check's to judge; a bad one reads as no requirements. */
+		if (me && zip_read_all(&z, me, &text, MAX_TEXT_BYTES, &why) == 0)
+			read_requires(r, text.s);
+		buf_reset(&text);
+		buf_reset(&why);
+	}
 	buf_reset(&member);
 	buf_addf(&member, "%s/RECORD", dist_info.s);
 	/* A row takes some 100 bytes: 4 KiB for each member (and spare row) is far beyond a real one. */
@@ -594,6 +630,11 @@ installed_verify(struct wheel_report *r, const char *pkgdir, const struct wheel_
 	}
 	buf_reset(&path);
 	buf_reset(&text);
+	buf_addf(&path, "%s/%s/METADATA", root.s, di.s);
+	if (read_file(&text, path.s) == 0)
+		read_requires(r, text.s);
+	buf_reset(&path);
+	buf_reset(&text);
 	buf_addf(&path, "%s/%s/RECORD", root.s, di.s);
 	if (read_file(&text, path.s) < 0)
 		goto out;
@@ -613,6 +654,7 @@ installed_verify(struct wheel_report *r, const char *pkgdir, const struct wheel_
 	for (i = 0; i < nrows; i++)
 		paths[i] = rows[i].fields[0];
 	verify_libraries(r, paths, nrows, opts.provided);
+	verify_cuda_libs(r, paths, nrows, &opts, root.s);
 	free(paths);
 	verify_cxx_abi(r, opts.cxx11_abi);
 	verify_coverage(r, &opts);
@@ -645,6 +687,7 @@ wheel_report_release(struct wheel_report *r)
 	free(r->version);
 	free(r->build_tag);
 	strvec_clear(&r->tags);
+	strvec_clear(&r->requires);
 	strvec_clear(&r->sass);
 	strvec_clear(&r->ptx);
 	strvec_clear(&r->errors);

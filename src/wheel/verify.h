@@ -36,6 +36,7 @@ struct wheel_report {
 	char *macros_h_path;
 	char *version_py;        /* <package>/version.py, if present */
 	char *version_py_path;
+	struct strvec requires;  /* METADATA's Requires-Dist values */
 };
 
 /*
@@ -79,6 +80,7 @@ struct wheel_expect {
 	int cxx11_abi;             /* 1: _GLIBCXX_USE_CXX11_ABI=1 expected, 2: =0; 0: only consistency */
 	const struct strvec *provided; /* sonames another package provides (torch's, --against); sorted set */
 	unsigned threads;          /* members hashed in parallel; 0: every CPU */
+	int cuda_libs;             /* enum cuda_libs_form (wheel/cudalibs.h); 0: told by the wheel */
 };
 
 /*

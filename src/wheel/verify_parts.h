@@ -68,6 +68,9 @@ void verify_run_jobs(const struct zip *z, struct job *jobs, size_t n, unsigned t
 /* Needed libraries, RUNPATHs, bundled driver libraries and the platform tag. */
 void verify_libraries(struct wheel_report *r, char *const *paths, size_t npaths,
 		      const struct strvec *provided);
+/* verify_cuda.c: CUDA's libraries, pip form or the machine's; `root` is site-packages when installed. */
+void verify_cuda_libs(struct wheel_report *r, char *const *paths, size_t npaths,
+		      const struct wheel_expect *opts, const char *root);
 /* _GLIBCXX_USE_CXX11_ABI: 1 expected, 2: =0 expected, 0: only consistency. */
 void verify_cxx_abi(struct wheel_report *r, int expect);
 /* The SASS/PTX targets `opts` asks for, with its exceptions. */

@@ -71,9 +71,25 @@ t_verify_step(void)
 	unsetenv("SOURCE_DATE_EPOCH");
 	t_wheels();
 
-	/* A sound wheel: repacked with the manylinux tag its library earns, verified again. */
+	/*
+	 * A CUDA torch's wheel is in the pip form unless the profile says
+	 * otherwise: k.so needs libcudart.so.13 with neither a RUNPATH into
+	 * site-packages/nvidia nor a Requires-Dist (the repair step, which
+	 * makes that form, is not run here).
+	 */
 	setup(&b, &bo, "tests/tmp/wheels/good/plat-1.0-cp311-cp311-linux_x86_64.whl",
 	      "name: t\nsource: {repo: r, ref: v2.6.0}\ncuda: {archs: [\"8.0\", \"12.0+PTX\"]}\n");
+	strvec_push(&b.plan.sass, "sm_80");
+	strvec_push(&b.plan.sass, "sm_120");
+	strvec_push(&b.plan.ptx, "compute_120");
+	CHECK(run(&b, "which nvidia-cuda-runtime installs into site-packages/nvidia/cu13/lib, but no "
+		  "RUNPATH entry of it reaches there", &e) == 0);
+	build_release(&b);
+
+	/* A sound wheel: repacked with the manylinux tag its library earns, verified again. */
+	setup(&b, &bo, "tests/tmp/wheels/good/plat-1.0-cp311-cp311-linux_x86_64.whl",
+	      "name: t\nsource: {repo: r, ref: v2.6.0}\ncuda: {archs: [\"8.0\", \"12.0+PTX\"]}\n"
+	      "wheel: {cuda_libs: system}\n");
 	strvec_push(&b.plan.sass, "sm_80");
 	strvec_push(&b.plan.sass, "sm_120");
 	strvec_push(&b.plan.ptx, "compute_120");
@@ -100,7 +116,7 @@ t_verify_step(void)
 	/* A platform the profile demands (the library allows it): that tag, not the earned one. */
 	setup(&b, &bo, "tests/tmp/wheels/good/plat-1.0-cp311-cp311-linux_x86_64.whl",
 	      "name: t\nsource: {repo: r, ref: v2.6.0}\ncuda: {archs: [\"8.0\"]}\n"
-	      "wheel: {platform: manylinux_2_28}\n");
+	      "wheel: {platform: manylinux_2_28, cuda_libs: system}\n");
 	strvec_push(&b.plan.sass, "sm_80");
 	CHECK(run(&b, "verify: platform manylinux_2_28_x86_64 (", &e) == 0);
 	CHECK(ends_with(b.wheel.s, "/dist/plat-1.0-cp311-cp311-manylinux_2_28_x86_64.whl"));
