@@ -4,7 +4,6 @@
  * sonames, the members that need them rewritten by patchelf, the wheel
  * repacked (wheel/repack.c) with RECORD following every change.
  */
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
@@ -28,38 +27,8 @@
 #include "wheel/cudalibs.h"
 #include "wheel/repack.h"
 #include "wheel/repair.h"
+#include "wheel/repair_priv.h"
 #include "wheel/verify.h"
-
-/* A library vendored at most this deep (libA needs libB needs ...): real chains are 2-3. */
-#define REPAIR_DEPTH 16
-/* At most this many libraries copied in: a wheel that would need more is refused. */
-#define REPAIR_MAX 256
-/* At most this many distinct directories searched for a member's libraries (RUNPATH and the loader's). */
-#define REPAIR_DIRS 256
-
-/* An ELF member of the wheel and what it needs. */
-struct elf_member {
-	const struct zip_entry *e;
-	struct strvec needed;
-	char *runpath;   /* RUNPATH, else RPATH; NULL */
-	uint16_t machine;
-	int vendored_any;
-};
-
-struct repair_ctx {
-	const struct repair_opts *o;
-	struct zip z;
-	struct elf_member *m;
-	size_t nm;
-	struct strvec basenames;  /* every member's file name: "in the wheel" */
-	struct strhash in_wheel;  /* the same, looked up in O(1): 22,000 members were 13 s sorted */
-	struct strvec dirs;       /* where libraries are looked for after a member's own */
-	struct repair_result *res;
-	struct buf *why;
-	int form;                 /* enum cuda_libs_form, UNSET taken as PIP */
-	struct cuda_dist_index ix;
-	struct strvec cuda_dirs;  /* the pip form: every package's directory, each once */
-};
 
 void
 repair_hashed_name(const char *soname, const char *sha256, struct buf *out)
@@ -158,7 +127,7 @@ scan_members(struct repair_ctx *c)
 }
 
 /* Whether `soname` comes from outside the wheel and the allow-lists (what repair copies in). */
-static int
+int
 is_external(const struct repair_ctx *c, const char *soname)
 {
 	enum soname_origin origin = soname_origin(soname);
@@ -180,7 +149,7 @@ is_external(const struct repair_ctx *c, const char *soname)
  * DT_NEEDED into `needed`): 1; 0 when it is not there or not one (the loader
  * would go on looking, and so do we).
  */
-static int
+int
 try_candidate(const char *dir, const char *soname, uint16_t machine, struct buf *real,
 	      struct strvec *needed, struct buf *own_soname)
 {
@@ -260,7 +229,7 @@ mark_needed(struct repair_result *res, const char *soname, const char *by)
  * needs; -1 past REPAIR_DIRS (a RUNPATH of thousands of entries made every
  * library a thousand lookups).
  */
-static int
+int
 search_dirs(const struct repair_ctx *c, const char *member, const char *runpath,
 	    struct strvec *out)
 {
@@ -285,7 +254,7 @@ search_dirs(const struct repair_ctx *c, const char *member, const char *runpath,
  * '/' as a path, never from a search directory, and the member it would
  * become must be a name verify takes (no control byte, no backslash).
  */
-static int
+int
 soname_ok(struct repair_ctx *c, const char *soname, const char *by)
 {
 	const char *bad = NULL;
@@ -303,7 +272,7 @@ soname_ok(struct repair_ctx *c, const char *soname, const char *by)
 }
 
 /* Find `soname` (needed by `by`) in `dirs`, add it to the result with what it needs in turn. */
-static int
+int
 vendor(struct repair_ctx *c, const char *soname, const char *by, const struct strvec *dirs,
        uint16_t machine, int depth)
 {
@@ -377,170 +346,6 @@ vendored(const struct repair_result *res, const char *soname)
 		if (!strcmp(res->libs[i].soname, soname))
 			return &res->libs[i];
 	return NULL;
-}
-
-/*
- * The vendor form: what cuDNN and NVRTC dlopen by name (libcudnn_ops.so.9,
- * libnvrtc-builtins.so.13.0) is in no DT_NEEDED, so the files of their
- * directory that carry such a soname come along.
- */
-static int
-vendor_siblings(struct repair_ctx *c, uint16_t machine)
-{
-	static const char *const families[][2] = {
-		{ "libcudnn.so", "libcudnn_" }, { "libnvrtc.so", "libnvrtc-builtins" },
-	};
-	int rc = 0;
-
-	for (size_t i = 0; i < c->res->n && !rc; i++) {
-		for (size_t f = 0; f < ARRAY_SIZE(families) && !rc; f++) {
-			struct buf dir = BUF_INIT, by = BUF_INIT;
-			struct strvec names = STRVEC_INIT, one = STRVEC_INIT;
-			struct dirent *de;
-			DIR *d;
-
-			if (!starts_with(c->res->libs[i].soname, families[f][0]))
-				continue;
-			buf_add(&dir, c->res->libs[i].from,
-				(size_t)(strrchr(c->res->libs[i].from, '/') - c->res->libs[i].from));
-			buf_addf(&by, "%s (dlopen)", c->res->libs[i].soname);
-			d = opendir(dir.s);
-			while (d && (de = readdir(d)))
-				if (starts_with(de->d_name, families[f][1]) && strstr(de->d_name, ".so."))
-					strvec_push(&names, de->d_name);
-			if (d)
-				closedir(d);
-			strvec_sort(&names);
-			strvec_push(&one, dir.s);
-			for (size_t k = 0; k < names.n && !rc; k++) {
-				struct buf real = BUF_INIT, own = BUF_INIT;
-				struct strvec needed = STRVEC_INIT;
-
-				/* Only the name the library calls itself: not the links to it. */
-				if (try_candidate(dir.s, names.v[k], machine, &real, &needed, &own) &&
-				    !strcmp(own.s ? own.s : "", names.v[k]) && is_external(c, names.v[k]))
-					rc = vendor(c, names.v[k], by.s, &one, machine, 1);
-				buf_release(&real);
-				buf_release(&own);
-				strvec_clear(&needed);
-			}
-			strvec_clear(&names);
-			strvec_clear(&one);
-			buf_release(&dir);
-			buf_release(&by);
-		}
-	}
-	return rc;
-}
-
-static const struct cuda_dist *
-cuda_declared(const struct repair_result *res, const char *soname)
-{
-	for (size_t i = 0; i < res->ncuda; i++)
-		if (!strcmp(res->cuda[i].soname, soname))
-			return &res->cuda[i];
-	return NULL;
-}
-
-/* Whether the member needs a CUDA library the wheel does not carry (the pip form's RUNPATH). */
-static int
-needs_cuda(const struct repair_ctx *c, const struct elf_member *m)
-{
-	for (size_t j = 0; j < m->needed.n; j++)
-		if (cuda_declared(c->res, m->needed.v[j]))
-			return 1;
-	return 0;
-}
-
-/*
- * The pip form: the package of one CUDA library (and of the CUDA
- * libraries it needs in turn) declared, found from this machine's copy
- * where there is one.
- */
-static int
-declare_cuda(struct repair_ctx *c, const char *soname, const struct strvec *dirs,
-	     uint16_t machine, int depth)
-{
-	struct strvec needed = STRVEC_INIT;
-	struct buf real = BUF_INIT;
-	struct cuda_dist d;
-	size_t i;
-	int rc = 0;
-
-	if (cuda_declared(c->res, soname) || strhash_has(&c->in_wheel, soname) ||
-	    (c->o->provided && strset_has(c->o->provided, soname)))
-		return 0;
-	if (soname_ok(c, soname, "the wheel") < 0)
-		return -1;
-	if (c->res->ncuda >= REPAIR_MAX || depth > REPAIR_DEPTH) {
-		buf_addf(c->why, "more than %d CUDA libraries, or a chain deeper than %d, at '%s'",
-			 REPAIR_MAX, REPAIR_DEPTH, soname);
-		return -1;
-	}
-	for (i = 0; i < dirs->n; i++)
-		if (try_candidate(dirs->v[i], soname, machine, &real, &needed, NULL))
-			break;
-	if (cuda_dist_find(&c->ix, soname, real.len ? real.s : NULL, c->res->cuda_major, &d,
-			   c->why) < 0) {
-		buf_addstr(c->why, "; set wheel.cuda_libs: vendor or system in the profile");
-		rc = -1;
-		goto out;
-	}
-	c->res->cuda = xreallocarray(c->res->cuda, c->res->ncuda + 1, sizeof(*c->res->cuda));
-	c->res->cuda[c->res->ncuda++] = d;
-	strset_add(&c->cuda_dirs, d.dir);
-	for (i = 0; i < needed.n && !rc; i++)
-		if (soname_origin(needed.v[i]) == SONAME_CUDA)
-			rc = declare_cuda(c, needed.v[i], &c->dirs, machine, depth + 1);
-out:
-	strvec_clear(&needed);
-	buf_release(&real);
-	return rc;
-}
-
-static int
-declare_all(struct repair_ctx *c)
-{
-	struct strvec all = STRVEC_INIT;
-	int rc = 0;
-
-	for (size_t i = 0; i < c->nm; i++)
-		for (size_t j = 0; j < c->m[i].needed.n; j++)
-			strvec_push(&all, c->m[i].needed.v[j]);
-	c->res->cuda_major = c->o->cuda_major ? c->o->cuda_major : cuda_major_of(&all);
-	strvec_clear(&all);
-	for (size_t i = 0; i < c->nm && !rc; i++) {
-		const struct elf_member *m = &c->m[i];
-		struct strvec dirs = STRVEC_INIT;
-		int have = 0;
-
-		for (size_t j = 0; j < m->needed.n && !rc; j++) {
-			if (soname_origin(m->needed.v[j]) != SONAME_CUDA)
-				continue;
-			if (!have++ && search_dirs(c, m->e->name, m->runpath, &dirs) < 0)
-				rc = -1;
-			else
-				rc = declare_cuda(c, m->needed.v[j], &dirs, m->machine, 0);
-		}
-		strvec_clear(&dirs);
-	}
-	for (size_t i = 0; i < c->res->ncuda; i++)
-		strvec_push(&c->res->requires, c->res->cuda[i].requirement);
-	return rc;
-}
-
-/* A RUNPATH entry that names a directory of the build machine: it goes. */
-static int
-has_absolute(const char *runpath)
-{
-	for (const char *p = runpath ? runpath : ""; *p;) {
-		size_t n = strcspn(p, ":");
-
-		if (n && strncmp(p, "$ORIGIN", 7) && strncmp(p, "${ORIGIN}", 9))
-			return 1;
-		p += n + (p[n] == ':');
-	}
-	return 0;
 }
 
 /*
@@ -814,15 +619,6 @@ vendor_all(struct repair_ctx *c)
 	return 0;
 }
 
-static int
-any_absolute(const struct repair_ctx *c)
-{
-	for (size_t i = 0; i < c->nm; i++)
-		if (has_absolute(c->m[i].runpath))
-			return 1;
-	return 0;
-}
-
 /*
  * Repair takes what verify takes, but for what repair is for (libraries
  * needed from outside, the build machine's RUNPATH): a wheel with a
@@ -952,32 +748,6 @@ repair_result_release(struct repair_result *res)
 	free(res->cuda);
 	strvec_clear(&res->requires);
 	memset(res, 0, sizeof(*res));
-}
-
-struct json *
-repair_cuda_json(const struct repair_result *res, int form)
-{
-	struct json *o = json_object(), *pk = json_array(), *rq = json_array();
-
-	json_set(o, "form", json_string(cuda_libs_form_name(form ? form : CUDA_LIBS_PIP)));
-	json_set(o, "cuda", res->cuda_major ? json_number(res->cuda_major) : json_null());
-	for (size_t i = 0; i < res->ncuda; i++) {
-		const struct cuda_dist *d = &res->cuda[i];
-		struct json *e = json_object();
-
-		json_set(e, "soname", json_string(d->soname));
-		json_set(e, "dist", json_string(d->dist));
-		json_set(e, "version", d->version ? json_string(d->version) : json_null());
-		json_set(e, "dir", json_string(d->dir));
-		json_set(e, "requirement", json_string(d->requirement));
-		json_set(e, "source", json_string(d->source));
-		json_push(pk, e);
-	}
-	json_set(o, "packages", pk);
-	for (size_t i = 0; i < res->requires.n; i++)
-		json_push(rq, json_string(res->requires.v[i]));
-	json_set(o, "requires", rq);
-	return o;
 }
 
 struct json *

@@ -49,6 +49,8 @@ LIBRARY = {
     "yaml.h": ("src/profile/ydoc.c",),
     "cjson/cJSON.h": ("src/core/json.c",),
     "sources/git_priv.h": GIT_FAMILY,
+    # The repair's insides, shared by its CUDA forms (repair_cuda.c).
+    "wheel/repair_priv.h": ("src/wheel/repair*.c",),
     # The launcher's insides: the pipeline reaches it through launch.h and its other public headers.
     "launch/admit.h": ("src/launch/*",),
     "launch/remote.h": ("src/launch/*",),
