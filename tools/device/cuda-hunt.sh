@@ -15,38 +15,16 @@
 # (each failure's compiler errors), summary.txt (units done, failed, left).
 set -u
 [ $# -ge 2 ] || { echo "usage: $0 KIT WORK [SECONDS]" >&2; exit 2; }
-kit=$(cd "$1" && pwd)
 work=$2
 secs=${3:-520}
 hunt="${work%/}-hunt"
 start=$(date +%s)
-top=$(pwd)
-export PATH="/opt/torch/.venv/bin:/usr/local/cuda/bin:$PATH"
-site=$(python3 -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')
-libs=/tmp/bwbuild-cudalibs
-sysroot=/tmp/bwbuild-sysroot
-mkdir -p "$libs" "$hunt"
-[ -d "$sysroot/usr/include" ] || for d in "$kit"/debs/*.deb; do dpkg -x "$d" "$sysroot"; done
-[ -e "$site/nvidia/cudnn/lib/libcudnn.so.9" ] && ln -sf "$site/nvidia/cudnn/lib/libcudnn.so.9" "$libs/libcudnn.so"
-[ -e "$site/nvidia/nccl/lib/libnccl.so.2" ] && ln -sf "$site/nvidia/nccl/lib/libnccl.so.2" "$libs/libnccl.so"
-export LD_LIBRARY_PATH="$libs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+mkdir -p "$hunt"
+# shellcheck source=tools/device/cuda-env.sh
+KIT=$1
+. "$(dirname "$0")/cuda-env.sh"
 prof="$hunt/sm120-v2.6.0.yaml"
-cat >"$prof" <<YAML
-extends: $top/profiles/sm120.yaml
-name: sm120
-description: PyTorch v2.6.0 for sm_90 (H200) and sm_120 (Blackwell), CUDA 13.0, from a bundle
-source:
-  ref: v2.6.0
-cuda:
-  archs: ["9.0", "12.0"]
-cmake:
-  USE_NNPACK: "0"
-  USE_SYSTEM_EIGEN_INSTALL: "1"
-  USE_XNNPACK: "0"
-  CMAKE_PREFIX_PATH: $sysroot/usr
-  CMAKE_INCLUDE_PATH: $sysroot/usr/include
-  CMAKE_LIBRARY_PATH: $libs
-YAML
+write_profile "$prof" on
 if [ ! -f "$work/configure.stamp" ]; then
 	t0=$(date +%s)
 	"$kit/bin/bwbuild" build --profile "$prof" --bundle "$kit/bundle.tar.zst" --work "$work" \
