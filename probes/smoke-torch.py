@@ -320,6 +320,19 @@ def c_cuda_libs():
     return "; ".join("%s from %s" % (" ".join(v), g) for g, v in sorted(groups.items()))
 
 
+def declared_triton():
+    """The Triton version the installed torch's METADATA pins (triton==X), or None."""
+    try:
+        import importlib.metadata as md
+        for r in md.requires("torch") or []:
+            spec = r.split(";")[0].replace(" ", "")
+            if spec.startswith("triton=="):
+                return spec[len("triton=="):]
+    except Exception:
+        pass
+    return None
+
+
 def have_triton():
     try:
         import triton  # noqa: F401
@@ -338,6 +351,10 @@ def c_compile():
     except Exception:
         version = "?"
     emit(info={"triton": version})
+    pin = declared_triton()
+    if pin and pin != version.split("+")[0]:
+        raise Warn("Triton %s is installed, but the wheel declares triton==%s: torch.compile "
+                   "is not judged with another Triton" % (version, pin))
     m = torch.nn.Sequential(torch.nn.Linear(64, 64), torch.nn.GELU(), torch.nn.Linear(64, 8)).cuda()
     x = torch.randn(16, 64, device="cuda")
     ref = m(x)

@@ -4,12 +4,13 @@
 # KIT made by scripts/offline-kit.sh (bwbuild, its libraries, the bundle):
 # `bwbuild build --bundle` from fetch to publish, profile and environment
 # from tools/device/cuda-env.sh, flash and memory-efficient attention FLASH
-# (default off). It stops itself after SECONDS (default 560: a device
+# (default off), up to UNTIL (default verify: smoke is cuda-prove.sh's, then
+# UNTIL=publish). It stops itself after SECONDS (default 560: a device
 # command has 600), and the same command run again goes on where it
 # stopped (bwbuild resumes: the work directory is kept while the machine
 # is). What it measured goes to WORK-run/ (beside the work directory
 # bwbuild owns): build.log (every run's output), summary.txt, and once the
-# wheel is published dist/ with it and its manifest, archs.txt and
+# wheel is made (WORK/dist; published: WORK-run/dist) archs.txt and
 # verify.txt; `free` and the peak of /proc/meminfo's used memory are
 # sampled every 5 s into mem.txt.
 set -u
@@ -34,13 +35,13 @@ left=$((secs - ($(date +%s) - start)))
 [ "$left" -gt 30 ] || left=30
 t0=$(date +%s)
 timeout -s TERM -k 20 "$left" "$kit/bin/bwbuild" build --profile "$prof" \
-	--bundle "$kit/bundle.tar.zst" --work "$work" -o "$run/dist" --no-preflight \
-	--mem-budget "${MEM_BUDGET:-400G}" >>"$run/build.log" 2>&1
+	--bundle "$kit/bundle.tar.zst" --work "$work" --out "$run/dist" --no-preflight \
+	--until "${UNTIL:-verify}" --mem-budget "${MEM_BUDGET:-400G}" >>"$run/build.log" 2>&1
 rc=$?
 kill "$sampler" 2>/dev/null
 echo "bwbuild build: exit $rc after $(($(date +%s) - t0)) s ($(date -u +%H:%M:%S))" >>"$run/summary.txt"
 whl=
-for f in "$run"/dist/torch-*.whl; do [ -f "$f" ] && whl=$f; done
+for f in "$work"/dist/torch-*.whl "$run"/dist/torch-*.whl; do [ -f "$f" ] && whl=$f; done
 if [ -n "$whl" ]; then
 	"$kit/bin/bwbuild" archs "$whl" >"$run/archs.txt" 2>&1
 	"$kit/bin/bwbuild" verify "$whl" >"$run/verify.txt" 2>&1

@@ -25,9 +25,10 @@ KIT=$1
 # shellcheck source=tools/device/cuda-env.sh
 . "$(dirname "$0")/cuda-env.sh"
 whl=
-for f in "$run"/dist/torch-*.whl; do [ -f "$f" ] && whl=$f; done
+for f in "$work"/dist/torch-*.whl "$run"/dist/torch-*.whl; do [ -f "$f" ] && whl=$f; done
 [ -n "$whl" ] || { echo "error: no wheel in $run/dist; run cuda-build.sh first" >&2; exit 1; }
-man="${whl%.whl}.manifest.json"
+man="$out/$(basename "${whl%.whl}").manifest.json"
+"$kit/bin/bwbuild" manifest "$whl" -o "$man" >/dev/null 2>&1
 env=/tmp/env26
 base=$(python3 -c 'import sys; print(sys._base_executable)')
 [ -x "$env/bin/python" ] || "$base" -m venv --without-pip "$env"
@@ -54,7 +55,6 @@ env -u LD_LIBRARY_PATH "$kit/bin/bwbuild" smoke "$site/torch" --gpu 0 --python p
 	--manifest "$out/stock.manifest.json" >"$out/smoke-stock.txt" 2>&1
 echo "bwbuild smoke (stock torch, GPU 0): exit $?" >>"$out/smoke-stock.txt"
 "$kit/bin/bwbuild" diff "$out/stock.manifest.json" "$man" --format md >"$out/diff.md" 2>&1
-cp "$man" "$out/"
 if [ -d "$work/src/test" ]; then
 	cd "$work/src/test" || exit 1
 	env -u LD_LIBRARY_PATH timeout 240 "$env/bin/python" test_cuda.py -v \
