@@ -957,6 +957,22 @@ add_remote(void *ctx, int st, const char *detail)
 }
 
 void
+doctor_check_host(struct doctor *d, const struct profile *p, const char *machine)
+{
+	struct buf said = BUF_INIT;
+
+	if (p && p->host_arch.str) {
+		if (plan_host_fits(p, machine, &said))
+			add(d, CHECK_OK, "host", "%s (build.host_arch, %s:%d)", machine,
+			    p->host_arch.loc.file, p->host_arch.loc.line);
+		else
+			add(d, CHECK_FAIL, "host", "%s:%d: %s", p->host_arch.loc.file,
+			    p->host_arch.loc.line, said.s);
+	}
+	buf_release(&said);
+}
+
+void
 doctor_check_host_libs(struct doctor *d, const struct profile *p, const char *src,
 		       const char *cuda_home, const struct doctor_host *h)
 {
@@ -978,6 +994,7 @@ doctor_run(struct doctor *d, const struct profile *p, const struct plan *pl, con
 	const char *src;
 
 	memset(d, 0, sizeof(*d));
+	doctor_check_host(d, p, here.machine);
 	cuda = check_nvcc(d, p, cuda_home);
 	check_host_compiler(d, cuda);
 	src = tree_here(pl ? pl->src_dir : NULL);

@@ -69,6 +69,8 @@ struct doctor_host {
 	const char *root;
 	const char *machine;
 };
+/* build.host_arch against `machine`: a failure (the build stops) when they differ. */
+void doctor_check_host(struct doctor *d, const struct profile *p, const char *machine);
 /* The BLAS, the libraries the features need (cuDNN, NCCL) and nvml.h, looked for on `h`. */
 void doctor_check_host_libs(struct doctor *d, const struct profile *p, const char *src,
 			    const char *cuda_home, const struct doctor_host *h);

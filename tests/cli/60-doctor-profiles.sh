@@ -10,6 +10,14 @@ for n in ("nvcc", "nvcc targets", "host compiler", "cmake", "ninja", "python", "
     assert n in names, (n, names)
 assert d["ok"] is True
 PY
+# An aarch64 profile (issue 44) on an x86_64 machine: refused, saying where it builds.
+if [ "$(uname -m)" = x86_64 ]; then
+	run 1 "$BW" doctor --profile gb10
+	contains "$TMP/out" "❌ host           profiles/gb10.yaml:"
+	contains "$TMP/out" ": this profile builds on an aarch64 host (Grace, DGX Spark), and this machine is x86_64: run doctor and the build there"
+	run 1 "$BW" doctor --profile gb200 --json
+	python3 -c 'import json,sys; c=[c for c in json.load(open(sys.argv[1]))["checks"] if c["name"] == "host"]; assert c and c[0]["status"] == "fail", c' "$TMP/out"
+fi
 mkdir -p "$TMP/fake/bin" "$TMP/fakecuda/bin"
 cat > "$TMP/fake/bin/nvidia-smi" <<'SH'
 #!/bin/sh

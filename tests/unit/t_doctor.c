@@ -194,6 +194,22 @@ t_doctor_aarch64(void)
 		doctor_release(&d);
 		profile_release(&p);
 	}
+	/* The shipped GB10 profile: it builds on aarch64, nowhere else. */
+	if (profile_load(&p, "profiles/gb10.yaml") == 0) {
+		memset(&d, 0, sizeof(d));
+		doctor_check_host(&d, &p, "aarch64");
+		CHECK(check_of(&d, "host", &detail) == CHECK_OK);
+		doctor_check_host(&d, &p, "x86_64");
+		CHECK(d.n == 2 && d.checks[1].status == CHECK_FAIL);
+		CHECK(d.n == 2 && strstr(d.checks[1].detail, "profiles/gb10.yaml:") &&
+		      strstr(d.checks[1].detail, ": this profile builds on an aarch64 host (Grace, "
+			     "DGX Spark), and this machine is x86_64: run doctor and the build there"));
+		CHECK(d.n == 2 && doctor_blocks_build(&d.checks[1]));
+		doctor_release(&d);
+		profile_release(&p);
+	} else {
+		CHECK(!"profiles/gb10.yaml loads");
+	}
 	strvec_clear(&sets);
 	buf_release(&cuda);
 	buf_release(&want);
