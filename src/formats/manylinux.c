@@ -24,7 +24,7 @@
  * GCC_11.0 where x86_64's allow GCC_12.0.0; CXXABI_FLOAT128 exists only
  * where long double is not already IEEE quad (never on aarch64); and
  * manylinux2014_aarch64 lists GLIBC_2.18, so a library that needs it is
- * still 2_17 there. Rows equal to the one before are left out.
+ * still 2_17 there. aarch64 rows equal to the one before are left out.
  */
 struct policy {
 	unsigned glibc;
