@@ -1,4 +1,5 @@
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
@@ -193,6 +194,28 @@ t_doctor_aarch64(void)
 		CHECK(strstr(detail, "set 'cmake.BLAS: OpenBLAS'") != NULL);
 		doctor_release(&d);
 		profile_release(&p);
+	}
+	/* The library's own hints first (PyTorch's FindNCCL reads NCCL_INCLUDE_DIR, NCCL_LIB_DIR). */
+	touch(root, "opt/nccl/include/nccl.h");
+	touch(root, "opt/nccl/lib/libnccl.so");
+	if (profile_load(&p, "profiles/sm120.yaml") == 0) {
+		struct buf inc = BUF_INIT, lib = BUF_INIT;
+
+		buf_addf(&inc, "%s/opt/nccl/include", root);
+		buf_addf(&lib, "%s/opt/nccl/lib", root);
+		setenv("NCCL_INCLUDE_DIR", inc.s, 1);
+		setenv("NCCL_LIB_DIR", lib.s, 1);
+		memset(&d, 0, sizeof(d));
+		doctor_check_host_libs(&d, &p, NULL, cuda.s, &x86);
+		CHECK(check_of(&d, "nccl", &detail) == CHECK_OK);
+		CHECK(strstr(detail, "/opt/nccl/include/nccl.h and ") &&
+		      strstr(detail, "/opt/nccl/lib/libnccl.so"));
+		unsetenv("NCCL_INCLUDE_DIR");
+		unsetenv("NCCL_LIB_DIR");
+		doctor_release(&d);
+		profile_release(&p);
+		buf_release(&inc);
+		buf_release(&lib);
 	}
 	/* The shipped GB10 profile: it builds on aarch64, nowhere else. */
 	if (profile_load(&p, "profiles/gb10.yaml") == 0) {
