@@ -14,16 +14,19 @@
 #include "core/strvec.h"
 
 static const char about[] =
-	"A preflight checklist before a long build: nvcc and the archs it can build,\n"
-	"the host gcc against that nvcc's range, cmake (>= 3.27 for real PyTorch trees;\n"
-	"CMake 4 against CMakeLists.txt files below 3.5) and ninja, Python with\n"
-	"setuptools/wheel (and 'build' for pyproject trees), what the tree's build\n"
-	"needs of it (setuptools >= 70.1 for PyTorch >= 2.9, and the prefix that\n"
-	"provides it) and NumPy where the build uses it, the BLAS (cmake.BLAS, else\n"
-	"PyTorch's MKL), a --source tree's patches, cuDNN and NCCL when the profile\n"
-	"turns them on, free disk, the memory budget, and, where nvidia-smi finds GPUs,\n"
-	"the driver (>= 570) and whether the profile's archs run on each; without\n"
-	"--profile, only the toolchain. Exit 1 when something required is missing.\n";
+	"A preflight checklist before a long build: the machine against the profile's\n"
+	"build.host_arch (aarch64 profiles build on Grace and DGX Spark hosts), nvcc and\n"
+	"the archs it can build, the host gcc against that nvcc's range, cmake (>= 3.27\n"
+	"for real PyTorch trees; CMake 4 against CMakeLists.txt files below 3.5) and\n"
+	"ninja, Python with setuptools/wheel (and 'build' for pyproject trees), what the\n"
+	"tree's build needs of it (setuptools >= 70.1 for PyTorch >= 2.9, and the prefix\n"
+	"that provides it) and NumPy where the build uses it, the BLAS (cmake.BLAS, else\n"
+	"PyTorch's MKL, which is x86-64 only), a --source tree's patches, cuDNN and NCCL\n"
+	"when the profile turns them on (in the machine's own multiarch and CUDA\n"
+	"targets/ directories, or their *_INCLUDE_DIR, *_LIB_DIR), free disk, the memory\n"
+	"budget, and, where nvidia-smi finds GPUs, the driver (>= 570) and whether the\n"
+	"profile's archs run on each; without --profile, only the toolchain. Exit 1 when\n"
+	"something required is missing.\n";
 
 int
 cmd_doctor(int argc, char **argv, const struct command *cmd)

@@ -21,7 +21,8 @@ cmd_profiles(int argc, char **argv, const struct command *cmd)
 	const struct option options[] = {
 		OPT_FLAG(0, "json", &json,
 			 "print them as JSON: name, path, description, kind (torch or extension), "
-			 "torch, archs, valid, problems, errors, warnings (as plan prints them), "
+			 "torch, archs, host_arch (build.host_arch, or null), valid, problems, errors, "
+			 "warnings (as plan prints them), "
 			 "shadowed"),
 		OPT_END(),
 	};

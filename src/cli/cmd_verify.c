@@ -17,9 +17,12 @@
 static const char about[] =
 	"Check a wheel the way installers do not: RECORD hashes and sizes against the\n"
 	"decompressed bytes, WHEEL tags, member names, zip hygiene; per ELF library its\n"
-	"SASS and PTX targets (.nv_fatbin), needed sonames, an $ORIGIN-based RUNPATH and\n"
-	"the glibc it needs against the manylinux tag. With --profile, every CUDA\n"
-	"library must carry each arch of the profile. Exit 1 on any failure.\n";
+	"SASS and PTX targets (.nv_fatbin), needed sonames, an $ORIGIN-based RUNPATH,\n"
+	"its machine (x86-64, aarch64) and an extension's suffix against the platform\n"
+	"tag, and the glibc it needs against the manylinux tag, by that architecture's\n"
+	"policy (manylinux1 and manylinux2010 are x86_64 only; musllinux takes no\n"
+	"glibc library). With --profile, every CUDA library must carry each arch of the\n"
+	"profile. Exit 1 on any failure.\n";
 
 int
 cmd_verify(int argc, char **argv, const struct command *cmd)

@@ -271,6 +271,7 @@ profile_entry(const char *dir, const char *file, const struct json *list)
 	json_set(e, "kind", json_string(profile_is_extension(&p) ? "extension" : "torch"));
 	json_set(e, "torch", p.torch.str ? json_string(p.torch.str) : json_null());
 	json_set(e, "archs", archs.len ? json_string(archs.s) : json_null());
+	json_set(e, "host_arch", p.host_arch.str ? json_string(p.host_arch.str) : json_null());
 	json_set(e, "valid", json_bool(ok));
 	json_set(e, "problems", json_number(ok ? 0 : errors.n ? (double)errors.n : 1));
 	json_set(e, "errors", json_string_array(errors.v, errors.n));

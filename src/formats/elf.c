@@ -45,6 +45,7 @@
  * bits), u16 st_shndx (0: undefined), u64 st_value, u64 st_size };
  * sh_link is the string table. Record 0 is the null symbol.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -55,6 +56,22 @@
 #include "core/util.h"
 
 #define SECTION_NAME_MAX 4096
+
+const char *
+elf_machine_name(unsigned machine, char *spare, size_t size)
+{
+	static const struct { unsigned machine; const char *name; } names[] = {
+		{ EM_386_, "i386" }, { EM_ARM_, "arm" }, { EM_PPC64_, "ppc64" },
+		{ EM_S390_, "s390x" }, { EM_X86_64_, "x86-64" }, { EM_AARCH64_, "aarch64" },
+		{ EM_CUDA_, "CUDA" }, { EM_RISCV_, "riscv" }, { EM_LOONGARCH_, "loongarch" },
+	};
+
+	for (size_t i = 0; i < ARRAY_SIZE(names); i++)
+		if (names[i].machine == machine)
+			return names[i].name;
+	snprintf(spare, size, "ELF machine %u", machine);
+	return spare;
+}
 
 int
 elf_is_elf(const uint8_t *data, size_t len)

@@ -35,9 +35,21 @@ struct elf {
 #define SHT_DYNAMIC_ 6
 #define SHT_DYNSYM_ 11
 #define SHT_GNU_VERNEED_ 0x6ffffffe
+#define EM_386_ 3
+#define EM_ARM_ 40
+#define EM_PPC64_ 21
+#define EM_S390_ 22
 #define EM_X86_64_ 62
 #define EM_AARCH64_ 183
 #define EM_CUDA_ 190
+#define EM_RISCV_ 243
+#define EM_LOONGARCH_ 258
+
+/*
+ * e_machine in words, as people and `file` say it: "x86-64", "aarch64";
+ * "ELF machine 99" for one bwbuild has no name for. Static or `spare`.
+ */
+const char *elf_machine_name(unsigned machine, char *spare, size_t size);
 
 /*
  * What the dynamic loader reads: DT_NEEDED, DT_SONAME, DT_RUNPATH and

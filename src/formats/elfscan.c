@@ -195,7 +195,7 @@ elfscan(struct wheel_lib *lib, const char *path, const uint8_t *data, size_t len
 			lib->soname = xstrdup(dyn.soname);
 		if (dyn.runpath || dyn.rpath)
 			lib->runpath = xstrdup(dyn.runpath ? dyn.runpath : dyn.rpath);
-		manylinux_assess(&dyn, &lib->ml);
+		manylinux_assess(&dyn, elf.machine, &lib->ml);
 	}
 	elf_dynamic_release(&dyn);
 	elf_release(&elf);

@@ -48,6 +48,7 @@
 
 #include "core/buf.h"
 #include "core/diag.h"
+#include "formats/elf.h"
 #include "formats/fatbin.h"
 #include "core/span.h"
 #include "core/util.h"
@@ -178,8 +179,11 @@ check_cubin(const uint8_t *p, size_t n, const struct fatbin_entry *e, struct buf
 	}
 	rd_u16(s, 0x12, &machine);
 	rd_u32(s, 0x30, &flags);
-	if (machine != 190) {
-		buf_addf(why, "sm_%u cubin has e_machine %u (expected 190, EM_CUDA)", e->arch, machine);
+	if (machine != EM_CUDA_) {
+		char spare[32];
+
+		buf_addf(why, "sm_%u cubin is built for %s (e_machine %u), not CUDA (190)", e->arch,
+			 elf_machine_name(machine, spare, sizeof(spare)), machine);
 		return -1;
 	}
 	if (p[8] == 7)

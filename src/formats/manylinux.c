@@ -8,20 +8,30 @@
 #include "core/util.h"
 
 /*
- * C++ runtime limits per policy, x86_64, from auditwheel's
- * manylinux-policy.json (docs/design/formats.md §9; 2_38 read from the file
- * at auditwheel 2d1ad63, 2_31 to 2_36 and 2_39 at 86154d1). Without the
- * rows between 2_28 and 2_38 a library of gcc 12 (GLIBCXX_3.4.30: Debian
- * 12, Ubuntu 22.04) was tagged manylinux_2_38, which pip refuses on the
- * very glibc 2.36 machine that built it; auditwheel gives it 2_35. auditwheel tests set membership; for the
- * runtime libraries every listed version up to the maximum is present, so
- * a maximum is the same test. Policies between two rows are judged by the
- * lower row (stricter, never wrongly permissive).
+ * C++ runtime limits per policy and architecture, from auditwheel's
+ * manylinux-policy.json (docs/design/formats.md §9; x86_64's 2_38 read
+ * from the file at auditwheel 2d1ad63, 2_31 to 2_36 and 2_39 at 86154d1,
+ * aarch64's every row at 86154d1). Without the rows between 2_28 and 2_38
+ * a library of gcc 12 (GLIBCXX_3.4.30: Debian 12, Ubuntu 22.04) was tagged
+ * manylinux_2_38, which pip refuses on the very glibc 2.36 machine that
+ * built it; auditwheel gives it 2_35. auditwheel tests set membership; for
+ * the runtime libraries every listed version up to the maximum is present,
+ * so a maximum is the same test. Policies between two rows are judged by
+ * the lower row (stricter, never wrongly permissive).
+ *
+ * auditwheel keeps rows per architecture because the runtimes differ:
+ * aarch64's libgcc_s has no GCC_4.8.0 and its 2_34 to 2_38 stop at
+ * GCC_11.0 where x86_64's allow GCC_12.0.0; CXXABI_FLOAT128 exists only
+ * where long double is not already IEEE quad (never on aarch64); and
+ * manylinux2014_aarch64 lists GLIBC_2.18, so a library that needs it is
+ * still 2_17 there. aarch64 rows equal to the one before are left out.
  */
-static const struct policy {
+struct policy {
 	unsigned glibc;
 	const char *glibcxx, *cxxabi, *gcc;
-} policies[] = {
+};
+
+static const struct policy x86_64_rows[] = {
 	{ 17, "3.4.19", "1.3.7", "4.8.0" },
 	{ 28, "3.4.24", "1.3.11", "7.0.0" },
 	{ 31, "3.4.28", "1.3.12", "7.0.0" },
@@ -31,6 +41,39 @@ static const struct policy {
 	{ 38, "3.4.30", "1.3.13", "12.0.0" },
 	{ 39, "3.4.33", "1.3.15", "14.0.0" },
 };
+
+static const struct policy aarch64_rows[] = {
+	{ 17, "3.4.19", "1.3.7", "4.7.0" },
+	{ 24, "3.4.22", "1.3.10", "4.7.0" },
+	{ 26, "3.4.24", "1.3.11", "7.0.0" },
+	{ 31, "3.4.28", "1.3.12", "7.0.0" },
+	{ 34, "3.4.29", "1.3.13", "11.0" },
+	{ 35, "3.4.30", "1.3.13", "11.0" },
+	{ 39, "3.4.33", "1.3.15", "14.0.0" },
+};
+
+struct arch_rows {
+	unsigned machine;
+	const struct policy *rows;
+	size_t n;
+	unsigned float128_from;   /* the first policy with CXXABI_FLOAT128; 0: none */
+	unsigned glibc_2_17_max;  /* the newest GLIBC_2.X the 2_17 policy lists */
+};
+
+static const struct arch_rows arches[] = {
+	{ EM_AARCH64_, aarch64_rows, ARRAY_SIZE(aarch64_rows), 0, 18 },
+	/* x86_64, and what bwbuild has no rows of: judged by x86_64's, as before. */
+	{ 0, x86_64_rows, ARRAY_SIZE(x86_64_rows), 28, 17 },
+};
+
+static const struct arch_rows *
+rows_of(unsigned machine)
+{
+	for (size_t i = 0; i + 1 < ARRAY_SIZE(arches); i++)
+		if (arches[i].machine == machine)
+			return &arches[i];
+	return &arches[ARRAY_SIZE(arches) - 1];
+}
 
 int
 version_cmp(const char *a, const char *b)
@@ -97,8 +140,10 @@ past_policy(const struct policy *p, const struct manylinux_need *n, char *out, s
 }
 
 void
-manylinux_assess(const struct elf_dynamic *d, struct manylinux_need *n)
+manylinux_assess(const struct elf_dynamic *d, unsigned machine, struct manylinux_need *n)
 {
+	const struct arch_rows *a = rows_of(machine);
+	const struct policy *policies = a->rows;
 	unsigned floor = 17, glibc_minor = 0;
 	const char *floor_by = "";
 	size_t i;
@@ -126,8 +171,11 @@ manylinux_assess(const struct elf_dynamic *d, struct manylinux_need *n)
 		} else if (plen == 6 && !strncmp(v, "CXXABI", 6)) {
 			if (is_numeric_version(us))
 				keep_max(n->cxxabi, sizeof(n->cxxabi), us);
-			else if (!strcmp(us, "FLOAT128") && floor < 28) {
-				floor = 28; /* not in the 2_17 policy */
+			else if (!strcmp(us, "FLOAT128") && !a->float128_from && !*n->blocker)
+				snprintf(n->blocker, sizeof(n->blocker), "%s, which no aarch64 policy "
+					 "lists", v);
+			else if (!strcmp(us, "FLOAT128") && floor < a->float128_from) {
+				floor = a->float128_from; /* not in the 2_17 policy */
 				floor_by = "CXXABI_FLOAT128";
 			}
 		} else if (plen == 3 && !strncmp(v, "GCC", 3) && is_numeric_version(us)) {
@@ -138,6 +186,8 @@ manylinux_assess(const struct elf_dynamic *d, struct manylinux_need *n)
 		return;
 	if (*n->glibc && !strncmp(n->glibc, "2.", 2))
 		glibc_minor = (unsigned)strtoul(n->glibc + 2, NULL, 10);
+	if (glibc_minor > 17 && glibc_minor <= a->glibc_2_17_max)
+		glibc_minor = 17;
 	if (glibc_minor > floor) {
 		floor = glibc_minor;
 		floor_by = "";
@@ -145,7 +195,7 @@ manylinux_assess(const struct elf_dynamic *d, struct manylinux_need *n)
 	} else {
 		snprintf(n->decides, sizeof(n->decides), "%s", floor_by);
 	}
-	for (i = 0; i < ARRAY_SIZE(policies); i++) {
+	for (i = 0; i < a->n; i++) {
 		if (policy_allows(&policies[i], n)) {
 			n->min_glibc = floor > policies[i].glibc ? floor : policies[i].glibc;
 			/* An older policy was ruled out by the C++ runtime, not by glibc. */
@@ -158,6 +208,70 @@ manylinux_assess(const struct elf_dynamic *d, struct manylinux_need *n)
 	snprintf(n->blocker, sizeof(n->blocker), "GLIBCXX_%s / CXXABI_%s / GCC_%s, newer than any "
 		 "policy bwbuild knows", *n->glibcxx ? n->glibcxx : "-",
 		 *n->cxxabi ? n->cxxabi : "-", *n->gcc ? n->gcc : "-");
+}
+
+/*
+ * The architectures of platform tags (auditwheel's policy files), their
+ * e_machine, the first glibc of a manylinux policy for them (manylinux1
+ * and manylinux2010 are x86_64 and i686 only; every other port starts at
+ * manylinux2014), and the first word of CPython's multiarch triplet for
+ * them (the extension suffix: ".cpython-311-aarch64-linux-gnu.so").
+ */
+static const struct tag_arch {
+	const char *arch;
+	unsigned machine;
+	unsigned first_glibc;
+	const char *triplet;
+} tag_arches[] = {
+	{ "x86_64", EM_X86_64_, 5, "x86_64" },
+	{ "i686", EM_386_, 5, "i386" },
+	{ "aarch64", EM_AARCH64_, 17, "aarch64" },
+	{ "armv7l", EM_ARM_, 17, "arm" },
+	{ "ppc64le", EM_PPC64_, 17, "powerpc64le" },
+	{ "ppc64", EM_PPC64_, 17, "powerpc64" },
+	{ "s390x", EM_S390_, 17, "s390x" },
+	{ "riscv64", EM_RISCV_, 31, "riscv64" },
+	{ "loongarch64", EM_LOONGARCH_, 36, "loongarch64" },
+};
+
+static const struct tag_arch *
+tag_arch(const char *arch)
+{
+	for (size_t i = 0; arch && i < ARRAY_SIZE(tag_arches); i++)
+		if (!strcmp(arch, tag_arches[i].arch))
+			return &tag_arches[i];
+	return NULL;
+}
+
+unsigned
+manylinux_arch_machine(const char *arch)
+{
+	const struct tag_arch *t = tag_arch(arch);
+
+	return t ? t->machine : 0;
+}
+
+int
+platform_is_musl(const char *platform)
+{
+	return !strncmp(platform, "musllinux_", 10);
+}
+
+/* The architecture of a musllinux_X_Y_ARCH tag, NULL when malformed. */
+static const char *
+musl_arch(const char *platform)
+{
+	const char *p = platform + 10;
+
+	for (int i = 0; i < 2; i++) {
+		if (*p < '0' || *p > '9')
+			return NULL;
+		while (*p >= '0' && *p <= '9')
+			p++;
+		if (*p++ != '_')
+			return NULL;
+	}
+	return *p ? p : NULL;
 }
 
 unsigned
@@ -191,19 +305,66 @@ manylinux_tag_glibc(const char *platform, const char **arch)
 	}
 	if (!strncmp(platform, "linux_", 6) && arch)
 		*arch = platform + 6;
+	if (platform_is_musl(platform) && arch)
+		*arch = musl_arch(platform);
 	return 0;
 }
 
-unsigned
-manylinux_arch_machine(const char *arch)
+int
+manylinux_tag_exists(const char *platform, struct buf *why)
 {
-	if (!arch)
+	const char *arch;
+	unsigned claim = manylinux_tag_glibc(platform, &arch);
+	const struct tag_arch *t = tag_arch(arch);
+
+	if (!arch && strncmp(platform, "manylinux", 9) && strncmp(platform, "musllinux_", 10) &&
+	    strncmp(platform, "linux_", 6))
 		return 0;
-	if (!strcmp(arch, "x86_64"))
-		return EM_X86_64_;
-	if (!strcmp(arch, "aarch64"))
-		return EM_AARCH64_;
+	if (!arch) {
+		buf_addf(why, "the platform tag '%s' is malformed: it names no architecture",
+			 platform);
+		return -1;
+	}
+	if (!t) {
+		buf_addf(why, "the platform tag '%s' names architecture '%s', which no manylinux "
+			 "or musllinux policy has", platform, arch);
+		return -1;
+	}
+	if (claim && claim < t->first_glibc) {
+		buf_addf(why, "the platform tag '%s' names no policy: %s wheels start at "
+			 "manylinux_2_%u%s", platform, arch, t->first_glibc,
+			 t->first_glibc == 17 ? " (manylinux2014); manylinux1 and manylinux2010 "
+			 "are x86_64 and i686 only" : "");
+		return -1;
+	}
 	return 0;
+}
+
+const char *
+manylinux_suffix_arch(const char *name, int *musl)
+{
+	const char *base = strrchr(name, '/') ? strrchr(name, '/') + 1 : name;
+	const char *c = strstr(base, ".cpython-"), *triplet, *end;
+	size_t n = strlen(base);
+
+	*musl = 0;
+	if (!c || n < 3 || strcmp(base + n - 3, ".so"))
+		return NULL;
+	triplet = strchr(c + 9, '-');
+	end = base + n - 3;
+	if (!triplet || triplet >= end)
+		return NULL;
+	triplet++;
+	for (size_t i = 0; i < ARRAY_SIZE(tag_arches); i++) {
+		size_t k = strlen(tag_arches[i].triplet);
+
+		if ((size_t)(end - triplet) > k && !strncmp(triplet, tag_arches[i].triplet, k) &&
+		    !strncmp(triplet + k, "-linux-", 7)) {
+			*musl = !strncmp(triplet + k + 7, "musl", 4);
+			return tag_arches[i].arch;
+		}
+	}
+	return NULL;
 }
 
 /* auditwheel's lib_whitelist for manylinux_2_28 (2_17 lacks libmvec). */

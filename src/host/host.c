@@ -2,6 +2,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/utsname.h>
 #include <unistd.h>
 
 #include "core/buf.h"
@@ -182,4 +183,44 @@ host_probe(struct host *h)
 		}
 	}
 	buf_release(&b);
+}
+
+const char *
+host_machine(void)
+{
+	static char machine[sizeof(((struct utsname *)0)->machine)];
+	struct utsname u;
+
+	if (!machine[0])
+		snprintf(machine, sizeof(machine), "%s", uname(&u) == 0 ? u.machine : "unknown");
+	return machine;
+}
+
+static const struct {
+	const char *machine, *triplet, *cuda_target;
+} machines[] = {
+	{ "x86_64", "x86_64-linux-gnu", "x86_64-linux" },
+	{ "aarch64", "aarch64-linux-gnu", "sbsa-linux" },
+	{ "arm64", "aarch64-linux-gnu", "sbsa-linux" },
+	{ "ppc64le", "powerpc64le-linux-gnu", "ppc64le-linux" },
+	{ "s390x", "s390x-linux-gnu", NULL },
+	{ "riscv64", "riscv64-linux-gnu", NULL },
+};
+
+const char *
+host_triplet_of(const char *machine)
+{
+	for (size_t i = 0; machine && i < ARRAY_SIZE(machines); i++)
+		if (!strcmp(machine, machines[i].machine))
+			return machines[i].triplet;
+	return NULL;
+}
+
+const char *
+host_cuda_target_of(const char *machine)
+{
+	for (size_t i = 0; machine && i < ARRAY_SIZE(machines); i++)
+		if (!strcmp(machine, machines[i].machine))
+			return machines[i].cuda_target;
+	return NULL;
 }

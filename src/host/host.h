@@ -28,4 +28,20 @@ int meminfo_get(const char *text, const char *key, uint64_t *out);
 /* CPUs this process may run on (its affinity mask), at least 1. */
 unsigned host_cpus(void);
 
+/*
+ * The machine the build runs on, as uname(2) says it: "x86_64",
+ * "aarch64" (Grace, DGX Spark). Static.
+ */
+const char *host_machine(void);
+
+/*
+ * Where that machine's libraries live, as pure functions of its name:
+ * the multiarch triplet of Debian and Ubuntu ("x86_64-linux-gnu",
+ * "aarch64-linux-gnu": /usr/lib/<triplet>, /usr/include/<triplet>) and
+ * the CUDA toolkit's targets/ directory ("x86_64-linux", "sbsa-linux":
+ * NVIDIA's name for arm64 servers); NULL for a machine without one.
+ */
+const char *host_triplet_of(const char *machine);
+const char *host_cuda_target_of(const char *machine);
+
 #endif

@@ -7,9 +7,11 @@
 #include "core/diag.h"
 #include "pipeline/doctor.h"
 #include "core/fault.h"
+#include "host/host.h"
 #include "core/proc.h"
 #include "sources/git.h"
 #include "sources/repourl.h"
+#include "pipeline/plan.h"
 #include "pipeline/step.h"
 #include "pipeline/uptodate.h"
 #include "core/safefile.h"
@@ -95,6 +97,26 @@ preflight(const struct build *b)
 		     "anyway with --no-preflight", b->profile.path, failed == 1 ? "it" : "them");
 	doctor_release(&d);
 	return failed ? -1 : 0;
+}
+
+/*
+ * build.host_arch against this machine: an aarch64 profile's toolkit,
+ * cuDNN and NCCL are aarch64 builds, which no x86-64 machine runs. 0 after
+ * saying so at the key.
+ */
+static int
+host_fits(const struct build *b)
+{
+	struct buf said = BUF_INIT;
+	int fits = plan_host_fits(&b->profile, host_machine(), &said);
+
+	if (!fits) {
+		error_at(&b->profile.host_arch.loc, "%s", said.s);
+		hint("'bwbuild plan --profile %s' shows the build it would run there; "
+		     "--no-preflight builds here anyway", b->profile.path);
+	}
+	buf_release(&said);
+	return fits;
 }
 
 /*
@@ -210,6 +232,11 @@ build_run(const struct build_opts *o)
 	build_init(&b, o);
 	if (resolve_profile(&b.profile, &o->r) < 0 || resolve_plan(&b.plan, &b.profile, &o->r) < 0)
 		goto out;
+	/* The wrong machine first, before the work tree: every other check would judge this one. */
+	if (!o->no_preflight && !host_fits(&b)) {
+		ret = EXIT_FAIL;
+		goto out;
+	}
 	/* A junk SOURCE_DATE_EPOCH is refused now, not by the repack after the compile. */
 	if (workdir_validate(b.plan.work_dir, b.plan.out_dir,
 			     b.plan.local_source ? b.plan.src_dir : NULL) < 0 ||

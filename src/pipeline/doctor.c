@@ -27,6 +27,7 @@
 #include "pipeline/pyenv.h"
 #include "core/proc.h"
 #include "profile/profile.h"
+#include "host/host.h"
 #include "host/python.h"
 #include "sources/treeneeds.h"
 #include "core/util.h"
@@ -633,17 +634,59 @@ check_python(struct doctor *d, const struct profile *p, const char *src)
 	buf_release(&skipped);
 }
 
-static int
-any_exists(const char *const *dirs, const char *cuda_home, const char *file, struct buf *found)
+/*
+ * Where a library's header and shared object may be, on `h`: its own
+ * hints first (what PyTorch's FindCUDNN/FindNCCL read: CUDNN_INCLUDE_DIR,
+ * CUDNN_LIB_DIR, CUDNN_ROOT_DIR and NCCL's likewise), then the toolkit
+ * (include/, lib64/, and targets/<x86_64-linux|sbsa-linux>/, where
+ * NVIDIA's packages put them), then the system's directories with the
+ * machine's own multiarch triplet: NVIDIA's arm64 cuDNN and NCCL packages
+ * install into /usr/lib/aarch64-linux-gnu, never x86_64's.
+ */
+static void
+library_dirs(const struct doctor_host *h, const char *cuda_home, const char *hint, int lib,
+	     struct strvec *dirs)
 {
-	size_t i;
+	const char *triplet = host_triplet_of(h->machine);
+	const char *target = host_cuda_target_of(h->machine);
+	const char *sub = lib ? "lib" : "include";
+	struct buf var = BUF_INIT;
+	const char *v;
 
-	for (i = 0; dirs[i]; i++) {
+	buf_addf(&var, "%s_%s", hint, lib ? "LIB_DIR" : "INCLUDE_DIR");
+	if ((v = getenv(var.s)) && *v)
+		strvec_push(dirs, v);
+	buf_reset(&var);
+	buf_addf(&var, "%s_ROOT_DIR", hint);
+	if ((v = getenv(var.s)) && *v) {
+		strvec_pushf(dirs, "%s/%s", v, sub);
+		if (lib)
+			strvec_pushf(dirs, "%s/lib64", v);
+	}
+	buf_release(&var);
+	if (lib)
+		strvec_pushf(dirs, "%s/lib64", cuda_home);
+	strvec_pushf(dirs, "%s/%s", cuda_home, sub);
+	if (target)
+		strvec_pushf(dirs, "%s/targets/%s/%s", cuda_home, target, sub);
+	if (lib) {
+		if (triplet)
+			strvec_pushf(dirs, "%s/usr/lib/%s", h->root, triplet);
+		strvec_pushf(dirs, "%s/usr/lib64", h->root);
+		strvec_pushf(dirs, "%s/usr/lib", h->root);
+	} else {
+		strvec_pushf(dirs, "%s/usr/include", h->root);
+		if (triplet)
+			strvec_pushf(dirs, "%s/usr/include/%s", h->root, triplet);
+	}
+}
+
+static int
+any_exists(const struct strvec *dirs, const char *file, struct buf *found)
+{
+	for (size_t i = 0; i < dirs->n; i++) {
 		buf_reset(found);
-		if (dirs[i][0] == '+')
-			buf_addf(found, "%s/%s/%s", cuda_home, dirs[i] + 1, file);
-		else
-			buf_addf(found, "%s/%s", dirs[i], file);
+		buf_addf(found, "%s/%s", dirs->v[i], file);
 		if (path_exists(found->s))
 			return 1;
 	}
@@ -652,30 +695,35 @@ any_exists(const char *const *dirs, const char *cuda_home, const char *file, str
 
 static void
 check_library(struct doctor *d, const struct profile *p, enum feature f, const char *cuda_home,
-	      const char *header, const char *lib, const char *pkg)
+	      const struct doctor_host *host, const char *hint, const char *header,
+	      const char *lib, const char *pkg)
 {
-	static const char *const inc[] = { "+include", "/usr/include",
-					   "/usr/include/x86_64-linux-gnu", NULL };
-	static const char *const libs[] = { "+lib64", "+lib", "/usr/lib/x86_64-linux-gnu",
-					    "/usr/lib64", NULL };
-	struct buf h = BUF_INIT, l = BUF_INIT;
+	struct strvec inc = STRVEC_INIT, libs = STRVEC_INIT;
+	struct buf h = BUF_INIT, l = BUF_INIT, where = BUF_INIT;
 	const char *key = feature_table[f].key;
 
-	if (!p || p->features[f] != TRI_ON) {
-		buf_release(&h);
-		buf_release(&l);
+	if (!p || p->features[f] != TRI_ON)
 		return;
-	}
-	if (!any_exists(inc, cuda_home, header, &h))
-		add(d, CHECK_FAIL, key, "features.%s is on (%s:%d) but no %s was found in %s/include "
-		    "or /usr/include; install %s or set features.%s: off", key, p->feature_loc[f].file,
-		    p->feature_loc[f].line, header, cuda_home, pkg, key);
-	else if (!any_exists(libs, cuda_home, lib, &l))
-		add(d, CHECK_FAIL, key, "found %s but no %s; install %s", h.s, lib, pkg);
-	else
+	library_dirs(host, cuda_home, hint, 0, &inc);
+	library_dirs(host, cuda_home, hint, 1, &libs);
+	if (!any_exists(&inc, header, &h)) {
+		strvec_join(&inc, ", ", &where);
+		add(d, CHECK_FAIL, key, "features.%s is on (%s:%d) but no %s was found (in %s); "
+		    "install %s, name its directory in %s_INCLUDE_DIR, or set features.%s: off",
+		    key, p->feature_loc[f].file, p->feature_loc[f].line, header, where.s, pkg, hint,
+		    key);
+	} else if (!any_exists(&libs, lib, &l)) {
+		strvec_join(&libs, ", ", &where);
+		add(d, CHECK_FAIL, key, "found %s but no %s (in %s); install %s, or name its "
+		    "directory in %s_LIB_DIR", h.s, lib, where.s, pkg, hint);
+	} else {
 		add(d, CHECK_OK, key, "%s and %s", h.s, l.s);
+	}
+	strvec_clear(&inc);
+	strvec_clear(&libs);
 	buf_release(&h);
 	buf_release(&l);
+	buf_release(&where);
 }
 
 /* Push each non-empty field of `s` split at `sep`. */
@@ -741,8 +789,10 @@ extra_include_dirs(const struct profile *p, struct strvec *dirs)
  * the compile of c10_cuda stops there, an hour into a build.
  */
 static void
-check_nvml(struct doctor *d, const struct profile *p, const char *src, const char *cuda_home)
+check_nvml(struct doctor *d, const struct profile *p, const char *src, const char *cuda_home,
+	   const struct doctor_host *h)
 {
+	const char *triplet = host_triplet_of(h->machine), *target = host_cuda_target_of(h->machine);
 	struct strvec dirs = STRVEC_INIT;
 	struct buf f = BUF_INIT, where = BUF_INIT;
 	int found = 0;
@@ -751,9 +801,12 @@ check_nvml(struct doctor *d, const struct profile *p, const char *src, const cha
 		strvec_clear(&dirs);
 		return;
 	}
-	buf_addf(&f, "%s/include", cuda_home);
-	strvec_push(&dirs, f.s);
-	strvec_pushl(&dirs, "/usr/include", "/usr/include/x86_64-linux-gnu", NULL);
+	strvec_pushf(&dirs, "%s/include", cuda_home);
+	if (target)
+		strvec_pushf(&dirs, "%s/targets/%s/include", cuda_home, target);
+	strvec_pushf(&dirs, "%s/usr/include", h->root);
+	if (triplet)
+		strvec_pushf(&dirs, "%s/usr/include/%s", h->root, triplet);
 	extra_include_dirs(p, &dirs);
 	for (size_t i = 0; i < dirs.n && !found; i++) {
 		buf_reset(&f);
@@ -904,13 +957,44 @@ add_remote(void *ctx, int st, const char *detail)
 }
 
 void
+doctor_check_host(struct doctor *d, const struct profile *p, const char *machine)
+{
+	struct buf said = BUF_INIT;
+
+	if (p && p->host_arch.str) {
+		if (plan_host_fits(p, machine, &said))
+			add(d, CHECK_OK, "host", "%s (build.host_arch, %s:%d)", machine,
+			    p->host_arch.loc.file, p->host_arch.loc.line);
+		else
+			add(d, CHECK_FAIL, "host", "%s:%d: %s", p->host_arch.loc.file,
+			    p->host_arch.loc.line, said.s);
+	}
+	buf_release(&said);
+}
+
+void
+doctor_check_host_libs(struct doctor *d, const struct profile *p, const char *src,
+		       const char *cuda_home, const struct doctor_host *h)
+{
+	if (p)
+		doctor_check_blas(d, p, src, h);
+	check_library(d, p, FEAT_CUDNN, cuda_home, h, "CUDNN", "cudnn_version.h", "libcudnn.so",
+		      "cuDNN");
+	check_library(d, p, FEAT_NCCL, cuda_home, h, "NCCL", "nccl.h", "libnccl.so",
+		      "NCCL (libnccl-dev)");
+	check_nvml(d, p, src, cuda_home, h);
+}
+
+void
 doctor_run(struct doctor *d, const struct profile *p, const struct plan *pl, const char *cuda_home,
 	   const char *work_dir)
 {
+	const struct doctor_host here = { "", host_machine() };
 	unsigned cuda;
 	const char *src;
 
 	memset(d, 0, sizeof(*d));
+	doctor_check_host(d, p, here.machine);
 	cuda = check_nvcc(d, p, cuda_home);
 	check_host_compiler(d, cuda);
 	src = tree_here(pl ? pl->src_dir : NULL);
@@ -926,11 +1010,7 @@ doctor_run(struct doctor *d, const struct profile *p, const struct plan *pl, con
 		buf_release(&said);
 	}
 	doctor_check_patches(d, p, pl, src);
-	if (p)
-		doctor_check_blas(d, p, src);
-	check_library(d, p, FEAT_CUDNN, cuda_home, "cudnn_version.h", "libcudnn.so", "cuDNN");
-	check_library(d, p, FEAT_NCCL, cuda_home, "nccl.h", "libnccl.so", "NCCL (libnccl-dev)");
-	check_nvml(d, p, src, cuda_home);
+	doctor_check_host_libs(d, p, src, cuda_home, &here);
 	check_disk(d, p, work_dir);
 	if (pl)
 		check_memory(d, pl);

@@ -58,7 +58,24 @@ void doctor_add(struct doctor *d, enum check_status st, const char *name, const 
 int doctor_real_tree(const struct profile *p, const char *src);
 void doctor_push_fields(struct strvec *sv, const char *s, char sep);
 void doctor_check_numpy(struct doctor *d, const struct profile *p, const char *py, const char *src);
-void doctor_check_blas(struct doctor *d, const struct profile *p, const char *src);
+/*
+ * The machine whose libraries the checks look for: `root` in front of
+ * every system directory ("" for this machine's /) and `machine` as
+ * uname says it ("x86_64", "aarch64"), which names its multiarch
+ * directories and CUDA's targets/ one (host/host.h). doctor_run checks
+ * this machine; a test gives a root it laid out as another's.
+ */
+struct doctor_host {
+	const char *root;
+	const char *machine;
+};
+/* build.host_arch against `machine`: a failure (the build stops) when they differ. */
+void doctor_check_host(struct doctor *d, const struct profile *p, const char *machine);
+/* The BLAS, the libraries the features need (cuDNN, NCCL) and nvml.h, looked for on `h`. */
+void doctor_check_host_libs(struct doctor *d, const struct profile *p, const char *src,
+			    const char *cuda_home, const struct doctor_host *h);
+void doctor_check_blas(struct doctor *d, const struct profile *p, const char *src,
+		       const struct doctor_host *h);
 void doctor_check_patches(struct doctor *d, const struct profile *p, const struct plan *pl,
 			  const char *src);
 

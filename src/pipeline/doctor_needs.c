@@ -20,6 +20,7 @@
 #include "core/util.h"
 #include "formats/cmakecache.h"
 #include "formats/cmakeopts.h"
+#include "host/host.h"
 #include "profile/profile.h"
 #include "sources/patch.h"
 
@@ -176,11 +177,12 @@ doctor_check_numpy(struct doctor *d, const struct profile *p, const char *py, co
  * (OpenBLAS_HOME, MKLROOT).
  */
 static void
-blas_lib_dirs(const struct profile *p, const struct blas_lib *l, struct strvec *dirs)
+blas_lib_dirs(const struct profile *p, const struct blas_lib *l, const struct doctor_host *h,
+	      struct strvec *dirs)
 {
-	static const char *const sys[] = { "/usr/lib/x86_64-linux-gnu", "/usr/lib/aarch64-linux-gnu",
-					   "/usr/lib64", "/usr/lib", "/usr/local/lib", "/lib64",
+	static const char *const sys[] = { "/usr/lib64", "/usr/lib", "/usr/local/lib", "/lib64",
 					   "/opt/OpenBLAS/lib", NULL };
+	const char *triplet = host_triplet_of(h->machine);
 	static const char *const vars[] = { "CMAKE_LIBRARY_PATH", "CMAKE_PREFIX_PATH", NULL };
 	struct strvec v = STRVEC_INIT;
 	const char *home = getenv(!strcmp(l->name, "MKL") ? "MKLROOT" : "OpenBLAS_HOME");
@@ -202,8 +204,10 @@ blas_lib_dirs(const struct profile *p, const struct blas_lib *l, struct strvec *
 		strvec_pushf(dirs, "%s/lib", home);
 		strvec_pushf(dirs, "%s/lib/intel64", home);
 	}
+	if (triplet)
+		strvec_pushf(dirs, "%s/usr/lib/%s", h->root, triplet);
 	for (size_t i = 0; sys[i]; i++)
-		strvec_push(dirs, sys[i]);
+		strvec_pushf(dirs, "%s%s", h->root, sys[i]);
 	strvec_clear(&v);
 }
 
@@ -214,7 +218,8 @@ blas_lib_dirs(const struct profile *p, const struct blas_lib *l, struct strvec *
  * slow matmuls, and only its configure log said so).
  */
 void
-doctor_check_blas(struct doctor *d, const struct profile *p, const char *src)
+doctor_check_blas(struct doctor *d, const struct profile *p, const char *src,
+		  const struct doctor_host *h)
 {
 	const struct pkv *want = profile_blas(p);
 	const char *name = want ? want->val : "MKL";
@@ -235,7 +240,15 @@ doctor_check_blas(struct doctor *d, const struct profile *p, const char *src)
 				   name, want->loc.file, want->loc.line);
 		return;
 	}
-	blas_lib_dirs(p, l, &dirs);
+	/* MKL is Intel's, for x86-64 only: on aarch64 its absence says nothing. */
+	if (!want && strcmp(h->machine, "x86_64")) {
+		doctor_add(d, CHECK_WARN, "blas", "no cmake.BLAS, and PyTorch's default, MKL, exists "
+			   "only for x86-64, not %s: the build falls back to Eigen's BLAS, several "
+			   "times slower; apt-get install libopenblas-dev and set 'cmake.BLAS: "
+			   "OpenBLAS', as PyTorch's own aarch64 wheels do", h->machine);
+		return;
+	}
+	blas_lib_dirs(p, l, h, &dirs);
 	for (size_t i = 0; i < dirs.n && !found; i++) {
 		buf_reset(&f);
 		buf_addf(&f, "%s/%s", dirs.v[i], l->lib);

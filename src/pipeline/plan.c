@@ -465,6 +465,37 @@ format_archs(const struct plan *pl, struct buf *out)
 	buf_addstr(out, "\n");
 }
 
+int
+plan_host_fits(const struct profile *p, const char *machine, struct buf *said)
+{
+	const char *want = p->host_arch.str;
+
+	if (!want || !strcmp(want, machine))
+		return 1;
+	buf_addf(said, "this profile builds on an %s host%s, and this machine is %s: run doctor "
+		 "and the build there", want, !strcmp(want, "aarch64") ? " (Grace, DGX Spark)" : "",
+		 machine);
+	return 0;
+}
+
+/* build.host_arch, and whether this machine is one. */
+static void
+format_host(const struct profile *p, struct buf *out)
+{
+	struct buf said = BUF_INIT;
+
+	if (!p->host_arch.str)
+		return;
+	buf_addstr(out, "host         ");
+	add_value(out, p->host_arch.str);
+	add_loc(out, &p->host_arch.loc);
+	if (plan_host_fits(p, host_machine(), &said))
+		buf_addf(out, ": this machine is %s\n", host_machine());
+	else
+		buf_addf(out, "\n  note: %s\n", said.s);
+	buf_release(&said);
+}
+
 static void
 format_source(const struct plan *pl, struct buf *out)
 {
@@ -478,6 +509,7 @@ format_source(const struct plan *pl, struct buf *out)
 		add_loc(out, &p->description.loc);
 		buf_addstr(out, "\n");
 	}
+	format_host(p, out);
 	buf_addstr(out, "source       ");
 	add_value(out, p->source_repo.str);
 	add_loc(out, &p->source_repo.loc);
@@ -743,5 +775,18 @@ plan_json(const struct plan *pl)
 	json_set(o, "steps", steps);
 	json_set(o, "work_dir", json_string(pl->work_dir));
 	json_set(o, "out_dir", json_string(pl->out_dir));
+	{
+		struct json *h = json_object();
+		struct buf said = BUF_INIT;
+		int fits = plan_host_fits(pl->profile, host_machine(), &said);
+
+		json_set(h, "arch", pl->profile->host_arch.str ? json_string(pl->profile->host_arch.str)
+							      : json_null());
+		json_set(h, "machine", json_string(host_machine()));
+		json_set(h, "builds_here", json_bool(fits));
+		json_set(h, "note", fits ? json_null() : json_string(said.s));
+		json_set(o, "host", h);
+		buf_release(&said);
+	}
 	return o;
 }

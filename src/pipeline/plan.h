@@ -84,6 +84,15 @@ int plan_make(struct plan *out, const struct profile *p, const struct host *h,
 void plan_release(struct plan *pl);
 
 
+/*
+ * Whether the profile builds on a machine `machine` ("x86_64", "aarch64":
+ * host_machine() here, another in tests): 1 when build.host_arch is unset
+ * or names it; 0 with what to do into `said` (no file:line: the caller
+ * gives the key's). An aarch64 profile (GB200, GB10) needs the arm64
+ * (sbsa) CUDA toolkit, cuDNN and NCCL, which no x86-64 machine runs.
+ */
+int plan_host_fits(const struct profile *p, const char *machine, struct buf *said);
+
 /* Human-readable and JSON renderings for `bwbuild plan`. */
 void plan_format(const struct plan *pl, struct buf *out);
 struct json *plan_json(const struct plan *pl);

@@ -273,6 +273,13 @@ is_platform_policy(const char *s, struct buf *why)
 }
 
 static int
+is_host_arch(const char *s, struct buf *why)
+{
+	(void)why;
+	return !strcmp(s, "x86_64") || !strcmp(s, "aarch64");
+}
+
+static int
 is_kind(const char *s, struct buf *why)
 {
 	(void)why;
@@ -504,6 +511,8 @@ const struct profile_key profile_keys[] = {
 	{ "build", "mem_budget", KEY_SIZE, AT(mem_budget), AT(mem_budget_loc), NULL,
 	  "must be 'auto' or a size such as '24G'", "memory the compile may use" },
 	{ "build", "python", KEY_STRING, AT(python), 0, NULL, NULL, "the build interpreter" },
+	{ "build", "host_arch", KEY_STRING, AT(host_arch), 0, is_host_arch,
+	  "must be x86_64 or aarch64", "the machine the build runs on (aarch64: Grace, DGX Spark)" },
 	{ "build", "python_path", KEY_STRING, AT(python_path), 0, NULL, NULL,
 	  "a directory first on the build's PYTHONPATH (scripts/python-prefix.sh makes one)" },
 	{ "build", "launcher", KEY_SWITCH, AT(launcher), AT(launcher_loc), NULL, "is on or off",

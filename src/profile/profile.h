@@ -105,6 +105,7 @@ struct profile {
 	uint64_t mem_budget;        /* 0 = auto */
 	struct loc mem_budget_loc;
 	struct pvalue python;
+	struct pvalue host_arch;    /* build.host_arch: the machine it builds on, "x86_64" or "aarch64"; unset: any */
 	struct pvalue python_path;  /* build.python_path: a directory first on the build's PYTHONPATH; resolved */
 	enum tri launcher;          /* build.launcher; unset = on */
 	struct loc launcher_loc;

@@ -147,11 +147,13 @@ is_external(const struct repair_ctx *c, const char *soname)
 /*
  * `dir/soname` if it is an ELF of `machine` with a dynamic section (its
  * DT_NEEDED into `needed`): 1; 0 when it is not there or not one (the loader
- * would go on looking, and so do we).
+ * would go on looking, and so do we); its DT_SONAME into `own_soname` if
+ * given. The first one found for another machine goes into `other` (if given) ("x86-64: /usr/lib/x86_64-linux-gnu/libz.so.1"),
+ * for the message when no right one is found.
  */
 int
 try_candidate(const char *dir, const char *soname, uint16_t machine, struct buf *real,
-	      struct strvec *needed, struct buf *own_soname)
+	      struct strvec *needed, struct buf *own_soname, struct buf *other)
 {
 	struct buf path = BUF_INIT, why = BUF_INIT;
 	struct elf_dynamic d;
@@ -176,6 +178,11 @@ try_candidate(const char *dir, const char *soname, uint16_t machine, struct buf 
 					buf_addstr(own_soname, d.soname);
 				buf_addstr(real, abs);
 				ok = 1;
+			} else if (have && have != machine && other && !other->len) {
+				char spare[32];
+
+				buf_addf(other, "%s: %s", elf_machine_name(have, spare, sizeof(spare)),
+					 abs);
 			}
 			elf_dynamic_release(&d);
 			munmap(map, (size_t)st.st_size);
@@ -277,7 +284,7 @@ vendor(struct repair_ctx *c, const char *soname, const char *by, const struct st
        uint16_t machine, int depth)
 {
 	struct strvec needed = STRVEC_INIT;
-	struct buf real = BUF_INIT, hex = BUF_INIT, name = BUF_INIT;
+	struct buf real = BUF_INIT, hex = BUF_INIT, name = BUF_INIT, other = BUF_INIT;
 	struct repair_lib *l;
 	int rc = -1;
 	size_t i, me;
@@ -285,8 +292,17 @@ vendor(struct repair_ctx *c, const char *soname, const char *by, const struct st
 	if (soname_ok(c, soname, by) < 0)
 		goto out;
 	for (i = 0; i < dirs->n; i++)
-		if (try_candidate(dirs->v[i], soname, machine, &real, &needed, NULL))
+		if (try_candidate(dirs->v[i], soname, machine, &real, &needed, NULL, &other))
 			break;
+	if (i == dirs->n && other.len) {
+		char spare[32];
+		const char *want = elf_machine_name(machine, spare, sizeof(spare));
+
+		buf_addf(c->why, "'%s' needs '%s', which was found only for %s; install its %s "
+			 "build, or put the directory of one on LD_LIBRARY_PATH", by, soname,
+			 other.s, want);
+		goto out;
+	}
 	if (i == dirs->n) {
 		struct buf where = BUF_INIT;
 
@@ -333,6 +349,7 @@ vendor(struct repair_ctx *c, const char *soname, const char *by, const struct st
 	}
 out:
 	strvec_clear(&needed);
+	buf_release(&other);
 	buf_release(&real);
 	buf_release(&hex);
 	buf_release(&name);

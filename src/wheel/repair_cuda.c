@@ -55,7 +55,7 @@ vendor_siblings(struct repair_ctx *c, uint16_t machine)
 				struct strvec needed = STRVEC_INIT;
 
 				/* Only the name the library calls itself: not the links to it. */
-				if (try_candidate(dir.s, names.v[k], machine, &real, &needed, &own) &&
+				if (try_candidate(dir.s, names.v[k], machine, &real, &needed, &own, NULL) &&
 				    !strcmp(own.s ? own.s : "", names.v[k]) && is_external(c, names.v[k]))
 					rc = vendor(c, names.v[k], by.s, &one, machine, 1);
 				buf_release(&real);
@@ -116,7 +116,7 @@ declare_cuda(struct repair_ctx *c, const char *soname, const struct strvec *dirs
 		return -1;
 	}
 	for (i = 0; i < dirs->n; i++)
-		if (try_candidate(dirs->v[i], soname, machine, &real, &needed, NULL))
+		if (try_candidate(dirs->v[i], soname, machine, &real, &needed, NULL, NULL))
 			break;
 	if (cuda_dist_find(&c->ix, soname, real.len ? real.s : NULL, c->res->cuda_major, &d,
 			   c->why) < 0) {

@@ -49,9 +49,12 @@ struct repair_ctx {
 
 /* Whether `soname` comes from outside the wheel and the allow-lists (what repair copies in). */
 int is_external(const struct repair_ctx *c, const char *soname);
-/* `dir/soname` if it is an ELF of `machine`: 1, with its path, DT_NEEDED and (if asked) DT_SONAME. */
+/*
+ * `dir/soname` if it is an ELF of `machine`: 1, with its path, DT_NEEDED and
+ * (if asked) DT_SONAME; one for another machine named into `other` (if asked).
+ */
 int try_candidate(const char *dir, const char *soname, uint16_t machine, struct buf *real,
-		  struct strvec *needed, struct buf *own_soname);
+		  struct strvec *needed, struct buf *own_soname, struct buf *other);
 /* A member's RUNPATH directories, then the loader's, each once; -1 past REPAIR_DIRS. */
 int search_dirs(const struct repair_ctx *c, const char *member, const char *runpath,
 		struct strvec *out);

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "core/buf.h"
+#include "formats/elf.h"
 #include "formats/elfscan.h"
 #include "formats/manylinux.h"
 #include "profile/profile.h"
@@ -50,19 +51,69 @@ cxx_decides(const struct wheel_lib *l)
 	return *l->ml.decides && strncmp(l->ml.decides, "GLIBC_", 6);
 }
 
+/* 1 when the library needs glibc: a versioned glibc symbol, or libc.so.6 itself. */
+static int
+needs_glibc(const struct wheel_lib *l)
+{
+	for (size_t j = 0; j < l->needed.n; j++)
+		if (!strcmp(l->needed.v[j], "libc.so.6"))
+			return 1;
+	return *l->ml.glibc != 0;
+}
+
+/*
+ * What CPython on the tag's platform would not import: an extension whose
+ * file name is for another architecture ("_C.cpython-311-x86_64-linux-gnu.so"
+ * in an aarch64 wheel: the interpreter looks only for its own suffix) or
+ * another libc.
+ */
+static void
+check_suffix(struct wheel_report *r, const struct wheel_lib *l, const char *platform,
+	     const char *arch, int musl)
+{
+	int for_musl;
+	const char *named = manylinux_suffix_arch(l->path, &for_musl);
+
+	if (!named || !arch)
+		return;
+	if (strcmp(named, arch))
+		verify_error(r, "'%s' is named for CPython on %s, but the platform tag is '%s': "
+			  "CPython on %s does not import it; build it with CPython on %s (platform)", l->path,
+			  named, platform, arch, arch);
+	else if (for_musl != musl)
+		verify_error(r, "'%s' is named for CPython on %s, but the platform tag is '%s' "
+			  "(platform)", l->path, for_musl ? "musl" : "glibc", platform);
+}
+
 static void
 check_platform(struct wheel_report *r, const char *platform)
 {
 	const char *arch;
 	unsigned claim = manylinux_tag_glibc(platform, &arch), machine = manylinux_arch_machine(arch);
+	int musl = platform_is_musl(platform);
+	struct buf why = BUF_INIT;
+	char a[32], b[32];
 	size_t i;
 
+	if (manylinux_tag_exists(platform, &why) < 0) {
+		verify_error(r, "%s (platform)", why.s);
+		buf_release(&why);
+		return;
+	}
+	buf_release(&why);
 	for (i = 0; i < r->nlibs; i++) {
 		const struct wheel_lib *l = &r->libs[i];
 
 		if (machine && l->machine && l->machine != machine)
-			verify_error(r, "'%s' is built for ELF machine %u, but the platform tag is '%s' "
-				  "(platform)", l->path, l->machine, platform);
+			verify_error(r, "'%s' is built for %s, but the platform tag '%s' is for %s "
+				  "(platform)", l->path, elf_machine_name(l->machine, a, sizeof(a)),
+				  platform, elf_machine_name(machine, b, sizeof(b)));
+		check_suffix(r, l, platform, arch, musl);
+		if (musl && needs_glibc(l))
+			verify_error(r, "'%s' needs glibc (%s%s), but the platform tag '%s' is for "
+				  "musl systems, which cannot load it; tag it manylinux (platform)",
+				  l->path, *l->ml.glibc ? "GLIBC_" : "libc.so.6",
+				  l->ml.glibc, platform);
 		if (!claim)
 			continue;
 		if (!l->ml.min_glibc)

@@ -67,7 +67,7 @@ check() {
 	python3 - "$TMP/gh-out" "$1" <<'PY'
 import json, sys
 out = dict(l.rstrip("\n").split("=", 1) for l in open(sys.argv[1]) if "=" in l)
-t, e = json.loads(out["torch"]), json.loads(out["extensions"])
+t, e, m = json.loads(out["torch"]), json.loads(out["extensions"]), json.loads(out["machines"])
 exec(sys.argv[2])
 PY
 	pass
@@ -81,6 +81,7 @@ ext = {x["profile"]: x for x in e}
 assert not set(t) & {"extension-cpp", "causal-conv1d", "torchvision", "torchaudio"}, t
 assert ext["extension-cpp"] == {"profile": "extension-cpp", "torch": "sm120", "archs": "12.0+PTX"}, ext
 assert ext["torchvision"]["torch"] == "cpu" and ext["torchvision"]["archs"] == "", ext
+assert m["gb10"] == m["gb200"] == "arm64" and m["sm120"] == "x64" and set(m) == set(t), m
 '
 
 # A repository that installs bwbuild: its own profiles only; an extension

@@ -55,6 +55,25 @@ for p in profiles/*.yaml; do
 	run 0 "$BW" plan --profile "$p" --strict
 	[ ! -s "$TMP/err" ] || { cat "$TMP/err"; fail "warnings for $p"; }
 done
+# The aarch64 profiles (issue 44) plan anywhere and say plainly where they build.
+if [ "$(uname -m)" = x86_64 ]; then
+	for p in gb10 gb200; do
+		run 0 "$BW" plan --profile $p
+		contains "$TMP/out" "host         aarch64  (profiles/$p.yaml:"
+		contains "$TMP/out" "  note: this profile builds on an aarch64 host (Grace, DGX Spark), and this machine is x86_64: run doctor and the build there"
+		contains "$TMP/out" "BLAS=OpenBLAS"
+		run 0 "$BW" plan --profile $p --json
+		python3 -c 'import json,sys; h=json.load(open(sys.argv[1]))["host"]; assert h["arch"] == "aarch64" and h["machine"] == "x86_64" and h["builds_here"] is False, h' "$TMP/out"
+	done
+	run 0 "$BW" plan --profile gb10 --json
+	python3 -c 'import json,sys; p=json.load(open(sys.argv[1])); assert p["expected"] == {"cuda": True, "sass": ["sm_121"], "ptx": ["compute_121"]}, p["expected"]' "$TMP/out"
+	run 0 "$BW" plan --profile sm120
+	grep -q "^host " "$TMP/out" && fail "a profile without build.host_arch shows a host line"
+	run 2 "$BW" plan --profile sm120 --set build.host_arch=arm64
+	contains "$TMP/err" "error: 'build.host_arch' must be x86_64 or aarch64, not 'arm64'"
+else
+	skip "not an x86_64 machine: the aarch64 profiles' note is for x86_64 ones"
+fi
 # --set overrides, applied last, dotted; its mistakes point at the option.
 run 0 "$BW" plan --profile sm120 --set features.flash_attention=off --set 'cuda.archs=10.0;12.0+PTX' --json
 python3 - "$TMP/out" <<'PY'

@@ -46,6 +46,29 @@ contains "$TMP/err" "cannot repair '$whl': 'pkg/lib/libm1.so' needs 'libd1.so.1'
 [ ! -e nowhere/$whl ] || fail "a failed repair left a wheel"
 pass
 
+# Found only for another machine (issue 44): the same wheel for aarch64 (its
+# library's e_machine 183, as a cross build leaves it) beside x86-64 copies.
+mkdir -p arm
+python3 - "$whl" arm/pkg-1.0-cp311-cp311-linux_aarch64.whl <<'PY'
+import base64, hashlib, sys, zipfile
+def h(b):
+    return "sha256=" + base64.urlsafe_b64encode(hashlib.sha256(b).digest()).rstrip(b"=").decode()
+files = {n: zipfile.ZipFile(sys.argv[1]).read(n) for n in zipfile.ZipFile(sys.argv[1]).namelist()
+         if not n.endswith("RECORD")}
+lib = bytearray(files["pkg/lib/libm1.so"])
+lib[0x12:0x14] = (183).to_bytes(2, "little")
+files["pkg/lib/libm1.so"] = bytes(lib)
+files["pkg-1.0.dist-info/WHEEL"] = files["pkg-1.0.dist-info/WHEEL"].replace(b"x86_64", b"aarch64")
+rec = "".join("%s,%s,%d\n" % (k, h(v), len(v)) for k, v in files.items()) + "pkg-1.0.dist-info/RECORD,,\n"
+with zipfile.ZipFile(sys.argv[2], "w", zipfile.ZIP_DEFLATED) as z:
+    for k, v in files.items():
+        z.writestr(k, v)
+    z.writestr("pkg-1.0.dist-info/RECORD", rec)
+PY
+run 1 env LD_LIBRARY_PATH="$TMP/deps-ld" "$BW" repair arm/pkg-1.0-cp311-cp311-linux_aarch64.whl -w nowhere
+contains "$TMP/err" "'pkg/lib/libm1.so' needs 'libd1.so.1', which was found only for x86-64: $TMP/deps-ld/libd1.so.1; install its aarch64 build, or put the directory of one on LD_LIBRARY_PATH"
+[ ! -e nowhere/pkg-1.0-cp311-cp311-linux_aarch64.whl ] || fail "a failed repair left a wheel"
+
 # Found through LD_LIBRARY_PATH.
 run 0 env LD_LIBRARY_PATH="$TMP/deps-ld" "$BW" repair "$whl" -w dist
 d1=$(sha256sum deps-ld/libd1.so.1 | cut -c1-8)

@@ -10,6 +10,19 @@ for n in ("nvcc", "nvcc targets", "host compiler", "cmake", "ninja", "python", "
     assert n in names, (n, names)
 assert d["ok"] is True
 PY
+# An aarch64 profile (issue 44) on an x86_64 machine: refused, saying where it builds.
+if [ "$(uname -m)" = x86_64 ]; then
+	run 1 "$BW" doctor --profile gb10
+	contains "$TMP/out" "❌ host           profiles/gb10.yaml:"
+	contains "$TMP/out" ": this profile builds on an aarch64 host (Grace, DGX Spark), and this machine is x86_64: run doctor and the build there"
+	run 1 "$BW" doctor --profile gb200 --json
+	python3 -c 'import json,sys; c=[c for c in json.load(open(sys.argv[1]))["checks"] if c["name"] == "host"]; assert c and c[0]["status"] == "fail", c' "$TMP/out"
+	# The build stops at the key, first, before it makes a work tree.
+	run 1 "$BW" --profile gb10 --work "$TMP/w-gb10" --out "$TMP/o-gb10"
+	contains "$TMP/err" "profiles/gb10.yaml:$(grep -n 'host_arch:' profiles/gb10.yaml | cut -d: -f1):14: error: this profile builds on an aarch64 host (Grace, DGX Spark), and this machine is x86_64: run doctor and the build there"
+	[ "$(grep -c 'error:' "$TMP/err")" = 1 ] || fail "the wrong machine said more than once"
+	[ ! -e "$TMP/w-gb10" ] || fail "a work tree made for a build on the wrong machine"
+fi
 mkdir -p "$TMP/fake/bin" "$TMP/fakecuda/bin"
 cat > "$TMP/fake/bin/nvidia-smi" <<'SH'
 #!/bin/sh

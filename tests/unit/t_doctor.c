@@ -1,4 +1,5 @@
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
@@ -106,6 +107,138 @@ t_doctor_numpy_broken(void)
 	buf_release(&want);
 }
 
+/* A file (and its directories) under the fake root. */
+static void
+touch(const char *root, const char *rel)
+{
+	struct buf f = BUF_INIT;
+
+	buf_addf(&f, "%s/%s", root, rel);
+	CHECK(mkdir_p_parent(f.s) == 0 && write_file_atomic(f.s, "", 0) == 0);
+	buf_release(&f);
+}
+
+/* The check named `name`: its status, its detail into `detail`; -1 when there is none. */
+static int
+check_of(const struct doctor *d, const char *name, const char **detail)
+{
+	for (size_t i = 0; i < d->n; i++)
+		if (!strcmp(d->checks[i].name, name)) {
+			*detail = d->checks[i].detail;
+			return (int)d->checks[i].status;
+		}
+	*detail = "";
+	return -1;
+}
+
+/*
+ * Issue 44: the library checks on an aarch64 machine (Grace, DGX Spark),
+ * laid out under a root as NVIDIA's arm64 (sbsa) packages install: cuDNN's
+ * header where its alternative points, its library and NCCL's under
+ * /usr/lib/aarch64-linux-gnu, nvml.h in the toolkit's targets/sbsa-linux.
+ * The same root judged as an x86-64 machine finds only the headers.
+ */
+static void
+t_doctor_aarch64(void)
+{
+	const char *root = t_tmpdir("doctor-grace"), *detail;
+	static const char *const files[] = {
+		"usr/include/cudnn_version.h", "usr/lib/aarch64-linux-gnu/libcudnn.so",
+		"usr/include/nccl.h", "usr/lib/aarch64-linux-gnu/libnccl.so",
+		"usr/lib/aarch64-linux-gnu/libopenblas.so",
+		"usr/local/cuda/targets/sbsa-linux/include/nvml.h",
+	};
+	struct doctor_host arm = { root, "aarch64" }, x86 = { root, "x86_64" };
+	struct buf cuda = BUF_INIT, want = BUF_INIT;
+	struct strvec sets = STRVEC_INIT;
+	struct profile p;
+	struct doctor d;
+
+	for (size_t i = 0; i < ARRAY_SIZE(files); i++)
+		touch(root, files[i]);
+	buf_addf(&cuda, "%s/usr/local/cuda", root);
+	strvec_push(&sets, "cmake.BLAS=OpenBLAS");
+	if (profile_load_set(&p, "profiles/sm120.yaml", &sets) < 0) {
+		CHECK(!"profiles/sm120.yaml loads");
+		return;
+	}
+	memset(&d, 0, sizeof(d));
+	doctor_check_host_libs(&d, &p, NULL, cuda.s, &arm);
+	CHECK(check_of(&d, "cudnn", &detail) == CHECK_OK);
+	buf_addf(&want, "%s/usr/include/cudnn_version.h and %s/usr/lib/aarch64-linux-gnu/libcudnn.so",
+		 root, root);
+	CHECK_STR(detail, want.s);
+	CHECK(check_of(&d, "nccl", &detail) == CHECK_OK);
+	CHECK(strstr(detail, "/usr/lib/aarch64-linux-gnu/libnccl.so") != NULL);
+	CHECK(check_of(&d, "nvml", &detail) == CHECK_OK);
+	CHECK(strstr(detail, "/targets/sbsa-linux/include/nvml.h") != NULL);
+	CHECK(check_of(&d, "blas", &detail) == CHECK_OK);
+	CHECK(strstr(detail, "/usr/lib/aarch64-linux-gnu/libopenblas.so") != NULL);
+	doctor_release(&d);
+
+	memset(&d, 0, sizeof(d));
+	doctor_check_host_libs(&d, &p, NULL, cuda.s, &x86);
+	CHECK(check_of(&d, "cudnn", &detail) == CHECK_FAIL);
+	CHECK(strstr(detail, "but no libcudnn.so (in ") != NULL);
+	CHECK(strstr(detail, "aarch64") == NULL);
+	CHECK(check_of(&d, "nvml", &detail) == CHECK_FAIL);
+	doctor_release(&d);
+	profile_release(&p);
+
+	/* No cmake.BLAS on aarch64: MKL is not looked for, and the advice is OpenBLAS. */
+	if (profile_load(&p, "profiles/sm120.yaml") == 0) {
+		memset(&d, 0, sizeof(d));
+		doctor_check_host_libs(&d, &p, NULL, cuda.s, &arm);
+		CHECK(check_of(&d, "blas", &detail) == CHECK_WARN);
+		CHECK(strstr(detail, "MKL, exists only for x86-64, not aarch64") != NULL);
+		CHECK(strstr(detail, "set 'cmake.BLAS: OpenBLAS'") != NULL);
+		doctor_release(&d);
+		profile_release(&p);
+	}
+	/* The library's own hints first (PyTorch's FindNCCL reads NCCL_INCLUDE_DIR, NCCL_LIB_DIR). */
+	touch(root, "opt/nccl/include/nccl.h");
+	touch(root, "opt/nccl/lib/libnccl.so");
+	if (profile_load(&p, "profiles/sm120.yaml") == 0) {
+		struct buf inc = BUF_INIT, lib = BUF_INIT;
+
+		buf_addf(&inc, "%s/opt/nccl/include", root);
+		buf_addf(&lib, "%s/opt/nccl/lib", root);
+		setenv("NCCL_INCLUDE_DIR", inc.s, 1);
+		setenv("NCCL_LIB_DIR", lib.s, 1);
+		memset(&d, 0, sizeof(d));
+		doctor_check_host_libs(&d, &p, NULL, cuda.s, &x86);
+		CHECK(check_of(&d, "nccl", &detail) == CHECK_OK);
+		CHECK(strstr(detail, "/opt/nccl/include/nccl.h and ") &&
+		      strstr(detail, "/opt/nccl/lib/libnccl.so"));
+		unsetenv("NCCL_INCLUDE_DIR");
+		unsetenv("NCCL_LIB_DIR");
+		doctor_release(&d);
+		profile_release(&p);
+		buf_release(&inc);
+		buf_release(&lib);
+	}
+	/* The shipped GB10 profile: it builds on aarch64, nowhere else. */
+	if (profile_load(&p, "profiles/gb10.yaml") == 0) {
+		memset(&d, 0, sizeof(d));
+		doctor_check_host(&d, &p, "aarch64");
+		CHECK(check_of(&d, "host", &detail) == CHECK_OK);
+		doctor_check_host(&d, &p, "x86_64");
+		CHECK(d.n == 2 && d.checks[1].status == CHECK_FAIL);
+		CHECK(d.n == 2 && strstr(d.checks[1].detail, "profiles/gb10.yaml:") &&
+		      strstr(d.checks[1].detail, ": this profile builds on an aarch64 host (Grace, "
+			     "DGX Spark), and this machine is x86_64: run doctor and the build there"));
+		CHECK(d.n == 2 && doctor_blocks_build(&d.checks[1]));
+		doctor_release(&d);
+		profile_release(&p);
+	} else {
+		CHECK(!"profiles/gb10.yaml loads");
+	}
+	strvec_clear(&sets);
+	buf_release(&cuda);
+	buf_release(&want);
+	remove_tree(root);
+}
+
 void
 t_doctor(void)
 {
@@ -126,4 +259,5 @@ t_doctor(void)
 	CHECK(smi_line_parse("x, [N/A], 570", &cc, &drv, &name) < 0);
 	buf_release(&name);
 	t_doctor_treeneeds();
+	t_doctor_aarch64();
 }

@@ -100,6 +100,7 @@ t_fatbin_so(void)
 }
 
 struct deep {
+	char why[160];                 /* the first failure's reason */
 	const uint8_t *region;
 	size_t len;
 	int ok, bad, lz4, zstd;
@@ -123,8 +124,8 @@ deep_check(void *ctx, const struct fatbin_entry *e)
 	}
 	if (fatbin_entry_check(d->region, d->len, e, d->budget, &why) == 0)
 		d->ok++;
-	else
-		d->bad++;
+	else if (!d->bad++)
+		snprintf(d->why, sizeof(d->why), "%s", why.s);
 	buf_release(&why);
 	return 0;
 }
@@ -157,6 +158,24 @@ t_fatbin_deep(void)
 		d.len = data.len;
 		fatbin_walk(d.region, d.len, deep_check, &d, &why);
 		CHECK(d.bad >= 1);
+	}
+	/* A raw cubin (speed mode's SASS) with a host machine's e_machine: named in words. */
+	buf_reset(&data);
+	CHECK(read_file(&data, files[0]) == 0);
+	{
+		struct deep d = { 0 };
+		char *elf = memmem(data.s, data.len, "\x7f" "ELF", 4);
+
+		CHECK(elf && elf + 0x14 <= data.s + data.len);
+		if (elf && elf + 0x14 <= data.s + data.len) {
+			elf[0x12] = 62;
+			elf[0x13] = 0;
+		}
+		d.region = (const uint8_t *)data.s;
+		d.len = data.len;
+		fatbin_walk(d.region, d.len, deep_check, &d, &why);
+		CHECK(d.bad == 1 && strstr(d.why, "cubin is built for x86-64 (e_machine 62), not "
+					   "CUDA (190)"));
 	}
 	buf_release(&data);
 	buf_release(&why);

@@ -1,4 +1,5 @@
 #include <stdint.h>
+#include <string.h>
 
 #include "../../src/host/host.h"
 #include "t.h"
@@ -20,4 +21,11 @@ t_host(void)
 	CHECK(meminfo_get(meminfo, "SwapTotal", &v) < 0);
 	CHECK(meminfo_get("MemAvailable: lots\n", "MemAvailable", &v) < 0);
 	CHECK(host_cpus() >= 1);
+	/* Where each machine keeps its libraries (issue 44: Grace and DGX Spark are aarch64). */
+	CHECK_STR(host_triplet_of("x86_64"), "x86_64-linux-gnu");
+	CHECK_STR(host_triplet_of("aarch64"), "aarch64-linux-gnu");
+	CHECK_STR(host_cuda_target_of("aarch64"), "sbsa-linux");
+	CHECK_STR(host_cuda_target_of("x86_64"), "x86_64-linux");
+	CHECK(host_triplet_of("pdp11") == NULL && host_triplet_of(NULL) == NULL);
+	CHECK(host_machine()[0] != '\0' && strcmp(host_machine(), "unknown"));
 }

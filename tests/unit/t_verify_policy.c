@@ -34,7 +34,7 @@ decided_by_cxxabi(void)
 	strvec_push(&d.vname, "CXXABI_1.3.9");
 	memset(&lib, 0, sizeof(lib));
 	lib.path = (char *)"pkg/lib/x.so";
-	manylinux_assess(&d, &lib.ml);
+	manylinux_assess(&d, EM_X86_64_, &lib.ml);
 	elf_dynamic_release(&d);
 	memset(&r, 0, sizeof(r));
 	strvec_init(&r.tags);
