@@ -28,14 +28,41 @@
  * the wheel against that torch (src/wheel/against.c). docs/extensions.md.
  */
 
+int
+extension_torch_published(const struct profile *p, struct buf *wheel, struct buf *why)
+{
+	struct profile t;
+	struct buf rec = BUF_INIT, text = BUF_INIT, bad = BUF_INIT;
+	struct json *j = NULL;
+	int rc = 0;
+
+	memset(&t, 0, sizeof(t));
+	if (profile_load_set(&t, p->torch.str, NULL) < 0)
+		return error_at(&p->torch.loc, "the torch profile '%s' cannot be loaded", p->torch.str);
+	buf_addf(&rec, "work/%s/last-build.json", t.name.str);
+	if (is_regular(rec.s) && read_file(&text, rec.s) == 0 &&
+	    (j = json_parse(text.s, text.len, &bad)) && json_str(json_get(j, "wheel")) &&
+	    is_regular(json_str(json_get(j, "wheel")))) {
+		buf_addstr(wheel, json_str(json_get(j, "wheel")));
+		rc = 1;
+	} else {
+		buf_addf(why, "the torch profile '%s' has no published build (%s); build it "
+			 "first: bwbuild --profile %s", t.name.str, rec.s, p->torch.str);
+	}
+	json_free(j);
+	profile_release(&t);
+	buf_release(&rec);
+	buf_release(&text);
+	buf_release(&bad);
+	return rc;
+}
+
 /* The wheel or directory `torch:` means; a torch profile's is the wheel its last published build left. */
 static int
 torch_location(const struct profile *p, struct buf *out)
 {
-	struct profile t;
-	struct buf rec = BUF_INIT, text = BUF_INIT, why = BUF_INIT;
-	struct json *j = NULL;
-	int rc = -1;
+	struct buf why = BUF_INIT;
+	int rc;
 
 	if (!profile_torch_is_profile(p)) {
 		buf_addstr(out, p->torch.str);
@@ -44,25 +71,11 @@ torch_location(const struct profile *p, struct buf *out)
 		return error_at(&p->torch.loc, "'%s' is neither a torch wheel nor a directory "
 				"(site-packages/torch)", p->torch.str);
 	}
-	memset(&t, 0, sizeof(t));
-	if (profile_load_set(&t, p->torch.str, NULL) < 0)
-		return error_at(&p->torch.loc, "the torch profile '%s' cannot be loaded", p->torch.str);
-	buf_addf(&rec, "work/%s/last-build.json", t.name.str);
-	if (is_regular(rec.s) && read_file(&text, rec.s) == 0 &&
-	    (j = json_parse(text.s, text.len, &why)) && json_str(json_get(j, "wheel")) &&
-	    is_regular(json_str(json_get(j, "wheel")))) {
-		buf_addstr(out, json_str(json_get(j, "wheel")));
-		rc = 0;
-	} else {
-		error_at(&p->torch.loc, "the torch profile '%s' has no published build (%s); build it "
-			 "first: bwbuild --profile %s", t.name.str, rec.s, p->torch.str);
-	}
-	json_free(j);
-	profile_release(&t);
-	buf_release(&rec);
-	buf_release(&text);
+	rc = extension_torch_published(p, out, &why);
+	if (rc == 0)
+		error_at(&p->torch.loc, "%s", why.s);
 	buf_release(&why);
-	return rc;
+	return rc == 1 ? 0 : -1;
 }
 
 static void
