@@ -87,6 +87,47 @@ loc_text(const struct loc *l, struct buf *out)
 		buf_addstr(out, "cuda.archs");
 }
 
+/* The package a tree is: torchvision/torchaudio by its repository's name, else that name. */
+static void
+project_name(const struct profile *p, struct buf *out)
+{
+	const char *repo = p->source_repo.str ? p->source_repo.str : "", *base = strrchr(repo, '/');
+	size_t n;
+
+	base = base ? base + 1 : repo;
+	n = strlen(base);
+	if (n > 4 && !strcmp(base + n - 4, ".git"))
+		n -= 4;
+	buf_add(out, base, n);
+	if (!strcmp(out->s, "vision") || !strcmp(out->s, "audio")) {
+		buf_reset(out);
+		buf_addf(out, "torch%.*s", (int)n, base);
+	}
+}
+
+/*
+ * A companion (torchvision, torchaudio) whose tag is another torch's
+ * release: refused before the fetch, so plan and doctor say it too; the
+ * fetched tree's version.txt is judged again (extension_tree). -1 after
+ * reporting.
+ */
+static int
+companion_by_ref(const struct profile *p, const struct torch_ref *t)
+{
+	struct buf project = BUF_INIT, why = BUF_INIT;
+	unsigned version = kb_parse_version(p->source_ref.str), torch = kb_parse_version(t->version);
+	int rc = 0;
+
+	project_name(p, &project);
+	if (kb_companion(project.s) && version && torch &&
+	    kb_companion_check(project.s, version, torch, &why) < 0)
+		rc = error_at(&p->source_ref.loc, "%s; a companion built against another torch "
+			      "fails at import", why.s);
+	buf_release(&project);
+	buf_release(&why);
+	return rc;
+}
+
 int
 extension_torch(const struct profile *p, struct torch_ref *t, struct buf *where)
 {
@@ -107,6 +148,8 @@ extension_torch(const struct profile *p, struct torch_ref *t, struct buf *where)
 				      t->targets, p->archs[i].text);
 	}
 	buf_release(&how);
+	if (companion_by_ref(p, t) < 0)
+		rc = -1;
 	if (rc < 0)
 		torch_ref_release(t);
 	return rc;
@@ -127,24 +170,6 @@ extension_check(struct build *b)
 	fprintf(stderr, "bwbuild: builds on %s %s (%s)\n", b->torch.name, b->torch.version, where.s);
 	buf_release(&where);
 	return 0;
-}
-
-/* The package a tree is: torchvision/torchaudio by its repository's name, else that name. */
-static void
-project_name(const struct profile *p, struct buf *out)
-{
-	const char *repo = p->source_repo.str, *base = strrchr(repo, '/');
-	size_t n;
-
-	base = base ? base + 1 : repo;
-	n = strlen(base);
-	if (n > 4 && !strcmp(base + n - 4, ".git"))
-		n -= 4;
-	buf_add(out, base, n);
-	if (!strcmp(out->s, "vision") || !strcmp(out->s, "audio")) {
-		buf_reset(out);
-		buf_addf(out, "torch%.*s", (int)n, base);
-	}
 }
 
 /* The first line of <src>/version.txt, else the ref's version; 0 unknown. */
