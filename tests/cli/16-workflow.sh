@@ -107,3 +107,67 @@ printf 'extends: sm120\nname: broken\ncuda:\n  version: "12.8"\n  archs: "12.1a"
 matrix 1 "$TMP/repo" ""
 contains "$TMP/out" "::error::profile broken ($TMP/repo/profiles/broken.yaml) has"
 contains "$TMP/out" "broken.yaml:5:11: error: CUDA 12.8 (cuda.version) cannot build"
+
+# The gate's "Previous release's manifest" step (issue 41, F2), the same in
+# both jobs, run with a stand-in gh: it fails closed when gh is missing or
+# fails (GATE: optional makes that a warning), takes the newest release
+# that is not this run's own tag, and a release with no manifests, or none
+# before this one, is nothing to gate on.
+python3 - "$WF" "$TMP" <<'PY'
+import sys, yaml
+wf = yaml.safe_load(open(sys.argv[1]))
+def step(job, name):
+    got = [s for s in wf["jobs"][job]["steps"] if s.get("name") == name]
+    assert len(got) == 1, (job, name, got)
+    return got[0]
+prev = [step(j, "Previous release's manifest")["run"] for j in ("torch", "extension")]
+assert prev[0] == prev[1], "the two jobs' 'Previous release's manifest' steps differ"
+open(sys.argv[2] + "/prev.sh", "w").write(prev[0])
+assert wf["env"]["GATE"] == "required", wf["env"]
+PY
+mkdir -p "$TMP/nogh" "$TMP/gh" "$TMP/gate"
+for f in /usr/local/bin/* /usr/bin/* /bin/*; do
+	case "${f##*/}" in gh) ;; *) [ -e "$TMP/nogh/${f##*/}" ] || ln -s "$f" "$TMP/nogh/${f##*/}" ;; esac
+done
+# The stand-in answers what the step asks of gh (its --json/--jq already applied).
+cat >"$TMP/gh/gh" <<'SH'
+#!/bin/sh
+echo "gh $*" >>"$GH_LOG"
+case "$1 $2" in
+"release list") [ -z "${GH_FAIL:-}" ] || exit 1; printf '%b' "$GH_RELEASES" ;;
+"release view") printf '%b' "$GH_ASSETS" ;;
+"release download") mkdir -p previous && printf '{"profile": {"name": "demo"}}\n' >"previous/$3.manifest.json" ;;
+*) exit 2 ;;
+esac
+SH
+chmod +x "$TMP/gh/gh"
+printf '{"profile": {"name": "demo"}}\n' >"$TMP/gate/new.manifest.json"
+# gate WANT PATH GATE RELEASES ASSETS [GH_FAIL]: the step run in $TMP/gate.
+gate() {
+	want=$1
+	: >"$TMP/gh.log"
+	rm -f "$TMP/gate/previous.manifest.json"
+	set +e
+	(cd "$TMP/gate" && PATH="$2" GATE="$3" GH_RELEASES="$4" GH_ASSETS="$5" GH_FAIL="${6:-}" \
+		GH_LOG="$TMP/gh.log" GITHUB_REF_NAME=v2.0.0 MANIFEST="$TMP/gate/new.manifest.json" \
+		bash --noprofile --norc -eo pipefail "$TMP/prev.sh") >"$TMP/out" 2>"$TMP/err"
+	got=$?
+	set -e
+	[ "$got" = "$want" ] || { cat "$TMP/out" "$TMP/err"; fail "the previous-release step exited $got, expected $want"; }
+	pass
+}
+gate 1 "$TMP/nogh" required "" ""
+contains "$TMP/out" "::error::gh is not installed, so the previous release's manifests cannot be read; install gh"
+gate 0 "$TMP/nogh" optional "" ""
+contains "$TMP/out" "::warning::gh is not installed, so the previous release's manifests cannot be read; GATE is optional, so the gate is skipped"
+gate 1 "$TMP/gh:$TMP/nogh" required "" "" 1
+contains "$TMP/out" "::error::gh release list failed"
+# This run's own release (newest) is passed over for the one before it.
+gate 0 "$TMP/gh:$TMP/nogh" required 'v2.0.0\nv1.9.0\nv1.8.0\n' 'demo.manifest.json\n'
+contains "$TMP/gh.log" "gh release download v1.9.0 --dir previous --pattern *.manifest.json"
+[ -f "$TMP/gate/previous.manifest.json" ] || fail "no previous.manifest.json from release v1.9.0"
+gate 0 "$TMP/gh:$TMP/nogh" required 'v2.0.0\n' ''
+contains "$TMP/out" "::notice::no release before v2.0.0: nothing to gate on"
+if grep -q "release download" "$TMP/gh.log"; then fail "the step downloaded this run's own release"; fi
+gate 0 "$TMP/gh:$TMP/nogh" required 'v1.9.0\n' 'torch.whl\n'
+contains "$TMP/out" "::notice::release v1.9.0 has no manifests"
