@@ -171,3 +171,37 @@ contains "$TMP/out" "::notice::no release before v2.0.0: nothing to gate on"
 if grep -q "release download" "$TMP/gh.log"; then fail "the step downloaded this run's own release"; fi
 gate 0 "$TMP/gh:$TMP/nogh" required 'v1.9.0\n' 'torch.whl\n'
 contains "$TMP/out" "::notice::release v1.9.0 has no manifests"
+
+# The runner's setup for the shipped torch 2.11 CUDA profiles (issue 41,
+# F4): the comments name the NVML headers, gh and the setuptools prefix,
+# and the setuptools step makes the prefix only where python3 lacks
+# setuptools.command.bdist_wheel, with the script of the bwbuild it runs.
+python3 - "$WF" "$TMP" <<'PY'
+import sys, yaml
+wf = yaml.safe_load(open(sys.argv[1]))
+for j in ("torch", "extension"):
+    steps = wf["jobs"][j]["steps"]
+    names = [s.get("name") for s in steps]
+    pre = names.index("setuptools for torch 2.9 and later")
+    assert pre < names.index("Doctor") < names.index("Build"), (j, names)
+    open(sys.argv[2] + "/prefix-" + j + ".sh", "w").write(steps[pre]["run"])
+PY
+for w in nvml.h cuda-nvml-dev-13-0 scripts/python-prefix.sh "setuptools >= 70.1" "gh, the GitHub CLI"; do
+	grep -q "^ *#.*$w" "$WF" || fail "wheels.yml's comments do not name $w"
+done
+pass
+mkdir -p "$TMP/bw/scripts" "$TMP/py-old" "$TMP/py-new"
+printf 'echo "prefix made" >"%s/prefix.log"\n' "$TMP" >"$TMP/bw/scripts/python-prefix.sh"
+printf '#!/bin/sh\nexit 1\n' >"$TMP/py-old/python3"
+printf '#!/bin/sh\nexit 0\n' >"$TMP/py-new/python3"
+chmod +x "$TMP/py-old/python3" "$TMP/py-new/python3"
+for j in torch extension; do
+	rm -f "$TMP/prefix.log"
+	PATH="$TMP/py-new:$PATH" BWBUILD_DIR="$TMP/bw" bash -e "$TMP/prefix-$j.sh" >"$TMP/out" 2>&1 ||
+		fail "the $j job's setuptools step failed with a python3 that has bdist_wheel"
+	[ ! -e "$TMP/prefix.log" ] || fail "the $j job made a prefix though python3 has bdist_wheel"
+	PATH="$TMP/py-old:$PATH" BWBUILD_DIR="$TMP/bw" bash -e "$TMP/prefix-$j.sh" >"$TMP/out" 2>&1 ||
+		fail "the $j job's setuptools step failed: $(cat "$TMP/out")"
+	[ -e "$TMP/prefix.log" ] || fail "the $j job made no prefix for a python3 without bdist_wheel"
+	pass
+done
