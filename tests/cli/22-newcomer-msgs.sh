@@ -136,6 +136,14 @@ contains "$TMP/err" "fetch: $TMP/tree at $commit"
 if grep -q "fetch: $ex/minitorch.git @ v2.12.0" "$TMP/err"; then fail "the banner shows the profile's ref"; fi
 run 0 "$BW" plan --profile "$TMP/src.yaml" --source "$TMP/tree"
 contains "$TMP/out" "source tree  $TMP/tree  (--source: built as it is"
+# The release plan describes is the tree's, not the profile's ref (issue 41, F9).
+run 0 "$BW" plan --profile "$TMP/src.yaml"
+contains "$TMP/out" "release      torch 2.11 (source.ref): Python"
+cp -r "$TMP/tree" "$TMP/tree210"
+echo 2.10.0a0 >"$TMP/tree210/version.txt"
+run 0 "$BW" plan --profile "$TMP/src.yaml" --source "$TMP/tree210"
+contains "$TMP/out" "release      torch 2.10 (the tree's version.txt): Python"
+if grep -q "torch 2.11" "$TMP/out"; then fail "plan --source names the profile's release: $(cat "$TMP/out")"; fi
 
 # The configure table: an inherited USE_MKLDNN=0 is the environment's, not the tree's.
 USE_MKLDNN=0 run 0 "$BW" --profile "$TMP/src.yaml" --source "$TMP/tree" --work "$TMP/works" --out "$TMP/wheels" --until configure
