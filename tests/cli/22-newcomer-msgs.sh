@@ -125,6 +125,20 @@ contains "$TMP/err" "error: preflight: tmpdir: TMPDIR '/nonexistent' is not a di
 contains "$TMP/err" "hint: 'bwbuild doctor --profile $TMP/src.yaml' shows the whole checklist; fix it, or build anyway with --no-preflight"
 if grep -q "^fetch:" "$TMP/err"; then fail "the build fetched before its preflight failed"; fi
 [ ! -e "$TMP/work/src" ] || fail "a checkout was made before the preflight failed"
+# A lack a step's own check finds (no ccache for build.cache) and the
+# preflight's are said together, each once, then doctor with the build's
+# own --set values (issue 41, F10).
+mkdir -p "$TMP/noccache"
+for f in /usr/local/bin/* /usr/bin/* /bin/*; do
+	case "${f##*/}" in ccache) ;; *) [ -e "$TMP/noccache/${f##*/}" ] || ln -s "$f" "$TMP/noccache/${f##*/}" ;; esac
+done
+TMPDIR=/nonexistent PATH="$TMP/noccache" run 1 "$BW" --profile "$TMP/src.yaml" --work "$TMP/work" --out "$TMP/wheels" \
+	--set build.cache=ccache --set 'build.env.CFLAGS=-O1 -g'
+contains "$TMP/err" "--set build.cache=ccache:1:13: error: build.cache is ccache, but there is no ccache on PATH"
+contains "$TMP/err" "error: preflight: tmpdir: TMPDIR '/nonexistent' is not a directory you can write"
+contains "$TMP/err" "hint: 'bwbuild doctor --profile $TMP/src.yaml --set build.cache=ccache --set 'build.env.CFLAGS=-O1 -g'' shows the whole checklist; fix what it marks failed"
+[ "$(grep -c "error: " "$TMP/err")" = 2 ] || fail "the build's errors are not each said once: $(cat "$TMP/err")"
+[ ! -e "$TMP/work/src" ] || fail "a checkout was made before the checks failed"
 TMPDIR=/nonexistent run 0 "$BW" --profile "$TMP/src.yaml" --work "$TMP/work" --out "$TMP/wheels" --until fetch --no-preflight
 contains "$TMP/err" "bwbuild: stopped after 'fetch' as asked"
 run 0 "$BW" --profile "$TMP/src.yaml" --work "$TMP/work" --out "$TMP/wheels" --until fetch
