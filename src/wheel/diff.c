@@ -167,12 +167,19 @@ diff_targets(const struct json *a, const struct json *b, struct json *o, struct 
 	     const char *sass_label, const char *ptx_label, size_t *ng, size_t *nl)
 {
 	struct json *sg = json_array(), *sl = json_array(), *pg = json_array(), *pl = json_array();
+	struct buf sass = BUF_INIT, ptx = BUF_INIT;
 	size_t k;
 
-	buf_addstr(line, sass_label);
-	k = set_diff(json_get(a, "sass"), json_get(b, "sass"), sg, sl, line, ng, nl);
-	buf_addstr(line, ptx_label);
-	k += set_diff(json_get(a, "ptx"), json_get(b, "ptx"), pg, pl, line, ng, nl);
+	k = set_diff(json_get(a, "sass"), json_get(b, "sass"), sg, sl, &sass, ng, nl);
+	k += set_diff(json_get(a, "ptx"), json_get(b, "ptx"), pg, pl, &ptx, ng, nl);
+	/* A label only before what changed; the ptx label's "; " only after a sass part. */
+	if (sass.len)
+		buf_addf(line, "%s%s", sass_label, sass.s);
+	if (ptx.len)
+		buf_addf(line, "%s%s", sass.len ? ptx_label : ptx_label + strspn(ptx_label, ";"),
+			 ptx.s);
+	buf_release(&sass);
+	buf_release(&ptx);
 	json_set(o, "sass_gained", sg);
 	json_set(o, "sass_lost", sl);
 	json_set(o, "ptx_gained", pg);

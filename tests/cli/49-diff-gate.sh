@@ -35,3 +35,17 @@ contains "$TMP/out" "builds differ (1 difference not counted: --ignore gains)"
 # Only a new version: the same build.
 run 0 "$BW" diff "$TMP/old.json" "$TMP/next.json" --ignore gains
 contains "$TMP/out" "builds agree (1 difference not counted: --ignore version,gains)"
+
+# A library whose SASS alone or PTX alone changed: no label left dangling
+# for the other ("; ptx" with nothing after it).
+printf '{"schema": "bwbuild-manifest/1", "libraries": [{"path": "t/lib/k.so", "sass": %s, "ptx": %s}]}\n' \
+	'["sm_100"]' '["compute_100"]' >"$TMP/lib-a.json"
+printf '{"schema": "bwbuild-manifest/1", "libraries": [{"path": "t/lib/k.so", "sass": %s, "ptx": %s}]}\n' \
+	'["sm_100", "sm_120"]' '["compute_100"]' >"$TMP/lib-sass.json"
+printf '{"schema": "bwbuild-manifest/1", "libraries": [{"path": "t/lib/k.so", "sass": %s, "ptx": %s}]}\n' \
+	'["sm_100"]' '[]' >"$TMP/lib-ptx.json"
+run 1 "$BW" diff "$TMP/lib-a.json" "$TMP/lib-sass.json"
+grep -qx "library t/lib/k.so: sass +sm_120" "$TMP/out" || fail "diff's line for a SASS change: $(cat "$TMP/out")"
+run 1 "$BW" diff "$TMP/lib-a.json" "$TMP/lib-ptx.json"
+grep -qx "library t/lib/k.so: ptx -compute_100" "$TMP/out" || fail "diff's line for a PTX change: $(cat "$TMP/out")"
+pass
