@@ -339,8 +339,9 @@ report_profiles_format(const struct json *list, struct buf *out)
 			buf_addf(&invalid, "(invalid, %.0f problem%s: 'bwbuild plan --profile %s' "
 				 "shows %s)", n, n == 1 ? "" : "s", path, n == 1 ? "it" : "them");
 		}
-		buf_addf(out, "%-16s %s%s%s\n%-16s   %s", json_str(json_get(o, "name")),
-			 diag_name(&desc, description ? description : ""), invalid.len ? invalid.s : "",
+		diag_name(&desc, description ? description : "");
+		buf_addf(out, "%-16s %s%s%s%s\n%-16s   %s", json_str(json_get(o, "name")), desc.s,
+			 desc.len && invalid.len ? " " : "", invalid.len ? invalid.s : "",
 			 json_is_true(json_get(o, "shadowed")) ? " [shadowed]" : "", "", path);
 		if (json_str(json_get(o, "torch")))
 			buf_addf(out, " (extension on torch '%s')", json_str(json_get(o, "torch")));

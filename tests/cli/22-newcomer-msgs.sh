@@ -36,6 +36,11 @@ mkdir -p "$TMP/pp"
 printf 'name: broken\ncolour: red\n' > "$TMP/pp/broken.yaml"
 BWBUILD_PROFILE_PATH="$TMP/pp" run 0 "$BW" profiles
 contains "$TMP/out" "broken           (invalid, 4 problems: 'bwbuild plan --profile $TMP/pp/broken.yaml' shows them)"
+# ... apart from its description, when it has one.
+printf 'name: told\ndescription: builds in seconds\ncolour: red\n' > "$TMP/pp/told.yaml"
+BWBUILD_PROFILE_PATH="$TMP/pp" run 0 "$BW" profiles
+contains "$TMP/out" "told             builds in seconds (invalid, "
+rm "$TMP/pp/told.yaml"
 BWBUILD_PROFILE_PATH="$TMP/pp" run 0 "$BW" profiles --json
 python3 - "$TMP/out" <<'PY'
 import json, sys
