@@ -19,14 +19,19 @@ static const char about[] =
 	"difference is shown; the exit status counts those --ignore does not leave out:\n"
 	"0 none, 1 at least one, 2 an input that cannot be read. By default a new\n"
 	"release's version (the wheel's version and local label, torch's version, the\n"
-	"commit) is expected to change and not counted (--ignore none counts it); a\n"
-	"CI gate for \"the new build lost nothing\" is --ignore version,gains.\n";
+	"commit) is expected to change and not counted (--ignore none counts it; the\n"
+	"other words add to it); a CI gate for \"the new build lost nothing\" is\n"
+	"--ignore version,gains.\n";
 
-/* --ignore's words into DIFF_IGNORE_* bits; -1 after reporting. */
+/*
+ * --ignore's words into DIFF_IGNORE_* bits, on top of the default
+ * (version), which only "none" takes away: a gate that adds gains must
+ * not start counting every release's new version. -1 after reporting.
+ */
 static int
 parse_ignore(const struct strvec *words, unsigned *out)
 {
-	*out = words->n ? 0 : DIFF_IGNORE_VERSION;
+	*out = DIFF_IGNORE_VERSION;
 	for (size_t i = 0; i < words->n; i++) {
 		char *list = xstrdup(words->v[i]), *save = NULL;
 
@@ -35,7 +40,9 @@ parse_ignore(const struct strvec *words, unsigned *out)
 				*out |= DIFF_IGNORE_VERSION;
 			} else if (!strcmp(w, "gains")) {
 				*out |= DIFF_IGNORE_GAINS;
-			} else if (strcmp(w, "none")) {
+			} else if (!strcmp(w, "none")) {
+				*out = 0;
+			} else {
 				error("--ignore '%s': give version, gains or none (comma-separated "
 				      "or repeated)", w);
 				free(list);
@@ -64,10 +71,10 @@ cmd_diff(int argc, char **argv, const struct command *cmd)
 			   "heading; json: as --json"),
 		OPT_FLAG(0, "json", &json, "print the differences as JSON"),
 		OPT_LIST(0, "ignore", &ignore, "WHAT",
-			 "differences shown but not counted in the exit status: version (the "
-			 "default: the wheel's version and local label, torch's version, the "
-			 "commit), gains (features, libraries and targets gained), none; "
-			 "comma-separated or repeated"),
+			 "differences shown but not counted in the exit status, on top of version "
+			 "(always, unless none: the wheel's version and local label, torch's "
+			 "version, the commit): gains (features, libraries and targets gained), "
+			 "none (count everything); comma-separated or repeated"),
 		OPT_STRING(0, "perf-tolerance", &tol, "PERCENT",
 			   "a runtime benchmark (bwbuild smoke) slower by more than this is a "
 			   "regression (default 10%)"),
@@ -102,12 +109,15 @@ cmd_diff(int argc, char **argv, const struct command *cmd)
 		diff_markdown(a, b, report, &md);
 		diag_write(stdout, md.s, md.len);
 	} else {
-		diag_printf(stdout, "%s%s", text.s, n ? "builds differ" : "builds agree");
-		if (ignored)
+		diag_printf(stdout, "%s%s", text.s, diff_verdict(report));
+		if (ignored) {
+			struct buf words = BUF_INIT;
+
+			diff_ignored_words(report, &words);
 			printf(" (%zu difference%s not counted: --ignore %s)", ignored,
-			       ignored == 1 ? "" : "s",
-			       o.ignore == DIFF_IGNORE_VERSION ? "version" :
-			       o.ignore == DIFF_IGNORE_GAINS ? "gains" : "version,gains");
+			       ignored == 1 ? "" : "s", words.s);
+			buf_release(&words);
+		}
 		putchar('\n');
 	}
 	json_free(report);

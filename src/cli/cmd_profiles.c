@@ -11,8 +11,9 @@ static const char about[] =
 	"profiles/ here, bwbuild's own profiles/, then each directory of\n"
 	"$BWBUILD_PROFILE_PATH. A name found twice is taken from the first place;\n"
 	"later ones are marked shadowed. Each is checked as 'bwbuild plan' checks it\n"
-	"(keys, values, the knowledge base, an extension's torch profile); whether an\n"
-	"extension's torch was built yet is for plan and build to say.\n";
+	"(keys, values, the knowledge base, an extension's torch profile); an\n"
+	"extension whose torch profile has no build here yet is valid, but plan and\n"
+	"build wait for that build: the list says so (waits).\n";
 
 int
 cmd_profiles(int argc, char **argv, const struct command *cmd)
@@ -22,8 +23,8 @@ cmd_profiles(int argc, char **argv, const struct command *cmd)
 		OPT_FLAG(0, "json", &json,
 			 "print them as JSON: name, path, description, kind (torch or extension), "
 			 "torch, archs, host_arch (build.host_arch, or null), valid, problems, errors, "
-			 "warnings (as plan prints them), "
-			 "shadowed"),
+			 "warnings (as plan prints them), shadowed, waits (what plan and build wait "
+			 "for: an extension's torch profile not built here yet; else null)"),
 		OPT_END(),
 	};
 	struct buf text = BUF_INIT;

@@ -11,6 +11,7 @@
 #include "profile/knowledge.h"
 #include "wheel/manifest.h"
 #include "sources/patch.h"
+#include "pipeline/build.h"
 #include "pipeline/plan.h"
 #include "pipeline/resolve.h"
 #include "profile/profile.h"
@@ -233,13 +234,16 @@ yaml_files(const char *dir, struct strvec *files)
 /*
  * One profile as `plan` judges it (resolve_profile: loaded, merged,
  * validated, checked against the knowledge base), its problems kept as
- * the lines plan prints. Whether an extension's torch has been built is
- * the build machine's state, not the profile's: plan and build say that.
+ * the lines plan prints. Whether an extension's torch profile has been
+ * built here is this machine's state, not the profile's: not a problem
+ * (a CI run builds that torch first), but plan refuses the profile until
+ * then, so it is said apart, as "waits".
  */
 static struct json *
 profile_entry(const char *dir, const char *file, const struct json *list)
 {
-	struct buf path = BUF_INIT, name = BUF_INIT, archs = BUF_INIT;
+	struct buf path = BUF_INIT, name = BUF_INIT, archs = BUF_INIT, wheel = BUF_INIT;
+	struct buf waits = BUF_INIT;
 	struct strvec errors = STRVEC_INIT, warnings = STRVEC_INIT;
 	struct resolve_opts o;
 	struct json *e = json_object();
@@ -257,6 +261,9 @@ profile_entry(const char *dir, const char *file, const struct json *list)
 	o.profile = path.s;
 	diag_capture_begin(&errors, &warnings);
 	ok = resolve_profile(&p, &o) == 0;
+	if (ok && profile_is_extension(&p) && profile_torch_is_profile(&p) &&
+	    extension_torch_published(&p, &wheel, &waits) < 0)
+		ok = 0;
 	diag_capture_end();
 	/* Findings as data, not as this command's own errors. */
 	diag_errors = errors_before;
@@ -277,7 +284,10 @@ profile_entry(const char *dir, const char *file, const struct json *list)
 	json_set(e, "errors", json_string_array(errors.v, errors.n));
 	json_set(e, "warnings", json_string_array(warnings.v, warnings.n));
 	json_set(e, "shadowed", json_bool(shadowed));
+	json_set(e, "waits", ok && waits.len ? json_string(waits.s) : json_null());
 	profile_release(&p);
+	buf_release(&wheel);
+	buf_release(&waits);
 	strvec_clear(&errors);
 	strvec_clear(&warnings);
 	buf_release(&path);
@@ -330,12 +340,16 @@ report_profiles_format(const struct json *list, struct buf *out)
 			buf_addf(&invalid, "(invalid, %.0f problem%s: 'bwbuild plan --profile %s' "
 				 "shows %s)", n, n == 1 ? "" : "s", path, n == 1 ? "it" : "them");
 		}
-		buf_addf(out, "%-16s %s%s%s\n%-16s   %s", json_str(json_get(o, "name")),
-			 diag_name(&desc, description ? description : ""), invalid.len ? invalid.s : "",
+		diag_name(&desc, description ? description : "");
+		buf_addf(out, "%-16s %s%s%s%s\n%-16s   %s", json_str(json_get(o, "name")), desc.s,
+			 desc.len && invalid.len ? " " : "", invalid.len ? invalid.s : "",
 			 json_is_true(json_get(o, "shadowed")) ? " [shadowed]" : "", "", path);
 		if (json_str(json_get(o, "torch")))
 			buf_addf(out, " (extension on torch '%s')", json_str(json_get(o, "torch")));
 		buf_addch(out, '\n');
+		if (json_str(json_get(o, "waits")))
+			buf_addf(out, "%-16s   plan and build wait: %s\n", "",
+				 json_str(json_get(o, "waits")));
 		buf_release(&invalid);
 		buf_release(&desc);
 	}

@@ -126,16 +126,20 @@ plan_view_release(struct plan_view *v)
 	strvec_clear(&v->step_env);
 }
 
-/* What bwbuild's table says of the release: its Python, the CUDA of its official wheels. */
+/*
+ * What bwbuild's table says of the release: its Python, the CUDA of its
+ * official wheels. The release is the tree's own for a --source tree (its
+ * version.txt), the profile's ref otherwise: the one that is built.
+ */
 static void
-plan_release_line(unsigned torch, struct buf *out)
+plan_release_line(unsigned torch, const char *from, struct buf *out)
 {
 	const struct kb_release *r = kb_release_find(torch);
 
 	if (r)
-		buf_addf(out, "release      torch %u.%u: Python %s; official wheels built with CUDA %s; "
-			 "configure-only by %s\n", torch / 100, torch % 100, r->python, r->cuda,
-			 r->configure);
+		buf_addf(out, "release      torch %u.%u (%s): Python %s; official wheels built with "
+			 "CUDA %s; configure-only by %s\n", torch / 100, torch % 100, from, r->python,
+			 r->cuda, r->configure);
 }
 
 void
@@ -163,7 +167,10 @@ plan_view_text(const struct plan_view *v, struct buf *out)
 		buf_addf(out, "build env    %s\n", v->build_env.s);
 	if (v->cmake_said.len)
 		buf_addf(out, "cmake        %s\n", diag_name(&x[0], v->cmake_said.s));
-	plan_release_line(ver, out);
+	if (v->pl->local_source)
+		plan_release_line(patch_tree_release(v->pl->src_dir), "the tree's version.txt", out);
+	else
+		plan_release_line(ver, "source.ref", out);
 	if (v->step_env.n) {
 		buf_addstr(out, "\nset by the steps on top of the environment above\n");
 		for (size_t i = 0; i < v->step_env.n; i++)

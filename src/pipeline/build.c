@@ -15,6 +15,7 @@
 #include "pipeline/step.h"
 #include "pipeline/uptodate.h"
 #include "core/safefile.h"
+#include "core/strvec.h"
 #include "core/util.h"
 #include "pipeline/workdir.h"
 
@@ -71,20 +72,63 @@ check_steps(struct build *b)
 }
 
 /*
+ * The doctor command that checks what this build was given: its profile,
+ * --source and --set values, quoted for a shell.
+ */
+static void
+doctor_command(const struct build *b, const struct build_opts *o, struct buf *out)
+{
+	struct strvec args = STRVEC_INIT;
+
+	strvec_push(&args, "bwbuild");
+	strvec_push(&args, "doctor");
+	strvec_push(&args, "--profile");
+	strvec_push(&args, b->profile.path);
+	if (b->plan.local_source) {
+		strvec_push(&args, "--source");
+		strvec_push(&args, b->plan.src_dir);
+	}
+	for (size_t i = 0; o->r.sets && i < o->r.sets->n; i++) {
+		strvec_push(&args, "--set");
+		strvec_push(&args, o->r.sets->v[i]);
+	}
+	proc_format_args(&args, out);
+	strvec_clear(&args);
+}
+
+/* doctor's checks that the steps' own checks make too (compile_check): said once, by the step. */
+static int
+step_checks_too(const char *name)
+{
+	static const char *const names[] = { "python", "build env", "numpy", "nvcc targets", "cmake" };
+
+	for (size_t i = 0; i < ARRAY_SIZE(names); i++)
+		if (!strcmp(name, names[i]))
+			return 1;
+	return 0;
+}
+
+/*
  * doctor's checks that a build cannot survive, before anything is fetched:
  * a missing nvml.h stops PyTorch's c10_cuda hours into a build, in CI
  * hours after the job started. Each failure an error with what to do
- * (doctor's words); -1 when one failed.
+ * (doctor's words), after those the steps' checks found (`steps_failed`)
+ * so that every lack of the machine is said at once; then one pointer to
+ * doctor with the build's own --set values. -1 when anything failed.
  */
 static int
-preflight(const struct build *b)
+preflight(const struct build *b, const struct build_opts *o, int steps_failed)
 {
 	struct doctor d;
+	struct buf cmd = BUF_INIT;
 	size_t failed = 0;
 
-	doctor_run(&d, &b->profile, &b->plan, b->plan.cuda_home, b->plan.work_dir);
-	for (size_t i = 0; i < d.n; i++)
-		if (doctor_blocks_build(&d.checks[i])) {
+	if (!o->no_preflight) {
+		doctor_run(&d, &b->profile, &b->plan, b->plan.cuda_home, b->plan.work_dir);
+		for (size_t i = 0; i < d.n; i++) {
+			if (!doctor_blocks_build(&d.checks[i]) ||
+			    (steps_failed && step_checks_too(d.checks[i].name)))
+				continue;
 			if (d.checks[i].at.file)
 				error_at(&d.checks[i].at, "preflight: %s: %s", d.checks[i].name,
 					 d.checks[i].detail);
@@ -92,11 +136,17 @@ preflight(const struct build *b)
 				error("preflight: %s: %s", d.checks[i].name, d.checks[i].detail);
 			failed++;
 		}
-	if (failed)
-		hint("'bwbuild doctor --profile %s' shows the whole checklist; fix %s, or build "
-		     "anyway with --no-preflight", b->profile.path, failed == 1 ? "it" : "them");
-	doctor_release(&d);
-	return failed ? -1 : 0;
+		doctor_release(&d);
+	}
+	if (failed || steps_failed)
+		doctor_command(b, o, &cmd);
+	if (steps_failed)
+		hint("'%s' shows the whole checklist; fix what it marks failed", cmd.s);
+	else if (failed)
+		hint("'%s' shows the whole checklist; fix %s, or build anyway with --no-preflight",
+		     cmd.s, failed == 1 ? "it" : "them");
+	buf_release(&cmd);
+	return failed || steps_failed ? -1 : 0;
 }
 
 /*
@@ -252,13 +302,13 @@ build_run(const struct build_opts *o)
 		ret = EXIT_OK;
 		goto out;
 	}
-	if ((ret = check_steps(&b)) != EXIT_OK || proc_interrupted) {
+	if ((ret = check_steps(&b)) == EXIT_USAGE || proc_interrupted) {
 		if (ret == EXIT_OK)
 			ret = EXIT_FAIL;
 		goto out;
 	}
 	/* After the steps' checks: bad input (exit 2) is said before the machine's lacks. */
-	if (!o->no_preflight && (preflight(&b) < 0 || proc_interrupted)) {
+	if (preflight(&b, o, ret != EXIT_OK) < 0 || proc_interrupted) {
 		ret = EXIT_FAIL;
 		goto out;
 	}

@@ -90,6 +90,13 @@ void step_env_of(const struct step_env_in *in, struct strvec *env);
  */
 int extension_torch(const struct profile *p, struct torch_ref *t, struct buf *where);
 /*
+ * For a `torch:` that names a torch profile: 1 with the wheel its last
+ * published build left (work/<name>/last-build.json, here) in `wheel`; 0
+ * with why there is none and what to do in `why`, the line plan and build
+ * refuse it with; -1 after reporting when that profile cannot be loaded.
+ */
+int extension_torch_published(const struct profile *p, struct buf *wheel, struct buf *why);
+/*
  * What wheel_version will give, as far as the profile tells before the
  * fetch: "2.6.0+cpu.cpu (the release of tag v2.6.0)", or the form it takes
  * from the tree ("version.txt+git<commit>.cu130.sm120 (read at fetch)").

@@ -28,14 +28,41 @@
  * the wheel against that torch (src/wheel/against.c). docs/extensions.md.
  */
 
+int
+extension_torch_published(const struct profile *p, struct buf *wheel, struct buf *why)
+{
+	struct profile t;
+	struct buf rec = BUF_INIT, text = BUF_INIT, bad = BUF_INIT;
+	struct json *j = NULL;
+	int rc = 0;
+
+	memset(&t, 0, sizeof(t));
+	if (profile_load_set(&t, p->torch.str, NULL) < 0)
+		return error_at(&p->torch.loc, "the torch profile '%s' cannot be loaded", p->torch.str);
+	buf_addf(&rec, "work/%s/last-build.json", t.name.str);
+	if (is_regular(rec.s) && read_file(&text, rec.s) == 0 &&
+	    (j = json_parse(text.s, text.len, &bad)) && json_str(json_get(j, "wheel")) &&
+	    is_regular(json_str(json_get(j, "wheel")))) {
+		buf_addstr(wheel, json_str(json_get(j, "wheel")));
+		rc = 1;
+	} else {
+		buf_addf(why, "the torch profile '%s' has no published build (%s); build it "
+			 "first: bwbuild --profile %s", t.name.str, rec.s, p->torch.str);
+	}
+	json_free(j);
+	profile_release(&t);
+	buf_release(&rec);
+	buf_release(&text);
+	buf_release(&bad);
+	return rc;
+}
+
 /* The wheel or directory `torch:` means; a torch profile's is the wheel its last published build left. */
 static int
 torch_location(const struct profile *p, struct buf *out)
 {
-	struct profile t;
-	struct buf rec = BUF_INIT, text = BUF_INIT, why = BUF_INIT;
-	struct json *j = NULL;
-	int rc = -1;
+	struct buf why = BUF_INIT;
+	int rc;
 
 	if (!profile_torch_is_profile(p)) {
 		buf_addstr(out, p->torch.str);
@@ -44,25 +71,11 @@ torch_location(const struct profile *p, struct buf *out)
 		return error_at(&p->torch.loc, "'%s' is neither a torch wheel nor a directory "
 				"(site-packages/torch)", p->torch.str);
 	}
-	memset(&t, 0, sizeof(t));
-	if (profile_load_set(&t, p->torch.str, NULL) < 0)
-		return error_at(&p->torch.loc, "the torch profile '%s' cannot be loaded", p->torch.str);
-	buf_addf(&rec, "work/%s/last-build.json", t.name.str);
-	if (is_regular(rec.s) && read_file(&text, rec.s) == 0 &&
-	    (j = json_parse(text.s, text.len, &why)) && json_str(json_get(j, "wheel")) &&
-	    is_regular(json_str(json_get(j, "wheel")))) {
-		buf_addstr(out, json_str(json_get(j, "wheel")));
-		rc = 0;
-	} else {
-		error_at(&p->torch.loc, "the torch profile '%s' has no published build (%s); build it "
-			 "first: bwbuild --profile %s", t.name.str, rec.s, p->torch.str);
-	}
-	json_free(j);
-	profile_release(&t);
-	buf_release(&rec);
-	buf_release(&text);
+	rc = extension_torch_published(p, out, &why);
+	if (rc == 0)
+		error_at(&p->torch.loc, "%s", why.s);
 	buf_release(&why);
-	return rc;
+	return rc == 1 ? 0 : -1;
 }
 
 static void
@@ -72,6 +85,47 @@ loc_text(const struct loc *l, struct buf *out)
 		buf_addf(out, "%s:%d:%d", l->file, l->line, l->col);
 	else
 		buf_addstr(out, "cuda.archs");
+}
+
+/* The package a tree is: torchvision/torchaudio by its repository's name, else that name. */
+static void
+project_name(const struct profile *p, struct buf *out)
+{
+	const char *repo = p->source_repo.str ? p->source_repo.str : "", *base = strrchr(repo, '/');
+	size_t n;
+
+	base = base ? base + 1 : repo;
+	n = strlen(base);
+	if (n > 4 && !strcmp(base + n - 4, ".git"))
+		n -= 4;
+	buf_add(out, base, n);
+	if (!strcmp(out->s, "vision") || !strcmp(out->s, "audio")) {
+		buf_reset(out);
+		buf_addf(out, "torch%.*s", (int)n, base);
+	}
+}
+
+/*
+ * A companion (torchvision, torchaudio) whose tag is another torch's
+ * release: refused before the fetch, so plan and doctor say it too; the
+ * fetched tree's version.txt is judged again (extension_tree). -1 after
+ * reporting.
+ */
+static int
+companion_by_ref(const struct profile *p, const struct torch_ref *t)
+{
+	struct buf project = BUF_INIT, why = BUF_INIT;
+	unsigned version = kb_parse_version(p->source_ref.str), torch = kb_parse_version(t->version);
+	int rc = 0;
+
+	project_name(p, &project);
+	if (kb_companion(project.s) && version && torch &&
+	    kb_companion_check(project.s, version, torch, &why) < 0)
+		rc = error_at(&p->source_ref.loc, "%s; a companion built against another torch "
+			      "fails at import", why.s);
+	buf_release(&project);
+	buf_release(&why);
+	return rc;
 }
 
 int
@@ -94,6 +148,8 @@ extension_torch(const struct profile *p, struct torch_ref *t, struct buf *where)
 				      t->targets, p->archs[i].text);
 	}
 	buf_release(&how);
+	if (companion_by_ref(p, t) < 0)
+		rc = -1;
 	if (rc < 0)
 		torch_ref_release(t);
 	return rc;
@@ -114,24 +170,6 @@ extension_check(struct build *b)
 	fprintf(stderr, "bwbuild: builds on %s %s (%s)\n", b->torch.name, b->torch.version, where.s);
 	buf_release(&where);
 	return 0;
-}
-
-/* The package a tree is: torchvision/torchaudio by its repository's name, else that name. */
-static void
-project_name(const struct profile *p, struct buf *out)
-{
-	const char *repo = p->source_repo.str, *base = strrchr(repo, '/');
-	size_t n;
-
-	base = base ? base + 1 : repo;
-	n = strlen(base);
-	if (n > 4 && !strcmp(base + n - 4, ".git"))
-		n -= 4;
-	buf_add(out, base, n);
-	if (!strcmp(out->s, "vision") || !strcmp(out->s, "audio")) {
-		buf_reset(out);
-		buf_addf(out, "torch%.*s", (int)n, base);
-	}
 }
 
 /* The first line of <src>/version.txt, else the ref's version; 0 unknown. */

@@ -537,6 +537,14 @@ profile_load_set(struct profile *p, const char *spec, const struct strvec *sets)
 		if (apply_set(p, sets->v[i]) < 0)
 			return -1;
 	profile_validate(p);
+	/*
+	 * A name inherited through 'extends:' would send a variant's builds to
+	 * its parent's work/, out/, wheel label and manifest: a file that names
+	 * nothing itself is named after itself.
+	 */
+	if (p->name.str && p->name.loc.file && strcmp(p->name.loc.file, p->path) &&
+	    !from_set(p->name.loc.file))
+		memset(&p->name, 0, sizeof(p->name));
 	if (!p->name.str) {
 		const char *base = strrchr(p->path, '/');
 		char *name = xstrdup(base ? base + 1 : p->path);

@@ -37,7 +37,7 @@ enum diff_kind { KIND_CHANGE, KIND_GAIN, KIND_VERSION };
 struct diff_ctx {
 	const struct diff_opts *o;
 	struct buf *text;
-	size_t counted, ignored;
+	size_t counted, ignored, ignored_gains;
 	/* A line's names from the manifests, each escaped to one line (diag_name). */
 	struct buf name[3];
 };
@@ -51,6 +51,8 @@ tally(struct diff_ctx *c, enum diff_kind kind, size_t n)
 
 	if (c->o->ignore & off) {
 		c->ignored += n;
+		if (kind == KIND_GAIN)
+			c->ignored_gains += n;
 		return 0;
 	}
 	c->counted += n;
@@ -165,12 +167,19 @@ diff_targets(const struct json *a, const struct json *b, struct json *o, struct 
 	     const char *sass_label, const char *ptx_label, size_t *ng, size_t *nl)
 {
 	struct json *sg = json_array(), *sl = json_array(), *pg = json_array(), *pl = json_array();
+	struct buf sass = BUF_INIT, ptx = BUF_INIT;
 	size_t k;
 
-	buf_addstr(line, sass_label);
-	k = set_diff(json_get(a, "sass"), json_get(b, "sass"), sg, sl, line, ng, nl);
-	buf_addstr(line, ptx_label);
-	k += set_diff(json_get(a, "ptx"), json_get(b, "ptx"), pg, pl, line, ng, nl);
+	k = set_diff(json_get(a, "sass"), json_get(b, "sass"), sg, sl, &sass, ng, nl);
+	k += set_diff(json_get(a, "ptx"), json_get(b, "ptx"), pg, pl, &ptx, ng, nl);
+	/* A label only before what changed; the ptx label's "; " only after a sass part. */
+	if (sass.len)
+		buf_addf(line, "%s%s", sass_label, sass.s);
+	if (ptx.len)
+		buf_addf(line, "%s%s", sass.len ? ptx_label : ptx_label + strspn(ptx_label, ";"),
+			 ptx.s);
+	buf_release(&sass);
+	buf_release(&ptx);
 	json_set(o, "sass_gained", sg);
 	json_set(o, "sass_lost", sl);
 	json_set(o, "ptx_gained", pg);
@@ -529,7 +538,7 @@ manifest_diff(const struct json *a, const struct json *b, const struct diff_opts
 {
 	struct json *o = json_object(), *archs = json_object(), *ignored = json_array();
 	struct buf line = BUF_INIT;
-	struct diff_ctx c = { opts, text, 0, 0, { BUF_INIT, BUF_INIT, BUF_INIT } };
+	struct diff_ctx c = { opts, text, 0, 0, 0, { BUF_INIT, BUF_INIT, BUF_INIT } };
 	size_t k, targets = 0, ng = 0, nl = 0;
 
 	json_set(o, "features", diff_features(json_get(a, "features"), json_get(b, "features"), &c));
@@ -560,6 +569,7 @@ manifest_diff(const struct json *a, const struct json *b, const struct diff_opts
 	json_set(o, "differences", json_number((double)c.counted));
 	json_set(o, "ignored", ignored);
 	json_set(o, "ignored_differences", json_number((double)c.ignored));
+	json_set(o, "ignored_gains", json_number((double)c.ignored_gains));
 	buf_release(&line);
 	for (size_t i = 0; i < ARRAY_SIZE(c.name); i++)
 		buf_release(&c.name[i]);
@@ -722,6 +732,29 @@ md_versions_runtime(const struct json *report, const char *who, struct buf *md)
 	free(items);
 }
 
+const char *
+diff_verdict(const struct json *report)
+{
+	if (json_number_value(json_get(report, "differences")))
+		return "builds differ";
+	/* "agree" would hide what was gained; a new version alone is the same build. */
+	if (json_number_value(json_get(report, "ignored_gains")))
+		return "nothing lost";
+	return "builds agree";
+}
+
+void
+diff_ignored_words(const struct json *report, struct buf *out)
+{
+	const struct json *words = json_get(report, "ignored");
+	size_t n = json_len(words);
+
+	if (!n)
+		buf_addstr(out, "none");
+	for (size_t i = 0; i < n; i++)
+		buf_addf(out, "%s%s", i ? "," : "", json_str(json_at(words, i)));
+}
+
 void
 diff_markdown(const struct json *a, const struct json *b, const struct json *report,
 	      struct buf *md)
@@ -731,12 +764,12 @@ diff_markdown(const struct json *a, const struct json *b, const struct json *rep
 	double ignored = json_number_value(json_get(report, "ignored_differences"));
 
 	md_subject(a, b, &who);
-	buf_addf(md, "## %s: %s\n\n", who.s, counted ? "builds differ" : "builds agree");
+	buf_addf(md, "## %s: %s\n\n", who.s, diff_verdict(report));
 	buf_addf(md, "%.0f difference%s counted", counted, counted == 1 ? "" : "s");
 	if (ignored) {
-		buf_addf(md, ", %.0f not counted (--ignore ", ignored);
-		md_cell_list(md, json_get(report, "ignored"), NULL, "none");
-		buf_addch(md, ')');
+		buf_addf(md, ", %.0f not counted (`--ignore ", ignored);
+		diff_ignored_words(report, md);
+		buf_addstr(md, "`)");
 	}
 	buf_addf(md, ".\n\n### %s: builds\n\n| | A | B |\n|---|---|---|\n| wheel | ", who.s);
 	manifest_md_cell(md, json_str(path_get(a, "wheel", "file", NULL)));

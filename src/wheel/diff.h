@@ -33,6 +33,16 @@ size_t manifest_diff(const struct json *a, const struct json *b, const struct di
 		     struct json **out, struct buf *text);
 
 /*
+ * The verdict of manifest_diff's `report` in words: "builds differ" when a
+ * difference counts, "nothing lost" when only gains and versions were left
+ * out (gains among them), "builds agree" otherwise.
+ */
+const char *diff_verdict(const struct json *report);
+
+/* The report's --ignore words as the option takes them: "version,gains", or "none". */
+void diff_ignored_words(const struct json *report, struct buf *out);
+
+/*
  * The comparison as Markdown for a pull request's comment: a heading
  * naming the profile (a's and b's manifest's profile.name, else the
  * wheel's name) and the verdict, then sections each headed with that

@@ -60,7 +60,7 @@ comm -13 "$TMP/keys" "$TMP/doc-keys" > "$TMP/unknown"
 # The completion offers every key --set takes (issue 32), and on/off for a switch.
 if command -v bash >/dev/null 2>&1; then
 	comp() {
-		bash -c '. scripts/bwbuild.bash-completion; shift; COMP_WORDS=("$@"); COMP_CWORD=$(($# - 1))
+		bash -c '. scripts/bwbuild.bash-completion; COMP_WORDS=("$@"); COMP_CWORD=$(($# - 1))
 			_bwbuild; printf "%s\n" "${COMPREPLY[@]}"' _ "$@"
 	}
 	comp bwbuild plan --set "" > "$TMP/set-keys"
@@ -74,6 +74,10 @@ if command -v bash >/dev/null 2>&1; then
 	[ "$(tr '\n' ' ' < "$TMP/comp")" = "on off " ] || fail "--set features.flash_attention= completes to: $(cat "$TMP/comp")"
 	comp bwbuild diff a.json b.json --ignore "" > "$TMP/comp"
 	contains "$TMP/comp" "gains"
+	# help takes a command or a topic.
+	comp bwbuild help "" > "$TMP/comp"
+	grep -qx "exit-codes" "$TMP/comp" || fail "'bwbuild help ' does not complete to exit-codes: $(cat "$TMP/comp")"
+	grep -qx "diff" "$TMP/comp" || fail "'bwbuild help ' does not complete to diff: $(cat "$TMP/comp")"
 else
 	skip "no bash: the completion is not run"
 fi

@@ -108,3 +108,101 @@ printf 'extends: sm120\nname: broken\ncuda:\n  version: "12.8"\n  archs: "12.1a"
 matrix 1 "$TMP/repo" ""
 contains "$TMP/out" "::error::profile broken ($TMP/repo/profiles/broken.yaml) has"
 contains "$TMP/out" "broken.yaml:5:11: error: CUDA 12.8 (cuda.version) cannot build"
+
+# The gate's "Previous release's manifest" step (issue 41, F2), the same in
+# both jobs, run with a stand-in gh: it fails closed when gh is missing or
+# fails (GATE: optional makes that a warning), takes the newest release
+# that is not this run's own tag, and a release with no manifests, or none
+# before this one, is nothing to gate on.
+python3 - "$WF" "$TMP" <<'PY'
+import sys, yaml
+wf = yaml.safe_load(open(sys.argv[1]))
+def step(job, name):
+    got = [s for s in wf["jobs"][job]["steps"] if s.get("name") == name]
+    assert len(got) == 1, (job, name, got)
+    return got[0]
+prev = [step(j, "Previous release's manifest")["run"] for j in ("torch", "extension")]
+assert prev[0] == prev[1], "the two jobs' 'Previous release's manifest' steps differ"
+open(sys.argv[2] + "/prev.sh", "w").write(prev[0])
+assert wf["env"]["GATE"] == "required", wf["env"]
+PY
+mkdir -p "$TMP/nogh" "$TMP/gh" "$TMP/gate"
+for f in /usr/local/bin/* /usr/bin/* /bin/*; do
+	case "${f##*/}" in gh) ;; *) [ -e "$TMP/nogh/${f##*/}" ] || ln -s "$f" "$TMP/nogh/${f##*/}" ;; esac
+done
+# The stand-in answers what the step asks of gh (its --json/--jq already applied).
+cat >"$TMP/gh/gh" <<'SH'
+#!/bin/sh
+echo "gh $*" >>"$GH_LOG"
+case "$1 $2" in
+"release list") [ -z "${GH_FAIL:-}" ] || exit 1; printf '%b' "$GH_RELEASES" ;;
+"release view") printf '%b' "$GH_ASSETS" ;;
+"release download") mkdir -p previous && printf '{"profile": {"name": "demo"}}\n' >"previous/$3.manifest.json" ;;
+*) exit 2 ;;
+esac
+SH
+chmod +x "$TMP/gh/gh"
+printf '{"profile": {"name": "demo"}}\n' >"$TMP/gate/new.manifest.json"
+# gate WANT PATH GATE RELEASES ASSETS [GH_FAIL]: the step run in $TMP/gate.
+gate() {
+	want=$1
+	: >"$TMP/gh.log"
+	rm -f "$TMP/gate/previous.manifest.json"
+	set +e
+	(cd "$TMP/gate" && PATH="$2" GATE="$3" GH_RELEASES="$4" GH_ASSETS="$5" GH_FAIL="${6:-}" \
+		GH_LOG="$TMP/gh.log" GITHUB_REF_NAME=v2.0.0 MANIFEST="$TMP/gate/new.manifest.json" \
+		bash --noprofile --norc -eo pipefail "$TMP/prev.sh") >"$TMP/out" 2>"$TMP/err"
+	got=$?
+	set -e
+	[ "$got" = "$want" ] || { cat "$TMP/out" "$TMP/err"; fail "the previous-release step exited $got, expected $want"; }
+	pass
+}
+gate 1 "$TMP/nogh" required "" ""
+contains "$TMP/out" "::error::gh is not installed, so the previous release's manifests cannot be read; install gh"
+gate 0 "$TMP/nogh" optional "" ""
+contains "$TMP/out" "::warning::gh is not installed, so the previous release's manifests cannot be read; GATE is optional, so the gate is skipped"
+gate 1 "$TMP/gh:$TMP/nogh" required "" "" 1
+contains "$TMP/out" "::error::gh release list failed"
+# This run's own release (newest) is passed over for the one before it.
+gate 0 "$TMP/gh:$TMP/nogh" required 'v2.0.0\nv1.9.0\nv1.8.0\n' 'demo.manifest.json\n'
+contains "$TMP/gh.log" "gh release download v1.9.0 --dir previous --pattern *.manifest.json"
+[ -f "$TMP/gate/previous.manifest.json" ] || fail "no previous.manifest.json from release v1.9.0"
+gate 0 "$TMP/gh:$TMP/nogh" required 'v2.0.0\n' ''
+contains "$TMP/out" "::notice::no release before v2.0.0: nothing to gate on"
+if grep -q "release download" "$TMP/gh.log"; then fail "the step downloaded this run's own release"; fi
+gate 0 "$TMP/gh:$TMP/nogh" required 'v1.9.0\n' 'torch.whl\n'
+contains "$TMP/out" "::notice::release v1.9.0 has no manifests"
+
+# The runner's setup for the shipped torch 2.11 CUDA profiles (issue 41,
+# F4): the comments name the NVML headers, gh and the setuptools prefix,
+# and the setuptools step makes the prefix only where python3 lacks
+# setuptools.command.bdist_wheel, with the script of the bwbuild it runs.
+python3 - "$WF" "$TMP" <<'PY'
+import sys, yaml
+wf = yaml.safe_load(open(sys.argv[1]))
+for j in ("torch", "extension"):
+    steps = wf["jobs"][j]["steps"]
+    names = [s.get("name") for s in steps]
+    pre = names.index("setuptools for torch 2.9 and later")
+    assert pre < names.index("Doctor") < names.index("Build"), (j, names)
+    open(sys.argv[2] + "/prefix-" + j + ".sh", "w").write(steps[pre]["run"])
+PY
+for w in nvml.h cuda-nvml-dev-13-0 scripts/python-prefix.sh "setuptools >= 70.1" "gh, the GitHub CLI"; do
+	grep -q "^ *#.*$w" "$WF" || fail "wheels.yml's comments do not name $w"
+done
+pass
+mkdir -p "$TMP/bw/scripts" "$TMP/py-old" "$TMP/py-new"
+printf 'echo "prefix made" >"%s/prefix.log"\n' "$TMP" >"$TMP/bw/scripts/python-prefix.sh"
+printf '#!/bin/sh\nexit 1\n' >"$TMP/py-old/python3"
+printf '#!/bin/sh\nexit 0\n' >"$TMP/py-new/python3"
+chmod +x "$TMP/py-old/python3" "$TMP/py-new/python3"
+for j in torch extension; do
+	rm -f "$TMP/prefix.log"
+	PATH="$TMP/py-new:$PATH" BWBUILD_DIR="$TMP/bw" bash -e "$TMP/prefix-$j.sh" >"$TMP/out" 2>&1 ||
+		fail "the $j job's setuptools step failed with a python3 that has bdist_wheel"
+	[ ! -e "$TMP/prefix.log" ] || fail "the $j job made a prefix though python3 has bdist_wheel"
+	PATH="$TMP/py-old:$PATH" BWBUILD_DIR="$TMP/bw" bash -e "$TMP/prefix-$j.sh" >"$TMP/out" 2>&1 ||
+		fail "the $j job's setuptools step failed: $(cat "$TMP/out")"
+	[ -e "$TMP/prefix.log" ] || fail "the $j job made no prefix for a python3 without bdist_wheel"
+	pass
+done

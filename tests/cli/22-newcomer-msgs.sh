@@ -36,6 +36,11 @@ mkdir -p "$TMP/pp"
 printf 'name: broken\ncolour: red\n' > "$TMP/pp/broken.yaml"
 BWBUILD_PROFILE_PATH="$TMP/pp" run 0 "$BW" profiles
 contains "$TMP/out" "broken           (invalid, 4 problems: 'bwbuild plan --profile $TMP/pp/broken.yaml' shows them)"
+# ... apart from its description, when it has one.
+printf 'name: told\ndescription: builds in seconds\ncolour: red\n' > "$TMP/pp/told.yaml"
+BWBUILD_PROFILE_PATH="$TMP/pp" run 0 "$BW" profiles
+contains "$TMP/out" "told             builds in seconds (invalid, "
+rm "$TMP/pp/told.yaml"
 BWBUILD_PROFILE_PATH="$TMP/pp" run 0 "$BW" profiles --json
 python3 - "$TMP/out" <<'PY'
 import json, sys
@@ -125,6 +130,20 @@ contains "$TMP/err" "error: preflight: tmpdir: TMPDIR '/nonexistent' is not a di
 contains "$TMP/err" "hint: 'bwbuild doctor --profile $TMP/src.yaml' shows the whole checklist; fix it, or build anyway with --no-preflight"
 if grep -q "^fetch:" "$TMP/err"; then fail "the build fetched before its preflight failed"; fi
 [ ! -e "$TMP/work/src" ] || fail "a checkout was made before the preflight failed"
+# A lack a step's own check finds (no ccache for build.cache) and the
+# preflight's are said together, each once, then doctor with the build's
+# own --set values (issue 41, F10).
+mkdir -p "$TMP/noccache"
+for f in /usr/local/bin/* /usr/bin/* /bin/*; do
+	case "${f##*/}" in ccache) ;; *) [ -e "$TMP/noccache/${f##*/}" ] || ln -s "$f" "$TMP/noccache/${f##*/}" ;; esac
+done
+TMPDIR=/nonexistent PATH="$TMP/noccache" run 1 "$BW" --profile "$TMP/src.yaml" --work "$TMP/work" --out "$TMP/wheels" \
+	--set build.cache=ccache --set 'build.env.CFLAGS=-O1 -g'
+contains "$TMP/err" "--set build.cache=ccache:1:13: error: build.cache is ccache, but there is no ccache on PATH"
+contains "$TMP/err" "error: preflight: tmpdir: TMPDIR '/nonexistent' is not a directory you can write"
+contains "$TMP/err" "hint: 'bwbuild doctor --profile $TMP/src.yaml --set build.cache=ccache --set 'build.env.CFLAGS=-O1 -g'' shows the whole checklist; fix what it marks failed"
+[ "$(grep -c "error: " "$TMP/err")" = 2 ] || fail "the build's errors are not each said once: $(cat "$TMP/err")"
+[ ! -e "$TMP/work/src" ] || fail "a checkout was made before the checks failed"
 TMPDIR=/nonexistent run 0 "$BW" --profile "$TMP/src.yaml" --work "$TMP/work" --out "$TMP/wheels" --until fetch --no-preflight
 contains "$TMP/err" "bwbuild: stopped after 'fetch' as asked"
 run 0 "$BW" --profile "$TMP/src.yaml" --work "$TMP/work" --out "$TMP/wheels" --until fetch
@@ -136,6 +155,14 @@ contains "$TMP/err" "fetch: $TMP/tree at $commit"
 if grep -q "fetch: $ex/minitorch.git @ v2.12.0" "$TMP/err"; then fail "the banner shows the profile's ref"; fi
 run 0 "$BW" plan --profile "$TMP/src.yaml" --source "$TMP/tree"
 contains "$TMP/out" "source tree  $TMP/tree  (--source: built as it is"
+# The release plan describes is the tree's, not the profile's ref (issue 41, F9).
+run 0 "$BW" plan --profile "$TMP/src.yaml"
+contains "$TMP/out" "release      torch 2.11 (source.ref): Python"
+cp -r "$TMP/tree" "$TMP/tree210"
+echo 2.10.0a0 >"$TMP/tree210/version.txt"
+run 0 "$BW" plan --profile "$TMP/src.yaml" --source "$TMP/tree210"
+contains "$TMP/out" "release      torch 2.10 (the tree's version.txt): Python"
+if grep -q "torch 2.11" "$TMP/out"; then fail "plan --source names the profile's release: $(cat "$TMP/out")"; fi
 
 # The configure table: an inherited USE_MKLDNN=0 is the environment's, not the tree's.
 USE_MKLDNN=0 run 0 "$BW" --profile "$TMP/src.yaml" --source "$TMP/tree" --work "$TMP/works" --out "$TMP/wheels" --until configure

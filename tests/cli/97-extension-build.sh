@@ -139,8 +139,14 @@ echo "0.25.0a0" > "$TMP/vision-src/version.txt"
 mkrepo "$TMP/vision-src" "$TMP/vision.git" v0.25.0
 printf 'name: tv\nkind: extension\ntorch: torch.yaml\nsource:\n  repo: %s\n  ref: v0.25.0\n' \
 	"$TMP/vision.git" > "$TMP/tv.yaml"
-run 1 "$BW" --profile "$TMP/tv.yaml"
+run 2 "$BW" --profile "$TMP/tv.yaml"
 contains "$TMP/err" "torchvision 0.25 is released for torch 2.10, not 2.11; torch 2.11 goes with torchvision 0.26 (tag v0.26.0)"
+# Said by the tag before anything is fetched, so plan and doctor say it too (issue 41, F6).
+if grep -q "fetch" "$TMP/err"; then fail "the companion lock came after the fetch: $(cat "$TMP/err")"; fi
+for c in plan doctor; do
+	run 2 "$BW" "$c" --profile "$TMP/tv.yaml"
+	contains "$TMP/err" "tv.yaml:6:8: error: torchvision 0.25 is released for torch 2.10, not 2.11; torch 2.11 goes with torchvision 0.26 (tag v0.26.0)"
+done
 
 # 5. An extension profile without torch:, or whose torch profile was never built.
 printf 'name: lone\nkind: extension\nsource:\n  repo: %s\n  ref: v0.1.0\n' "$TMP/miniext.git" > "$TMP/lone.yaml"

@@ -238,7 +238,7 @@ t_markdown(void)
 	CHECK(manifest_diff(a, b, &version, &o, &text) == 3);
 	diff_markdown(a, b, o, &md);
 	CHECK(strncmp(md.s, "## sm120: builds differ\n", 24) == 0);
-	CHECK(strstr(md.s, "3 differences counted, 1 not counted (--ignore version).") != NULL);
+	CHECK(strstr(md.s, "3 differences counted, 1 not counted (`--ignore version`).") != NULL);
 	CHECK(strstr(md.s, "| flash_attention | ✅ | ❌ | **lost** |\n") != NULL);
 	CHECK(strstr(md.s, "| a\\|b | – | ✅ | gained |\n") != NULL);
 	CHECK(strstr(md.s, "| (all libraries) | – | compute_120 |\n") != NULL);

@@ -20,6 +20,7 @@
  */
 
 static struct buf dir = BUF_INIT;
+static const char *ref = "v0.22.0";
 
 static const char make[] =
 	"import sys\n"
@@ -40,8 +41,8 @@ setup(struct build *b, struct build_opts *bo, const char *archs, const char *tor
 	int rc;
 
 	buf_addf(&text, "name: t-ext\nkind: extension\ntorch: %s\n"
-			"source: {repo: https://example.invalid/vision.git, ref: v0.22.0}\n"
-			"cuda: {version: \"12.8\", archs: [%s]}\n", torch, archs);
+			"source: {repo: https://example.invalid/vision.git, ref: %s}\n"
+			"cuda: {version: \"12.8\", archs: [%s]}\n", torch, ref, archs);
 	t_put(dir.s, "p.yaml", text.s, 0);
 	memset(bo, 0, sizeof(*bo));
 	buf_reset(&text);
@@ -139,6 +140,21 @@ t_extension(void)
 	e = t_stderr_end();
 	CHECK(strstr(e, "torch 2.7.0+cu128 does not run on sm_90 (it carries SASS sm_80 sm_120; PTX compute_120)") != NULL);
 	teardown(&b, &bo);
+
+	/*
+	 * A torchvision tag of another torch's release: refused with the torch,
+	 * before any fetch (plan and doctor check it so), at source.ref.
+	 */
+	ref = "v0.21.0";
+	CHECK(setup(&b, &bo, "\"8.0\"", torch.s) == 0);
+	t_stderr_begin();
+	CHECK(extension_check(&b) == -1);
+	e = t_stderr_end();
+	CHECK(strstr(e, "p.yaml:4:57: error: torchvision 0.21 is released for torch 2.6, not 2.7; "
+			"torch 2.7 goes with torchvision 0.22 (tag v0.22.0); a companion built "
+			"against another torch fails at import") != NULL);
+	teardown(&b, &bo);
+	ref = "v0.22.0";
 
 	/* A torchvision of another torch's release; a tree without setup.py; no such torch. */
 	t_put(dir.s, "src/version.txt", "0.21.0\n", 0);

@@ -74,6 +74,40 @@ t_profload(void)
 	CHECK_STR(b.s, "9.0;12.0+PTX");
 	profile_release(&p);
 
+	/*
+	 * A variant that names nothing itself is named after its file, not
+	 * after the profile it extends (whose work/ and out/ it would share);
+	 * a name of its own or from --set wins.
+	 */
+	t_put(dir.s, "family/child-b.yaml", "extends: child\n", 0);
+	memset(&p, 0, sizeof(p));
+	CHECK(profile_load(&p, "child-b") == 0);
+	CHECK_STR(p.name.str, "child-b");
+	profile_release(&p);
+	strvec_clear(&sets);
+	strvec_push(&sets, "name=mine");
+	memset(&p, 0, sizeof(p));
+	CHECK(profile_load_set(&p, "child-b", &sets) == 0);
+	CHECK_STR(p.name.str, "mine");
+	profile_release(&p);
+
+	/*
+	 * A relative path given by --set is relative to where bwbuild runs, as
+	 * any path on its command line is, never to the text "--set KEY=VALUE".
+	 */
+	strvec_clear(&sets);
+	strvec_push(&sets, "torch=out/demo/x.whl");
+	strvec_push(&sets, "source.repo=rel/torch.git");
+	memset(&p, 0, sizeof(p));
+	CHECK(profile_load_set(&p, "child", &sets) == 0);
+	abs = path_absolute("out/demo/x.whl");
+	CHECK_STR(p.torch.str, abs);
+	free(abs);
+	abs = path_absolute("rel/torch.git");
+	CHECK_STR(p.source_repo.str, abs);
+	free(abs);
+	profile_release(&p);
+
 	/* A cycle; a --set that is no KEY=VALUE. */
 	memset(&p, 0, sizeof(p));
 	t_stderr_begin();
