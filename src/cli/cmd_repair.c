@@ -48,7 +48,7 @@ cmd_repair(int argc, char **argv, const struct command *cmd)
 		OPT_STRING(0, "cuda-libs", &form, "FORM",
 			   "CUDA's libraries: pip (Requires-Dist on nvidia-* and RUNPATH into "
 			   "site-packages/nvidia; the default), vendor (copied in) or system"),
-		OPT_UNSIGNED(0, "cuda", &cuda, "MAJOR", 12, 13,
+		OPT_UNSIGNED(0, "cuda", &cuda, "12|13", 12, 13,
 			     "the CUDA major the wheel was built with (default: from the sonames "
 			     "its libraries need)"),
 		OPT_LIST(0, "require", &requires, "REQ",
