@@ -93,6 +93,10 @@ bench-verify: all
 bench-sched: all
 	@sh scripts/bench-sched.sh
 
+# The launcher's own CPU during one compile and its wall over 160 short units.
+bench-launch: all
+	@sh scripts/bench-launch.sh
+
 # build.remote's reach: PyTorch v2.6.0's units on 1 machine + 0-8 distcc hosts
 # (TREE: a configured real tree's build directory; docs/scale-out.md).
 bench-scaleout:
@@ -115,7 +119,7 @@ bench-inflate: $(BIN)/bench_inflate
 bench-device: all
 	@sh scripts/bench-device.sh
 
-bench: bench-verify bench-sched bench-archs
+bench: bench-verify bench-sched bench-launch bench-archs
 
 # The installer runs again only when it or this file changed since it last
 # found everything (obj/.deps-ok is not committed: a fresh checkout runs it).
@@ -238,4 +242,4 @@ clean: clean-obj
 
 FORCE:
 
-.PHONY: docs asan-bins shellcheck coverage layers install bench-scaleout bench-archs bench-device bench-inflate fuzz-campaign all deps demo test test-bins asan check-headers pkg-check clean clean-obj FORCE
+.PHONY: docs asan-bins shellcheck coverage layers install bench-launch bench-scaleout bench-archs bench-device bench-inflate fuzz-campaign all deps demo test test-bins asan check-headers pkg-check clean clean-obj FORCE
