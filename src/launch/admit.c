@@ -72,7 +72,7 @@ ledger_write(const struct ledger *l, const char *path)
 		buf_addf(&b, "%lu %ld %c %llu %llu %d %u %s\n", l->v[i].ticket, l->v[i].pid,
 			 l->v[i].state, (unsigned long long)l->v[i].bytes,
 			 (unsigned long long)l->v[i].pre, l->v[i].host, l->v[i].cores, l->keys.v[i]);
-	rc = write_file_atomic(path, b.s, b.len);
+	rc = write_file_replace(path, b.s, b.len);
 	buf_release(&b);
 	return rc;
 }
@@ -297,15 +297,50 @@ launch_mark_down(struct launcher *s, int host, unsigned seconds)
 	buf_release(&out);
 }
 
-/* A new line "W" for this process; its ticket into *ticket. -1 if the ledger cannot be locked. */
+/*
+ * Entry `me` of `l` starts now if admission says so, here or on a host:
+ * its state, host and cores set in `l` (the caller writes it). The host,
+ * -1 to run here, WAIT when it must wait.
+ */
+#define WAIT (-3)
+static int
+try_start(struct launcher *s, struct ledger *l, size_t me, uint64_t est)
+{
+	unsigned long ticket = l->v[me].ticket;
+	int host = -1;
+
+	down_read(s);
+	if (l->v[me].pre)
+		host = launch_remote_pick(l->v, l->n, ticket, s->budget, s->hosts.v, s->hosts.n,
+					  (long)time(NULL));
+	if (host < 0 && !launch_may_start(l->v, l->n, ticket, s->budget, s->slots))
+		return WAIT;
+	l->v[me].state = host >= 0 ? 'X' : 'R';
+	l->v[me].host = host;
+	s->cores = 1;
+	if (host < 0 && s->want_cores > 1) {
+		s->cores = launch_pole_cores(l->v, l->n, ticket, s->budget, s->slots, s->want_cores,
+					     est);
+		l->v[me].cores = s->cores;
+		l->v[me].bytes = est * s->cores;
+	}
+	return host;
+}
+
+/*
+ * A new line for this process, its ticket into *ticket, started at once
+ * when admission allows (one write of the ledger for a compile that need
+ * not wait): as try_start, -2 if the ledger cannot be locked.
+ */
 static int
 enter(struct launcher *s, const char *key, uint64_t est, uint64_t pre, unsigned long *ticket)
 {
 	struct ledger l;
 	unsigned long max = 0;
+	int host;
 
 	if (lock_ledger(s) < 0)
-		return -1;
+		return -2;
 	ledger_read(&l, s->ledger.s);
 	for (size_t i = 0; i < l.n; i++)
 		if (l.v[i].ticket > max)
@@ -321,10 +356,12 @@ enter(struct launcher *s, const char *key, uint64_t est, uint64_t pre, unsigned 
 	l.v[l.n].cores = 1;
 	l.n++;
 	strvec_push(&l.keys, key);
+	host = launch_stop_signal ? WAIT : try_start(s, &l, l.n - 1, est);
 	ledger_write(&l, s->ledger.s);
+	s->queued = 1;
 	ledger_release(&l);
 	unlock_ledger(s);
-	return 0;
+	return host;
 }
 
 /* Wait until first in line with room, here or on a host: as launch_admit. */
@@ -353,28 +390,13 @@ wait_turn(struct launcher *s, const char *key, uint64_t est, uint64_t pre, unsig
 			unlock_ledger(s);
 			return launch_admit(s, key, est, pre, ticket);
 		}
-		down_read(s);
-		host = -1;
-		if (l.v[me].pre)
-			host = launch_remote_pick(l.v, l.n, *ticket, s->budget, s->hosts.v, s->hosts.n,
-						  (long)time(NULL));
-		if (host >= 0 || launch_may_start(l.v, l.n, *ticket, s->budget, s->slots)) {
-			l.v[me].state = host >= 0 ? 'X' : 'R';
-			l.v[me].host = host;
-			s->cores = 1;
-			if (host < 0 && s->want_cores > 1) {
-				s->cores = launch_pole_cores(l.v, l.n, *ticket, s->budget, s->slots,
-							     s->want_cores, est);
-				l.v[me].cores = s->cores;
-				l.v[me].bytes = est * s->cores;
-			}
+		host = try_start(s, &l, me, est);
+		if (host != WAIT)
 			ledger_write(&l, s->ledger.s);
-			ledger_release(&l);
-			unlock_ledger(s);
-			return host;
-		}
 		ledger_release(&l);
 		unlock_ledger(s);
+		if (host != WAIT)
+			return host;
 		nanosleep(&ts, NULL);
 	}
 }
@@ -382,9 +404,9 @@ wait_turn(struct launcher *s, const char *key, uint64_t est, uint64_t pre, unsig
 int
 launch_admit(struct launcher *s, const char *key, uint64_t est, uint64_t pre, unsigned long *ticket)
 {
-	if (enter(s, key, est, pre, ticket) < 0)
-		return -2;
-	return wait_turn(s, key, est, pre, ticket);
+	int host = enter(s, key, est, pre, ticket);
+
+	return host == WAIT ? wait_turn(s, key, est, pre, ticket) : host;
 }
 
 int
@@ -420,8 +442,10 @@ launch_leave(struct launcher *s, unsigned long ticket)
 	struct ledger l;
 	size_t i, j = 0;
 
-	if (lock_ledger(s) < 0)
+	/* Left already (as soon as the compile ended, before learning): one write, not two. */
+	if (!s->queued || lock_ledger(s) < 0)
 		return;
+	s->queued = 0;
 	ledger_read(&l, s->ledger.s);
 	for (i = 0; i < l.n; i++) {
 		if (l.v[i].ticket == ticket && l.v[i].pid == (long)getpid()) {

@@ -75,6 +75,8 @@ struct launcher {
 	struct remote_hosts hosts; /* build.remote; none: every compile runs here */
 	unsigned want_cores;       /* a CUDA compile's use for idle cores (launch_pole_cores) */
 	unsigned cores;            /* what it was given, once admitted here */
+	const char *times_known;   /* the times table as read when the launch began */
+	int queued;                /* its line is in the ledger: launch_leave has one to remove */
 };
 
 /* The signal that stopped a wait (SIGINT, SIGTERM), 0 while none. */

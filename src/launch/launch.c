@@ -285,8 +285,13 @@ append_line(const char *path, const char *key, uint64_t bytes)
 	buf_release(&line);
 }
 
+/*
+ * `key` (and `kind` unless NULL) learned as `value` in the table at
+ * `path`: one read and one write of it under its lock.
+ */
 static void
-learn_in(struct launcher *s, const char *path, const char *key, uint64_t value, int force)
+learn_in(struct launcher *s, const char *path, const char *key, const char *kind, uint64_t value,
+	 int force)
 {
 	struct buf text = BUF_INIT, out = BUF_INIT;
 
@@ -296,8 +301,21 @@ learn_in(struct launcher *s, const char *path, const char *key, uint64_t value, 
 	if (path_exists(path))
 		read_file(&text, path);
 	peaks_rewrite(text.s, key, value, force, &out);
+	if (kind) {
+		struct buf first = out;
+
+		out = text;
+		text = first;
+		buf_reset(&out);
+		peaks_rewrite(text.s, kind, value, force, &out);
+	}
+	/*
+	 * Not synced: a table of measurements, and a compile that waited for
+	 * the disk (10-20 ms a sync) delayed the next. A crash loses at most
+	 * the last values learned, which the next build learns again.
+	 */
 	if (mkdir_p_parent(path) == 0)
-		write_file_atomic(path, out.s, out.len);
+		write_file_replace(path, out.s, out.len);
 	flock(s->peaks_fd, LOCK_UN);
 	buf_release(&text);
 	buf_release(&out);
@@ -306,7 +324,22 @@ learn_in(struct launcher *s, const char *path, const char *key, uint64_t value, 
 static void
 learn(struct launcher *s, const char *key, uint64_t value, int force)
 {
-	learn_in(s, s->peaks.s, key, value, force);
+	learn_in(s, s->peaks.s, key, NULL, value, force);
+}
+
+/*
+ * A compile's wall time, learned unless the table (`known`, as read when
+ * the launch began) holds one within a tenth of it: what orders and sizes
+ * the units is not worth a rewrite of the table after every compile.
+ */
+static void
+learn_time(struct launcher *s, const char *key, uint64_t ms)
+{
+	uint64_t old = peaks_get(s->times_known, key);
+
+	if (old && ms * 10 >= old * 9 && ms * 10 <= old * 11)
+		return;
+	learn_in(s, s->times.s, key, NULL, ms, 1);
 }
 
 static int
@@ -559,8 +592,7 @@ record_outcome(struct launcher *s, const char *unit, const char *key, const char
 		append_line(s->oom.s, unit, est * cores);
 		learn(s, unit, est + est / 2, 1);
 	} else if (WIFEXITED(status) && WEXITSTATUS(status) == 0 && peak >= LEARN_MIN) {
-		learn(s, key, peak, 0);
-		learn(s, kind, peak, 0);
+		learn_in(s, s->peaks.s, key, kind, peak, 0);
 	}
 }
 
@@ -645,7 +677,7 @@ run_remote(struct launcher *s, char *const *argv, int host, const char *rkey, in
 		if (!*ret && peak >= LEARN_MIN)
 			learn(s, rkey, peak, 0);
 		if (!*ret)
-			learn_in(s, s->times.s, rkey, ms, 1);
+			learn_time(s, rkey, ms);
 	}
 	strvec_clear(&cmd);
 	strvec_clear(&env);
@@ -772,7 +804,7 @@ run_local(struct launcher *s, const struct unit *u, char *const *argv, unsigned 
 			record_outcome(s, u->key.s, lkey, lkind, u->source.s, u->est, s->cores, status,
 				       peak);
 			if (!ret)
-				learn_in(s, s->times.s, lkey, ms, 1);
+				learn_time(s, lkey, ms);
 		}
 	}
 	buf_release(&pkind);
@@ -825,6 +857,7 @@ launch_run(char *const *argv)
 	buf_addf(&u.pkey, "pole:%s", u.key.s);
 	if (path_exists(s.times.s))
 		read_file(&times, s.times.s);
+	s.times_known = times.s;
 	s.want_cores = launch_pole_want(argv, times.s, u.key.s, u.pkey.s, s.slots, &gencodes);
 	remote = s.hosts.n && launch_remote_capable(argv);
 	if (remote) {
