@@ -1,5 +1,6 @@
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "pipeline/build.h"
 #include "core/buf.h"
@@ -198,6 +199,24 @@ repro_setuptools_flags(struct plan *pl, char *const *env)
 	buf_release(&b);
 }
 
+/*
+ * The launcher's command as CMake lists it: bwbuild-launch beside bwbuild
+ * where it was installed (no shared libraries to load before each
+ * compile), else `bwbuild launch`.
+ */
+static void
+launcher_command(const char *self, struct buf *out)
+{
+	struct buf lean = BUF_INIT;
+
+	buf_addf(&lean, "%s-launch", self);
+	if (access(lean.s, X_OK) == 0)
+		buf_addf(out, "%s;--", lean.s);
+	else
+		buf_addf(out, "%s;launch;--", self);
+	buf_release(&lean);
+}
+
 /* Job counts, the compiler launchers (bwbuild launch, ccache) and their settings. */
 static void
 compile_env(struct plan *pl, const struct profile *p, const struct plan_opts *o)
@@ -209,7 +228,7 @@ compile_env(struct plan *pl, const struct profile *p, const struct plan_opts *o)
 	if (pl->jobs.heavy_jobs)
 		env_set_u64(pl, "FLASH_ATTENTION_MAX_JOBS", pl->jobs.heavy_jobs);
 	if (pl->jobs.launcher)
-		buf_addf(&b, "%s;launch;--", o->self_exe);
+		launcher_command(o->self_exe, &b);
 	if (o->ccache)
 		buf_addf(&b, "%s%s", b.len ? ";" : "", o->ccache);
 	for (size_t i = 0; (pl->jobs.launcher || o->ccache) && i < ARRAY_SIZE(langs); i++) {

@@ -48,7 +48,7 @@ if grep -q "CMAKE_ONLY" "$w/logs/configure.log"; then fail "CMAKE_ONLY reached t
 if grep -E '^(CMAKE_ONLY|BWBUILD_|MAX_JOBS|CMAKE_BUILD_PARALLEL_LEVEL)[:=]' "$w/src/build/CMakeCache.txt"; then
 	fail "bwbuild-internal variables in CMakeCache.txt"
 fi
-contains "$w/src/build/CMakeCache.txt" "CMAKE_CXX_COMPILER_LAUNCHER:STRING=$BW;launch;--"
+contains "$w/src/build/CMakeCache.txt" "CMAKE_CXX_COMPILER_LAUNCHER:STRING=$BW-launch;--"
 # CMake's try-compiles ran through the launcher; none taught a peak.
 contains "$w/src/build/CMakeFiles/CMakeConfigureLog.yaml" "CMakeScratch/TryCompile-"
 contains "$w/src/build/CMakeFiles/CMakeConfigureLog.yaml" "$BW launch -- /usr/bin/c++"
@@ -233,7 +233,7 @@ mkdir -p "$TMP/fakebin"
 printf '#!/bin/sh\nexec "$@"\n' > "$TMP/fakebin/ccache"
 chmod +x "$TMP/fakebin/ccache"
 PATH="$TMP/fakebin:$PATH" run 0 "$BW" --profile "$TMP/xnn.yaml" --work "$TMP/work-xnn" --out "$TMP/out71" --until configure
-contains "$TMP/work-xnn/src/build/CMakeCache.txt" "CMAKE_CXX_COMPILER_LAUNCHER:STRING=$BW;launch;--"
+contains "$TMP/work-xnn/src/build/CMakeCache.txt" "CMAKE_CXX_COMPILER_LAUNCHER:STRING=$BW-launch;--"
 contains "$TMP/work-xnn/src/build/CMakeCache.txt" "CCACHE_BINARY:STRING=OFF"
 if grep -q "LAUNCHER = .*ccache" "$TMP/work-xnn/src/build/build.ninja"; then
 	fail "a compile left the launcher for ccache: $(grep -c 'LAUNCHER = .*ccache' "$TMP/work-xnn/src/build/build.ninja")"
