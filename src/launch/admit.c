@@ -49,9 +49,9 @@ ledger_read(struct ledger *l, const char *path)
 		char state;
 		int used = 0;
 
-		if (sscanf(p, "%lu %ld %c %llu %llu %d %u %n", &e.ticket, &e.pid, &state,
+		if (sscanf(p, "%lu %ld %c %llu %llu %d %u %llu %n", &e.ticket, &e.pid, &state,
 			   (unsigned long long *)&e.bytes, (unsigned long long *)&e.pre, &e.host,
-			   &e.cores, &used) < 7 || !pid_alive(e.pid))
+			   &e.cores, (unsigned long long *)&e.ms, &used) < 8 || !pid_alive(e.pid))
 			continue;
 		e.state = state;
 		ALLOC_GROW(l->v, l->n + 1, l->cap);
@@ -69,9 +69,10 @@ ledger_write(const struct ledger *l, const char *path)
 	int rc;
 
 	for (i = 0; i < l->n; i++)
-		buf_addf(&b, "%lu %ld %c %llu %llu %d %u %s\n", l->v[i].ticket, l->v[i].pid,
+		buf_addf(&b, "%lu %ld %c %llu %llu %d %u %llu %s\n", l->v[i].ticket, l->v[i].pid,
 			 l->v[i].state, (unsigned long long)l->v[i].bytes,
-			 (unsigned long long)l->v[i].pre, l->v[i].host, l->v[i].cores, l->keys.v[i]);
+			 (unsigned long long)l->v[i].pre, l->v[i].host, l->v[i].cores,
+			 (unsigned long long)l->v[i].ms, l->keys.v[i]);
 	rc = write_file_replace(path, b.s, b.len);
 	buf_release(&b);
 	return rc;
@@ -116,6 +117,13 @@ may_backfill(const struct launch_entry *w, const struct launch_entry *head, unsi
 	       w->bytes + head->bytes <= budget && younger + 1 < slots;
 }
 
+/* Whether waiting `a` is before `b` in line: the longer first, then the older. */
+static int
+before(const struct launch_entry *a, const struct launch_entry *b)
+{
+	return a->ms != b->ms ? a->ms > b->ms : a->ticket < b->ticket;
+}
+
 int
 launch_may_start(const struct launch_entry *v, size_t n, unsigned long me, uint64_t budget,
 		 unsigned slots)
@@ -131,7 +139,7 @@ launch_may_start(const struct launch_entry *v, size_t n, unsigned long me, uint6
 			reserved += v[i].bytes;
 		} else if (v[i].state == 'X') {
 			reserved += v[i].pre; /* no slot here: only its preprocessing */
-		} else if (!head || v[i].ticket < head->ticket) {
+		} else if (!head || before(&v[i], head)) {
 			head = &v[i];
 		}
 		if (v[i].ticket == me)
@@ -143,14 +151,19 @@ launch_may_start(const struct launch_entry *v, size_t n, unsigned long me, uint6
 		return fits(head, running, reserved, budget, slots);
 	if (fits(head, running, reserved, budget, slots))
 		return 0; /* the head goes first */
+	/*
+	 * The running that may have passed the head: those that came after
+	 * it, and those behind it in line (which started before it came or
+	 * passed it: counted either way, so its slot is never taken).
+	 */
 	for (i = 0; i < n; i++)
-		if (v[i].state == 'R' && v[i].ticket > head->ticket)
+		if (v[i].state == 'R' && (v[i].ticket > head->ticket || before(head, &v[i])))
 			younger++;
 	if (!may_backfill(self, head, running, younger, reserved, budget, slots))
 		return 0;
-	/* Among those that could pass the head, the oldest goes. */
+	/* Among those that could pass the head, the first in line goes. */
 	for (i = 0; i < n; i++)
-		if (v[i].state == 'W' && &v[i] != head && v[i].ticket < me &&
+		if (v[i].state == 'W' && &v[i] != head && &v[i] != self && before(&v[i], self) &&
 		    may_backfill(&v[i], head, running, younger, reserved, budget, slots))
 			return 0;
 	return 1;
@@ -354,6 +367,7 @@ enter(struct launcher *s, const char *key, uint64_t est, uint64_t pre, unsigned 
 	l.v[l.n].pre = s->hosts.n ? pre : 0;
 	l.v[l.n].host = -1;
 	l.v[l.n].cores = 1;
+	l.v[l.n].ms = s->ms;
 	l.n++;
 	strvec_push(&l.keys, key);
 	host = launch_stop_signal ? WAIT : try_start(s, &l, l.n - 1, est);

@@ -10,7 +10,8 @@
  *
  *	lock     flock(2) target guarding the two files below
  *	ledger   one line per waiting or running compile:
- *	         "TICKET PID STATE BYTES KEY" (STATE: W waiting, R running)
+ *	         "TICKET PID STATE BYTES PRE HOST CORES MS KEY" (STATE: W
+ *	         waiting, R running here, X on a host; MS its expected time)
  *	peaks    "KEY BYTES": the learned peak RSS of each compile's tree, and
  *	         "kind:NAME BYTES SAMPLES" per kind; used when BWBUILD_LAUNCH_TABLE
  *	         names no table shared by the builds of one tree version
@@ -596,16 +597,20 @@ record_outcome(struct launcher *s, const char *unit, const char *key, const char
 	}
 }
 
-/* The seed peak of (source, archs) for this tree's version, from every table in $BWBUILD_LAUNCH_SEED. */
-static uint64_t
-seed_peak(char *const *argv, const char *source)
+/*
+ * The seed peak of (source, archs) for this tree's version and its time,
+ * from every table in $BWBUILD_LAUNCH_SEED (the largest of each); 0 when
+ * none.
+ */
+static void
+seed_lookup(char *const *argv, const char *source, uint64_t *peak, uint64_t *ms)
 {
 	const char *list = getenv(LAUNCH_ENV_SEED);
 	struct buf version = BUF_INIT, archs = BUF_INIT, text = BUF_INIT;
-	uint64_t best = 0;
 
+	*peak = *ms = 0;
 	if (!list || !*list)
-		return 0;
+		return;
 	launch_tree_version(getenv(LAUNCH_ENV_ROOT), &version);
 	launch_archs(argv, &archs);
 	for (const char *p = list; *p;) {
@@ -614,16 +619,18 @@ seed_peak(char *const *argv, const char *source)
 		uint64_t v;
 
 		buf_reset(&text);
-		if (n && path_exists(path) && read_file(&text, path) == 0 &&
-		    (v = launch_seed_lookup(text.s, source, archs.s, version.s)) > best)
-			best = v;
+		if (n && path_exists(path) && read_file(&text, path) == 0) {
+			if ((v = launch_seed_lookup(text.s, source, archs.s, version.s)) > *peak)
+				*peak = v;
+			if ((v = launch_seed_ms(text.s, source, archs.s, version.s)) > *ms)
+				*ms = v;
+		}
 		free(path);
 		p += n + (p[n] == ':');
 	}
 	buf_release(&version);
 	buf_release(&archs);
 	buf_release(&text);
-	return best;
 }
 
 /* A real compile during the configure step: recorded for configure to report, and not run. */
@@ -827,7 +834,7 @@ launch_run(char *const *argv)
 	const char *object;
 	struct sigaction sa;
 	unsigned long ticket = 0;
-	uint64_t pre = 0;
+	uint64_t pre = 0, seed = 0, seed_ms = 0;
 	int ret, remote, host;
 
 	if (!dir || !*dir || !b || !slots)
@@ -851,13 +858,19 @@ launch_run(char *const *argv)
 	launch_kind(argv, u.source.s, &u.kind);
 	if (path_exists(s.peaks.s))
 		read_file(&text, s.peaks.s);
-	u.est = launch_estimate_from(text.s, u.key.s, u.kind.s, peaks_get(text.s, u.key.s) ? 0 :
-				     seed_peak(argv, u.source.s), launch_estimate(argv, u.source.s));
-
-	buf_addf(&u.pkey, "pole:%s", u.key.s);
 	if (path_exists(s.times.s))
 		read_file(&times, s.times.s);
 	s.times_known = times.s;
+	/* Its place in line: the longest first (admit.h); its own time with the idle cores is not its own. */
+	s.ms = peaks_get(times.s, u.key.s);
+	if (!s.ms || !peaks_get(text.s, u.key.s))
+		seed_lookup(argv, u.source.s, &seed, &seed_ms);
+	if (!s.ms)
+		s.ms = seed_ms;
+	u.est = launch_estimate_from(text.s, u.key.s, u.kind.s, peaks_get(text.s, u.key.s) ? 0 : seed,
+				     launch_estimate(argv, u.source.s));
+
+	buf_addf(&u.pkey, "pole:%s", u.key.s);
 	s.want_cores = launch_pole_want(argv, times.s, u.key.s, u.pkey.s, s.slots, &gencodes);
 	remote = s.hosts.n && launch_remote_capable(argv);
 	if (remote) {

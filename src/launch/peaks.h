@@ -40,6 +40,9 @@ void launch_archs(char *const *argv, struct buf *out);
  */
 uint64_t launch_seed_lookup(const char *text, const char *path, const char *archs,
 			    const char *version);
+/* The same line's SECONDS in milliseconds, 0 when none. */
+uint64_t launch_seed_ms(const char *text, const char *path, const char *archs,
+			const char *version);
 
 /*
  * The key of a compile: its source relative to `root` plus a hash of the
