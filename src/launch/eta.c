@@ -2,6 +2,7 @@
 #include <string.h>
 
 #include "launch/eta.h"
+#include "launch/peaks.h"
 #include "core/buf.h"
 #include "core/proc.h"
 #include "core/strvec.h"
@@ -17,15 +18,8 @@
 double
 eta_weight(const char *desc)
 {
-	static const char *const heavy[] = { "flash", "mem_eff", "cutlass", "fmha", "mslk",
-					     "fbgemm_gpu", NULL };
-
-	if (starts_with(desc, "Building CUDA object")) {
-		for (size_t i = 0; heavy[i]; i++)
-			if (strstr(desc, heavy[i]))
-				return 60;
-		return 15;
-	}
+	if (starts_with(desc, "Building CUDA object"))
+		return launch_is_heavy(desc) ? 60 : 15;
 	if (starts_with(desc, "Building CXX object"))
 		return 2;
 	if (starts_with(desc, "Building C object") || starts_with(desc, "Building ASM object"))

@@ -93,9 +93,8 @@ launch_key(char *const *argv, const char *root, struct buf *key, struct buf *sou
 	}
 }
 
-/* Heavy kernels by path: flash/memory-efficient attention, CUTLASS, MSLK. */
-static int
-is_heavy(const char *source)
+int
+launch_is_heavy(const char *source)
 {
 	static const char *const marks[] = { "flash", "mem_eff", "cutlass", "fmha", "mslk",
 					     "fbgemm_gpu", "genai", NULL };
@@ -151,7 +150,7 @@ launch_estimate(char *const *argv, const char *source)
 	compile_shape(argv, source, &cuda, &gencodes, &threads);
 	if (!cuda)
 		return EST_LAUNCH_CXX;
-	base = is_heavy(source) ? EST_LAUNCH_HEAVY : EST_LAUNCH_CUDA;
+	base = launch_is_heavy(source) ? EST_LAUNCH_HEAVY : EST_LAUNCH_CUDA;
 	/* est = base x (1 + 0.1 x (n - 1)) x min(T, n)  (docs/design/scheduling.md §2) */
 	return base * (10 + (gencodes - 1)) / 10 * threads;
 }
@@ -163,7 +162,7 @@ launch_kind(char *const *argv, const char *source, struct buf *kind)
 	int cuda;
 
 	compile_shape(argv, source, &cuda, &gencodes, &threads);
-	buf_addf(kind, "kind:%s%s", cuda ? "cuda" : "cxx", is_heavy(source) ? "-heavy" : "");
+	buf_addf(kind, "kind:%s%s", cuda ? "cuda" : "cxx", launch_is_heavy(source) ? "-heavy" : "");
 	if (cuda)
 		buf_addf(kind, "-g%u-t%u", gencodes, threads);
 }
