@@ -6,10 +6,13 @@
 #
 # CPU: the user + system time of the launcher and everything it forks
 # (RUSAGE_CHILDREN of this script) minus the stand-in compiler's own, which
-# it reports (build/bench/launch/cpuhog: 100 MiB touched, held 5 s); the
-# median of RUNS (default 5). The compiler run plainly is the peer. Wall:
+# it reports (build/bench/launch/cpuhog: 100 MiB touched, held 5 s), minus
+# what is left the same way of the compiler run plainly (the peer: its
+# exit, which frees the 100 MiB after it reported, and this script's
+# spawn); the medians of RUNS (default 5). Wall:
 # ninja -j<cpus> over 160 units of 0.25 s (tests/fixtures/bin/hog.c),
-# plain and launched, alternated, the best of RUNS/2 (at least 2) each.
+# plain and launched, alternated, the best of RUNS/2 rounded up (at least
+# 2) each.
 # BW names the bwbuild to measure; the launcher is the one its plan sets,
 # bwbuild-launch beside it where there is one.
 set -eu
@@ -75,19 +78,21 @@ def cpu_ms(cmd):
             int(open(own).read()) / 1000)
 
 compile_ = [os.path.join(d, "cpuhog"), "100", "5000"]
-plain, launched, cost = [], [], []
+plain, launched, rest_plain, rest = [], [], [], []
 for i in range(runs):
-    plain.append(cpu_ms(compile_)[0])
+    total, own = cpu_ms(compile_)
+    plain.append(total)
+    rest_plain.append(total - own)
     total, own = cpu_ms(launch.split() + compile_)
     launched.append(total)
-    cost.append(total - own)
+    rest.append(total - own)
 print("one compile of 5 s (100 MiB) through `%s`, %d runs, median CPU ms (user + system):" %
       (" ".join([os.path.basename(launch.split()[0])] + launch.split()[1:]), runs))
 print("| run | CPU ms | the launcher's own |")
 print("|---|---|---|")
 print("| peer: the compiler alone | %.1f | - |" % statistics.median(plain))
 print("| launched | %.1f | %.1f (goal <= 25) |" % (statistics.median(launched),
-                                                 statistics.median(cost)))
+                                                 statistics.median(rest) - statistics.median(rest_plain)))
 print()
 
 units = 160
@@ -110,7 +115,7 @@ def wall(launcher):
     return time.monotonic() - t
 
 wp, wl = [], []
-for i in range(max(2, runs // 2)):
+for i in range(max(2, (runs + 1) // 2)):
     wp.append(wall(""))
     wl.append(wall(launch + " "))
 print("%d units of 0.25 s through ninja -j%d, best of %d:" % (units, cpus, len(wp)))
