@@ -195,7 +195,12 @@ cuda:
 YAML
 run 0 "$BW" --profile "$TMP/oom.yaml" --work "$TMP/work7" --out "$TMP/out7"
 contains "$TMP/work7/logs/compile.log" "bwbuild launch: csrc/flash/flash_fwd.cu was killed by signal 9 (likely out of memory"
-contains "$TMP/err" "warning: compile: csrc/flash/flash_fwd.cu killed for memory; resuming with MAX_JOBS 4 -> 2, 2 -> 1 compiles at once (recovery 1 of 3)"
+# Halved: the plan's MAX_JOBS (cpus + its waiting room) and the launcher's cpus slots.
+half() { if [ "$1" -gt 1 ]; then echo $(($1 / 2)); else echo 1; fi; }
+j=$(sed -n "s/^bwbuild: profile 'oom', .*MAX_JOBS=\([0-9]*\),.*/\1/p" "$TMP/err")
+c=$(nproc)
+[ -n "$j" ] || fail "no MAX_JOBS in the build's first line: $(head -n 3 "$TMP/err")"
+contains "$TMP/err" "warning: compile: csrc/flash/flash_fwd.cu killed for memory; resuming with MAX_JOBS $j -> $(half "$j"), $c -> $(half "$c") compiles at once (recovery 1 of 3)"
 manifest=$(sed -n 's/^manifest: //p' "$TMP/out")
 # Learned peaks live in the table of the tree's version, in the cache, not in the work directory.
 [ ! -e "$TMP/work7/launch/peaks" ] || fail "peaks learned into the work directory"

@@ -51,7 +51,7 @@ fi
 contains "$w/src/build/CMakeCache.txt" "CMAKE_CXX_COMPILER_LAUNCHER:STRING=$BW-launch;--"
 # CMake's try-compiles ran through the launcher; none taught a peak.
 contains "$w/src/build/CMakeFiles/CMakeConfigureLog.yaml" "CMakeScratch/TryCompile-"
-contains "$w/src/build/CMakeFiles/CMakeConfigureLog.yaml" "$BW launch -- /usr/bin/c++"
+contains "$w/src/build/CMakeFiles/CMakeConfigureLog.yaml" "$BW-launch -- /usr/bin/c++"
 if grep -rqE 'CMakeScratch|TryCompile|CMakeTmp|CompilerId|CompilerABI' "$BWBUILD_CACHE_DIR/peaks" "$w/launch/peaks" 2>/dev/null; then
 	fail "a CMake probe was learned as a peak"
 fi
