@@ -238,7 +238,7 @@ contains "$TMP/work-xnn/src/build/CMakeCache.txt" "CCACHE_BINARY:STRING=OFF"
 if grep -q "LAUNCHER = .*ccache" "$TMP/work-xnn/src/build/build.ninja"; then
 	fail "a compile left the launcher for ccache: $(grep -c 'LAUNCHER = .*ccache' "$TMP/work-xnn/src/build/build.ninja")"
 fi
-grep -q "LAUNCHER = $BW launch" "$TMP/work-xnn/src/build/build.ninja" || fail "no compile goes through the launcher"
+grep -q "LAUNCHER = $BW-launch" "$TMP/work-xnn/src/build/build.ninja" || fail "no compile goes through the launcher"
 
 # 9. The shapes of PyTorch's setup.py (lib.sh, era_tree), each configured the
 # way its tree documents: 2.7 reads only the argument; 2.9 and 2.10 read
