@@ -23,16 +23,27 @@ TBIN = tests/bin
 # src/ is one folder per layer (src/README.md); cli/ is the command line.
 LAYERS = core formats host profile sources wheel launch pipeline cli
 CMDSRC = src/cli/main.c $(wildcard src/cli/cmd_*.c)
-LIBSRC = $(filter-out $(CMDSRC),$(foreach l,$(LAYERS),$(wildcard src/$(l)/*.c)))
+LAUNCHSRC = src/cli/main_launch.c
+LIBSRC = $(filter-out $(CMDSRC) $(LAUNCHSRC),$(foreach l,$(LAYERS),$(wildcard src/$(l)/*.c)))
 HDRS = $(foreach l,$(LAYERS),$(wildcard src/$(l)/*.h))
 LIBOBJ = $(LIBSRC:src/%.c=$(OBJ)/%.o)
 CMDOBJ = $(CMDSRC:src/%.c=$(OBJ)/%.o)
 
-all: $(BIN)/bwbuild
+all: $(BIN)/bwbuild $(BIN)/bwbuild-launch
 
 $(BIN)/bwbuild: $(LIBOBJ) $(CMDOBJ)
 	@mkdir -p $(BIN)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(LIBOBJ) $(CMDOBJ) $(PKG_LIBS)
+
+# The launcher CMake runs before every compile, without bwbuild's shared
+# libraries: static, its unused sections dropped (SECTIONS), so nothing of
+# libgit2, cJSON or libcrypto is loaded. The sanitizers cannot link
+# statically: `make asan` links it as bwbuild is (LAUNCH_LINK).
+SECTIONS = -ffunction-sections -fdata-sections
+LAUNCH_LINK = -static
+$(BIN)/bwbuild-launch: $(OBJ)/cli/main_launch.o $(OBJ)/libbwbuild.a
+	@mkdir -p $(BIN)
+	$(CC) $(CFLAGS) $(LDFLAGS) -Wl,--gc-sections -o $@ $(OBJ)/cli/main_launch.o $(OBJ)/libbwbuild.a $(LAUNCH_LINK)
 
 $(OBJ)/libbwbuild.a: $(LIBOBJ)
 	rm -f $@
@@ -41,7 +52,7 @@ $(OBJ)/libbwbuild.a: $(LIBOBJ)
 # Headers come from the compiler's depfiles; the Makefile, for flags changed in it.
 $(OBJ)/%.o: src/%.c Makefile | pkg-check
 	@mkdir -p $(@D)
-	$(CC) $(CPPFLAGS) $(CFLAGS) $(PKG_CFLAGS) -MMD -MP -c -o $@ $<
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(SECTIONS) $(PKG_CFLAGS) -MMD -MP -c -o $@ $<
 
 -include $(wildcard $(OBJ)/*/*.d)
 
@@ -93,6 +104,10 @@ bench-verify: all
 bench-sched: all
 	@sh scripts/bench-sched.sh
 
+# The launcher's own CPU during one compile and its wall over 160 short units.
+bench-launch: all
+	@sh scripts/bench-launch.sh
+
 # build.remote's reach: PyTorch v2.6.0's units on 1 machine + 0-8 distcc hosts
 # (TREE: a configured real tree's build directory; docs/scale-out.md).
 bench-scaleout:
@@ -115,7 +130,7 @@ bench-inflate: $(BIN)/bench_inflate
 bench-device: all
 	@sh scripts/bench-device.sh
 
-bench: bench-verify bench-sched bench-archs
+bench: bench-verify bench-sched bench-launch bench-archs
 
 # The installer runs again only when it or this file changed since it last
 # found everything (obj/.deps-ok is not committed: a fresh checkout runs it).
@@ -160,7 +175,8 @@ asan: asan-bins
 
 asan-bins: $(TOOLS_OK)
 	@$(MAKE) --no-print-directory all test-bins OBJ=$(ASAN) BIN=$(ASAN) TBIN=$(ASAN) \
-		CFLAGS="-std=c17 -O1 -g $(WARN) $(ASAN_FLAGS)" LDFLAGS="-fsanitize=address,undefined"
+		CFLAGS="-std=c17 -O1 -g $(WARN) $(ASAN_FLAGS)" LDFLAGS="-fsanitize=address,undefined" \
+		LAUNCH_LINK="$(PKG_LIBS)"
 
 # Line coverage with plain gcov: the same test run against a --coverage
 # build in obj-cov/, then lines run per layer (tests/tools/coverage.py;
@@ -169,7 +185,8 @@ COV = obj-cov
 
 coverage: $(DEPS_OK)
 	@$(MAKE) --no-print-directory all test-bins OBJ=$(COV) BIN=$(COV) TBIN=$(COV) \
-		CFLAGS="-std=c17 -O0 -g $(WARN) --coverage" LDFLAGS="--coverage"
+		CFLAGS="-std=c17 -O0 -g $(WARN) --coverage" LDFLAGS="--coverage" \
+		LAUNCH_LINK="$(PKG_LIBS)"
 	@find $(COV) -name '*.gcda' -delete
 	@rc=0; BW=$(CURDIR)/$(COV)/bwbuild TESTBIN=$(CURDIR)/$(COV) sh tests/run.sh $(T) || rc=$$?; \
 		python3 tests/tools/coverage.py $(COV_FLAGS) $(COV) || exit 2; exit $$rc
@@ -212,6 +229,7 @@ install: $(BIN)/bwbuild $(EXAMPLE).stamp
 	install -d "$(DESTDIR)$(PREFIX)/bin" "$(DESTDIR)$(PREFIX)/share/bwbuild" \
 		"$(DESTDIR)$(PREFIX)/share/doc/bwbuild"
 	install -m 755 $(BIN)/bwbuild "$(DESTDIR)$(PREFIX)/bin/bwbuild"
+	install -m 755 $(BIN)/bwbuild-launch "$(DESTDIR)$(PREFIX)/bin/bwbuild-launch"
 	for d in profiles patches probes data; do \
 		(cd $$d && find . -type f) | while read -r f; do \
 			install -D -m 644 "$$d/$$f" "$(DESTDIR)$(PREFIX)/share/bwbuild/$$d/$$f" || exit 1; \
@@ -238,4 +256,4 @@ clean: clean-obj
 
 FORCE:
 
-.PHONY: docs asan-bins shellcheck coverage layers install bench-scaleout bench-archs bench-device bench-inflate fuzz-campaign all deps demo test test-bins asan check-headers pkg-check clean clean-obj FORCE
+.PHONY: docs asan-bins shellcheck coverage layers install bench-launch bench-scaleout bench-archs bench-device bench-inflate fuzz-campaign all deps demo test test-bins asan check-headers pkg-check clean clean-obj FORCE

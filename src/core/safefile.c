@@ -284,8 +284,8 @@ copy_file(const char *from, const char *to)
 	return copy_file_at(from, AT_FDCWD, to, to);
 }
 
-int
-write_file_atomic(const char *path, const void *data, size_t len)
+static int
+write_file_renamed(const char *path, const void *data, size_t len, int sync)
 {
 	struct buf tmp = BUF_INIT;
 	int fd, ret = -1;
@@ -300,7 +300,7 @@ write_file_atomic(const char *path, const void *data, size_t len)
 		close(fd);
 		goto fail;
 	}
-	if (fsync(fd) < 0 && errno != EINVAL) {
+	if (sync && fsync(fd) < 0 && errno != EINVAL) {
 		error("cannot sync '%s':", tmp.s);
 		close(fd);
 		goto fail;
@@ -320,6 +320,18 @@ fail:
 out:
 	buf_release(&tmp);
 	return ret;
+}
+
+int
+write_file_atomic(const char *path, const void *data, size_t len)
+{
+	return write_file_renamed(path, data, len, 1);
+}
+
+int
+write_file_replace(const char *path, const void *data, size_t len)
+{
+	return write_file_renamed(path, data, len, 0);
 }
 
 int

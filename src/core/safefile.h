@@ -61,6 +61,11 @@ int create_new(const char *path, unsigned mode);
  * half a file.
  */
 int write_file_atomic(const char *path, const void *data, size_t len);
+/*
+ * write_file_atomic without the fsync: for state a crash makes worthless
+ * anyway (the launcher's ledger, rewritten several times a compile).
+ */
+int write_file_replace(const char *path, const void *data, size_t len);
 /* Copy the file `from` to the new file `to` (O_EXCL|O_NOFOLLOW), in bounded memory, synced. */
 int copy_file(const char *from, const char *to);
 /* Copy the file `from` to `to` in the directory `dirfd` (created new), synced. */

@@ -49,9 +49,9 @@ ledger_read(struct ledger *l, const char *path)
 		char state;
 		int used = 0;
 
-		if (sscanf(p, "%lu %ld %c %llu %llu %d %u %n", &e.ticket, &e.pid, &state,
+		if (sscanf(p, "%lu %ld %c %llu %llu %d %u %llu %n", &e.ticket, &e.pid, &state,
 			   (unsigned long long *)&e.bytes, (unsigned long long *)&e.pre, &e.host,
-			   &e.cores, &used) < 7 || !pid_alive(e.pid))
+			   &e.cores, (unsigned long long *)&e.ms, &used) < 8 || !pid_alive(e.pid))
 			continue;
 		e.state = state;
 		ALLOC_GROW(l->v, l->n + 1, l->cap);
@@ -69,10 +69,11 @@ ledger_write(const struct ledger *l, const char *path)
 	int rc;
 
 	for (i = 0; i < l->n; i++)
-		buf_addf(&b, "%lu %ld %c %llu %llu %d %u %s\n", l->v[i].ticket, l->v[i].pid,
+		buf_addf(&b, "%lu %ld %c %llu %llu %d %u %llu %s\n", l->v[i].ticket, l->v[i].pid,
 			 l->v[i].state, (unsigned long long)l->v[i].bytes,
-			 (unsigned long long)l->v[i].pre, l->v[i].host, l->v[i].cores, l->keys.v[i]);
-	rc = write_file_atomic(path, b.s, b.len);
+			 (unsigned long long)l->v[i].pre, l->v[i].host, l->v[i].cores,
+			 (unsigned long long)l->v[i].ms, l->keys.v[i]);
+	rc = write_file_replace(path, b.s, b.len);
 	buf_release(&b);
 	return rc;
 }
@@ -116,6 +117,13 @@ may_backfill(const struct launch_entry *w, const struct launch_entry *head, unsi
 	       w->bytes + head->bytes <= budget && younger + 1 < slots;
 }
 
+/* Whether waiting `a` is before `b` in line: the longer first, then the older. */
+static int
+before(const struct launch_entry *a, const struct launch_entry *b)
+{
+	return a->ms != b->ms ? a->ms > b->ms : a->ticket < b->ticket;
+}
+
 int
 launch_may_start(const struct launch_entry *v, size_t n, unsigned long me, uint64_t budget,
 		 unsigned slots)
@@ -131,7 +139,7 @@ launch_may_start(const struct launch_entry *v, size_t n, unsigned long me, uint6
 			reserved += v[i].bytes;
 		} else if (v[i].state == 'X') {
 			reserved += v[i].pre; /* no slot here: only its preprocessing */
-		} else if (!head || v[i].ticket < head->ticket) {
+		} else if (!head || before(&v[i], head)) {
 			head = &v[i];
 		}
 		if (v[i].ticket == me)
@@ -143,14 +151,19 @@ launch_may_start(const struct launch_entry *v, size_t n, unsigned long me, uint6
 		return fits(head, running, reserved, budget, slots);
 	if (fits(head, running, reserved, budget, slots))
 		return 0; /* the head goes first */
+	/*
+	 * The running that may have passed the head: those that came after
+	 * it, and those behind it in line (which started before it came or
+	 * passed it: counted either way, so its slot is never taken).
+	 */
 	for (i = 0; i < n; i++)
-		if (v[i].state == 'R' && v[i].ticket > head->ticket)
+		if (v[i].state == 'R' && (v[i].ticket > head->ticket || before(head, &v[i])))
 			younger++;
 	if (!may_backfill(self, head, running, younger, reserved, budget, slots))
 		return 0;
-	/* Among those that could pass the head, the oldest goes. */
+	/* Among those that could pass the head, the first in line goes. */
 	for (i = 0; i < n; i++)
-		if (v[i].state == 'W' && &v[i] != head && v[i].ticket < me &&
+		if (v[i].state == 'W' && &v[i] != head && &v[i] != self && before(&v[i], self) &&
 		    may_backfill(&v[i], head, running, younger, reserved, budget, slots))
 			return 0;
 	return 1;
@@ -297,15 +310,50 @@ launch_mark_down(struct launcher *s, int host, unsigned seconds)
 	buf_release(&out);
 }
 
-/* A new line "W" for this process; its ticket into *ticket. -1 if the ledger cannot be locked. */
+/*
+ * Entry `me` of `l` starts now if admission says so, here or on a host:
+ * its state, host and cores set in `l` (the caller writes it). The host,
+ * -1 to run here, WAIT when it must wait.
+ */
+#define WAIT (-3)
+static int
+try_start(struct launcher *s, struct ledger *l, size_t me, uint64_t est)
+{
+	unsigned long ticket = l->v[me].ticket;
+	int host = -1;
+
+	down_read(s);
+	if (l->v[me].pre)
+		host = launch_remote_pick(l->v, l->n, ticket, s->budget, s->hosts.v, s->hosts.n,
+					  (long)time(NULL));
+	if (host < 0 && !launch_may_start(l->v, l->n, ticket, s->budget, s->slots))
+		return WAIT;
+	l->v[me].state = host >= 0 ? 'X' : 'R';
+	l->v[me].host = host;
+	s->cores = 1;
+	if (host < 0 && s->want_cores > 1) {
+		s->cores = launch_pole_cores(l->v, l->n, ticket, s->budget, s->slots, s->want_cores,
+					     est);
+		l->v[me].cores = s->cores;
+		l->v[me].bytes = est * s->cores;
+	}
+	return host;
+}
+
+/*
+ * A new line for this process, its ticket into *ticket, started at once
+ * when admission allows (one write of the ledger for a compile that need
+ * not wait): as try_start, -2 if the ledger cannot be locked.
+ */
 static int
 enter(struct launcher *s, const char *key, uint64_t est, uint64_t pre, unsigned long *ticket)
 {
 	struct ledger l;
 	unsigned long max = 0;
+	int host;
 
 	if (lock_ledger(s) < 0)
-		return -1;
+		return -2;
 	ledger_read(&l, s->ledger.s);
 	for (size_t i = 0; i < l.n; i++)
 		if (l.v[i].ticket > max)
@@ -319,12 +367,15 @@ enter(struct launcher *s, const char *key, uint64_t est, uint64_t pre, unsigned 
 	l.v[l.n].pre = s->hosts.n ? pre : 0;
 	l.v[l.n].host = -1;
 	l.v[l.n].cores = 1;
+	l.v[l.n].ms = s->ms;
 	l.n++;
 	strvec_push(&l.keys, key);
+	host = launch_stop_signal ? WAIT : try_start(s, &l, l.n - 1, est);
 	ledger_write(&l, s->ledger.s);
+	s->queued = 1;
 	ledger_release(&l);
 	unlock_ledger(s);
-	return 0;
+	return host;
 }
 
 /* Wait until first in line with room, here or on a host: as launch_admit. */
@@ -353,28 +404,13 @@ wait_turn(struct launcher *s, const char *key, uint64_t est, uint64_t pre, unsig
 			unlock_ledger(s);
 			return launch_admit(s, key, est, pre, ticket);
 		}
-		down_read(s);
-		host = -1;
-		if (l.v[me].pre)
-			host = launch_remote_pick(l.v, l.n, *ticket, s->budget, s->hosts.v, s->hosts.n,
-						  (long)time(NULL));
-		if (host >= 0 || launch_may_start(l.v, l.n, *ticket, s->budget, s->slots)) {
-			l.v[me].state = host >= 0 ? 'X' : 'R';
-			l.v[me].host = host;
-			s->cores = 1;
-			if (host < 0 && s->want_cores > 1) {
-				s->cores = launch_pole_cores(l.v, l.n, *ticket, s->budget, s->slots,
-							     s->want_cores, est);
-				l.v[me].cores = s->cores;
-				l.v[me].bytes = est * s->cores;
-			}
+		host = try_start(s, &l, me, est);
+		if (host != WAIT)
 			ledger_write(&l, s->ledger.s);
-			ledger_release(&l);
-			unlock_ledger(s);
-			return host;
-		}
 		ledger_release(&l);
 		unlock_ledger(s);
+		if (host != WAIT)
+			return host;
 		nanosleep(&ts, NULL);
 	}
 }
@@ -382,9 +418,9 @@ wait_turn(struct launcher *s, const char *key, uint64_t est, uint64_t pre, unsig
 int
 launch_admit(struct launcher *s, const char *key, uint64_t est, uint64_t pre, unsigned long *ticket)
 {
-	if (enter(s, key, est, pre, ticket) < 0)
-		return -2;
-	return wait_turn(s, key, est, pre, ticket);
+	int host = enter(s, key, est, pre, ticket);
+
+	return host == WAIT ? wait_turn(s, key, est, pre, ticket) : host;
 }
 
 int
@@ -420,8 +456,10 @@ launch_leave(struct launcher *s, unsigned long ticket)
 	struct ledger l;
 	size_t i, j = 0;
 
-	if (lock_ledger(s) < 0)
+	/* Left already (as soon as the compile ended, before learning): one write, not two. */
+	if (!s->queued || lock_ledger(s) < 0)
 		return;
+	s->queued = 0;
 	ledger_read(&l, s->ledger.s);
 	for (i = 0; i < l.n; i++) {
 		if (l.v[i].ticket == ticket && l.v[i].pid == (long)getpid()) {

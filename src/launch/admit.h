@@ -29,17 +29,22 @@ struct launch_entry {
 	uint64_t pre;
 	int host;
 	unsigned cores; /* cores it holds here: 1, more for a long pole (0 reads as 1) */
+	uint64_t ms;    /* its expected wall time (learned, else seeded), 0 when unknown */
 };
 
 /*
- * Admission, with backfilling: the oldest waiting compile (the head)
- * starts when a slot is free and its reservation fits in the budget (or
- * nothing runs). While the head waits for memory, a younger compile may
+ * Admission, with backfilling. The waiting compiles are in line longest
+ * first (by `ms`; equal or unknown times by ticket, oldest first): the
+ * tail of a build is its few longest units, and the one that starts last
+ * ends last (ninja's own order is the manifest's). The first in line (the
+ * head) starts when a slot is free and its reservation fits in the budget
+ * (or nothing runs). While the head waits for memory, another compile may
  * start if it fits now, if it and the head fit in the budget together (so
- * once the compiles older than the head finish, the head fits beside it:
- * its start is not delayed for memory), and if a slot stays for the head
- * (younger compiles running < slots - 1); among such, the oldest goes. The
- * head is never passed for a slot it could take, so it cannot starve.
+ * once the compiles running before the head finish, the head fits beside
+ * it: its start is not delayed for memory), and if a slot stays for the
+ * head (compiles started after the head's ticket < slots - 1); among such,
+ * the first in line goes. The head is never passed for a slot it could
+ * take, so it cannot starve.
  */
 int launch_may_start(const struct launch_entry *v, size_t n, unsigned long me, uint64_t budget,
 		     unsigned slots);
@@ -75,6 +80,9 @@ struct launcher {
 	struct remote_hosts hosts; /* build.remote; none: every compile runs here */
 	unsigned want_cores;       /* a CUDA compile's use for idle cores (launch_pole_cores) */
 	unsigned cores;            /* what it was given, once admitted here */
+	const char *times_known;   /* the times table as read when the launch began */
+	uint64_t ms;               /* its expected time, for its place in line (launch_entry) */
+	int queued;                /* its line is in the ledger: launch_leave has one to remove */
 };
 
 /* The signal that stopped a wait (SIGINT, SIGTERM), 0 while none. */

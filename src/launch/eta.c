@@ -2,6 +2,7 @@
 #include <string.h>
 
 #include "launch/eta.h"
+#include "launch/peaks.h"
 #include "core/buf.h"
 #include "core/proc.h"
 #include "core/strvec.h"
@@ -17,15 +18,8 @@
 double
 eta_weight(const char *desc)
 {
-	static const char *const heavy[] = { "flash", "mem_eff", "cutlass", "fmha", "mslk",
-					     "fbgemm_gpu", NULL };
-
-	if (starts_with(desc, "Building CUDA object")) {
-		for (size_t i = 0; heavy[i]; i++)
-			if (strstr(desc, heavy[i]))
-				return 60;
-		return 15;
-	}
+	if (starts_with(desc, "Building CUDA object"))
+		return launch_is_heavy(desc) ? 60 : 15;
 	if (starts_with(desc, "Building CXX object"))
 		return 2;
 	if (starts_with(desc, "Building C object") || starts_with(desc, "Building ASM object"))
@@ -310,6 +304,108 @@ eta_seconds(const struct eta_plan *e, double elapsed, int done, int total)
 		return -1;
 	mean = (e->total - e->hit_w) / (double)(e->n - e->hits);
 	return t * mean * (double)(total - done) / wdone;
+}
+
+/* One learned time: its source (the key before '#') and its milliseconds. */
+struct src_ms {
+	char *src;
+	double ms;
+};
+
+static int
+cmp_src(const void *a, const void *b)
+{
+	return strcmp(((const struct src_ms *)a)->src, ((const struct src_ms *)b)->src);
+}
+
+/*
+ * The source an object of CMake's "Building <LANG> object DIR/CMakeFiles/
+ * T.dir/REL.o" was compiled from, relative to the source tree: DIR/REL
+ * with its "__/" as "../", resolved ("caffe2/../aten/x.cpp" is
+ * "aten/x.cpp"). 0 when the description names no such object.
+ */
+static int
+object_source(const char *desc, struct buf *out)
+{
+	const char *obj = strstr(desc, " object "), *cm, *dir, *end;
+	struct buf raw = BUF_INIT;
+
+	buf_reset(out);
+	if (!obj)
+		return 0;
+	obj += strlen(" object ");
+	if (!(cm = strstr(obj, "CMakeFiles/")) || !(dir = strstr(cm, ".dir/")))
+		return 0;
+	end = obj + strlen(obj);
+	if (end - obj > 2 && !strcmp(end - 2, ".o"))
+		end -= 2;
+	buf_add(&raw, obj, (size_t)(cm - obj));
+	for (const char *p = dir + strlen(".dir/"); p < end;) {
+		if (starts_with(p, "__/")) {
+			buf_addstr(&raw, "../");
+			p += 3;
+		} else {
+			size_t n = strcspn(p, "/");
+
+			if (p + n > end)
+				n = (size_t)(end - p);
+			buf_add(&raw, p, n);
+			p += n;
+			if (p < end && *p == '/')
+				buf_addch(&raw, *p++);
+		}
+	}
+	path_normalize(out, raw.s);
+	buf_release(&raw);
+	return out->len && !starts_with(out->s, "../");
+}
+
+void
+eta_plan_learned(struct eta_plan *e, const char *times)
+{
+	struct src_ms *v = NULL;
+	size_t n = 0, cap = 0;
+	struct buf src = BUF_INIT, gen = BUF_INIT;
+
+	for (const char *p = times; p && *p;) {
+		size_t len = strcspn(p, "\n");
+		const char *hash = memchr(p, '#', len), *sp = memchr(p, ' ', len);
+
+		/* A unit's own time: not the long pole's (pole:) nor a host's (remote:). */
+		if (hash && sp && hash < sp && !memchr(p, ':', (size_t)(hash - p))) {
+			ALLOC_GROW(v, n + 1, cap);
+			v[n].src = xstrndup(p, (size_t)(hash - p));
+			v[n].ms = strtod(sp + 1, NULL);
+			n++;
+		}
+		p += len + (p[len] == '\n');
+	}
+	if (n)
+		qsort(v, n, sizeof(*v), cmp_src);
+	for (size_t i = 0; n && i < e->n; i++) {
+		struct src_ms key, *hit;
+
+		if (!object_source(e->desc[i], &src))
+			continue;
+		key.src = src.s;
+		hit = bsearch(&key, v, n, sizeof(*v), cmp_src);
+		/* A generated source is compiled from the build directory. */
+		if (!hit) {
+			buf_reset(&gen);
+			buf_addf(&gen, "build/%s", src.s);
+			key.src = gen.s;
+			hit = bsearch(&key, v, n, sizeof(*v), cmp_src);
+		}
+		if (hit && hit->ms > 0) {
+			e->total += hit->ms / ETA_MS_PER_WEIGHT - e->w[i];
+			e->w[i] = hit->ms / ETA_MS_PER_WEIGHT;
+		}
+	}
+	for (size_t i = 0; i < n; i++)
+		free(v[i].src);
+	free(v);
+	buf_release(&src);
+	buf_release(&gen);
 }
 
 void

@@ -83,6 +83,17 @@ void eta_plan_step(struct eta_plan *e, const char *desc, double elapsed, int tot
  * edge finished) the finished-steps rate; -1 before the first step.
  */
 double eta_seconds(const struct eta_plan *e, double elapsed, int done, int total);
+/* Milliseconds of a learned time per unit of eta_weight (a PyTorch C++ unit, weight 2, ~20 s). */
+#define ETA_MS_PER_WEIGHT 10000.0
+/*
+ * The edges of `e` whose sources have a learned wall time in `times`
+ * (the launcher's <table>.times: "SOURCE#HASH MS" lines) weigh that time
+ * instead of their kind's weight: the unit known to take 9 minutes is not
+ * counted as any other CUDA object. Sources are read off CMake's object
+ * paths ("Building CXX object caffe2/CMakeFiles/torch_cpu.dir/__/aten/
+ * x.cpp.o" is aten/x.cpp, or build/aten/x.cpp where generated).
+ */
+void eta_plan_learned(struct eta_plan *e, const char *times);
 void eta_plan_release(struct eta_plan *e);
 
 #endif

@@ -10,7 +10,8 @@
  *
  *	lock     flock(2) target guarding the two files below
  *	ledger   one line per waiting or running compile:
- *	         "TICKET PID STATE BYTES KEY" (STATE: W waiting, R running)
+ *	         "TICKET PID STATE BYTES PRE HOST CORES MS KEY" (STATE: W
+ *	         waiting, R running here, X on a host; MS its expected time)
  *	peaks    "KEY BYTES": the learned peak RSS of each compile's tree, and
  *	         "kind:NAME BYTES SAMPLES" per kind; used when BWBUILD_LAUNCH_TABLE
  *	         names no table shared by the builds of one tree version
@@ -32,6 +33,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -39,6 +41,7 @@
 #include <sys/file.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -58,18 +61,80 @@
 #include "core/safefile.h"
 #include "core/util.h"
 
-#define POLL_NS (50 * 1000 * 1000L)
-/* ---- the process tree's resident memory, from /proc/<pid>/stat ---- */
+/*
+ * The sampler's interval: the first sample after SAMPLE_FIRST_MS, each
+ * next one twice as late, up to SAMPLE_MAX_MS. A compile's peak holds for
+ * seconds (docs/design/scheduling.md §4: 50-100 ms sampling suffices), and
+ * a long compile sampled every 50 ms cost more CPU than the budget of the
+ * whole launch (issue 43: 70-90 ms while a 5 s compile ran).
+ */
+#define SAMPLE_FIRST_MS 50
+#define SAMPLE_MAX_MS 1000
+/* Without a pidfd the exit is noticed by polling: this often. */
+#define EXIT_POLL_MS 10
+
+/* ---- the process tree's resident memory, from /proc ---- */
 
 struct proc_row {
 	long pid, ppid;
 	uint64_t rss;
 };
 
-static uint64_t
-tree_rss(long root)
+static long page_size;
+
+/* A small /proc file into buf (NUL-terminated): its length, -1 when unreadable. */
+static ssize_t
+proc_read(const char *path, char *buf, size_t size)
 {
-	static long page;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t got;
+
+	if (fd < 0)
+		return -1;
+	got = read(fd, buf, size - 1);
+	close(fd);
+	if (got < 0)
+		return -1;
+	buf[got] = '\0';
+	return got;
+}
+
+/*
+ * One /proc/<pid>/stat line: the parent, the resident bytes (24th field)
+ * and the threads (20th). "pid (comm) state ppid ...": comm may hold
+ * spaces and ')'. -1 when it is no such line.
+ */
+static int
+stat_parse(char *buf, struct proc_row *r, long *threads)
+{
+	char *rp = strrchr(buf, ')');
+	int field;
+
+	if (!rp)
+		return -1;
+	r->pid = strtol(buf, NULL, 10);
+	r->ppid = 0;
+	r->rss = 0;
+	*threads = 1;
+	for (field = 3, rp += 2; *rp && field <= 24; field++) {
+		if (field == 4)
+			r->ppid = strtol(rp, NULL, 10);
+		if (field == 20)
+			*threads = strtol(rp, NULL, 10);
+		if (field == 24)
+			r->rss = strtoull(rp, NULL, 10) * (uint64_t)page_size;
+		rp = strchr(rp, ' ');
+		if (!rp)
+			break;
+		rp++;
+	}
+	return 0;
+}
+
+/* The tree by a scan of every process: for a kernel without task/<tid>/children. */
+static uint64_t
+tree_rss_scan(long root)
+{
 	struct proc_row *rows = NULL;
 	size_t n = 0, cap = 0, i;
 	struct dirent *de;
@@ -78,44 +143,18 @@ tree_rss(long root)
 	int grew = 1;
 	char *in;
 
-	if (!page)
-		page = sysconf(_SC_PAGESIZE);
 	if (!d)
 		return 0;
 	while ((de = readdir(d))) {
-		char path[300], buf[512], *rp;
+		char path[300], buf[512];
 		struct proc_row r;
-		ssize_t got;
-		int fd, field;
+		long threads;
 
 		if (!isdigit((unsigned char)de->d_name[0]))
 			continue;
 		snprintf(path, sizeof(path), "/proc/%s/stat", de->d_name);
-		fd = open(path, O_RDONLY | O_CLOEXEC);
-		if (fd < 0)
+		if (proc_read(path, buf, sizeof(buf)) <= 0 || stat_parse(buf, &r, &threads) < 0)
 			continue;
-		got = read(fd, buf, sizeof(buf) - 1);
-		close(fd);
-		if (got <= 0)
-			continue;
-		buf[got] = '\0';
-		/* "pid (comm) state ppid ... rss(24th)": comm may hold spaces and ')' */
-		rp = strrchr(buf, ')');
-		if (!rp)
-			continue;
-		r.pid = strtol(buf, NULL, 10);
-		r.ppid = 0;
-		r.rss = 0;
-		for (field = 3, rp += 2; *rp && field <= 24; field++) {
-			if (field == 4)
-				r.ppid = strtol(rp, NULL, 10);
-			if (field == 24)
-				r.rss = strtoull(rp, NULL, 10) * (uint64_t)page;
-			rp = strchr(rp, ' ');
-			if (!rp)
-				break;
-			rp++;
-		}
 		ALLOC_GROW(rows, n + 1, cap);
 		rows[n++] = r;
 	}
@@ -147,6 +186,92 @@ tree_rss(long root)
 	return sum;
 }
 
+/* The children that /proc/<pid>/task/<tid>/children lists, pushed on *v; -1 when unreadable. */
+static int
+children_read(long pid, long tid, long **v, size_t *n, size_t *cap)
+{
+	char path[96], buf[4096];
+	const char *p = buf;
+
+	snprintf(path, sizeof(path), "/proc/%ld/task/%ld/children", pid, tid);
+	if (proc_read(path, buf, sizeof(buf)) < 0)
+		return -1;
+	while (*p) {
+		char *end;
+		long c = strtol(p, &end, 10);
+
+		if (end == p)
+			break;
+		ALLOC_GROW(*v, *n + 1, *cap);
+		(*v)[(*n)++] = c;
+		p = end;
+	}
+	return 0;
+}
+
+/* The children of every thread of `pid` but its first, whose were read already. */
+static void
+thread_children(long pid, long **v, size_t *n, size_t *cap)
+{
+	char path[64];
+	struct dirent *de;
+	DIR *d;
+
+	snprintf(path, sizeof(path), "/proc/%ld/task", pid);
+	if (!(d = opendir(path)))
+		return;
+	while ((de = readdir(d))) {
+		long tid = strtol(de->d_name, NULL, 10);
+
+		if (tid > 0 && tid != pid)
+			children_read(pid, tid, v, n, cap);
+	}
+	closedir(d);
+}
+
+/*
+ * The resident bytes of the tree under `root`: each process's stat and
+ * its children's list, a few small reads for a compiler's handful of
+ * processes where a scan of /proc read every process of the machine. A
+ * kernel without the children lists (CONFIG_PROC_CHILDREN) is scanned.
+ */
+static uint64_t
+tree_rss(long root)
+{
+	static int scan = -1;
+	long *todo = NULL;
+	size_t n = 0, cap = 0, seen = 0;
+	uint64_t sum = 0;
+
+	if (!page_size)
+		page_size = sysconf(_SC_PAGESIZE);
+	if (scan < 0) {
+		char path[64];
+
+		snprintf(path, sizeof(path), "/proc/self/task/%ld/children", (long)getpid());
+		scan = access(path, R_OK) < 0;
+	}
+	if (scan)
+		return tree_rss_scan(root);
+	ALLOC_GROW(todo, 1, cap);
+	todo[n++] = root;
+	/* A tree deeper or wider than a compiler's is cut, never walked forever. */
+	while (seen < n && seen < 4096) {
+		long pid = todo[seen++], threads;
+		char path[64], buf[512];
+		struct proc_row r;
+
+		snprintf(path, sizeof(path), "/proc/%ld/stat", pid);
+		if (proc_read(path, buf, sizeof(buf)) <= 0 || stat_parse(buf, &r, &threads) < 0)
+			continue;
+		sum += r.rss;
+		if (children_read(pid, pid, &todo, &n, &cap) == 0 && threads > 1)
+			thread_children(pid, &todo, &n, &cap);
+	}
+	free(todo);
+	return sum;
+}
+
 static void
 append_line(const char *path, const char *key, uint64_t bytes)
 {
@@ -161,8 +286,13 @@ append_line(const char *path, const char *key, uint64_t bytes)
 	buf_release(&line);
 }
 
+/*
+ * `key` (and `kind` unless NULL) learned as `value` in the table at
+ * `path`: one read and one write of it under its lock.
+ */
 static void
-learn_in(struct launcher *s, const char *path, const char *key, uint64_t value, int force)
+learn_in(struct launcher *s, const char *path, const char *key, const char *kind, uint64_t value,
+	 int force)
 {
 	struct buf text = BUF_INIT, out = BUF_INIT;
 
@@ -172,8 +302,21 @@ learn_in(struct launcher *s, const char *path, const char *key, uint64_t value, 
 	if (path_exists(path))
 		read_file(&text, path);
 	peaks_rewrite(text.s, key, value, force, &out);
+	if (kind) {
+		struct buf first = out;
+
+		out = text;
+		text = first;
+		buf_reset(&out);
+		peaks_rewrite(text.s, kind, value, force, &out);
+	}
+	/*
+	 * Not synced: a table of measurements, and a compile that waited for
+	 * the disk (10-20 ms a sync) delayed the next. A crash loses at most
+	 * the last values learned, which the next build learns again.
+	 */
 	if (mkdir_p_parent(path) == 0)
-		write_file_atomic(path, out.s, out.len);
+		write_file_replace(path, out.s, out.len);
 	flock(s->peaks_fd, LOCK_UN);
 	buf_release(&text);
 	buf_release(&out);
@@ -182,7 +325,22 @@ learn_in(struct launcher *s, const char *path, const char *key, uint64_t value, 
 static void
 learn(struct launcher *s, const char *key, uint64_t value, int force)
 {
-	learn_in(s, s->peaks.s, key, value, force);
+	learn_in(s, s->peaks.s, key, NULL, value, force);
+}
+
+/*
+ * A compile's wall time, learned unless the table (`known`, as read when
+ * the launch began) holds one within a tenth of it: what orders and sizes
+ * the units is not worth a rewrite of the table after every compile.
+ */
+static void
+learn_time(struct launcher *s, const char *key, uint64_t ms)
+{
+	uint64_t old = peaks_get(s->times_known, key);
+
+	if (old && ms * 10 >= old * 9 && ms * 10 <= old * 11)
+		return;
+	learn_in(s, s->times.s, key, NULL, ms, 1);
 }
 
 static int
@@ -301,6 +459,26 @@ launcher_close(struct launcher *s)
 	remote_hosts_release(&s->hosts);
 }
 
+static uint64_t
+now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+/* A descriptor that polls readable when `pid` exits (Linux 5.3), or -1. */
+static int
+pidfd_of(pid_t pid)
+{
+#ifdef SYS_pidfd_open
+	return (int)syscall(SYS_pidfd_open, pid, 0);
+#else
+	return -1;
+#endif
+}
+
 /*
  * Run the compiler and sample its process tree's RSS until it exits: its
  * wait status into *status, the peak into *peak. -1 if it could not fork.
@@ -314,7 +492,8 @@ run_measured(char *const *argv, const struct strvec *env, int *status, uint64_t 
 	pid_t child;
 
 	sigset_t stop, old;
-	int passed = 0;
+	uint64_t next, interval = SAMPLE_FIRST_MS;
+	int passed = 0, pidfd;
 
 	memset(&ru, 0, sizeof(ru));
 	*status = 0;
@@ -347,10 +526,11 @@ run_measured(char *const *argv, const struct strvec *env, int *status, uint64_t 
 	sigprocmask(SIG_SETMASK, &old, NULL);
 	if (child < 0)
 		return error("cannot fork:");
+	pidfd = pidfd_of(child);
+	next = now_ms() + SAMPLE_FIRST_MS;
 	for (;;) {
-		struct timespec ts = { 0, POLL_NS };
 		pid_t w = wait4(child, status, WNOHANG, &ru);
-		uint64_t now;
+		uint64_t t;
 
 		if (w == child)
 			break;
@@ -361,11 +541,31 @@ run_measured(char *const *argv, const struct strvec *env, int *status, uint64_t 
 			kill(child, launch_stop_signal);
 			passed = 1;
 		}
-		now = tree_rss(child);
-		if (now > *peak)
-			*peak = now;
-		nanosleep(&ts, NULL);
+		t = now_ms();
+		if (t >= next) {
+			uint64_t rss = tree_rss(child);
+
+			if (rss > *peak)
+				*peak = rss;
+			interval = interval * 2 > SAMPLE_MAX_MS ? SAMPLE_MAX_MS : interval * 2;
+			next = t + interval;
+			continue;
+		}
+		/* Woken by the exit itself where a pidfd says so: no poll's delay added to a compile. */
+		if (pidfd >= 0) {
+			struct pollfd pf = { pidfd, POLLIN, 0 };
+
+			poll(&pf, 1, (int)(next - t));
+		} else {
+			struct timespec ts = { 0, EXIT_POLL_MS * 1000 * 1000L };
+
+			if (next - t < EXIT_POLL_MS)
+				ts.tv_nsec = (long)(next - t) * 1000 * 1000L;
+			nanosleep(&ts, NULL);
+		}
 	}
+	if (pidfd >= 0)
+		close(pidfd);
 	if ((uint64_t)ru.ru_maxrss * 1024 > *peak)
 		*peak = (uint64_t)ru.ru_maxrss * 1024;
 	clock_gettime(CLOCK_MONOTONIC, &t1);
@@ -393,21 +593,24 @@ record_outcome(struct launcher *s, const char *unit, const char *key, const char
 		append_line(s->oom.s, unit, est * cores);
 		learn(s, unit, est + est / 2, 1);
 	} else if (WIFEXITED(status) && WEXITSTATUS(status) == 0 && peak >= LEARN_MIN) {
-		learn(s, key, peak, 0);
-		learn(s, kind, peak, 0);
+		learn_in(s, s->peaks.s, key, kind, peak, 0);
 	}
 }
 
-/* The seed peak of (source, archs) for this tree's version, from every table in $BWBUILD_LAUNCH_SEED. */
-static uint64_t
-seed_peak(char *const *argv, const char *source)
+/*
+ * The seed peak of (source, archs) for this tree's version and its time,
+ * from every table in $BWBUILD_LAUNCH_SEED (the largest of each); 0 when
+ * none.
+ */
+static void
+seed_lookup(char *const *argv, const char *source, uint64_t *peak, uint64_t *ms)
 {
 	const char *list = getenv(LAUNCH_ENV_SEED);
 	struct buf version = BUF_INIT, archs = BUF_INIT, text = BUF_INIT;
-	uint64_t best = 0;
 
+	*peak = *ms = 0;
 	if (!list || !*list)
-		return 0;
+		return;
 	launch_tree_version(getenv(LAUNCH_ENV_ROOT), &version);
 	launch_archs(argv, &archs);
 	for (const char *p = list; *p;) {
@@ -416,16 +619,18 @@ seed_peak(char *const *argv, const char *source)
 		uint64_t v;
 
 		buf_reset(&text);
-		if (n && path_exists(path) && read_file(&text, path) == 0 &&
-		    (v = launch_seed_lookup(text.s, source, archs.s, version.s)) > best)
-			best = v;
+		if (n && path_exists(path) && read_file(&text, path) == 0) {
+			if ((v = launch_seed_lookup(text.s, source, archs.s, version.s)) > *peak)
+				*peak = v;
+			if ((v = launch_seed_ms(text.s, source, archs.s, version.s)) > *ms)
+				*ms = v;
+		}
 		free(path);
 		p += n + (p[n] == ':');
 	}
 	buf_release(&version);
 	buf_release(&archs);
 	buf_release(&text);
-	return best;
 }
 
 /* A real compile during the configure step: recorded for configure to report, and not run. */
@@ -479,7 +684,7 @@ run_remote(struct launcher *s, char *const *argv, int host, const char *rkey, in
 		if (!*ret && peak >= LEARN_MIN)
 			learn(s, rkey, peak, 0);
 		if (!*ret)
-			learn_in(s, s->times.s, rkey, ms, 1);
+			learn_time(s, rkey, ms);
 	}
 	strvec_clear(&cmd);
 	strvec_clear(&env);
@@ -606,7 +811,7 @@ run_local(struct launcher *s, const struct unit *u, char *const *argv, unsigned 
 			record_outcome(s, u->key.s, lkey, lkind, u->source.s, u->est, s->cores, status,
 				       peak);
 			if (!ret)
-				learn_in(s, s->times.s, lkey, ms, 1);
+				learn_time(s, lkey, ms);
 		}
 	}
 	buf_release(&pkind);
@@ -629,7 +834,7 @@ launch_run(char *const *argv)
 	const char *object;
 	struct sigaction sa;
 	unsigned long ticket = 0;
-	uint64_t pre = 0;
+	uint64_t pre = 0, seed = 0, seed_ms = 0;
 	int ret, remote, host;
 
 	if (!dir || !*dir || !b || !slots)
@@ -653,12 +858,19 @@ launch_run(char *const *argv)
 	launch_kind(argv, u.source.s, &u.kind);
 	if (path_exists(s.peaks.s))
 		read_file(&text, s.peaks.s);
-	u.est = launch_estimate_from(text.s, u.key.s, u.kind.s, peaks_get(text.s, u.key.s) ? 0 :
-				     seed_peak(argv, u.source.s), launch_estimate(argv, u.source.s));
-
-	buf_addf(&u.pkey, "pole:%s", u.key.s);
 	if (path_exists(s.times.s))
 		read_file(&times, s.times.s);
+	s.times_known = times.s;
+	/* Its place in line: the longest first (admit.h); its own time with the idle cores is not its own. */
+	s.ms = peaks_get(times.s, u.key.s);
+	if (!s.ms || !peaks_get(text.s, u.key.s))
+		seed_lookup(argv, u.source.s, &seed, &seed_ms);
+	if (!s.ms)
+		s.ms = seed_ms;
+	u.est = launch_estimate_from(text.s, u.key.s, u.kind.s, peaks_get(text.s, u.key.s) ? 0 : seed,
+				     launch_estimate(argv, u.source.s));
+
+	buf_addf(&u.pkey, "pole:%s", u.key.s);
 	s.want_cores = launch_pole_want(argv, times.s, u.key.s, u.pkey.s, s.slots, &gencodes);
 	remote = s.hosts.n && launch_remote_capable(argv);
 	if (remote) {

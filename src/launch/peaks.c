@@ -93,9 +93,8 @@ launch_key(char *const *argv, const char *root, struct buf *key, struct buf *sou
 	}
 }
 
-/* Heavy kernels by path: flash/memory-efficient attention, CUTLASS, MSLK. */
-static int
-is_heavy(const char *source)
+int
+launch_is_heavy(const char *source)
 {
 	static const char *const marks[] = { "flash", "mem_eff", "cutlass", "fmha", "mslk",
 					     "fbgemm_gpu", "genai", NULL };
@@ -151,7 +150,7 @@ launch_estimate(char *const *argv, const char *source)
 	compile_shape(argv, source, &cuda, &gencodes, &threads);
 	if (!cuda)
 		return EST_LAUNCH_CXX;
-	base = is_heavy(source) ? EST_LAUNCH_HEAVY : EST_LAUNCH_CUDA;
+	base = launch_is_heavy(source) ? EST_LAUNCH_HEAVY : EST_LAUNCH_CUDA;
 	/* est = base x (1 + 0.1 x (n - 1)) x min(T, n)  (docs/design/scheduling.md §2) */
 	return base * (10 + (gencodes - 1)) / 10 * threads;
 }
@@ -163,7 +162,7 @@ launch_kind(char *const *argv, const char *source, struct buf *kind)
 	int cuda;
 
 	compile_shape(argv, source, &cuda, &gencodes, &threads);
-	buf_addf(kind, "kind:%s%s", cuda ? "cuda" : "cxx", is_heavy(source) ? "-heavy" : "");
+	buf_addf(kind, "kind:%s%s", cuda ? "cuda" : "cxx", launch_is_heavy(source) ? "-heavy" : "");
 	if (cuda)
 		buf_addf(kind, "-g%u-t%u", gencodes, threads);
 }
@@ -411,32 +410,45 @@ launch_archs(char *const *argv, struct buf *out)
 	buf_release(&g);
 }
 
-uint64_t
-launch_seed_lookup(const char *text, const char *path, const char *archs, const char *version)
+/* The largest number in field `f` (3: PEAK_MB, 4: SECONDS) of the seed lines for (path, archs, version), 0 when none. */
+static double
+seed_field(const char *text, const char *path, const char *archs, const char *version, int f)
 {
-	uint64_t best = 0;
+	double best = 0;
 
 	for (const char *p = text; p && *p;) {
 		size_t n = strcspn(p, "\n");
-		char f[6][512];
+		char v[6][512];
 		char line[2048];
 		int got;
 
 		if (n < sizeof(line)) {
 			memcpy(line, p, n);
 			line[n] = '\0';
-			got = sscanf(line, "%511s %511s %511s %511s %511s %511s", f[0], f[1], f[2], f[3],
-				     f[4], f[5]);
-			if (got == 6 && f[0][0] != '#' && !strcmp(f[0], path) && !strcmp(f[2], archs) &&
-			    !strcmp(f[5], version)) {
+			got = sscanf(line, "%511s %511s %511s %511s %511s %511s", v[0], v[1], v[2], v[3],
+				     v[4], v[5]);
+			if (got == 6 && v[0][0] != '#' && !strcmp(v[0], path) && !strcmp(v[2], archs) &&
+			    !strcmp(v[5], version)) {
 				char *end;
-				double mb = strtod(f[3], &end);
+				double x = strtod(v[f], &end);
 
-				if (*end == '\0' && mb > 0 && mb < 1e9 && (uint64_t)(mb * MiB) > best)
-					best = (uint64_t)(mb * MiB);
+				if (*end == '\0' && x > 0 && x < 1e9 && x > best)
+					best = x;
 			}
 		}
 		p += n + (p[n] == '\n');
 	}
 	return best;
+}
+
+uint64_t
+launch_seed_lookup(const char *text, const char *path, const char *archs, const char *version)
+{
+	return (uint64_t)(seed_field(text, path, archs, version, 3) * MiB);
+}
+
+uint64_t
+launch_seed_ms(const char *text, const char *path, const char *archs, const char *version)
+{
+	return (uint64_t)(seed_field(text, path, archs, version, 4) * 1000);
 }

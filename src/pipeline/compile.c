@@ -288,6 +288,27 @@ out:
 	return rc;
 }
 
+/* The units' learned times weigh their edges (the launcher's <table>.times). */
+static void
+eta_learned_times(const struct build *b, struct eta_plan *e)
+{
+	struct strvec env = STRVEC_INIT;
+	struct buf path = BUF_INIT, text = BUF_INIT;
+	const char *table;
+
+	launch_knowledge_env(&env, &b->plan, 0);
+	table = strvec_env_get(&env, LAUNCH_ENV_TABLE);
+	if (table)
+		buf_addf(&path, "%s.times", table);
+	else
+		buf_addf(&path, "%s/launch/peaks.times", b->plan.work_dir);
+	if (path_exists(path.s) && read_file(&text, path.s) == 0)
+		eta_plan_learned(e, text.s);
+	strvec_clear(&env);
+	buf_release(&path);
+	buf_release(&text);
+}
+
 /*
  * What is left to build, by ninja in the configured build directory (the
  * targets of --targets, else everything): the ETA's weights. Left empty
@@ -307,6 +328,8 @@ eta_plan_make(const struct build *b, struct eta_plan *e)
 		push_targets(&targets, b->opts->targets);
 	if (b->era->torch_tree && path_exists(ninja.s))
 		eta_plan_ninja(e, dir.s, &targets);
+	if (e->n)
+		eta_learned_times(b, e);
 	strvec_clear(&targets);
 	buf_release(&dir);
 	buf_release(&ninja);

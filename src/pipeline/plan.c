@@ -1,5 +1,6 @@
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "pipeline/build.h"
 #include "core/buf.h"
@@ -63,13 +64,23 @@ jobs_compute(struct jobs_calc *jc, const struct profile *p, const struct host *h
 	jc->slots = jc->jobs;
 	if (launcher) {
 		/*
-		 * The launcher admits by memory and CPU slots itself; ninja gets
-		 * twice the cores so a compile waiting for memory does not hold
-		 * the slot a small one could use (docs/design/scheduling.md §3).
+		 * The launcher admits at most `cpus` compiles, by memory and CPU
+		 * slots itself; ninja gets those and a waiting room: the
+		 * compiles the plan's estimate says memory keeps waiting (so
+		 * one waiting does not hold the slot a small one could use),
+		 * at least an eighth of the cores, among which the launcher
+		 * starts the longest first (docs/design/scheduling.md §3).
+		 * Twice the cores, as before, made ninja start 128 launchers
+		 * on 64 cores that memory never held back.
 		 */
+		unsigned room = jc->cpus / 8 ? jc->cpus / 8 : 1;
+
+		if (jc->by_memory < jc->cpus && jc->cpus - jc->by_memory > room)
+			room = jc->cpus - jc->by_memory;
 		jc->launcher = 1;
 		jc->slots = jc->cpus;
-		jc->jobs = 2 * jc->cpus;
+		jc->room = room;
+		jc->jobs = jc->cpus + room;
 	}
 	if (p->jobs) {
 		jc->jobs = (unsigned)p->jobs;
@@ -198,6 +209,24 @@ repro_setuptools_flags(struct plan *pl, char *const *env)
 	buf_release(&b);
 }
 
+/*
+ * The launcher's command as CMake lists it: bwbuild-launch beside bwbuild
+ * where it was installed (no shared libraries to load before each
+ * compile), else `bwbuild launch`.
+ */
+static void
+launcher_command(const char *self, struct buf *out)
+{
+	struct buf lean = BUF_INIT;
+
+	buf_addf(&lean, "%s-launch", self);
+	if (access(lean.s, X_OK) == 0)
+		buf_addf(out, "%s;--", lean.s);
+	else
+		buf_addf(out, "%s;launch;--", self);
+	buf_release(&lean);
+}
+
 /* Job counts, the compiler launchers (bwbuild launch, ccache) and their settings. */
 static void
 compile_env(struct plan *pl, const struct profile *p, const struct plan_opts *o)
@@ -209,7 +238,7 @@ compile_env(struct plan *pl, const struct profile *p, const struct plan_opts *o)
 	if (pl->jobs.heavy_jobs)
 		env_set_u64(pl, "FLASH_ATTENTION_MAX_JOBS", pl->jobs.heavy_jobs);
 	if (pl->jobs.launcher)
-		buf_addf(&b, "%s;launch;--", o->self_exe);
+		launcher_command(o->self_exe, &b);
 	if (o->ccache)
 		buf_addf(&b, "%s%s", b.len ? ";" : "", o->ccache);
 	for (size_t i = 0; (pl->jobs.launcher || o->ccache) && i < ARRAY_SIZE(langs); i++) {
@@ -643,6 +672,21 @@ format_remote(const struct plan *pl, struct buf *out)
 	buf_addf(out, " = %u remote compiles fit here\n", by_mem);
 }
 
+/* MAX_JOBS with the launcher: what it admits, the waiting room, the remote slots. */
+static void
+format_launcher_jobs(const struct jobs_calc *jc, struct buf *out)
+{
+	buf_addf(out, "  MAX_JOBS        cpus %u + waiting room %u", jc->slots, jc->room);
+	if (jc->remote_slots)
+		buf_addf(out, " + %u remote slots", jc->remote_slots);
+	buf_addf(out, " = %u ninja slots; the launcher admits at most\n                  %u compiles "
+		 "at once here, while their reservations fit the budget (without\n                  it: "
+		 "%u); the room is %s, the longest waiting starts first\n", jc->jobs, jc->slots,
+		 jc->by_memory < jc->cpus ? jc->by_memory : jc->cpus,
+		 jc->room > (jc->cpus / 8 ? jc->cpus / 8 : 1) ?
+		 "cpus - budget/per job (compiles memory keeps waiting)" : "cpus/8, at least 1");
+}
+
 /* The MAX_JOBS arithmetic, step by step. */
 static void
 format_jobs(const struct plan *pl, struct buf *out)
@@ -673,15 +717,8 @@ format_jobs(const struct plan *pl, struct buf *out)
 	buf_addf(out, " (%s, %zu targets)\n", jc->per_job_kind, pl->sass.n + pl->ptx.n);
 	if (jc->jobs_given)
 		buf_addf(out, "  MAX_JOBS        %u (build.jobs)\n", jc->jobs);
-	else if (jc->launcher && jc->remote_slots)
-		buf_addf(out, "  MAX_JOBS        2 x cpus + %u remote slots = %u ninja slots; the launcher "
-			 "admits at most %u\n                  compiles at once here, while their "
-			 "reservations fit the budget\n", jc->remote_slots, jc->jobs, jc->slots);
 	else if (jc->launcher)
-		buf_addf(out, "  MAX_JOBS        2 x cpus = %u ninja slots; the launcher admits at most %u "
-			 "compiles at once\n                  and only while their reservations fit the "
-			 "budget (without it: %u)\n", jc->jobs, jc->slots,
-			 jc->by_memory < jc->cpus ? jc->by_memory : jc->cpus);
+		format_launcher_jobs(jc, out);
 	else
 		buf_addf(out, "  MAX_JOBS        min(cpus %u, budget/per job %u) = %u\n", jc->cpus,
 			 jc->by_memory, jc->jobs);
@@ -763,6 +800,10 @@ plan_json(const struct plan *pl)
 	json_set(jobs, "by_memory", json_number(jc->by_memory));
 	json_set(jobs, "max_jobs", json_number(jc->jobs));
 	json_set(jobs, "jobs_given", json_bool(jc->jobs_given));
+	if (jc->launcher) {
+		json_set(jobs, "launcher_slots", json_number(jc->slots));
+		json_set(jobs, "waiting_room", json_number(jc->room));
+	}
 	if (jc->heavy_jobs)
 		json_set(jobs, "flash_attention_max_jobs", json_number(jc->heavy_jobs));
 	if (pl->remote) {

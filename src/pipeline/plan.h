@@ -33,8 +33,9 @@ struct jobs_calc {
 	unsigned jobs;            /* MAX_JOBS */
 	unsigned heavy_jobs;      /* FLASH_ATTENTION_MAX_JOBS; 0 if none */
 	int jobs_given;           /* build.jobs was a number */
-	int launcher;             /* admission by `bwbuild launch`: MAX_JOBS = 2 x cpus */
+	int launcher;             /* admission by `bwbuild launch`: MAX_JOBS = slots + room */
 	unsigned slots;           /* compiles the launcher lets run at once (cpus) */
+	unsigned room;            /* ninja's compiles waiting in the launcher, beyond slots */
 	unsigned remote_slots;    /* build.remote: host C++ compiles the hosts take at once */
 	size_t remote_hosts;
 };

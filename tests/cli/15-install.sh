@@ -4,6 +4,7 @@
 make -s install DESTDIR="$TMP/dest" PREFIX=/opt/bw >/dev/null
 ib="$TMP/dest/opt/bw/bin/bwbuild"
 [ -x "$ib" ] || fail "no installed binary"
+[ -x "$ib-launch" ] || fail "no installed bwbuild-launch"
 for f in profiles/sm120.yaml profiles/base/pytorch.yaml patches/pytorch/index.yaml probes/smoke-torch.py; do
 	[ -f "$TMP/dest/opt/bw/share/bwbuild/$f" ] || fail "share/bwbuild/$f was not installed"
 done
@@ -14,6 +15,7 @@ cd "$TMP/elsewhere"
 contains "$TMP/out" "$TMP/dest/opt/bw/share/bwbuild/profiles/sm120.yaml"
 "$ib" plan --profile sm120 > "$TMP/out"
 contains "$TMP/out" "profile      sm120"
+contains "$TMP/out" "CMAKE_CUDA_COMPILER_LAUNCHER=$ib-launch;--"
 "$ib" plan --profile sm120 --set source.patches=pytorch > "$TMP/out"
 contains "$TMP/out" "0001-select-compute-arch-autodetect-12.1.patch"
 

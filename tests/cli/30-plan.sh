@@ -17,8 +17,8 @@ run 0 "$BW" plan --profile sm120 --mem-budget 5G
 contains "$TMP/out" "TORCH_CUDA_ARCH_LIST=12.0"
 contains "$TMP/out" "USE_SYSTEM_NCCL=1"
 contains "$TMP/out" "-DUSE_FLASH_ATTENTION=1"
-contains "$TMP/out" "MAX_JOBS        2 x cpus = "
-contains "$TMP/out" "CMAKE_CUDA_COMPILER_LAUNCHER=$BW;launch;--"
+contains "$TMP/out" " + waiting room "
+contains "$TMP/out" "CMAKE_CUDA_COMPILER_LAUNCHER=$BW-launch;--"
 run 0 "$BW" plan --profile sm120 --mem-budget 5G --set build.launcher=off
 contains "$TMP/out" "MAX_JOBS        min(cpus"
 if grep -q "COMPILER_LAUNCHER" "$TMP/out"; then fail "launcher set though build.launcher is off"; fi

@@ -8,7 +8,9 @@ contains "$TMP/err" "fetch: build era: scikit-build-core (pyproject.toml, no set
 contains "$TMP/err" "compile: /usr/bin/python3 -m build --wheel --no-isolation --outdir $TMP/work5/dist"
 contains "$TMP/out" "wheel:    $TMP/out5/minitorch-2.12.0+git"
 manifest=$(sed -n 's/^manifest: //p' "$TMP/out")
-python3 - "$manifest" "$TMP/work5/logs/compile.log" <<'PY'
+jobs=$(sed -n "s/^bwbuild: profile 'next', .*MAX_JOBS=\([0-9]*\),.*/\1/p" "$TMP/err")
+[ -n "$jobs" ] || fail "no MAX_JOBS in the build's first line: $(head -n 3 "$TMP/err")"
+python3 - "$manifest" "$TMP/work5/logs/compile.log" "$jobs" <<'PY'
 import json, sys
 m = json.load(open(sys.argv[1]))
 assert m["build"]["era"].startswith("scikit-build-core"), m["build"]
@@ -20,7 +22,7 @@ e = m["features_effective"]
 assert e["flash_attention"]["effective"] is True and e["nccl"]["effective"] is False, e
 assert m["version_py"]["version"].startswith("2.12.0"), m["version_py"]
 log = open(sys.argv[2]).read()
-assert "# env CMAKE_BUILD_PARALLEL_LEVEL=4" in log, "MAX_JOBS does not reach the newest era"
+assert "# env CMAKE_BUILD_PARALLEL_LEVEL=%s" % sys.argv[3] in log, "MAX_JOBS does not reach the newest era"
 PY
 grep -q "^TORCH_CUDA_ARCH_LIST:STRING=8.0;12.0+PTX$" "$TMP/work5/src/build/CMakeCache.txt" ||
 	fail "EnvVarForwarding lost part of TORCH_CUDA_ARCH_LIST: $(grep TORCH_CUDA_ARCH_LIST "$TMP/work5/src/build/CMakeCache.txt")"

@@ -48,10 +48,10 @@ if grep -q "CMAKE_ONLY" "$w/logs/configure.log"; then fail "CMAKE_ONLY reached t
 if grep -E '^(CMAKE_ONLY|BWBUILD_|MAX_JOBS|CMAKE_BUILD_PARALLEL_LEVEL)[:=]' "$w/src/build/CMakeCache.txt"; then
 	fail "bwbuild-internal variables in CMakeCache.txt"
 fi
-contains "$w/src/build/CMakeCache.txt" "CMAKE_CXX_COMPILER_LAUNCHER:STRING=$BW;launch;--"
+contains "$w/src/build/CMakeCache.txt" "CMAKE_CXX_COMPILER_LAUNCHER:STRING=$BW-launch;--"
 # CMake's try-compiles ran through the launcher; none taught a peak.
 contains "$w/src/build/CMakeFiles/CMakeConfigureLog.yaml" "CMakeScratch/TryCompile-"
-contains "$w/src/build/CMakeFiles/CMakeConfigureLog.yaml" "$BW launch -- /usr/bin/c++"
+contains "$w/src/build/CMakeFiles/CMakeConfigureLog.yaml" "$BW-launch -- /usr/bin/c++"
 if grep -rqE 'CMakeScratch|TryCompile|CMakeTmp|CompilerId|CompilerABI' "$BWBUILD_CACHE_DIR/peaks" "$w/launch/peaks" 2>/dev/null; then
 	fail "a CMake probe was learned as a peak"
 fi
@@ -233,12 +233,12 @@ mkdir -p "$TMP/fakebin"
 printf '#!/bin/sh\nexec "$@"\n' > "$TMP/fakebin/ccache"
 chmod +x "$TMP/fakebin/ccache"
 PATH="$TMP/fakebin:$PATH" run 0 "$BW" --profile "$TMP/xnn.yaml" --work "$TMP/work-xnn" --out "$TMP/out71" --until configure
-contains "$TMP/work-xnn/src/build/CMakeCache.txt" "CMAKE_CXX_COMPILER_LAUNCHER:STRING=$BW;launch;--"
+contains "$TMP/work-xnn/src/build/CMakeCache.txt" "CMAKE_CXX_COMPILER_LAUNCHER:STRING=$BW-launch;--"
 contains "$TMP/work-xnn/src/build/CMakeCache.txt" "CCACHE_BINARY:STRING=OFF"
 if grep -q "LAUNCHER = .*ccache" "$TMP/work-xnn/src/build/build.ninja"; then
 	fail "a compile left the launcher for ccache: $(grep -c 'LAUNCHER = .*ccache' "$TMP/work-xnn/src/build/build.ninja")"
 fi
-grep -q "LAUNCHER = $BW launch" "$TMP/work-xnn/src/build/build.ninja" || fail "no compile goes through the launcher"
+grep -q "LAUNCHER = $BW-launch" "$TMP/work-xnn/src/build/build.ninja" || fail "no compile goes through the launcher"
 
 # 9. The shapes of PyTorch's setup.py (lib.sh, era_tree), each configured the
 # way its tree documents: 2.7 reads only the argument; 2.9 and 2.10 read

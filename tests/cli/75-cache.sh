@@ -33,7 +33,7 @@ done
 at_exit "kill $(cat "$TMP/redis/pid") 2>/dev/null"
 example_profile "$TMP/example8" "$TMP/cache.yaml" cache build: '  cache: ccache' "  cache_remote: redis://127.0.0.1:$port"
 run 0 "$BW" plan --profile "$TMP/cache.yaml"
-contains "$TMP/out" "CMAKE_CUDA_COMPILER_LAUNCHER=$BW;launch;--;"
+contains "$TMP/out" "CMAKE_CUDA_COMPILER_LAUNCHER=$BW-launch;--;"
 contains "$TMP/out" "CCACHE_REMOTE_STORAGE=redis://127.0.0.1:$port"
 
 CCACHE_DIR="$TMP/ccache-a" run 0 "$BW" --profile "$TMP/cache.yaml" --work "$TMP/work-a" --out "$TMP/out-a"

@@ -16,6 +16,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	buf_add(&t, data, size);
 	launch_seed_lookup(t.s, "aten/src/ATen/native/Sort.cpp", "-", "2.6.0");
 	launch_seed_lookup(t.s, "a.cu", "9.0;12.0+PTX", "2.6.0");
+	launch_seed_ms(t.s, "a.cu", "9.0;12.0+PTX", "2.6.0");
 	peaks_get(t.s, "a.cu#0000000000000001");
 	peaks_samples(t.s, "kind:cxx");
 	launch_estimate_from(t.s, "a.cu#0000000000000001", "kind:cxx", 0, EST_LAUNCH_CXX);

@@ -180,6 +180,31 @@ t_eta(void)
 	CHECK(eta_weight("Building CUDA object x.cu.o") <
 	      eta_weight("Building CUDA object flash_attn/kernels/f.cu.o"));
 	CHECK(eta_weight("Generating ATen headers") < eta_weight("Building C object x.c.o"));
+	/* Learned times weigh their units: the object's source, or the build's generated one. */
+	{
+		struct eta_plan lt;
+
+		eta_plan_parse(&lt, "[1/3] Building CXX object caffe2/CMakeFiles/torch_cpu.dir/__/aten/"
+			       "src/ATen/native/Sort.cpp.o\n"
+			       "[2/3] Building CUDA object caffe2/CMakeFiles/torch_cuda.dir/__/aten/"
+			       "src/ATen/native/cuda/flash.cu.o\n"
+			       "[3/3] Building CXX object caffe2/CMakeFiles/torch_cpu.dir/__/aten/"
+			       "src/ATen/RegisterCPU.cpp.o\n");
+		CHECK(lt.n == 3 && lt.total == 2 + 60 + 2);
+		eta_plan_learned(&lt, "aten/src/ATen/native/Sort.cpp#00ab 40000\n"
+				 "build/aten/src/ATen/RegisterCPU.cpp#00cd 90000\n"
+				 "pole:aten/src/ATen/native/cuda/flash.cu#00ef 1\n"
+				 "remote:aten/src/ATen/native/cuda/flash.cu#00ef 1\n");
+		CHECK(lt.total == 4 + 60 + 9);
+		eta_plan_learned(&lt, NULL);
+		CHECK(lt.total == 4 + 60 + 9);
+		eta_plan_release(&lt);
+	}
+	/* The launcher's heavy kernels are the ETA's: one list (genai was the launcher's alone). */
+	CHECK(eta_weight("Building CUDA object genai/quantize/f8f8bf16.cu.o") ==
+	      eta_weight("Building CUDA object flash_attn/kernels/f.cu.o"));
+	CHECK(eta_weight("Building CUDA object mslk/gemm.cu.o") ==
+	      eta_weight("Building CUDA object flash_attn/kernels/f.cu.o"));
 
 	CHECK(eta_plan_parse(&e, dry_run) == 8);
 	CHECK(fabs(e.total - (4 * 0.3 + 2 + 15 + 60 + 20)) < 1e-9);

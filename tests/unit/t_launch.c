@@ -257,8 +257,10 @@ t_kind(void)
 		"flash_fwd_hdim128.cu", "csrc/flash/flash_fwd_hdim128.cu", "kind:cuda-heavy-g1-t1");
 }
 
-#define W(t, b) { (t), 1, 'W', (b), 0, -1, 1 }
-#define R(t, b) { (t), 1, 'R', (b), 0, -1, 1 }
+#define W(t, b) { (t), 1, 'W', (b), 0, -1, 1, 0 }
+#define R(t, b) { (t), 1, 'R', (b), 0, -1, 1, 0 }
+#define WT(t, b, ms) { (t), 1, 'W', (b), 0, -1, 1, (ms) }
+#define RT(t, b, ms) { (t), 1, 'R', (b), 0, -1, 1, (ms) }
 
 /* The admission decision: head first, backfill that cannot delay the head, no starvation. */
 static void
@@ -286,6 +288,46 @@ t_admission(void)
 	a[0].bytes = 300 * M;
 	CHECK(launch_may_start(a, 4, 2, G, 2));
 	CHECK(!launch_may_start(a, 4, 3, G, 2));
+}
+
+/* The longest waiting compile first, whatever its ticket; unknown times last, oldest first. */
+static void
+t_admission_longest(void)
+{
+	const uint64_t G = 1ULL << 30, M = 1ULL << 20;
+	/* One slot, nothing runs: the longest goes, then the next longest, the unknown last. */
+	struct launch_entry a[] = { WT(1, M, 100), WT(2, M, 5000), WT(3, M, 0), WT(4, M, 700) };
+	/* A free slot and room: the longest (4) goes, not the oldest (2). */
+	struct launch_entry b[] = { RT(1, 600 * M, 9000), WT(2, 200 * M, 10), WT(3, 120 * M, 50),
+				    WT(4, 120 * M, 900) };
+	/* The longest waits for memory: the next in line may pass it, the oldest may not first. */
+	struct launch_entry c[] = { RT(1, 600 * M, 0), WT(2, 300 * M, 10), WT(3, 600 * M, 9000),
+				    WT(4, 300 * M, 500) };
+	/* A shorter one started while the longest waited holds a slot: nothing else passes. */
+	struct launch_entry d[] = { RT(1, 600 * M, 0), RT(2, 300 * M, 10), WT(3, 600 * M, 9000),
+				    WT(4, 10 * M, 500) };
+
+	CHECK(launch_may_start(a, 4, 2, G, 1));
+	CHECK(!launch_may_start(a, 4, 1, G, 1));
+	CHECK(!launch_may_start(a, 4, 3, G, 1));
+	CHECK(!launch_may_start(a, 4, 4, G, 1));
+	a[1].state = 'R';
+	CHECK(!launch_may_start(a, 4, 4, G, 1)); /* no free slot */
+	CHECK(launch_may_start(a + 2, 2, 4, G, 1)); /* 2 gone: 4 (700 ms) next */
+	CHECK(!launch_may_start(a + 2, 2, 3, G, 1));
+	a[3] = a[0];
+	CHECK(launch_may_start(a + 2, 2, 1, G, 1)); /* 1 (100 ms) before 3 (unknown) */
+	CHECK(!launch_may_start(a + 2, 2, 3, G, 1));
+
+	CHECK(launch_may_start(b, 4, 4, G, 2));
+	CHECK(!launch_may_start(b, 4, 2, G, 2));
+	CHECK(!launch_may_start(b, 4, 3, G, 2));
+
+	CHECK(!launch_may_start(c, 4, 3, G, 3));
+	CHECK(launch_may_start(c, 4, 4, G, 3));
+	CHECK(!launch_may_start(c, 4, 2, G, 3));
+
+	CHECK(!launch_may_start(d, 4, 4, G, 3));
 }
 
 /* CMake's probes, by where they run and what they compile. */
@@ -361,6 +403,10 @@ t_seed(void)
 	CHECK(launch_seed_lookup(t, "aten/src/ATen/native/Sort.cpp", "-", "2.6.0") == 1300 * MiB);
 	CHECK(launch_seed_lookup(t, "aten/src/ATen/native/Sort.cpp", "-", "2.7.0") == 999 * MiB);
 	CHECK(launch_seed_lookup(t, "aten/src/ATen/native/Sort.cpp", "-", "2.8.0") == 0);
+	/* Its time, for its place in line (the longest first). */
+	CHECK(launch_seed_ms(t, fa, "12.0", "2.6.0") == 600000);
+	CHECK(launch_seed_ms(t, fa, "9.0", "2.6.0") == 500000);
+	CHECK(launch_seed_ms(t, "aten/src/ATen/native/Sort.cpp", "-", "2.8.0") == 0);
 	CHECK(launch_seed_lookup(t, fa, "12.0", "2.6.0") == (uint64_t)(5300.5 * MiB));
 	CHECK(launch_seed_lookup(t, fa, "9.0", "2.6.0") == 4800 * MiB);
 	CHECK(launch_seed_lookup(t, fa, "9.0;12.0", "2.6.0") == 0);
@@ -464,6 +510,7 @@ t_launch(void)
 	t_table();
 	t_kind();
 	t_admission();
+	t_admission_longest();
 	t_key();
 	t_estimate();
 	t_peaks();

@@ -45,6 +45,27 @@ t_plan(void)
 	jobs_compute(&jc, &p, &h, 0, 1 * GiB);
 	CHECK(jc.budget_given && jc.jobs == 1 && jc.heavy_jobs == 1);
 
+	/*
+	 * With the launcher ninja is offered what it admits (cpus) and a
+	 * waiting room: an eighth of the cores where memory lets every core
+	 * compile (64 + 8, not 2 x 64), the compiles memory keeps waiting
+	 * where it does not (64 + 60), at least one (2 + 1).
+	 */
+	h.cgroup_limit = h.cgroup_room = 0;
+	h.mem_total = h.mem_available = 503 * GiB;
+	jobs_compute(&jc, &p, &h, 1, 0);
+	CHECK(jc.slots == 64 && jc.room == 8 && jc.jobs == 72);
+	jobs_compute(&jc, &p, &h, 1, 10 * GiB);
+	CHECK(jc.by_memory == 4 && jc.slots == 64 && jc.room == 60 && jc.jobs == 124);
+	h.cpus = 2;
+	jobs_compute(&jc, &p, &h, 1, 0);
+	CHECK(jc.slots == 2 && jc.room == 1 && jc.jobs == 3);
+	h.cpus = 64;
+	h.mem_total = 64 * GiB;
+	h.mem_available = 40 * GiB;
+	h.cgroup_limit = 16 * GiB;
+	h.cgroup_room = 12 * GiB;
+
 	CHECK(plan_make(&pl, &p, &h, &o) == 0);
 	CHECK_STR(strvec_env_get(&pl.env, "TORCH_CUDA_ARCH_LIST"), "8.0;12.0+PTX");
 	CHECK_STR(strvec_env_get(&pl.env, "USE_MSLK"), "1");

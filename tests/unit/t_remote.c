@@ -137,10 +137,10 @@ t_hostlist(void)
 
 #define G (1ULL << 30)
 #define M (1ULL << 20)
-#define W(t, b, pre) { (t), 1, 'W', (b), (pre), -1, 1 }
-#define X(t, b, pre, h) { (t), 1, 'X', (b), (pre), (h), 1 }
-#define R(t, b) { (t), 1, 'R', (b), 0, -1, 1 }
-#define RC(t, b, c) { (t), 1, 'R', (b), 0, -1, (c) }
+#define W(t, b, pre) { (t), 1, 'W', (b), (pre), -1, 1, 0 }
+#define X(t, b, pre, h) { (t), 1, 'X', (b), (pre), (h), 1, 0 }
+#define R(t, b) { (t), 1, 'R', (b), 0, -1, 1, 0 }
+#define RC(t, b, c) { (t), 1, 'R', (b), 0, -1, (c), 0 }
 
 /* Which host a compile goes to: slots, memory, down hosts, first come first served, local room. */
 static void
