@@ -2,7 +2,8 @@
 # offline-kit.sh BUNDLE KIT: what an offline x86-64 host (the GPU machine)
 # needs to build a source bundle with bwbuild, in the directory KIT:
 #   bin/bwbuild    this checkout's, RUNPATH $ORIGIN/../lib, so the libraries
-#                  beside it never shadow the host's for cmake, Python or gcc
+#                  beside it never shadow the host's for cmake, Python or gcc;
+#                  bin/bwbuild-launch (static) and patchelf beside it
 #   lib/           what `ldd bin/bwbuild` lists, glibc's own left out
 #   BUNDLE         copied in as bundle.tar.zst
 #   debs/          headers real v2.6.0 trees need and such a host lacks, as
@@ -20,6 +21,11 @@ bundle=$1 kit=$2
 rm -rf "$kit"
 mkdir -p "$kit/bin" "$kit/lib" "$kit/debs"
 cp bin/bwbuild "$kit/bin/"
+# The launcher CMake runs in front of every compile, static: it needs nothing beside it.
+[ ! -x bin/bwbuild-launch ] || cp bin/bwbuild-launch "$kit/bin/"
+# The repair step's ELF editor; the GPU machine has none (glibc and libstdc++ are the host's).
+pe=$(command -v patchelf) || { echo "error: patchelf is not installed (scripts/deps.sh installs it)" >&2; exit 2; }
+cp "$pe" "$kit/bin/"
 # DT_RPATH, not RUNPATH: it also serves the libraries' own needs (libgit2's mbedtls)
 # shellcheck disable=SC2016 # $ORIGIN is the loader's, literal here
 patchelf --force-rpath --set-rpath '$ORIGIN/../lib' "$kit/bin/bwbuild"

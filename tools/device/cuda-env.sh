@@ -1,7 +1,8 @@
 # cuda-env.sh: with KIT set (the directory scripts/offline-kit.sh made), sourced by cuda-hunt.sh and cuda-build.sh on the GPU
 # machine (no network), from the repository's root. It sets what a real
 # v2.6.0 CUDA build needs there and the profile both use:
-#   PATH          /opt/torch/.venv's Python 3.12 (setuptools, PyYAML) and nvcc
+#   PATH          the kit's bin/ (bwbuild, patchelf: the machine has none),
+#                 /opt/torch/.venv's Python 3.12 (setuptools, PyYAML) and nvcc
 #   libs          /tmp/bwbuild-cudalibs: libcudnn.so and libnccl.so, the
 #                 names CMake looks for, linked to the machine's nvidia-*
 #                 packages' libcudnn.so.9 and libnccl.so.2
@@ -15,7 +16,7 @@
 # shellcheck shell=sh
 kit=$(cd "$KIT" && pwd)
 top=$(pwd)
-export PATH="/opt/torch/.venv/bin:/usr/local/cuda/bin:$PATH"
+export PATH="$kit/bin:/opt/torch/.venv/bin:/usr/local/cuda/bin:$PATH"
 site=$(python3 -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')
 libs=/tmp/bwbuild-cudalibs
 sysroot=/tmp/bwbuild-sysroot
