@@ -89,8 +89,11 @@ source:
   repo: $TMP/mt/minitorch.git
 YAML
 # The host without a daemon has the most slots: the first compiles go there and come back.
+# The same build through distcc: the same name, so the same wheel (a variant
+# without its own name is named after its file).
 cat >"$TMP/remote.yaml" <<YAML
 extends: $TMP/local.yaml
+name: remote-test
 build:
   cache: ccache
   remote: ./hosts
