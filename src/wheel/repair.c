@@ -323,7 +323,7 @@ vendor(struct repair_ctx *c, const char *soname, const char *by, const struct st
 		goto out;
 	}
 	/* cuDNN and NVRTC dlopen their siblings by these names: CUDA's keep theirs. */
-	if (soname_origin(soname) == SONAME_CUDA)
+	if (soname_origin(soname) == SONAME_CUDA || c->keep_names)
 		buf_addstr(&name, soname);
 	else
 		repair_hashed_name(soname, hex.s, &name);

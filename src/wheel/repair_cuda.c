@@ -57,7 +57,11 @@ vendor_siblings(struct repair_ctx *c, uint16_t machine)
 				/* Only the name the library calls itself: not the links to it. */
 				if (try_candidate(dir.s, names.v[k], machine, &real, &needed, &own, NULL) &&
 				    !strcmp(own.s ? own.s : "", names.v[k]) && is_external(c, names.v[k]))
+				{
+					c->keep_names = 1;
 					rc = vendor(c, names.v[k], by.s, &one, machine, 1);
+					c->keep_names = 0;
+				}
 				buf_release(&real);
 				buf_release(&own);
 				strvec_clear(&needed);

@@ -43,6 +43,7 @@ struct repair_ctx {
 	struct repair_result *res;
 	struct buf *why;
 	int form;                 /* enum cuda_libs_form, UNSET taken as PIP */
+	int keep_names;           /* vendoring what is dlopened by name ("libnvrtc-builtins.alt.so.13.0"): no hashed name */
 	struct cuda_dist_index ix;
 	struct strvec cuda_dirs;  /* the pip form: every package's directory, each once */
 };

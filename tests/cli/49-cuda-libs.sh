@@ -23,6 +23,9 @@ gcc -shared -fPIC -o "$site/nvidia/cu13/lib/libcudart.so.13" -Wl,-soname,libcuda
 gcc -shared -fPIC -o "$site/nvidia/cudnn/lib/libcudnn.so.9" -Wl,-soname,libcudnn.so.9 src/dnn.c
 gcc -shared -fPIC -o "$site/nvidia/cudnn/lib/libcudnn_ops.so.9" -Wl,-soname,libcudnn_ops.so.9 src/ops.c
 ln -s libcudnn_ops.so.9 "$site/nvidia/cudnn/lib/libcudnn_ops.so"
+# A sibling whose name is no CUDA library's own (NVRTC's libnvrtc-builtins.alt.so.13.0 is one):
+# dlopened by that name, so it keeps it.
+gcc -shared -fPIC -o "$site/nvidia/cudnn/lib/libcudnn_engines.alt.so.9" -Wl,-soname,libcudnn_engines.alt.so.9 src/ops.c
 gcc -shared -fPIC -o src/libm1.so src/m.c -L"$site/nvidia/cu13/lib" -L"$site/nvidia/cudnn/lib" \
 	-l:libcudart.so.13 -l:libcudnn.so.9 \
 	-Wl,-rpath,"\$ORIGIN:$site/nvidia/cu13/lib:$site/nvidia/cudnn/lib"
@@ -130,6 +133,7 @@ distinfo nvidia_cudnn_cu13-9.19.0.56 nvidia/cudnn/lib/libcudnn.so.9 nvidia/cudnn
 run 0 env -u LD_LIBRARY_PATH "$BW" repair "$whl" -w vendor --cuda-libs vendor
 contains "$TMP/out" "libcudart.so.13: from $site/nvidia/cu13/lib/libcudart.so.13 as pkg.libs/libcudart.so.13"
 contains "$TMP/out" "libcudnn_ops.so.9: from $site/nvidia/cudnn/lib/libcudnn_ops.so.9 as pkg.libs/libcudnn_ops.so.9"
+contains "$TMP/out" "libcudnn_engines.alt.so.9: from $site/nvidia/cudnn/lib/libcudnn_engines.alt.so.9 as pkg.libs/libcudnn_engines.alt.so.9"
 run 0 "$BW" verify "vendor/$whl"
 rm -rf v && mkdir v && (cd v && python3 -m zipfile -e "../vendor/$whl" .)
 [ ! -e v/pkg.libs/libcudnn_ops.so ] || fail "the development link was vendored"
