@@ -171,6 +171,14 @@ cuda_dist_index_release(struct cuda_dist_index *ix)
 	strvec_clear(&ix->rows);
 }
 
+/* A package name as pip compares them: lower case, '_' and '.' as '-'. */
+static void
+dist_name(struct buf *out, const char *s, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		buf_addch(out, s[i] == '_' || s[i] == '.' ? '-' : (char)tolower((unsigned char)s[i]));
+}
+
 /* "nvidia_cublas-13.1.0.3.dist-info" -> "nvidia-cublas" and "13.1.0.3"; -1 when not that shape. */
 static int
 split_dist_info(const char *name, struct buf *dist, struct buf *version)
@@ -184,8 +192,7 @@ split_dist_info(const char *name, struct buf *dist, struct buf *version)
 	dash = memchr(name, '-', stem);
 	if (!dash || dash == name || (size_t)(dash - name) + 1 >= stem)
 		return -1;
-	for (const char *p = name; p < dash; p++)
-		buf_addch(dist, *p == '_' || *p == '.' ? '-' : (char)tolower((unsigned char)*p));
+	dist_name(dist, name, (size_t)(dash - name));
 	buf_add(version, dash + 1, stem - (size_t)(dash - name) - 1);
 	return 0;
 }
@@ -414,8 +421,7 @@ requirement_name(const char *req, struct buf *out, struct strvec *extras)
 
 	while (isalnum((unsigned char)p[n]) || p[n] == '-' || p[n] == '_' || p[n] == '.')
 		n++;
-	for (size_t i = 0; i < n; i++)
-		buf_addch(out, p[i] == '_' || p[i] == '.' ? '-' : (char)tolower((unsigned char)p[i]));
+	dist_name(out, p, n);
 	p += n;
 	p += strspn(p, " \t");
 	if (*p != '[' || !extras)
