@@ -345,8 +345,10 @@ bundle_report(const char *out, const struct json *meta, const struct bundle_cuts
 	       json_str(json_get(meta, "ref")), json_str(json_get(meta, "commit")),
 	       json_number_value(json_get(meta, "files")), json_number_value(json_get(meta, "bytes")));
 	for (size_t i = 0; i < cuts->n; i++)
-		diag_printf(stdout, "  %s %s %s: %s\n", cuts->v[i].kept ? "kept" : "left out",
-		       cuts->v[i].submodule ? "submodule" : "folder", cuts->v[i].path, cuts->v[i].why);
+		if (!cuts->v[i].inner)
+			diag_printf(stdout, "  %s %s %s: %s\n", cuts->v[i].kept ? "kept" : "left out",
+				    cuts->v[i].submodule ? "submodule" : "folder", cuts->v[i].path,
+				    cuts->v[i].why);
 	buf_release(&size);
 }
 

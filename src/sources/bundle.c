@@ -106,7 +106,8 @@ static const char *
 cut_of(const struct bundle_cuts *c, const char *path)
 {
 	for (size_t i = 0; i < c->n; i++)
-		if (!c->v[i].kept && (under(path, c->v[i].path) || !strcmp(path, c->v[i].path)))
+		if (!c->v[i].kept && !c->v[i].inner &&
+		    (under(path, c->v[i].path) || !strcmp(path, c->v[i].path)))
 			return c->v[i].path;
 	return NULL;
 }
@@ -209,8 +210,18 @@ bundle_decide(const char *src, const char *text, size_t len, const struct strvec
 		int sub = i < cand.n;
 		const char *p = sub ? cand.v[i] : folders.v[i - cand.n];
 
-		if (cut_of(out, p))
+		if (cut_of(out, p)) {
+			/*
+			 * setup.py's check_submodules also wants a nested one's
+			 * build file (third_party/fbgemm/third_party/asmjit's
+			 * CMakeLists.txt, fbgemm left out by the cpu profile).
+			 */
+			if (sub) {
+				cut_add(out, p, 1, 0, "inside a submodule left out");
+				out->v[out->n - 1].inner = 1;
+			}
 			continue;
+		}
 		if (bundle_named(text, len, src, p))
 			continue;
 		if (keep && strset_has(keep, p))
@@ -244,11 +255,17 @@ bundle_keeps(const struct bundle_cuts *cuts, const char *rel)
 	if (!cut || licence_name(base))
 		return 1;
 	n = strlen(cut);
-	/* a cut submodule's own build file, at its top */
-	for (size_t i = 0; i < cuts->n; i++)
-		if (cuts->v[i].submodule && !strcmp(cuts->v[i].path, cut) && !strchr(rel + n + 1, '/'))
+	/* a cut submodule's own build file, at its top, or one of a submodule inside it */
+	for (size_t i = 0; i < cuts->n; i++) {
+		const char *top = cuts->v[i].path;
+		size_t m = strlen(top);
+
+		if (!cuts->v[i].submodule || !(cuts->v[i].inner ? under(rel, top) : !strcmp(top, cut)))
+			continue;
+		if (!strchr(rel + (cuts->v[i].inner ? m : n) + 1, '/'))
 			return !strcmp(base, "CMakeLists.txt") || !strcmp(base, "Makefile") ||
 			       !strcmp(base, "setup.py");
+	}
 	return 0;
 }
 
@@ -385,8 +402,11 @@ cuts_json(const struct bundle_cuts *cuts)
 	struct json *a = json_array();
 
 	for (size_t i = 0; i < cuts->n; i++) {
-		struct json *o = json_object();
+		struct json *o;
 
+		if (cuts->v[i].inner)
+			continue;
+		o = json_object();
 		json_set(o, "path", json_string(cuts->v[i].path));
 		json_set(o, "kind", json_string(cuts->v[i].submodule ? "submodule" : "folder"));
 		json_set(o, "left_out", json_bool(!cuts->v[i].kept));

@@ -26,6 +26,7 @@ struct bundle_cut {
 	char *path;
 	int submodule;
 	int kept;
+	int inner; /* a submodule inside a left-out one: not a cut of its own, its top build files stay */
 	char *why;
 	size_t files;
 	unsigned long long bytes;

@@ -43,16 +43,22 @@ t_decide(void)
 		     "third_party/big", "third_party/cudnn_frontend", NULL);
 	strvec_push(&keep, "third_party/cudnn_frontend");
 	bundle_decide("/s", text, strlen(text), &files, &subs, &keep, &cuts);
-	/* xnn (and its nested deps, inside it), cudnn_frontend kept by --keep, docs, benchmarks, test data */
-	CHECK(cuts.n == 5);
+	/* xnn (its nested deps recorded as inside it), cudnn_frontend kept by --keep, docs, benchmarks, test data */
+	CHECK(cuts.n == 6);
 	CHECK_STR(cuts.v[0].path, "third_party/xnn");
-	CHECK(cuts.v[0].submodule && !cuts.v[0].kept);
-	CHECK_STR(cuts.v[1].path, "third_party/cudnn_frontend");
-	CHECK(cuts.v[1].kept && strstr(cuts.v[1].why, "--keep"));
-	CHECK_STR(cuts.v[2].path, "benchmarks");
-	CHECK_STR(cuts.v[3].path, "docs");
-	CHECK_STR(cuts.v[4].path, "third_party/big/test");
-	CHECK(!cuts.v[4].submodule);
+	CHECK(cuts.v[0].submodule && !cuts.v[0].kept && !cuts.v[0].inner);
+	CHECK_STR(cuts.v[1].path, "third_party/xnn/deps");
+	CHECK(cuts.v[1].submodule && cuts.v[1].inner);
+	CHECK_STR(cuts.v[2].path, "third_party/cudnn_frontend");
+	CHECK(cuts.v[2].kept && strstr(cuts.v[2].why, "--keep"));
+	CHECK_STR(cuts.v[3].path, "benchmarks");
+	CHECK_STR(cuts.v[4].path, "docs");
+	CHECK_STR(cuts.v[5].path, "third_party/big/test");
+	CHECK(!cuts.v[5].submodule);
+	/* setup.py's check_submodules: a nested submodule's top build file stays, nothing else of it */
+	CHECK(bundle_keeps(&cuts, "third_party/xnn/deps/CMakeLists.txt"));
+	CHECK(!bundle_keeps(&cuts, "third_party/xnn/deps/src/CMakeLists.txt"));
+	CHECK(!bundle_keeps(&cuts, "third_party/xnn/deps/b.c"));
 	/* licences and a cut submodule's top build file stay; a Python package named like a folder stays */
 	CHECK(bundle_keeps(&cuts, "third_party/xnn/LICENSE"));
 	CHECK(bundle_keeps(&cuts, "third_party/xnn/deps/COPYING.txt"));
