@@ -240,14 +240,24 @@ launch_pole_cores(const struct launch_entry *v, size_t n, unsigned long me, uint
 		  unsigned slots, unsigned want, uint64_t est)
 {
 	unsigned running = 0, give;
-	uint64_t reserved = 0;
+	uint64_t reserved = 0, mine = 0;
 
+	for (size_t i = 0; i < n; i++)
+		if (v[i].ticket == me)
+			mine = v[i].ms;
 	for (size_t i = 0; i < n; i++) {
 		if (v[i].ticket == me)
 			continue;
 		if (v[i].state == 'W')
 			return 1; /* others wait: the cores are theirs */
 		if (v[i].state == 'R') {
+			/*
+			 * The cores go to the unit expected to end last: given
+			 * to one of a burst that arrived together, they keep
+			 * the longest from them (its time unknown: to none).
+			 */
+			if (!mine || v[i].ms >= mine)
+				return 1;
 			running += v[i].cores > 1 ? v[i].cores : 1;
 			reserved += v[i].bytes;
 		} else if (v[i].state == 'X') {
@@ -331,13 +341,51 @@ try_start(struct launcher *s, struct ledger *l, size_t me, uint64_t est)
 	l->v[me].state = host >= 0 ? 'X' : 'R';
 	l->v[me].host = host;
 	s->cores = 1;
-	if (host < 0 && s->want_cores > 1) {
-		s->cores = launch_pole_cores(l->v, l->n, ticket, s->budget, s->slots, s->want_cores,
-					     est);
+	s->pole_pending = 0;
+	if (host < 0 && s->want_cores > 1 &&
+	    launch_pole_cores(l->v, l->n, ticket, s->budget, s->slots, s->want_cores, est) > 1) {
+		/*
+		 * Not yet: units that arrive together (the start of a build,
+		 * an extension's few) are not all in the ledger at once;
+		 * launch_pole_settle decides once they are.
+		 */
+		if (s->settle_ms)
+			s->pole_pending = 1;
+		else
+			s->cores = launch_pole_cores(l->v, l->n, ticket, s->budget, s->slots,
+						     s->want_cores, est);
 		l->v[me].cores = s->cores;
 		l->v[me].bytes = est * s->cores;
 	}
 	return host;
+}
+
+void
+launch_pole_settle(struct launcher *s, unsigned long ticket, uint64_t est)
+{
+	struct timespec ts = { (time_t)(s->settle_ms / 1000), (long)(s->settle_ms % 1000) * 1000000L };
+	struct ledger l;
+
+	if (!s->pole_pending)
+		return;
+	s->pole_pending = 0;
+	nanosleep(&ts, NULL);
+	if (launch_stop_signal || lock_ledger(s) < 0)
+		return;
+	ledger_read(&l, s->ledger.s);
+	for (size_t i = 0; i < l.n; i++) {
+		if (l.v[i].ticket != ticket || l.v[i].pid != (long)getpid())
+			continue;
+		s->cores = launch_pole_cores(l.v, l.n, ticket, s->budget, s->slots, s->want_cores,
+					     est);
+		if (s->cores > 1) {
+			l.v[i].cores = s->cores;
+			l.v[i].bytes = est * s->cores;
+			ledger_write(&l, s->ledger.s);
+		}
+	}
+	ledger_release(&l);
+	unlock_ledger(s);
 }
 
 /*

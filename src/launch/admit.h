@@ -63,8 +63,10 @@ int launch_remote_pick(const struct launch_entry *v, size_t n, unsigned long me,
 /*
  * The long-pole rule: the cores a CUDA compile `me`, just admitted, may
  * use (1 to `want`) when nothing waits and cores idle, the tail of a build
- * or an extension's one big unit: 1 + the idle slots, fewer while its
- * reservation, `est` for each core, would not fit the budget.
+ * or an extension's one big unit, and it is expected to take longer than
+ * every other unit running here (by `ms`; unknown, only when it runs
+ * alone): 1 + the idle slots, fewer while its reservation, `est` for each
+ * core, would not fit the budget.
  */
 unsigned launch_pole_cores(const struct launch_entry *v, size_t n, unsigned long me, uint64_t budget,
 			   unsigned slots, unsigned want, uint64_t est);
@@ -83,6 +85,8 @@ struct launcher {
 	const char *times_known;   /* the times table as read when the launch began */
 	uint64_t ms;               /* its expected time, for its place in line (launch_entry) */
 	int queued;                /* its line is in the ledger: launch_leave has one to remove */
+	unsigned settle_ms;        /* how long a long pole waits for units arriving with it */
+	int pole_pending;          /* admitted while cores idle: launch_pole_settle decides */
 };
 
 /* The signal that stopped a wait (SIGINT, SIGTERM), 0 while none. */
@@ -99,6 +103,12 @@ int launch_admit(struct launcher *s, const char *key, uint64_t est, uint64_t pre
 /* Back in line to run here, with its place kept (a remote host failed it); as launch_admit. */
 int launch_requeue(struct launcher *s, const char *key, uint64_t est, unsigned long *ticket);
 void launch_leave(struct launcher *s, unsigned long ticket);
+/*
+ * A unit admitted here while cores idled waits `settle_ms` for the units
+ * that arrived with it, then takes the cores the long-pole rule gives it
+ * (s->cores, its line updated); nothing when none was pending.
+ */
+void launch_pole_settle(struct launcher *s, unsigned long ticket, uint64_t est);
 /* Host `host` failed a compile: none is sent there for `seconds`. */
 void launch_mark_down(struct launcher *s, int host, unsigned seconds);
 

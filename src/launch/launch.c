@@ -821,6 +821,22 @@ run_local(struct launcher *s, const struct unit *u, char *const *argv, unsigned 
 	return ret;
 }
 
+/* $BWBUILD_LAUNCH_SETTLE_MS, at most a minute; LAUNCH_SETTLE_MS when unset or not a number. */
+static unsigned
+settle_ms(void)
+{
+	const char *v = getenv(LAUNCH_ENV_SETTLE);
+	char *end;
+	unsigned long ms;
+
+	if (!v || !*v)
+		return LAUNCH_SETTLE_MS;
+	ms = strtoul(v, &end, 10);
+	if (*end || ms > 60000)
+		return LAUNCH_SETTLE_MS;
+	return (unsigned)ms;
+}
+
 int
 launch_run(char *const *argv)
 {
@@ -872,6 +888,7 @@ launch_run(char *const *argv)
 
 	buf_addf(&u.pkey, "pole:%s", u.key.s);
 	s.want_cores = launch_pole_want(argv, times.s, u.key.s, u.pkey.s, s.slots, &gencodes);
+	s.settle_ms = settle_ms();
 	remote = s.hosts.n && launch_remote_capable(argv);
 	if (remote) {
 		buf_addf(&rkey, "remote:%s", u.key.s);
@@ -891,6 +908,7 @@ launch_run(char *const *argv)
 	} else if (host >= 0) {
 		/* ret: the remote compile's */
 	} else {
+		launch_pole_settle(&s, ticket, u.est);
 		ret = run_local(&s, &u, argv, gencodes, ticket);
 	}
 	launch_leave(&s, ticket);

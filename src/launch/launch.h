@@ -33,6 +33,9 @@ struct strvec;
 #define LAUNCH_REMOTE_BACKOFF 60
 /* "on": the long pole may also get nvcc --split-compile (build.split_compile; bytes then vary). */
 #define LAUNCH_ENV_SPLIT "BWBUILD_LAUNCH_SPLIT"
+/* Milliseconds a unit given idle cores waits for those arriving with it (default LAUNCH_SETTLE_MS). */
+#define LAUNCH_ENV_SETTLE "BWBUILD_LAUNCH_SETTLE_MS"
+#define LAUNCH_SETTLE_MS 1000
 /* In the launch directory: the compiles refused during configure, one "SOURCE" a line. */
 #define LAUNCH_CONFIGURE_COMPILES "configure-compiles"
 

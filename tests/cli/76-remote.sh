@@ -205,6 +205,27 @@ echo "$pk 1" >>"$TMP/l2/peaks.times"
 # shellcheck disable=SC2086 # $g3: three -gencode options, split on purpose
 BWBUILD_LAUNCH_BUDGET=$((64 << 30)) BWBUILD_LAUNCH_SLOTS=8 run 0 "$BW" launch -- "$TMP/fakecuda/nvcc" $g3 -c "$TMP/pole.cu" -o "$TMP/pole.o"
 grep -q "threads" "$TMP/fakecuda/args" && fail "the long pole was kept though it did not pay"
+# ... nor to one of units that arrive together, times unknown (causal-conv1d's
+# four on 16 cores: the first to arrive took 15 and the backward unit, the
+# real pole, waited, 343 s against 77 s): another CUDA unit runs, so the
+# cores are not this one's.
+# shellcheck disable=SC2016 # the fake's own "$@", $a and $o
+printf '#!/bin/sh\nfor a; do o=$a; done\n: >"%s/fakecuda/started"\nwhile [ ! -e "%s/fakecuda/go" ]; do sleep 0.05; done\ncp "%s/good.o" "$o"\n' \
+	"$TMP" "$TMP" "$TMP" >"$TMP/fakecuda/slow-nvcc"
+chmod +x "$TMP/fakecuda/slow-nvcc"
+# shellcheck disable=SC2086 # $g3: three -gencode options, split on purpose
+BWBUILD_LAUNCH_BUDGET=$((64 << 30)) BWBUILD_LAUNCH_SLOTS=8 "$BW" launch -- "$TMP/fakecuda/slow-nvcc" $g3 -c "$TMP/first.cu" -o "$TMP/first.o" 2>"$TMP/first.err" &
+first=$!
+while [ ! -e "$TMP/fakecuda/started" ]; do
+	kill -0 "$first" 2>/dev/null || fail "the first unit ended before its compiler started: $(cat "$TMP/first.err")"
+	sleep 0.05
+done
+: >"$TMP/fakecuda/args"
+# shellcheck disable=SC2086 # $g3: three -gencode options, split on purpose
+BWBUILD_LAUNCH_BUDGET=$((64 << 30)) BWBUILD_LAUNCH_SLOTS=8 run 0 "$BW" launch -- "$TMP/fakecuda/nvcc" $g3 -c "$TMP/second.cu" -o "$TMP/second.o"
+grep -q "threads" "$TMP/fakecuda/args" && fail "a unit of unknown time took the idle cores beside another: $(cat "$TMP/fakecuda/args")"
+: >"$TMP/fakecuda/go"
+wait "$first" || fail "the first unit failed: $(cat "$TMP/first.err")"
 
 # doctor: the daemon left compiles the probe with the same bytes; the host without one is named.
 run 1 "$BW" doctor --profile "$TMP/local.yaml" --remote "127.0.0.1:$pa/2 127.0.0.1:$pc/1"

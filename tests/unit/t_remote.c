@@ -141,6 +141,7 @@ t_hostlist(void)
 #define X(t, b, pre, h) { (t), 1, 'X', (b), (pre), (h), 1, 0 }
 #define R(t, b) { (t), 1, 'R', (b), 0, -1, 1, 0 }
 #define RC(t, b, c) { (t), 1, 'R', (b), 0, -1, (c), 0 }
+#define RT(t, b, c, ms) { (t), 1, 'R', (b), 0, -1, (c), (ms) }
 
 /* Which host a compile goes to: slots, memory, down hosts, first come first served, local room. */
 static void
@@ -195,8 +196,15 @@ t_pole(void)
 	struct launch_entry a[] = { R(1, 3 * G) };
 	/* Something waits: nothing extra. */
 	struct launch_entry b[] = { R(1, 3 * G), W(2, G, 0) };
-	/* Another long pole holds 10 cores: 6 are idle (its own included). */
-	struct launch_entry c[] = { RC(1, 30 * G, 10), R(2, 3 * G) };
+	/* Another long pole holds 10 cores, expected to end first: 6 are idle (its own included). */
+	struct launch_entry c[] = { RT(1, 30 * G, 10, 60000), RT(2, 3 * G, 1, 90000) };
+	/* Arrived together, times unknown (an extension's first build): none is the pole. */
+	struct launch_entry burst[] = { R(1, 3 * G), R(2, 3 * G), R(3, 3 * G), R(4, G) };
+	/* Learned: the backward unit takes longest; the cores are its alone. */
+	struct launch_entry learned[] = { RT(1, 3 * G, 1, 30000), RT(2, 3 * G, 1, 200000),
+					  RT(3, 3 * G, 1, 20000), RT(4, G, 1, 0) };
+	/* Two expected to take as long: neither. */
+	struct launch_entry tie[] = { RT(1, 3 * G, 1, 5000), RT(2, 3 * G, 1, 5000) };
 	/* A remote unit holds no slot here, only its preprocessing. */
 	struct launch_entry d[] = { X(1, 2 * G, 512 * M, 0), R(2, 3 * G) };
 
@@ -208,6 +216,14 @@ t_pole(void)
 	CHECK(launch_pole_cores(c, 2, 2, 64 * G, 16, 16, 3 * G) == 6);
 	CHECK(launch_pole_cores(d, 2, 2, 64 * G, 4, 16, 3 * G) == 4);
 	CHECK(launch_pole_cores(a, 1, 1, 64 * G, 1, 16, 3 * G) == 1);   /* one slot */
+	CHECK(launch_pole_cores(c, 2, 1, 64 * G, 16, 16, 3 * G) == 1);  /* the other ends last */
+	for (unsigned long t = 1; t <= 4; t++)
+		CHECK(launch_pole_cores(burst, 4, t, 64 * G, 16, 16, 3 * G) == 1);
+	CHECK(launch_pole_cores(learned, 4, 2, 64 * G, 16, 16, 3 * G) == 13);
+	CHECK(launch_pole_cores(learned, 4, 1, 64 * G, 16, 16, 3 * G) == 1);
+	CHECK(launch_pole_cores(learned, 4, 4, 64 * G, 16, 16, G) == 1);
+	CHECK(launch_pole_cores(tie, 2, 1, 64 * G, 16, 16, 3 * G) == 1);
+	CHECK(launch_pole_cores(tie, 2, 2, 64 * G, 16, 16, 3 * G) == 1);
 	/* A long pole's cores count as running for admission. */
 	CHECK(!launch_may_start((struct launch_entry[]){ RC(1, 3 * G, 4), W(2, G, 0) }, 2, 2, 64 * G, 4));
 	CHECK(launch_may_start((struct launch_entry[]){ RC(1, 3 * G, 3), W(2, G, 0) }, 2, 2, 64 * G, 4));
