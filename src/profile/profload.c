@@ -134,6 +134,24 @@ hint_declared(const struct strvec *dirs, const char *spec)
 	return found;
 }
 
+/*
+ * A path that lacks its .yaml (profiles/sm120, or sm120.yml beside an
+ * sm120.yaml): the file that exists is named, as a path is taken as given.
+ */
+static void
+hint_yaml(const char *spec)
+{
+	struct buf p = BUF_INIT;
+
+	if (ends_with(spec, ".yml"))
+		buf_addf(&p, "%.*syaml", (int)(strlen(spec) - 3), spec);
+	else if (!ends_with(spec, ".yaml"))
+		buf_addf(&p, "%s.yaml", spec);
+	if (p.len && access(p.s, R_OK) == 0)
+		hint("did you mean '%s'? a path is read as given, with its .yaml", profile_shown(p.s));
+	buf_release(&p);
+}
+
 /* "hint: did you mean 'sm120'?": the nearest name of a profile in `dirs`. */
 static void
 suggest_profile(const struct strvec *dirs, const char *spec)
@@ -176,8 +194,11 @@ profile_find(char **out, const char *spec)
 	if (!*spec)
 		return error("empty profile name");
 	if (is_path_spec(spec)) {
-		if (access(spec, R_OK) < 0)
-			return error("cannot read profile '%s':", profile_shown(spec));
+		if (access(spec, R_OK) < 0) {
+			error("cannot read profile '%s':", profile_shown(spec));
+			hint_yaml(spec);
+			return -1;
+		}
 		*out = xstrdup(spec);
 		return 0;
 	}
