@@ -313,6 +313,31 @@ same_file(const char *a, const char *b)
 	return same;
 }
 
+char *
+profile_torch_shown(const struct profile *p)
+{
+	struct strvec dirs = STRVEC_INIT;
+	const char *t = p->torch.str, *base;
+	char *name, *found = NULL;
+
+	if (!t || !profile_torch_is_profile(p) || !is_path_spec(t))
+		return t ? xstrdup(t) : NULL;
+	base = strrchr(t, '/') ? strrchr(t, '/') + 1 : t;
+	name = xstrndup(base, strlen(base) - (ends_with(base, ".yaml") ? 5 :
+					      ends_with(base, ".yml") ? 4 : 0));
+	/* The first on the search path, as --profile NAME takes it; a shadowed file keeps its path. */
+	profile_search_path(&dirs);
+	for (size_t i = 0; i < dirs.n && !found; i++)
+		try_dir(&found, dirs.v[i], name);
+	if (!found || !same_file(found, t)) {
+		free(name);
+		name = xstrdup(t);
+	}
+	free(found);
+	strvec_clear(&dirs);
+	return name;
+}
+
 /* The first profile named ext->str on the search path that is not `self`; -1 after reporting. */
 static int
 find_other(char **out, const char *self, const struct pnode *ext)
