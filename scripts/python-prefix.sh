@@ -70,6 +70,11 @@ if [ -z "$debs" ]; then
 	command -v apt-get >/dev/null || die "no apt-get: fetch the .deb files elsewhere and give --from-debs DIR"
 	echo "deb http://deb.debian.org/debian $suite main" >"$work/sources.list"
 	mkdir -p "$work/lists/partial" "$work/cache/archives/partial" "$work/debs"
+	# apt downloads as _apt where it runs as root: _apt writes the .debs
+	# (else apt warns "Download is performed unsandboxed as root").
+	if [ "$(id -u)" = 0 ] && id _apt >/dev/null 2>&1; then
+		chown -R _apt "$work/debs" "$work/cache/archives/partial"
+	fi
 	set -- -o "Dir::Etc::sourcelist=$work/sources.list" -o Dir::Etc::sourceparts=- \
 		-o "Dir::State::Lists=$work/lists" -o "Dir::Cache=$work/cache" -o Debug::NoLocking=1
 	echo "python-prefix.sh: the $suite package lists (a temporary list; the system's stay as they are)"

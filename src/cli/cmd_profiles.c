@@ -22,7 +22,7 @@ cmd_profiles(int argc, char **argv, const struct command *cmd)
 	const struct option options[] = {
 		OPT_FLAG(0, "json", &json,
 			 "print them as JSON: name, path, description, kind (torch or extension), "
-			 "torch, archs, host_arch (build.host_arch, or null), valid, problems, errors, "
+			 "torch (as loaded: a path), torch_name (as --profile takes it: sm120), archs, host_arch (build.host_arch, or null), valid, problems, errors, "
 			 "warnings (as plan prints them), shadowed, waits (what plan and build wait "
 			 "for: an extension's torch profile not built here yet; else null)"),
 		OPT_END(),

@@ -249,6 +249,7 @@ profile_entry(const char *dir, const char *file, const struct json *list)
 	struct json *e = json_object();
 	struct profile p;
 	int ok, shadowed = 0, errors_before = diag_errors, warnings_before = diag_warnings;
+	char *shown;
 	size_t q;
 
 	buf_addf(&path, "%s/%s", dir, file);
@@ -277,6 +278,9 @@ profile_entry(const char *dir, const char *file, const struct json *list)
 		 p.description.str ? json_string(p.description.str) : json_null());
 	json_set(e, "kind", json_string(profile_is_extension(&p) ? "extension" : "torch"));
 	json_set(e, "torch", p.torch.str ? json_string(p.torch.str) : json_null());
+	shown = profile_torch_shown(&p);
+	json_set(e, "torch_name", shown ? json_string(shown) : json_null());
+	free(shown);
 	json_set(e, "archs", archs.len ? json_string(archs.s) : json_null());
 	json_set(e, "host_arch", p.host_arch.str ? json_string(p.host_arch.str) : json_null());
 	json_set(e, "valid", json_bool(ok));
@@ -344,8 +348,8 @@ report_profiles_format(const struct json *list, struct buf *out)
 		buf_addf(out, "%-16s %s%s%s%s\n%-16s   %s", json_str(json_get(o, "name")), desc.s,
 			 desc.len && invalid.len ? " " : "", invalid.len ? invalid.s : "",
 			 json_is_true(json_get(o, "shadowed")) ? " [shadowed]" : "", "", path);
-		if (json_str(json_get(o, "torch")))
-			buf_addf(out, " (extension on torch '%s')", json_str(json_get(o, "torch")));
+		if (json_str(json_get(o, "torch_name")))
+			buf_addf(out, " (extension on torch '%s')", json_str(json_get(o, "torch_name")));
 		buf_addch(out, '\n');
 		if (json_str(json_get(o, "waits")))
 			buf_addf(out, "%-16s   plan and build wait: %s\n", "",

@@ -59,7 +59,8 @@ suggest_add(struct suggest *s, const char *candidate)
 {
 	size_t len = strlen(s->word), reach = len / 3, d;
 
-	if (!candidate || !strcasecmp(candidate, s->word))
+	/* Only the word itself is no suggestion: SM120 is nearest to sm120. */
+	if (!candidate || !strcmp(candidate, s->word))
 		return;
 	if (reach < 1)
 		reach = 1;

@@ -27,7 +27,10 @@ struct suggest {
 size_t edit_distance(const char *a, const char *b);
 void suggest_init(struct suggest *s, const char *word);
 void suggest_add(struct suggest *s, const char *candidate);
-/* The suggestion, or NULL when no candidate is near (or it equals the word). */
+/*
+ * The suggestion, or NULL when no candidate is near (or it is the word
+ * itself; one differing only in case is the nearest of all).
+ */
 const char *suggest_best(const struct suggest *s);
 
 #endif

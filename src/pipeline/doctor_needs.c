@@ -212,6 +212,33 @@ blas_lib_dirs(const struct profile *p, const struct blas_lib *l, const struct do
 }
 
 /*
+ * What to do for OpenBLAS instead of MKL, into `out` (reset): only set the
+ * key where libopenblas.so is there already, else install it first.
+ */
+static void
+openblas_hint(const struct profile *p, const struct doctor_host *h, struct buf *out)
+{
+	const struct blas_lib *ob = blas_lib_find("OpenBLAS");
+	struct strvec dirs = STRVEC_INIT;
+	struct buf f = BUF_INIT;
+	int found = 0;
+
+	buf_reset(out);
+	blas_lib_dirs(p, ob, h, &dirs);
+	for (size_t i = 0; i < dirs.n && !found; i++) {
+		buf_reset(&f);
+		buf_addf(&f, "%s/%s", dirs.v[i], ob->lib);
+		found = path_exists(f.s);
+	}
+	if (found)
+		buf_addf(out, "OpenBLAS is installed (%s): set 'cmake.BLAS: OpenBLAS'", f.s);
+	else
+		buf_addf(out, "apt-get install %s and set 'cmake.BLAS: OpenBLAS'", ob->package);
+	strvec_clear(&dirs);
+	buf_release(&f);
+}
+
+/*
  * The BLAS the build will link: the profile's cmake.BLAS, installed; or,
  * where a real PyTorch tree is left to its default (MKL), whether MKL is
  * there. PyTorch falls back to Eigen's BLAS without one (v2.6.0's CPU build:
@@ -242,10 +269,11 @@ doctor_check_blas(struct doctor *d, const struct profile *p, const char *src,
 	}
 	/* MKL is Intel's, for x86-64 only: on aarch64 its absence says nothing. */
 	if (!want && strcmp(h->machine, "x86_64")) {
+		openblas_hint(p, h, &f);
 		doctor_add(d, CHECK_WARN, "blas", "no cmake.BLAS, and PyTorch's default, MKL, exists "
 			   "only for x86-64, not %s: the build falls back to Eigen's BLAS, several "
-			   "times slower; apt-get install libopenblas-dev and set 'cmake.BLAS: "
-			   "OpenBLAS', as PyTorch's own aarch64 wheels do", h->machine);
+			   "times slower; %s, as PyTorch's own aarch64 wheels do", h->machine, f.s);
+		buf_release(&f);
 		return;
 	}
 	blas_lib_dirs(p, l, h, &dirs);
@@ -262,11 +290,12 @@ doctor_check_blas(struct doctor *d, const struct profile *p, const char *src,
 			   "configure stops or falls back to Eigen's BLAS, several times slower; apt-get "
 			   "install %s, or name its directory in CMAKE_LIBRARY_PATH", l->name, want->loc.file,
 			   want->loc.line, l->lib, where.s, l->package);
-	else
+	else {
+		openblas_hint(p, h, &f);
 		doctor_add(d, CHECK_WARN, "blas", "no cmake.BLAS, and PyTorch's default, MKL (%s), is not "
 			   "installed (not in %s): the build falls back to Eigen's BLAS, several times "
-			   "slower; apt-get install libopenblas-dev and set 'cmake.BLAS: OpenBLAS'", l->lib,
-			   where.s);
+			   "slower; %s", l->lib, where.s, f.s);
+	}
 	strvec_clear(&dirs);
 	buf_release(&f);
 	buf_release(&where);

@@ -46,8 +46,11 @@ extension_torch_published(const struct profile *p, struct buf *wheel, struct buf
 		buf_addstr(wheel, json_str(json_get(j, "wheel")));
 		rc = 1;
 	} else {
+		char *shown = profile_torch_shown(p);
+
 		buf_addf(why, "the torch profile '%s' has no published build (%s); build it "
-			 "first: bwbuild --profile %s", t.name.str, rec.s, p->torch.str);
+			 "first: bwbuild --profile %s", t.name.str, rec.s, shown);
+		free(shown);
 	}
 	json_free(j);
 	profile_release(&t);

@@ -206,6 +206,20 @@ file_is(const char *path, const char *sha)
 	return same;
 }
 
+/* Whether the file `path` lies in the directory `dir` (through links). */
+static int
+same_dir(const char *path, const char *dir)
+{
+	char *d = xstrndup(path, (size_t)(strrchr(path, '/') - path));
+	char *a = realpath(d, NULL), *b = realpath(dir, NULL);
+	int same = a && b ? !strcmp(a, b) : !strcmp(d, dir);
+
+	free(a);
+	free(b);
+	free(d);
+	return same;
+}
+
 /*
  * The wheel and manifest last published, in THIS --out: 1 when they are
  * there and the ones recorded; 2 when they were not but the pair kept in
@@ -231,7 +245,12 @@ published_pair(struct build *t, const struct json *last, struct buf *why, struct
 	}
 	buf_addf(wheel, "%s/%s", t->plan.out_dir, name);
 	buf_addf(manifest, "%s/%.*s.manifest.json", t->plan.out_dir, (int)(strlen(name) - 4), name);
-	if (plain_file(manifest->s, &outwhy)) {
+	/* A new --out is not a loss: nothing of this build was ever there. */
+	if (!path_exists(manifest->s) && strrchr(recorded, '/') &&
+	    !same_dir(recorded, t->plan.out_dir))
+		buf_addf(&outwhy, "it was published into '%.*s', and '%s' has no copy yet",
+			 (int)(strrchr(recorded, '/') - recorded), recorded, t->plan.out_dir);
+	else if (plain_file(manifest->s, &outwhy)) {
 		if (!file_is(manifest->s, msha))
 			buf_addf(&outwhy, "'%s' is not the manifest of the wheel that was built",
 				 manifest->s);

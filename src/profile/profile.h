@@ -216,6 +216,12 @@ int profile_platform_glibc(const char *s);
 int profile_is_extension(const struct profile *p);
 /* Whether `torch:` names a profile (a name, a .yaml) rather than a wheel or a directory. */
 int profile_torch_is_profile(const struct profile *p);
+/*
+ * `torch:` as a person types it: the profile's name ('sm120') when
+ * --profile with that name finds that very file from here, else the path
+ * or wheel as loaded (NULL when unset). The caller frees it.
+ */
+char *profile_torch_shown(const struct profile *p);
 /* `src`'s cuda.archs into `dst` (an extension's default: its torch profile's), each keeping its file:line:col. */
 void profile_inherit_archs(struct profile *dst, const struct profile *src);
 

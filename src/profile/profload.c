@@ -134,6 +134,24 @@ hint_declared(const struct strvec *dirs, const char *spec)
 	return found;
 }
 
+/*
+ * A path that lacks its .yaml (profiles/sm120, or sm120.yml beside an
+ * sm120.yaml): the file that exists is named, as a path is taken as given.
+ */
+static void
+hint_yaml(const char *spec)
+{
+	struct buf p = BUF_INIT;
+
+	if (ends_with(spec, ".yml"))
+		buf_addf(&p, "%.*syaml", (int)(strlen(spec) - 3), spec);
+	else if (!ends_with(spec, ".yaml"))
+		buf_addf(&p, "%s.yaml", spec);
+	if (p.len && access(p.s, R_OK) == 0)
+		hint("did you mean '%s'? a path is read as given, with its .yaml", profile_shown(p.s));
+	buf_release(&p);
+}
+
 /* "hint: did you mean 'sm120'?": the nearest name of a profile in `dirs`. */
 static void
 suggest_profile(const struct strvec *dirs, const char *spec)
@@ -176,8 +194,11 @@ profile_find(char **out, const char *spec)
 	if (!*spec)
 		return error("empty profile name");
 	if (is_path_spec(spec)) {
-		if (access(spec, R_OK) < 0)
-			return error("cannot read profile '%s':", profile_shown(spec));
+		if (access(spec, R_OK) < 0) {
+			error("cannot read profile '%s':", profile_shown(spec));
+			hint_yaml(spec);
+			return -1;
+		}
 		*out = xstrdup(spec);
 		return 0;
 	}
@@ -290,6 +311,31 @@ same_file(const char *a, const char *b)
 	free(ra);
 	free(rb);
 	return same;
+}
+
+char *
+profile_torch_shown(const struct profile *p)
+{
+	struct strvec dirs = STRVEC_INIT;
+	const char *t = p->torch.str, *base;
+	char *name, *found = NULL;
+
+	if (!t || !profile_torch_is_profile(p) || !is_path_spec(t))
+		return t ? xstrdup(t) : NULL;
+	base = strrchr(t, '/') ? strrchr(t, '/') + 1 : t;
+	name = xstrndup(base, strlen(base) - (ends_with(base, ".yaml") ? 5 :
+					      ends_with(base, ".yml") ? 4 : 0));
+	/* The first on the search path, as --profile NAME takes it; a shadowed file keeps its path. */
+	profile_search_path(&dirs);
+	for (size_t i = 0; i < dirs.n && !found; i++)
+		try_dir(&found, dirs.v[i], name);
+	if (!found || !same_file(found, t)) {
+		free(name);
+		name = xstrdup(t);
+	}
+	free(found);
+	strvec_clear(&dirs);
+	return name;
 }
 
 /* The first profile named ext->str on the search path that is not `self`; -1 after reporting. */

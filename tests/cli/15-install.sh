@@ -9,6 +9,13 @@ for f in profiles/sm120.yaml profiles/base/pytorch.yaml patches/pytorch/index.ya
 	[ -f "$TMP/dest/opt/bw/share/bwbuild/$f" ] || fail "share/bwbuild/$f was not installed"
 done
 [ -f "$TMP/dest/opt/bw/share/doc/bwbuild/smoke.md" ] || fail "the docs were not installed"
+# The CI example the installed README links to, and its linter (issue 41).
+for f in share/doc/bwbuild/examples/workflows/wheels.yml share/doc/bwbuild/examples/actionlint.yaml \
+	share/bwbuild/scripts/lint-workflows.sh share/bwbuild/scripts/install-tools.sh; do
+	[ -f "$TMP/dest/opt/bw/$f" ] || fail "$f was not installed"
+done
+grep -q "share/doc/bwbuild/examples/workflows/wheels.yml" "$TMP/dest/opt/bw/share/doc/bwbuild/README.md" ||
+	fail "the installed README does not say where the installed CI example is"
 mkdir -p "$TMP/elsewhere"
 cd "$TMP/elsewhere"
 "$ib" profiles > "$TMP/out"

@@ -103,11 +103,40 @@ matrix 1 "$TMP/repo" "extension-cpp"
 contains "$TMP/err" "extension extension-cpp: its torch "
 matrix 1 "$TMP/repo" "sm12O"
 contains "$TMP/err" "no profile named: sm12O"
-# A profile plan rejects fails the run, with the lines plan prints.
+# A profile's warnings are annotations on its file and line (issue 41).
+mkdir -p "$TMP/cuda13/include"
+echo '#define CUDA_VERSION 13000' > "$TMP/cuda13/include/cuda.h"
+printf 'extends: sm120\nname: warned\ncuda:\n  home: %s\n  version: "12.9"\n' "$TMP/cuda13" > "$TMP/repo/profiles/warned.yaml"
+matrix 0 "$TMP/repo" "warned"
+contains "$TMP/out" "::warning file=profiles/warned.yaml,line=5,col=12::the profile says cuda.version 12.9 but the toolkit"
+rm "$TMP/repo/profiles/warned.yaml"
+# A profile plan rejects fails the run: each problem an error annotation
+# on its file and line, as plan prints them.
 printf 'extends: sm120\nname: broken\ncuda:\n  version: "12.8"\n  archs: "12.1a"\n' > "$TMP/repo/profiles/broken.yaml"
 matrix 1 "$TMP/repo" ""
-contains "$TMP/out" "::error::profile broken ($TMP/repo/profiles/broken.yaml) has"
-contains "$TMP/out" "broken.yaml:5:11: error: CUDA 12.8 (cuda.version) cannot build"
+contains "$TMP/out" "profile broken ($TMP/repo/profiles/broken.yaml) has"
+contains "$TMP/out" "::error file=profiles/broken.yaml,line=5,col=11::CUDA 12.8 (cuda.version) cannot build"
+
+# The Doctor step, the same in both jobs but for the extension's --set:
+# each failed check an error annotation, each warning a warning one, the
+# rest a line each; the exit status doctor's (issue 41).
+python3 - "$WF" "$TMP/doctor.sh" <<'PY'
+import sys, yaml
+wf = yaml.safe_load(open(sys.argv[1]))
+runs = [s["run"] for j in ("torch", "extension") for s in wf["jobs"][j]["steps"] if s.get("name") == "Doctor"]
+assert len(runs) == 2 and all("::%s title=%s::%s" in r for r in runs), runs
+open(sys.argv[2], "w").write(runs[0])
+PY
+printf 'extends: demo\nname: nocuda\ncuda:\n  home: %s\n' "$TMP/none" > "$TMP/repo/profiles/nocuda.yaml"
+set +e
+(cd "$TMP/repo" && PATH="$TMP/path:$PATH" PROFILE=nocuda bash -e "$TMP/doctor.sh") >"$TMP/out" 2>"$TMP/err"
+got=$?
+set -e
+[ "$got" = 1 ] || { cat "$TMP/out" "$TMP/err"; fail "the Doctor step exited $got, not doctor's 1"; }
+grep -q '^::error title=doctor%3A nvcc::' "$TMP/out" || { cat "$TMP/out"; fail "no annotation for doctor's failed nvcc check"; }
+grep -q '^ok ' "$TMP/out" || fail "the Doctor step prints no line for a passing check"
+rm "$TMP/repo/profiles/nocuda.yaml"
+pass
 
 # The gate's "Previous release's manifest" step (issue 41, F2), the same in
 # both jobs, run with a stand-in gh: it fails closed when gh is missing or

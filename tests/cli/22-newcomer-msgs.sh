@@ -18,6 +18,16 @@ contains "$TMP/err" "hint: did you mean '--strict'?"
 run 2 "$BW" plan --profile sm12
 contains "$TMP/err" "error: no profile named 'sm12'"
 contains "$TMP/err" "hint: did you mean 'sm120'?"
+# Case alone is nearest, not another name (issue 41); a path lacking its
+# .yaml is pointed at the file that has it.
+run 2 "$BW" plan --profile SM120
+contains "$TMP/err" "hint: did you mean 'sm120'?"
+mkdir -p "$TMP/p" && cp "$TOP/profiles/demo.yaml" "$TMP/p/mine.yaml"
+run 2 "$BW" plan --profile "$TMP/p/mine"
+contains "$TMP/err" "error: cannot read profile '$TMP/p/mine': No such file or directory"
+contains "$TMP/err" "hint: did you mean '$TMP/p/mine.yaml'?"
+run 2 "$BW" plan --profile "$TMP/p/mine.yml"
+contains "$TMP/err" "hint: did you mean '$TMP/p/mine.yaml'?"
 mkdir -p "$TMP/keys"
 printf 'extends: demo\ncuda:\n  archz: ["12.0"]\n' > "$TMP/keys/x.yaml"
 run 2 "$BW" plan --profile "$TMP/keys/x.yaml"

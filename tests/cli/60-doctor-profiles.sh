@@ -95,12 +95,16 @@ assert by["extension-cpp"]["kind"] == "extension", by["extension-cpp"]
 assert by["extension-cpp"]["torch"].endswith("/profiles/sm120.yaml"), by["extension-cpp"]
 assert by["extension-cpp"]["archs"] == by["sm120"]["archs"] == "12.0+PTX", by["extension-cpp"]
 assert by["sm120"]["kind"] == "torch" and by["sm120"]["torch"] is None
+# As typed (issue 41): the name --profile takes for that file, not its path.
+assert by["extension-cpp"]["torch_name"] == "sm120", by["extension-cpp"]
+assert by["sm120"]["torch_name"] is None
 assert by["cpu"]["archs"] is None
 assert by["extension-cpp"]["waits"].startswith("the torch profile 'sm120' has no published build"), by
 assert by["sm120"]["waits"] is None
 PY
 run 0 "$BW" profiles
-contains "$TMP/out" "plan and build wait: the torch profile 'sm120' has no published build (work/sm120/last-build.json); build it first"
+contains "$TMP/out" "plan and build wait: the torch profile 'sm120' has no published build (work/sm120/last-build.json); build it first: bwbuild --profile sm120"
+contains "$TMP/out" "/profiles/extension-cpp.yaml (extension on torch 'sm120')"
 pass
 run 2 "$BW" plan --profile "$TMP/kb/old-cuda.yaml"
 contains "$TMP/err" "12.1a"

@@ -171,4 +171,14 @@ assert c[0]["detail"].startswith("no cmake.BLAS, and PyTorch's default, MKL (lib
 assert "the build falls back to Eigen's BLAS" in c[0]["detail"], c
 PY
 	pass
+	# OpenBLAS already there: set the key, not "apt-get install" it (issue 41).
+	mkdir -p "$TMP/ob/lib" && : > "$TMP/ob/lib/libopenblas.so"
+	OpenBLAS_HOME="$TMP/ob" "$BW" doctor --profile "$TMP/real-none.yaml" --json > "$TMP/out" 2>"$TMP/err" || true
+	python3 - "$TMP/out" "$TMP/ob/lib/libopenblas.so" <<'PY'
+import json, sys
+c = [c for c in json.load(open(sys.argv[1]))["checks"] if c["name"] == "blas"]
+assert c[0]["detail"].endswith("slower; OpenBLAS is installed (%s): set 'cmake.BLAS: OpenBLAS'" % sys.argv[2]), c
+assert "apt-get install" not in c[0]["detail"], c
+PY
+	pass
 fi

@@ -48,5 +48,7 @@ t_suggest(void)
 	/* A start shared by several names says nothing. */
 	CHECK(nearest("cud", (const char *const[]){ "cudnn", "cudart", NULL }) == NULL);
 	CHECK_STR(nearest("sm12", names), "sm120");
+	/* Case alone: the name itself, not the nearest other one (issue 41). */
+	CHECK_STR(nearest("SM120", names), "sm120");
 	CHECK_STR(nearest("sm120-cu13", names), "sm120-cu130");
 }
