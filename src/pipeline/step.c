@@ -285,6 +285,37 @@ flag_origin(const struct plan *pl, const char *flag)
 		}
 }
 
+/*
+ * The tree's .gitmodules names a submodule by a local path or file:// URL
+ * (a mirror, the bundled example): git refuses those transports by default
+ * since 2.38.1, so the hint's command says it allows them.
+ */
+static int
+local_submodules(const char *src)
+{
+	struct buf path = BUF_INIT, text = BUF_INIT;
+	int local = 0;
+
+	buf_addf(&path, "%s/.gitmodules", src);
+	if (path_exists(path.s) && read_file(&text, path.s) >= 0) {
+		for (const char *p = text.s; (p = strstr(p, "url")); p += 3) {
+			const char *v = p + 3;
+
+			v += strspn(v, " \t");
+			if (*v != '=')
+				continue;
+			v++;
+			v += strspn(v, " \t");
+			if (*v == '/' || starts_with(v, "file:") || starts_with(v, "./") ||
+			    starts_with(v, "../"))
+				local = 1;
+		}
+	}
+	buf_release(&path);
+	buf_release(&text);
+	return local;
+}
+
 /* configure's cause: a compiler's error under the first CMake error, else that error's block. */
 static int
 configure_cause(const struct plan *pl, const char *log)
@@ -302,8 +333,9 @@ configure_cause(const struct plan *pl, const char *log)
 	} else if (found) {
 		error("cause, the first CMake error (%s:%ld):\n%s", log, line, block.s);
 		if (strstr(block.s, "submodule") && pl->local_source)
-			hint("the --source tree lacks a submodule: run 'git -C %s submodule "
-			     "update --init --recursive'", pl->src_dir);
+			hint("the --source tree lacks a submodule: run 'git -C %s%s submodule "
+			     "update --init --recursive'", pl->src_dir,
+			     local_submodules(pl->src_dir) ? " -c protocol.file.allow=always" : "");
 		else if (strstr(block.s, "submodule"))
 			hint("a submodule is missing from the checkout: check "
 			     "source.submodules.exclude, or remove the work directory's src/");

@@ -195,4 +195,10 @@ run 1 "$BW" --profile "$TMP/src.yaml" --source "$TMP/tree" --work "$TMP/works" -
 line=$(grep -n "^CMake Error" "$TMP/works/logs/configure.log" | head -1 | cut -d: -f1)
 contains "$TMP/err" "error: cause, the first CMake error ($TMP/works/logs/configure.log:$line):"
 contains "$TMP/err" "submodule third_party/cutlite/include is missing"
-contains "$TMP/err" "hint: the --source tree lacks a submodule: run 'git -C $TMP/tree submodule update --init --recursive'"
+contains "$TMP/err" "hint: the --source tree lacks a submodule: run 'git -C $TMP/tree -c protocol.file.allow=always submodule update --init --recursive'"
+# ... and the hint's command works there (its submodules are local
+# repositories, which git refuses by default: "transport 'file' not allowed").
+rm -rf "$TMP/tree/third_party/cutlite"
+git -C "$TMP/tree" -c protocol.file.allow=always submodule update --init --recursive >"$TMP/sub.out" 2>&1 ||
+	fail "the hint's command failed: $(cat "$TMP/sub.out")"
+[ -n "$(ls "$TMP/tree/third_party/cutlite")" ] || fail "the hint's command left the submodule empty"
