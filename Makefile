@@ -162,6 +162,15 @@ test: $(TOOLS_OK)
 	@$(MAKE) --no-print-directory all test-bins
 	@sh tests/run.sh -j $(J) $(T)
 
+# bwbuild for aarch64 (Grace, DGX Spark), cross-built in build/cross-arm64/
+# against arm64 libraries in a private sysroot, and its unit tests and fuzz
+# corpora run under qemu-aarch64 (scripts/cross-arm64.sh; .ci/run runs it).
+cross-build: $(DEPS_OK)
+	+@sh scripts/cross-arm64.sh build
+
+cross-test: $(DEPS_OK)
+	+@sh scripts/cross-arm64.sh test
+
 # Unit tests, fuzz-corpus replay and CLI tests under ASan and UBSan, built
 # in obj-asan/ beside the normal build.
 ASAN = obj-asan
@@ -265,4 +274,4 @@ clean: clean-obj
 
 FORCE:
 
-.PHONY: docs asan-bins shellcheck coverage layers install bench-launch bench-scaleout bench-archs bench-device bench-inflate fuzz-campaign all deps demo test test-bins asan check-headers pkg-check clean clean-obj FORCE
+.PHONY: cross-build cross-test docs asan-bins shellcheck coverage layers install bench-launch bench-scaleout bench-archs bench-device bench-inflate fuzz-campaign all deps demo test test-bins asan check-headers pkg-check clean clean-obj FORCE

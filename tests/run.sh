@@ -8,7 +8,9 @@
 # unit, fuzz and cli pick parts (all three by default). A FILTER picks the
 # CLI suites whose name contains it ("30-plan", "plan") and the unit suites
 # and fuzz corpora of that module ("plan"). BW names the bwbuild to test
-# and TESTBIN the directory of unit and fuzz_*, as `make asan` sets them.
+# and TESTBIN the directory of unit and fuzz_*, as `make asan` sets them;
+# TESTEXEC, a command put before unit and fuzz_* (`make cross-test` runs
+# aarch64 builds of them under "qemu-aarch64-static -L SYSROOT").
 #
 # A suite is the unit binary, one fuzz corpus or one CLI suite. Suites run
 # N at a time (-j N; default: the number of CPUs; -j 1 one by one), those
@@ -31,7 +33,8 @@ abs() {
 BW=$(abs "${BW:-$TOP/bin/bwbuild}")
 TESTBIN=$(abs "${TESTBIN:-$TOP/tests/bin}")
 TESTTMP=$(abs "${TESTTMP:-$TOP/tests/tmp}")
-export TOP BW TESTBIN TESTTMP
+TESTEXEC=${TESTEXEC:-}
+export TOP BW TESTBIN TESTTMP TESTEXEC
 unset BWBUILD_CACHE_DIR
 
 now_ms() {
@@ -70,14 +73,15 @@ run_suite() {
 		# whatever TESTTMP is: .ci/run never runs two unit binaries at once.
 		rm -rf "$TOP/tests/tmp/unit" "$TOP/tests/tmp/wheels"
 		# shellcheck disable=SC2086
-		TMPDIR="$d" "$TESTBIN/unit" $UNIT_FILTERS >"$log" 2>&1
+		TMPDIR="$d" $TESTEXEC "$TESTBIN/unit" $UNIT_FILTERS >"$log" 2>&1
 		rc=$?
 		counts=$(grep -o '[0-9]* passed, [0-9]* failed, [0-9]* skipped$' "$log" | tail -n 1 | tr -dc '0-9 ' | tr -s ' ')
 		sed -n 's/^skip: //p' "$log" >"$TESTTMP/$id.skips"
 		;;
 	fuzz)
 		if [ -d "tests/fuzz/corpus/$name" ]; then
-			TMPDIR="$d" "$TESTBIN/fuzz_$name" "tests/fuzz/corpus/$name" >"$log" 2>&1
+			# shellcheck disable=SC2086
+			TMPDIR="$d" $TESTEXEC "$TESTBIN/fuzz_$name" "tests/fuzz/corpus/$name" >"$log" 2>&1
 			rc=$?
 		else
 			echo "no corpus in tests/fuzz/corpus/$name" >"$log"
@@ -193,7 +197,7 @@ if want unit; then
 	built "$TESTBIN/unit"
 	set +e
 	# shellcheck disable=SC2086
-	"$TESTBIN/unit" --list $UNIT_FILTERS >/dev/null 2>&1
+	$TESTEXEC "$TESTBIN/unit" --list $UNIT_FILTERS >/dev/null 2>&1
 	list_rc=$?
 	set -e
 	[ "$list_rc" = 2 ] || jobs="$jobs unit:unit"
