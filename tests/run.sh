@@ -65,6 +65,13 @@ run_suite() {
 	mkdir -p "$d"
 	: >"$tally"
 	: >"$TESTTMP/$id.skips"
+	# A suite that took long last time, or never ran here (the first run's
+	# builds take minutes), says it started: nothing else prints until it ends.
+	last=$(awk -v id="$id" '$1 == id { print $2 }' "$TESTTMP/.durations" 2>/dev/null || true)
+	if [ -z "$last" ] || [ "$last" -ge 30000 ]; then
+		flock "$TESTTMP/.print-lock" printf '..   %-22s started%s\n' "$id" \
+			"${last:+ (it took $(seconds "$last") s last time)}"
+	fi
 	t0=$(now_ms)
 	set +e
 	case $kind in
