@@ -62,7 +62,7 @@ int
 plan_view_make(struct plan_view *v, const struct plan *pl, const struct profile *p)
 {
 	struct step_env_in in = { .plan = pl, .epoch = -1 };
-	struct buf torch_site = BUF_INIT;
+	struct buf torch_site = BUF_INIT, wheel_prefix = BUF_INIT;
 	struct strvec env = STRVEC_INIT;
 
 	memset(v, 0, sizeof(*v));
@@ -81,8 +81,19 @@ plan_view_make(struct plan_view *v, const struct plan *pl, const struct profile 
 		v->have_patches = 1;
 	}
 	v->python_found = python_find(&v->python, p->python.str, &v->python_why) == 0;
+	/* build.python that builds wheels only with the prefix under the cache: as the build takes it. */
+	if (!v->python_found && p->python.str && pyenv_wheel_prefix(p->python.str, &wheel_prefix) == 0) {
+		buf_reset(&v->python);
+		buf_addstr(&v->python, p->python.str);
+		v->python_found = 1;
+	}
 	if (v->python_found && !profile_is_extension(p))
 		plan_view_build_env(v, pl->local_source ? pl->src_dir : NULL);
+	if (v->python_found && !v->pythonpath.len && wheel_prefix.len) {
+		buf_addstr(&v->pythonpath, wheel_prefix.s);
+		buf_addf(&v->build_env, "%sPYTHONPATH=%s: %s builds wheels with it",
+			 v->build_env.len ? "\n             " : "", wheel_prefix.s, v->python.s);
+	}
 	v->cmake_policy = !profile_is_extension(p) &&
 			  cmake_policy_needed(pl->local_source ? pl->src_dir : NULL, &v->cmake_said);
 
@@ -107,6 +118,7 @@ plan_view_make(struct plan_view *v, const struct plan *pl, const struct profile 
 	}
 	strvec_clear(&env);
 	buf_release(&torch_site);
+	buf_release(&wheel_prefix);
 	return 0;
 }
 

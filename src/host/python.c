@@ -36,13 +36,15 @@ static const char wheel_check[] =
 	"if v < (70, 1):\n"
 	"    import wheel\n";
 
-static int
-can_build_wheels(const char *py)
+int
+python_builds_wheels(const char *py, const char *pythonpath)
 {
 	struct proc p = PROC_INIT;
 	int st;
 
 	strvec_pushl(&p.args, py, "-c", wheel_check, NULL);
+	if (pythonpath)
+		strvec_pushf(&p.env, "PYTHONPATH=%s", pythonpath);
 	p.quiet = 1;
 	st = proc_run(&p);
 	proc_release(&p);
@@ -66,7 +68,7 @@ try_candidate(struct buf *out, const char *py, const char *from, struct buf *why
 		buf_release(&esc);
 		return 0;
 	}
-	if (!can_build_wheels(py)) {
+	if (!python_builds_wheels(py, NULL)) {
 		buf_addf(why, "  %s (%s): cannot build wheels (needs setuptools >= 70.1, or "
 			 "setuptools and wheel)\n", diag_name(&esc, py), from);
 		buf_release(&esc);
@@ -124,6 +126,26 @@ python_find(struct buf *out, const char *preferred, struct buf *why)
 		found = try_candidate(out, "/usr/bin/python3", "the system's", why, &tried);
 	strvec_clear(&tried);
 	return found ? 0 : -1;
+}
+
+int
+python_is_venv(const char *py)
+{
+	struct buf cfg = BUF_INIT;
+	const char *slash = strrchr(py, '/');
+	int venv = 0;
+
+	/* VENV/bin/python: VENV/pyvenv.cfg (PEP 405), the path as given, not resolved */
+	if (slash && slash > py) {
+		buf_add(&cfg, py, (size_t)(slash - py));
+		if ((slash = strrchr(cfg.s, '/'))) {
+			buf_setlen(&cfg, (size_t)(slash - cfg.s));
+			buf_addstr(&cfg, "/pyvenv.cfg");
+			venv = access(cfg.s, F_OK) == 0;
+		}
+	}
+	buf_release(&cfg);
+	return venv;
 }
 
 int

@@ -13,6 +13,11 @@ struct buf;
  */
 int python_find(struct buf *out, const char *preferred, struct buf *why);
 
+/* 1 if `py` can build wheels (as python_find judges) with `pythonpath` (NULL: none) on PYTHONPATH. */
+int python_builds_wheels(const char *py, const char *pythonpath);
+/* 1 if `py` is a virtual environment's interpreter (pyvenv.cfg one folder above its own). */
+int python_is_venv(const char *py);
+
 /* 1 if `py -c "import MODULES"` succeeds ("setuptools, wheel"). */
 int python_imports(const char *py, const char *modules);
 

@@ -42,7 +42,8 @@ python_env_check(struct build *b, const char *src)
 		goto out;
 	}
 	buf_reset(&b->pythonpath);
-	buf_addstr(&b->pythonpath, e.pythonpath.s);
+	/* What the tree asks of it met alone: it still needs its prefix to build wheels. */
+	buf_addstr(&b->pythonpath, e.pythonpath.len ? e.pythonpath.s : b->wheel_prefix.s);
 	if (e.pythonpath.len)
 		note("python: %s with PYTHONPATH=%s (%s), for %s", b->python.s, e.pythonpath.s,
 		     e.have.s, pyenv_first_hard(&e));
@@ -59,19 +60,33 @@ compile_check(struct build *b)
 {
 	const struct profile *p = &b->profile;
 	struct buf why = BUF_INIT;
-	int rc = 0;
+	int rc = 0, found;
 
 	if (b->plan.ccache && !strchr(b->plan.ccache, '/'))
 		rc = error_at(&p->cache.loc, "build.cache is ccache, but there is no ccache on PATH "
 			      "(apt-get install ccache)");
-	if (python_find(&b->python, p->python.str, &why) < 0) {
+	found = python_find(&b->python, p->python.str, &why) == 0;
+	/* A venv without setuptools: the prefix scripts/python-prefix.sh made may be what it lacks. */
+	if (!found && p->python.str && pyenv_wheel_prefix(p->python.str, &b->wheel_prefix) == 0) {
+		buf_reset(&b->python);
+		buf_addstr(&b->python, p->python.str);
+		note("python: %s builds wheels with PYTHONPATH=%s (scripts/python-prefix.sh's)",
+		     b->python.s, b->wheel_prefix.s);
+		buf_reset(&why);
+		found = 1;
+	}
+	if (!found) {
+		struct buf hint = BUF_INIT;
+
+		pyenv_wheel_hint(p->python.str ? p->python.str : "python3", &hint);
 		if (p->python.str)
-			rc = error_at(&p->python.loc, "'%s' cannot build wheels:\n%s", p->python.str,
-				      why.s);
+			rc = error_at(&p->python.loc, "'%s' cannot build wheels:\n%s%s", p->python.str,
+				      why.s, hint.s);
 		else
 			rc = error("no python3 that can build wheels (setuptools and wheel):\n%s"
 				   "install them (apt-get install python3-setuptools python3-wheel) or "
 				   "set 'build.python' in the profile", why.s);
+		buf_release(&hint);
 	} else {
 		/* Never silently: say which interpreters were passed over, and why. */
 		if (why.len)
@@ -82,6 +97,8 @@ compile_check(struct build *b)
 			rc = -1;
 	}
 	buf_release(&why);
+	if (found && !b->pythonpath.len && b->wheel_prefix.len)
+		buf_addstr(&b->pythonpath, b->wheel_prefix.s);
 	/* features.numpy on without NumPy: refused before the fetch (the tree's default: at the fetch). */
 	if (!profile_is_extension(p) && b->python.len && numpy_check(p, NULL, b->python.s) < 0)
 		rc = -1;

@@ -608,16 +608,30 @@ one_line(const struct buf *lines, struct buf *out)
 static void
 check_python(struct doctor *d, const struct profile *p, const char *src)
 {
-	struct buf py = BUF_INIT, why = BUF_INIT, skipped = BUF_INIT;
+	struct buf py = BUF_INIT, why = BUF_INIT, skipped = BUF_INIT, prefix = BUF_INIT;
+	const char *given = p ? p->python.str : NULL;
+	int found = python_find(&py, given, &why) == 0;
 
-	if (python_find(&py, p ? p->python.str : NULL, &why) < 0) {
-		add(d, CHECK_FAIL, "python", "no Python that imports setuptools and wheel (%.*s); "
-		    "apt-get install python3-setuptools python3-wheel", (int)strcspn(why.s, "\n"),
-		    why.s);
-	} else {
+	/* A venv without setuptools: the prefix scripts/python-prefix.sh made may be what it lacks. */
+	if (!found && given && pyenv_wheel_prefix(given, &prefix) == 0) {
+		buf_reset(&py);
+		buf_addstr(&py, given);
+		add(d, CHECK_OK, "python", "%s can build wheels with PYTHONPATH=%s "
+		    "(scripts/python-prefix.sh's), which the build puts first", given, prefix.s);
+		found = 1;
+	} else if (found) {
 		one_line(&why, &skipped);
 		add(d, CHECK_OK, "python", "%s can build wheels (setup.py trees)%s%s", py.s,
 		    skipped.len ? "; skipped " : "", skipped.len ? skipped.s : "");
+	} else {
+		struct buf hint = BUF_INIT;
+
+		pyenv_wheel_hint(given ? given : "python3", &hint);
+		add(d, CHECK_FAIL, "python", "no Python that imports setuptools and wheel (%.*s); "
+		    "%s", (int)strcspn(why.s, "\n"), why.s, hint.s);
+		buf_release(&hint);
+	}
+	if (found) {
 		if (!python_imports(py.s, "build"))
 			add(d, CHECK_WARN, "python build", "%s cannot import 'build'; trees with only "
 			    "pyproject.toml (scikit-build-core) need it: apt-get install python3-build",
@@ -632,6 +646,7 @@ check_python(struct doctor *d, const struct profile *p, const char *src)
 	buf_release(&py);
 	buf_release(&why);
 	buf_release(&skipped);
+	buf_release(&prefix);
 }
 
 /*

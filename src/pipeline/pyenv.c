@@ -260,6 +260,39 @@ discovered_prefixes(struct strvec *out)
 	buf_release(&f);
 }
 
+int
+pyenv_wheel_prefix(const char *py, struct buf *out)
+{
+	struct strvec cands = STRVEC_INIT;
+	int rc = -1;
+
+	discovered_prefixes(&cands);
+	for (size_t i = 0; i < cands.n && rc < 0; i++)
+		if (python_builds_wheels(py, cands.v[i])) {
+			buf_reset(out);
+			buf_addstr(out, cands.v[i]);
+			rc = 0;
+		}
+	strvec_clear(&cands);
+	return rc;
+}
+
+void
+pyenv_wheel_hint(const char *py, struct buf *out)
+{
+	struct buf script = BUF_INIT;
+
+	pyenv_script_hint(&script);
+	if (python_is_venv(py))
+		buf_addf(out, "it is a virtual environment: install them into it ('%s -m pip install "
+			 "setuptools wheel'), or make the prefix bwbuild puts first on its PYTHONPATH "
+			 "('%s')", py, script.s);
+	else
+		buf_addf(out, "apt-get install python3-setuptools python3-wheel, or make the prefix "
+			 "bwbuild puts first on its PYTHONPATH ('%s')", script.s);
+	buf_release(&script);
+}
+
 /* One environment judged: what it has of the hard needs, what it lacks of either kind. */
 struct verdict {
 	size_t hard, soft;

@@ -71,6 +71,15 @@ int pyenv_for(struct pyenv *e, const struct profile *p, const char *py, const ch
 /* The first hard need's source ("pyproject.toml:4 asks 'setuptools>=70.1.0,<80.0'"), or "". */
 const char *pyenv_first_hard(const struct pyenv *e);
 
+/*
+ * `py` cannot build wheels alone (build.python, a venv without setuptools):
+ * the first prefix under the cache with which it can, into `out`; -1 when
+ * none does.
+ */
+int pyenv_wheel_prefix(const char *py, struct buf *out);
+/* What to do when `py` cannot build wheels: pip into a venv, apt-get otherwise, or the prefix script. */
+void pyenv_wheel_hint(const char *py, struct buf *out);
+
 /* <cache>/python-prefix: where scripts/python-prefix.sh puts a prefix (NAME/site). */
 void pyenv_prefix_root(struct buf *out);
 /* The script's path as a user would run it ("sh /usr/local/share/bwbuild/scripts/python-prefix.sh"). */

@@ -577,6 +577,7 @@ build_init(struct build *b, const struct build_opts *o)
 		.opts = o,
 		.python = BUF_INIT,
 		.pythonpath = BUF_INIT,
+		.wheel_prefix = BUF_INIT,
 		.patches = { .env = STRVEC_INIT },
 		.commit = BUF_INIT,
 		.version = BUF_INIT,
@@ -623,6 +624,7 @@ build_release(struct build *b)
 	}
 	buf_release(&b->python);
 	buf_release(&b->pythonpath);
+	buf_release(&b->wheel_prefix);
 	buf_release(&b->commit);
 	buf_release(&b->version);
 	buf_release(&b->wheel);

@@ -26,6 +26,7 @@ struct build {
 	struct plan plan;
 	struct buf python;            /* compile's check: the interpreter that builds */
 	struct buf pythonpath;        /* compile's check, fetch: the prefix the tree's build needs first on PYTHONPATH */
+	struct buf wheel_prefix;      /* compile's check: the prefix build.python needs to build wheels at all */
 	int cmake_policy;             /* fetch: CMake 4 and a CMakeLists.txt below 3.5 (CMAKE_POLICY_VERSION_MINIMUM) */
 	const struct era_ops *era;    /* fetch: how this tree builds */
 	struct repo_tree_info tree;    /* fetch: commit and submodules */
