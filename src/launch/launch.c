@@ -28,6 +28,12 @@
  *
  * Lines of dead pids are dropped whenever the ledger is read, so a
  * launcher that crashed gives its reservation back.
+ *
+ * Past 800 lines by design: the life of one compile (measure its process
+ * tree through /proc and a pidfd, learn its peak and time, record an OOM,
+ * run it here or on a host) is one sequence over one struct launcher,
+ * read top to bottom when a compile misbehaves; the pure parts are
+ * already apart (peaks.c, admit.c, remote.c, pole.c, eta.c).
  */
 #include <ctype.h>
 #include <dirent.h>

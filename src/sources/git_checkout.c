@@ -14,6 +14,13 @@
  * The logic that needs no libgit2 lives beside them: repourl.c (where a
  * repository's objects come from) and repowork.c (the work tree's own
  * files and progress lines).
+ *
+ * Just past 800 lines: its two halves, what differs from HEAD and the
+ * checkout, work on one opened repository, and checkout_once and
+ * repo_describe ask collect_changes (static here) for the local changes
+ * before anything moves. The seam, if it grows: kept_cmp to
+ * repo_tree_info_release as a git_status.c in the same family, with
+ * collect_changes declared in git_priv.h.
  */
 #include <stdio.h>
 #include <stdlib.h>

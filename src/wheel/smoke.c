@@ -1,3 +1,20 @@
+/*
+ * The smoke engine behind `bwbuild smoke` and the build's smoke step
+ * (smoke.h, docs/smoke.md): the probe's child Python and its "@bwbuild "
+ * lines (smoke_run: a check silent past --timeout killed, the probe run
+ * again without it), the result and its JSON; then what a run needs
+ * around it: the wheel installed privately (members checked, files made
+ * O_NOFOLLOW), NVIDIA's pip libraries linked beside it, the probe for the
+ * package found, verify --target-gpu's answer held against what ran
+ * (static_vs_runtime), the CPU-only checks, the runtime merged into a
+ * manifest. smoke_multi.c runs the same setup once per GPU.
+ * Past 800 lines, one file for now: the two halves meet only through
+ * smoke.h's calls, so the setup half (from struct write_ctx on) is the
+ * seam for a smoke_setup.c when either grows; not cut yet, as that moves
+ * the O_NOFOLLOW install docs/design/filesystem.md cites and the
+ * smoke_target smoke_step.c names.
+ * May include: core/, formats/, profile/, wheel/.
+ */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
