@@ -80,13 +80,9 @@ plan_view_make(struct plan_view *v, const struct plan *pl, const struct profile 
 		}
 		v->have_patches = 1;
 	}
-	v->python_found = python_find(&v->python, p->python.str, &v->python_why) == 0;
 	/* build.python that builds wheels only with the prefix under the cache: as the build takes it. */
-	if (!v->python_found && p->python.str && pyenv_wheel_prefix(p->python.str, &wheel_prefix) == 0) {
-		buf_reset(&v->python);
-		buf_addstr(&v->python, p->python.str);
-		v->python_found = 1;
-	}
+	v->python_found = pyenv_find_python(&v->python, p->python.str, &v->python_why,
+					    &wheel_prefix) == 0;
 	if (v->python_found && !profile_is_extension(p))
 		plan_view_build_env(v, pl->local_source ? pl->src_dir : NULL);
 	if (v->python_found && !v->pythonpath.len && wheel_prefix.len) {

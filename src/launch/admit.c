@@ -330,6 +330,7 @@ static int
 try_start(struct launcher *s, struct ledger *l, size_t me, uint64_t est)
 {
 	unsigned long ticket = l->v[me].ticket;
+	unsigned give;
 	int host = -1;
 
 	down_read(s);
@@ -343,7 +344,8 @@ try_start(struct launcher *s, struct ledger *l, size_t me, uint64_t est)
 	s->cores = 1;
 	s->pole_pending = 0;
 	if (host < 0 && s->want_cores > 1 &&
-	    launch_pole_cores(l->v, l->n, ticket, s->budget, s->slots, s->want_cores, est) > 1) {
+	    (give = launch_pole_cores(l->v, l->n, ticket, s->budget, s->slots, s->want_cores,
+				      est)) > 1) {
 		/*
 		 * Not yet: units that arrive together (the start of a build,
 		 * an extension's few) are not all in the ledger at once;
@@ -352,8 +354,7 @@ try_start(struct launcher *s, struct ledger *l, size_t me, uint64_t est)
 		if (s->settle_ms)
 			s->pole_pending = 1;
 		else
-			s->cores = launch_pole_cores(l->v, l->n, ticket, s->budget, s->slots,
-						     s->want_cores, est);
+			s->cores = give;
 		l->v[me].cores = s->cores;
 		l->v[me].bytes = est * s->cores;
 	}

@@ -65,16 +65,10 @@ compile_check(struct build *b)
 	if (b->plan.ccache && !strchr(b->plan.ccache, '/'))
 		rc = error_at(&p->cache.loc, "build.cache is ccache, but there is no ccache on PATH "
 			      "(apt-get install ccache)");
-	found = python_find(&b->python, p->python.str, &why) == 0;
-	/* A venv without setuptools: the prefix scripts/python-prefix.sh made may be what it lacks. */
-	if (!found && p->python.str && pyenv_wheel_prefix(p->python.str, &b->wheel_prefix) == 0) {
-		buf_reset(&b->python);
-		buf_addstr(&b->python, p->python.str);
+	found = pyenv_find_python(&b->python, p->python.str, &why, &b->wheel_prefix) == 0;
+	if (b->wheel_prefix.len)
 		note("python: %s builds wheels with PYTHONPATH=%s (scripts/python-prefix.sh's)",
 		     b->python.s, b->wheel_prefix.s);
-		buf_reset(&why);
-		found = 1;
-	}
 	if (!found) {
 		struct buf hint = BUF_INIT;
 

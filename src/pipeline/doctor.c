@@ -610,15 +610,11 @@ check_python(struct doctor *d, const struct profile *p, const char *src)
 {
 	struct buf py = BUF_INIT, why = BUF_INIT, skipped = BUF_INIT, prefix = BUF_INIT;
 	const char *given = p ? p->python.str : NULL;
-	int found = python_find(&py, given, &why) == 0;
+	int found = pyenv_find_python(&py, given, &why, &prefix) == 0;
 
-	/* A venv without setuptools: the prefix scripts/python-prefix.sh made may be what it lacks. */
-	if (!found && given && pyenv_wheel_prefix(given, &prefix) == 0) {
-		buf_reset(&py);
-		buf_addstr(&py, given);
+	if (prefix.len) {
 		add(d, CHECK_OK, "python", "%s can build wheels with PYTHONPATH=%s "
-		    "(scripts/python-prefix.sh's), which the build puts first", given, prefix.s);
-		found = 1;
+		    "(scripts/python-prefix.sh's), which the build puts first", py.s, prefix.s);
 	} else if (found) {
 		one_line(&why, &skipped);
 		add(d, CHECK_OK, "python", "%s can build wheels (setup.py trees)%s%s", py.s,

@@ -277,6 +277,19 @@ pyenv_wheel_prefix(const char *py, struct buf *out)
 	return rc;
 }
 
+int
+pyenv_find_python(struct buf *py, const char *preferred, struct buf *why, struct buf *prefix)
+{
+	if (python_find(py, preferred, why) == 0)
+		return 0;
+	if (!preferred || pyenv_wheel_prefix(preferred, prefix) < 0)
+		return -1;
+	buf_reset(py);
+	buf_addstr(py, preferred);
+	buf_reset(why);
+	return 0;
+}
+
 void
 pyenv_wheel_hint(const char *py, struct buf *out)
 {

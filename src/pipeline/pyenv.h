@@ -77,6 +77,12 @@ const char *pyenv_first_hard(const struct pyenv *e);
  * none does.
  */
 int pyenv_wheel_prefix(const char *py, struct buf *out);
+/*
+ * python_find, and when build.python (`preferred`) cannot build wheels
+ * alone, that interpreter with the prefix pyenv_wheel_prefix finds (its
+ * site directory into `prefix`, `why` emptied): 0, or -1 as python_find.
+ */
+int pyenv_find_python(struct buf *py, const char *preferred, struct buf *why, struct buf *prefix);
 /* What to do when `py` cannot build wheels: pip into a venv, apt-get otherwise, or the prefix script. */
 void pyenv_wheel_hint(const char *py, struct buf *out);
 
