@@ -6,7 +6,9 @@ usage: eta-accuracy.py TRACE [PERCENT ...]   (default: 10 50 90)
 TRACE: lines "EPOCH MEM_MIB LINE" sampled during a build, LINE the last
 "compile: [n/m] p%, r/s, ETA M:SS" line bwbuild printed, or "compile: done
 in ..." once the compile ended (docs/real-pytorch.md: the sampler beside
-the real-tree build). For each percentage, the first sample at or past it:
+the real-tree build). For each percentage, the first sample at or past it
+by ninja's count of its last run, the one that ended the compile (a first
+run of the regeneration's few edges, "[1/4]", is not 25 % of the build):
 when the ETA said the compile would end, when it did, and the error as a
 share of the time that was still left.
 """
@@ -39,10 +41,14 @@ def main():
             samples.append((t, done, total, eta))
     if end is None or not samples:
         sys.exit("eta-accuracy: the trace has no finished compile")
+    # ninja's count of its last run: a first run of the regeneration's few
+    # edges ("[1/4]") is not 25 % of the build.
+    final = samples[-1][2]
     print(f"compile: {len(samples)} samples, {(end - start) / 60:.1f} min from the first progress line to the end")
     print(f"{'at':>5} {'step':>11} {'elapsed':>8} {'ETA said':>9} {'really left':>11} {'error':>8}")
     for p in wanted:
-        hit = next((s for s in samples if s[1] * 100.0 / s[2] >= p and s[3] is not None), None)
+        hit = next((s for s in samples
+                    if s[2] == final and s[1] * 100.0 / s[2] >= p and s[3] is not None), None)
         if not hit:
             print(f"{p:4.0f}%  no sample with an ETA")
             continue

@@ -42,6 +42,8 @@ plan_finish(struct eta_plan *e)
 	if (e->n)
 		qsort(e->desc, e->n, sizeof(*e->desc), cmp_str);
 	e->w = xmalloc((e->n ? e->n : 1) * sizeof(*e->w));
+	e->known_s = xcalloc(e->n ? e->n : 1, sizeof(*e->known_s));
+	e->fin = xcalloc(e->n ? e->n : 1, sizeof(*e->fin));
 	for (size_t i = 0; i < e->n; i++) {
 		e->w[i] = eta_weight(e->desc[i]);
 		e->total += e->w[i];
@@ -238,8 +240,7 @@ eta_plan_ninja(struct eta_plan *e, const char *build_dir, const struct strvec *t
 		strvec_push(&args, targets->v[i]);
 	if (ninja_capture(build_dir, &args, &out) == 0)
 		eta_plan_parse(e, out.s);
-	/* The manifest's edges are everything's: only for the default build, not --targets. */
-	if (!e->regen || (targets && targets->n))
+	if (!e->regen)
 		goto out;
 	strvec_clear(&args);
 	strvec_pushl(&args, "-t", "rules", "-d", NULL);
@@ -251,6 +252,20 @@ eta_plan_ninja(struct eta_plan *e, const char *build_dir, const struct strvec *t
 	if (ninja_capture(build_dir, &args, &out) != 0 ||
 	    !eta_plan_parse_targets(&m, out.s, rules.s, build_dir))
 		goto out;
+	/* The manifest's edges are everything's: with --targets, those the targets need. */
+	if (targets && targets->n) {
+		strvec_clear(&args);
+		strvec_pushl(&args, "-t", "inputs", NULL);
+		for (size_t i = 0; i < targets->n; i++)
+			strvec_push(&args, targets->v[i]);
+		buf_reset(&out);
+		if (ninja_capture(build_dir, &args, &out) != 0)
+			goto out;
+		for (size_t i = 0; i < targets->n; i++)
+			buf_addf(&out, "%s\n", targets->v[i]);
+		if (!eta_plan_only(&m, out.s))
+			goto out;
+	}
 	m.pre = e->n;
 	eta_plan_release(e);
 	*e = m;
@@ -270,9 +285,70 @@ eta_plan_done(struct eta_plan *e, const char *desc)
 
 	e->done += w;
 	if (hit && e->hits < e->n) {
+		size_t i = (size_t)(hit - e->desc);
+
+		/* Of equal descriptions, the first not finished yet. */
+		while (i > 0 && !strcmp(e->desc[i - 1], desc))
+			i--;
+		while (i + 1 < e->n && e->fin[i] && !strcmp(e->desc[i + 1], desc))
+			i++;
+		e->fin[i] = 1;
 		e->hit_w += w;
 		e->hits++;
 	}
+}
+
+/* The longest learned time of an unfinished edge, less the `t` seconds this run of ninja has run. */
+static double
+pole_left(const struct eta_plan *e, double t)
+{
+	double most = 0;
+
+	for (size_t i = 0; i < e->n; i++)
+		if (!e->fin[i] && e->known_s[i] - t > most)
+			most = e->known_s[i] - t;
+	return most;
+}
+
+/* The last word of an edge's description: the file it makes, as CMake names it. */
+static const char *
+desc_output(const char *desc)
+{
+	const char *sp = strrchr(desc, ' ');
+
+	return sp ? sp + 1 : desc;
+}
+
+size_t
+eta_plan_only(struct eta_plan *e, const char *inputs)
+{
+	struct strvec need = STRVEC_INIT;
+	size_t kept = 0;
+
+	for (const char *p = inputs; p && *p;) {
+		size_t len = strcspn(p, "\n");
+
+		if (len)
+			strvec_push_nodup(&need, xstrndup(p, len));
+		p += len + (p[len] == '\n');
+	}
+	strvec_sort(&need);
+	for (size_t i = 0; i < e->n; i++) {
+		const char *out = desc_output(e->desc[i]);
+
+		if (need.n && bsearch(&out, need.v, need.n, sizeof(*need.v), cmp_str))
+			e->desc[kept++] = e->desc[i];
+		else
+			free(e->desc[i]);
+	}
+	e->n = kept;
+	free(e->w);
+	free(e->known_s);
+	free(e->fin);
+	e->total = 0;
+	plan_finish(e);
+	strvec_clear(&need);
+	return kept;
 }
 
 void
@@ -291,7 +367,7 @@ eta_plan_step(struct eta_plan *e, const char *desc, double elapsed, int total)
 double
 eta_seconds(const struct eta_plan *e, double elapsed, int done, int total)
 {
-	double mean, wdone, t;
+	double mean, wdone, t, rate_left, pole;
 
 	if (!e || e->regen || e->done <= 0 || e->hits >= e->n || done > total)
 		return done > 0 ? elapsed * (total - done) / done : -1;
@@ -303,7 +379,9 @@ eta_seconds(const struct eta_plan *e, double elapsed, int done, int total)
 	if (wdone < e->total * ETA_MIN_SHARE || wdone <= 0 || t <= 0)
 		return -1;
 	mean = (e->total - e->hit_w) / (double)(e->n - e->hits);
-	return t * mean * (double)(total - done) / wdone;
+	rate_left = t * mean * (double)(total - done) / wdone;
+	pole = pole_left(e, t);
+	return pole > rate_left ? pole : rate_left;
 }
 
 /* One learned time: its source (the key before '#') and its milliseconds. */
@@ -399,6 +477,7 @@ eta_plan_learned(struct eta_plan *e, const char *times)
 		if (hit && hit->ms > 0) {
 			e->total += hit->ms / ETA_MS_PER_WEIGHT - e->w[i];
 			e->w[i] = hit->ms / ETA_MS_PER_WEIGHT;
+			e->known_s[i] = hit->ms / 1000.0;
 		}
 	}
 	for (size_t i = 0; i < n; i++)
@@ -415,5 +494,7 @@ eta_plan_release(struct eta_plan *e)
 		free(e->desc[i]);
 	free(e->desc);
 	free(e->w);
+	free(e->known_s);
+	free(e->fin);
 	memset(e, 0, sizeof(*e));
 }

@@ -62,3 +62,36 @@ rm -f "$D/order.log" "$D"/*.o "$D/launch/peaks.times" "$D/.ninja_log"
 run 0 ninja -C "$D" -j "$n"
 [ "$(wc -l <"$D/order.log")" = "$n" ] || fail "not every unit ran"
 pass
+
+# scripts/critical-path.py over a real build.ninja and a .ninja_log whose
+# times are written here: the longest chain runs through the generated
+# header (an order-only input) and d.o, not through the longest unit b.o.
+C="$TMP/critical"
+rm -rf "$C"
+mkdir -p "$C"
+cat >"$C/build.ninja" <<'NINJA'
+rule cc
+  command = touch $out
+build a.o: cc a.c
+build b.o: cc b.c
+build gen.h gen.c: cc gen.in
+build d.o: cc d.c || gen.h
+build liba.so: cc a.o b.o
+build app: cc liba.so d.o
+default app
+NINJA
+printf '# ninja log v5\n' >"$C/.ninja_log"
+# ninja writes a line when its step ends.
+printf '%s\t%s\t0\t%s\t0\n' 0 1000 a.o 0 3000 gen.h 0 3000 gen.c 0 5000 b.o \
+	5000 6000 liba.so 3000 7000 d.o 7000 7500 app >>"$C/.ninja_log"
+run 0 python3 scripts/critical-path.py "$C" --cores 2
+contains "$TMP/out" "critical path: 7.5 s over 3 steps"
+contains "$TMP/out" "busy time: 14.5 s over 2 cores = 7.2 s"
+contains "$TMP/out" "makespan: 7.5 s, 1.00x the larger floor (7.5 s)"
+[ "$(sed -n 3p "$TMP/out")" = "       3.0 s  cc  gen.h" ] || fail "the path does not start at gen.h: $(cat "$TMP/out")"
+pass
+# A run after the first: ninja writes its times from that run's start.
+printf '%s\t%s\t0\t%s\t0\n' 0 2000 d.o 2000 2500 app >>"$C/.ninja_log"
+run 0 python3 scripts/critical-path.py "$C" app --cores 2
+contains "$TMP/out" "makespan: 2.5 s"
+run 1 python3 scripts/critical-path.py "$TMP"
