@@ -13,7 +13,6 @@
 #include "core/proc.h"
 #include "core/strvec.h"
 #include "core/util.h"
-#include "host/python.h"
 #include "profile/knowledge.h"
 #include "profile/profile.h"
 #include "sources/patch.h"

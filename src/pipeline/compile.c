@@ -13,7 +13,6 @@
 #include "core/json.h"
 #include "launch/launch.h"
 #include "core/proc.h"
-#include "host/python.h"
 #include "pipeline/pyenv.h"
 #include "pipeline/step.h"
 #include "core/safefile.h"
