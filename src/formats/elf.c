@@ -421,6 +421,14 @@ elf_dynamic_read(const struct elf *e, struct elf_dynamic *d, struct buf *why)
 	return 0;
 }
 
+size_t
+elf_origin_len(const char *p, size_t n)
+{
+	size_t k = n >= 9 && !strncmp(p, "${ORIGIN}", 9) ? 9 : n >= 7 && !strncmp(p, "$ORIGIN", 7) ? 7 : 0;
+
+	return k && (k == n || p[k] == '/') ? k : 0;
+}
+
 int
 elf_dynsym_read(const struct elf *e, struct strvec *defined, struct strvec *undefined,
 		struct buf *why)

@@ -89,4 +89,11 @@ void elf_dynamic_release(struct elf_dynamic *d);
 int elf_dynsym_read(const struct elf *e, struct strvec *defined, struct strvec *undefined,
 		    struct buf *why);
 
+/*
+ * The length of the $ORIGIN (or ${ORIGIN}) that begins the RUNPATH entry
+ * `p` of `n` bytes, 0 when it begins otherwise. As ld.so reads it, the
+ * name ends where the entry or a '/' does: "$ORIGINAL/lib" is not it.
+ */
+size_t elf_origin_len(const char *p, size_t n);
+
 #endif

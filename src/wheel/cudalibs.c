@@ -14,6 +14,7 @@
 
 #include "core/buf.h"
 #include "core/util.h"
+#include "formats/elf.h"
 #include "formats/record.h"
 #include "profile/profile.h"
 #include "profile/profview.h"
@@ -347,10 +348,10 @@ static int
 resolve_entry(const char *member, const char *e, size_t n, struct buf *out)
 {
 	struct strvec parts = STRVEC_INIT;
-	size_t skip = !strncmp(e, "${ORIGIN}", 9) ? 9 : !strncmp(e, "$ORIGIN", 7) ? 7 : 0;
+	size_t skip = elf_origin_len(e, n);
 	int rc = 0;
 
-	if (!skip || n < skip || (n > skip && e[skip] != '/'))
+	if (!skip)
 		return -1;
 	member_dirs(member, &parts);
 	for (const char *p = e + skip; p < e + n && !rc;) {

@@ -423,7 +423,7 @@ new_runpath(const char *old, const char *libdir, struct buf *out)
 	for (const char *p = old ? old : ""; *p;) {
 		size_t n = strcspn(p, ":");
 
-		if (n && (!strncmp(p, "$ORIGIN", 7) || !strncmp(p, "${ORIGIN}", 9))) {
+		if (elf_origin_len(p, n)) {
 			have |= libdir && n == strlen(libdir) && !strncmp(p, libdir, n);
 			if (out->len)
 				buf_addch(out, ':');

@@ -12,6 +12,7 @@
 #include "core/json.h"
 #include "core/strvec.h"
 #include "core/util.h"
+#include "formats/elf.h"
 #include "formats/manylinux.h"
 #include "wheel/cudalibs.h"
 #include "wheel/repair.h"
@@ -178,7 +179,7 @@ has_absolute(const char *runpath)
 	for (const char *p = runpath ? runpath : ""; *p;) {
 		size_t n = strcspn(p, ":");
 
-		if (n && strncmp(p, "$ORIGIN", 7) && strncmp(p, "${ORIGIN}", 9))
+		if (n && !elf_origin_len(p, n))
 			return 1;
 		p += n + (p[n] == ':');
 	}

@@ -251,7 +251,7 @@ verify_libraries(struct wheel_report *r, char *const *paths, size_t npaths,
 			while (*p) {
 				size_t n = strcspn(p, ":");
 
-				if (n && strncmp(p, "$ORIGIN", 7) && strncmp(p, "${ORIGIN}", 9))
+				if (n && !elf_origin_len(p, n))
 					verify_error(r, "'%s' has RUNPATH entry '%.*s', a path on the build "
 						  "machine; use $ORIGIN-relative entries (runpath)", l->path,
 						  (int)n, p);

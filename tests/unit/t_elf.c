@@ -16,6 +16,14 @@ t_elf(void)
 	size_t i;
 	int glibc = 0;
 
+	/* One reading of $ORIGIN for the repair, its CUDA forms and verify's runpath check. */
+	CHECK(elf_origin_len("$ORIGIN", 7) == 7);
+	CHECK(elf_origin_len("$ORIGIN/../lib:/usr/lib", 14) == 7);
+	CHECK(elf_origin_len("${ORIGIN}/x", 11) == 9);
+	CHECK(elf_origin_len("$ORIGINAL/lib", 13) == 0);
+	CHECK(elf_origin_len("$ORIGIN:/usr/lib", 7) == 7);
+	CHECK(elf_origin_len("$ORIG", 5) == 0);
+	CHECK(elf_origin_len("/usr/lib", 8) == 0);
 	CHECK(read_file(&data, "tests/fixtures/bin/k.so") == 0);
 	CHECK(elf_is_elf((const uint8_t *)data.s, data.len));
 	CHECK(!elf_is_elf((const uint8_t *)"\177EL", 3));
