@@ -6,7 +6,6 @@
 #include <unistd.h>
 
 #include "core/diag.h"
-#include "launch/eta.h"
 #include "core/fault.h"
 #include "core/json.h"
 #include "core/proc.h"
@@ -14,6 +13,7 @@
 #include "pipeline/step.h"
 #include "core/safefile.h"
 #include "core/util.h"
+#include "pipeline/eta.h"
 
 #define TAIL_BYTES 4096
 

@@ -141,7 +141,7 @@ int publish_run(struct build *b);
  * p->defer_failure). 0 or -1.
  */
 int step_command(enum step step, const struct plan *pl, struct proc *p);
-/* The same, its ETA from the weighted work ahead (src/launch/eta.h); NULL: the step's rate. */
+/* The same, its ETA from the weighted work ahead (src/pipeline/eta.h); NULL: the step's rate. */
 struct eta_plan;
 int step_command_eta(enum step step, const struct plan *pl, struct proc *p, struct eta_plan *eta);
 /* The report step_command defers: command, status, last lines, log path. */
