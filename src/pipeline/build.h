@@ -6,9 +6,10 @@
 
 /*
  * The steps of a build, in order (docs/design/pipeline.md §1). Their names
- * are defined once, in step_names: --until, the progress lines, the logs
- * (<work>/logs/STEP.log), the fault points, `bwbuild plan` and the
- * manifest's timings all take them from there.
+ * are defined once, in step_names (src/pipeline/step.c, the step
+ * machinery): --until, the progress lines, the logs (<work>/logs/STEP.log),
+ * the fault points, `bwbuild plan` and the manifest's timings all take
+ * them from there.
  */
 enum step {
 	STEP_FETCH,

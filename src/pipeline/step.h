@@ -69,7 +69,7 @@ struct build_step {
 	int check_fails;
 };
 
-/* The context of one build of `o`, and everything it holds released. */
+/* The context of one build of `o`, and everything it holds released (src/pipeline/context.c). */
 void build_init(struct build *b, const struct build_opts *o);
 void build_release(struct build *b);
 /*
