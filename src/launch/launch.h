@@ -60,4 +60,16 @@ int launch_reset(const char *dir);
 /* Lines of <dir>/oom ("key bytes"): compiles killed by SIGKILL since it was last cleared. */
 int launch_oom_read(const char *dir, struct strvec *keys);
 
+/*
+ * The command that compiles `argv` on `host` (a DISTCC_HOSTS entry) into
+ * `out`, and the settings it runs with into `env` (NAME=VALUE): distcc
+ * before the compiler, or as ccache's CCACHE_PREFIX when ccache is first;
+ * one host, no fallback, no local retry, and
+ * DISTCC_DIR under the launch directory `dir` (distcc needs it to exist).
+ * What the launcher runs for a remote compile, and doctor's probe of a
+ * host too (pipeline/remotecheck.c), so the probe is the real command.
+ */
+void launch_remote_command(char *const *argv, const char *host, const char *dir, struct strvec *out,
+			   struct strvec *env);
+
 #endif

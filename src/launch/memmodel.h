@@ -45,4 +45,12 @@
  */
 #define LAUNCH_KIND_MIN_SAMPLES 8
 
+/*
+ * Whether a source path (or a ninja description naming one) is of the
+ * heavy kernels: flash and memory-efficient attention, CUTLASS, FMHA,
+ * MSLK, FBGEMM GPU and GenAI. The one list behind the cold estimate, the
+ * kind and the ETA's weights (pipeline/eta.c); defined in launch/peaks.c.
+ */
+int launch_is_heavy(const char *source);
+
 #endif

@@ -51,14 +51,6 @@ uint64_t launch_seed_ms(const char *text, const char *path, const char *archs,
  */
 void launch_key(char *const *argv, const char *root, struct buf *key, struct buf *source);
 
-/*
- * Whether a source path (or a ninja description naming one) is of the
- * heavy kernels: flash and memory-efficient attention, CUTLASS, FMHA,
- * MSLK, FBGEMM GPU and GenAI. The one list behind the cold estimate, the
- * kind and the ETA's weights.
- */
-int launch_is_heavy(const char *source);
-
 /* The cold estimate (memmodel.h): C/C++, CUDA scaled by gencodes and --threads, heavy kernels. */
 uint64_t launch_estimate(char *const *argv, const char *source);
 

@@ -12,6 +12,7 @@
 
 #include "core/buf.h"
 #include "launch/ccache.h"
+#include "launch/launch.h"
 #include "launch/remote.h"
 #include "core/strvec.h"
 #include "core/safefile.h"

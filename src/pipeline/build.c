@@ -19,29 +19,9 @@
 #include "core/util.h"
 #include "pipeline/workdir.h"
 
-const char *const step_names[STEP__COUNT] = {
-	[STEP_FETCH] = "fetch",
-	[STEP_CONFIGURE] = "configure",
-	[STEP_COMPILE] = "compile",
-	[STEP_WHEEL] = "wheel",
-	[STEP_REPAIR] = "repair",
-	[STEP_VERIFY] = "verify",
-	[STEP_SMOKE] = "smoke",
-	[STEP_PUBLISH] = "publish",
-};
-
-int
-step_from_name(const char *name)
-{
-	for (int i = 0; i < STEP__COUNT; i++)
-		if (!strcmp(step_names[i], name))
-			return i;
-	return -1;
-}
-
 /*
  * The pipeline, in order (docs/design/pipeline.md §1); each step lives in
- * the file named after it, its name is step_names[] (above).
+ * the file named after it, its name is step_names[] (step.c).
  */
 static const struct build_step steps[STEP__COUNT] = {
 	[STEP_FETCH] = { extension_check, fetch_run, EXIT_USAGE },   /* src/pipeline/fetch.c, src/pipeline/extension.c */

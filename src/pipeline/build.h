@@ -6,9 +6,10 @@
 
 /*
  * The steps of a build, in order (docs/design/pipeline.md §1). Their names
- * are defined once, in step_names: --until, the progress lines, the logs
- * (<work>/logs/STEP.log), the fault points, `bwbuild plan` and the
- * manifest's timings all take them from there.
+ * are defined once, in step_names (src/pipeline/step.c, the step
+ * machinery): --until, the progress lines, the logs (<work>/logs/STEP.log),
+ * the fault points, `bwbuild plan` and the manifest's timings all take
+ * them from there.
  */
 enum step {
 	STEP_FETCH,
@@ -98,7 +99,7 @@ int extension_torch(const struct profile *p, struct torch_ref *t, struct buf *wh
 int extension_torch_published(const struct profile *p, struct buf *wheel, struct buf *why);
 /*
  * What wheel_version will give, as far as the profile tells before the
- * fetch: "2.6.0+cpu.cpu (the release of tag v2.6.0)", or the form it takes
+ * fetch (src/pipeline/version.c): "2.6.0+cpu.cpu (the release of tag v2.6.0)", or the form it takes
  * from the tree ("version.txt+git<commit>.cu130.sm120 (read at fetch)").
  */
 void wheel_version_plan(const struct profile *p, const struct plan *pl, struct buf *out);

@@ -7,8 +7,8 @@
 #include "pipeline/build.h"
 #include "launch/ccache.h"
 #include "core/diag.h"
-#include "launch/eta.h"
 #include "pipeline/doctor.h"
+#include "pipeline/eta.h"
 #include "sources/git.h"
 #include "core/json.h"
 #include "launch/launch.h"
@@ -27,32 +27,6 @@
 
 /* How many times a compile killed for memory is retried with less parallelism. */
 #define MAX_OOM_RECOVERIES 3
-
-int
-python_env_check(struct build *b, const char *src)
-{
-	const struct profile *p = &b->profile;
-	struct pyenv e = PYENV_INIT;
-	int rc = 0;
-
-	if (pyenv_for(&e, p, b->python.s, src) < 0) {
-		rc = p->python_path.str && e.n ? error_at(&p->python_path.loc, "%s", e.error.s) :
-						 error("%s", e.error.s);
-		goto out;
-	}
-	buf_reset(&b->pythonpath);
-	/* What the tree asks of it met alone: it still needs its prefix to build wheels. */
-	buf_addstr(&b->pythonpath, e.pythonpath.len ? e.pythonpath.s : b->wheel_prefix.s);
-	if (e.pythonpath.len)
-		note("python: %s with PYTHONPATH=%s (%s), for %s", b->python.s, e.pythonpath.s,
-		     e.have.s, pyenv_first_hard(&e));
-	for (size_t i = 0; i < e.soft.n; i++)
-		note("python: %s has %s; not needed to start the build, which goes on",
-		     b->python.s, e.soft.v[i]);
-out:
-	pyenv_release(&e);
-	return rc;
-}
 
 int
 compile_check(struct build *b)

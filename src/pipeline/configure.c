@@ -1,10 +1,12 @@
 /*
  * The configure step (configure.h): running the tree's configure with the
- * plan's environment, configure.stamp and what a changed one removes, a
- * cache left behind adopted when it matches, the read-back of what CMake
- * decided and the watch on a build that is already running. How a tree is
- * told to configure only is contract.c's; what the read-back concludes
- * (features_effective, the BLAS, what CMake dropped), readback.c's.
+ * plan's environment, what a changed configure.stamp removes, a cache
+ * left behind adopted when it matches and the watch on a build that is
+ * already running. How a tree is told to configure only is contract.c's;
+ * the read-back of what CMake decided and configure.stamp's text,
+ * settle.c's (the compile step settles a configure too); what the
+ * read-back concludes (features_effective, the BLAS, what CMake dropped),
+ * readback.c's.
  * May include: core/, formats/, host/, profile/, sources/, launch/launch.h, pipeline/.
  */
 #include <sys/stat.h>
@@ -25,8 +27,6 @@
 #include "formats/cmakeopts.h"
 #include "pipeline/configure.h"
 #include "core/diag.h"
-#include "core/fault.h"
-#include "core/json.h"
 #include "launch/launch.h"
 #include "pipeline/plan.h"
 #include "core/proc.h"
@@ -88,62 +88,6 @@ configure_hook(const char *work_dir, struct buf *path)
 	return rc;
 }
 
-/* The read-back's closing lines: the BLAS row, the options CMake turned off that nobody asked off. */
-static int
-readback_notes(const struct profile *p, const struct plan *pl, const struct cmake_cache *c,
-	       const struct cmake_options *tree, const char *path, struct buf *notes)
-{
-	struct strvec dropped = STRVEC_INIT;
-	int rc = readback_blas(p, c, &pl->inherited, path, notes);
-
-	if (readback_dropped(c, tree, &pl->env, &pl->inherited, &dropped)) {
-		buf_addstr(notes, "  turned off by the tree's CMake though it defaults them on "
-			   "(neither the profile nor the environment asked):\n");
-		for (size_t i = 0; i < dropped.n; i++)
-			buf_addf(notes, "    %s\n", dropped.v[i]);
-	}
-	strvec_clear(&dropped);
-	return rc;
-}
-
-int
-configure_readback(const struct profile *p, const struct plan *pl, struct json **effective,
-		   struct buf *notes)
-{
-	struct buf path = BUF_INIT, text = BUF_INIT, why = BUF_INIT;
-	struct cmake_options tree;
-	struct cmake_cache c;
-	int rc = -1, have_tree;
-
-	*effective = NULL;
-	buf_addf(&path, "%s/build/" CONFIGURE_EFFECTIVE_FILE, pl->src_dir);
-	if (!path_exists(path.s)) {
-		buf_reset(&path);
-		buf_addf(&path, "%s/build/CMakeCache.txt", pl->src_dir);
-	}
-	if (read_file(&text, path.s) < 0)
-		goto out;
-	if (cmakecache_parse(&c, text.s, text.len, &why) < 0) {
-		error("%s: %s", path.s, why.s);
-		goto out;
-	}
-	/* What the tree defaults on, for what CMake dropped unasked (quietly without). */
-	diag_quiet++;
-	have_tree = cmakeopts_scan_tree(&tree, pl->src_dir) == 0;
-	diag_quiet--;
-	rc = features_effective(p, &c, path.s, have_tree ? &tree : NULL, effective);
-	if (readback_notes(p, pl, &c, have_tree ? &tree : NULL, path.s, notes) < 0)
-		rc = -1;
-	if (have_tree)
-		cmakeopts_release(&tree);
-	cmakecache_release(&c);
-out:
-	buf_release(&path);
-	buf_release(&text);
-	buf_release(&why);
-	return rc;
-}
-
 /*
  * The configure step. PyTorch's setup.py skips configure when
  * build/CMakeCache.txt exists, so a changed environment would be silently
@@ -152,43 +96,6 @@ out:
  * A cache without a stamp (a run killed after configure, a configure by
  * hand) is compared with the plan and adopted when it matches.
  */
-
-/*
- * Whether an environment entry can change what configure decides. Job
- * counts, the launcher's budget and slots (they change with free memory
- * and on OOM recovery), the compiler cache's settings and TMPDIR are read
- * while compiling only, so they must not force a fresh configure.
- */
-static int
-reaches_cmake(const char *entry)
-{
-	static const char *const compile_only[] = { "MAX_JOBS=", "FLASH_ATTENTION_MAX_JOBS=",
-						    "CMAKE_BUILD_PARALLEL_LEVEL=", "TMPDIR=",
-						    "BWBUILD_LAUNCH_", "CCACHE_", NULL };
-
-	for (size_t i = 0; compile_only[i]; i++)
-		if (starts_with(entry, compile_only[i]))
-			return 0;
-	return 1;
-}
-
-static void
-stamp_text(const struct build *b, struct buf *out)
-{
-	struct proc p = PROC_INIT;
-
-	step_env(&p, b);
-	buf_addf(out, "commit %s\n", b->commit.s);
-	for (size_t i = 0; i < p.env.n; i++)
-		if (reaches_cmake(p.env.v[i]))
-			buf_addf(out, "%s\n", p.env.v[i]);
-	for (size_t i = 0; i < b->plan.inherited.n; i++)
-		if (reaches_cmake(b->plan.inherited.v[i]))
-			buf_addf(out, "inherited %s\n", b->plan.inherited.v[i]);
-	/* Another compiler, CMake or generator means another configure. */
-	toolchain_text(&b->toolchain, out);
-	proc_release(&p);
-}
 
 /* A stamp line's key ("commit", "tool nvcc", "inherited CFLAGS", "USE_CUDA") and value. */
 static void
@@ -303,40 +210,6 @@ configure_cache_matches(const struct cmake_cache *c, const char *src_dir,
 	return diff->len == before;
 }
 
-static void
-stamp_path(const struct build *b, struct buf *out)
-{
-	buf_addf(out, "%s/configure.stamp", b->plan.work_dir);
-}
-
-int
-setuptools_staging_remove(const char *src_dir, int step)
-{
-	struct buf dir = BUF_INIT, path = BUF_INIT;
-	struct dirent *de;
-	DIR *d;
-	int ret = 0;
-
-	buf_addf(&dir, "%s/build", src_dir);
-	d = opendir(dir.s);
-	while (d && (de = readdir(d))) {
-		if (!starts_with(de->d_name, "lib.") && !starts_with(de->d_name, "bdist."))
-			continue;
-		buf_reset(&path);
-		buf_addf(&path, "%s/%s", dir.s, de->d_name);
-		if (remove_tree(path.s) < 0)
-			ret = -1;
-		else if (step >= 0)
-			step_note((enum step)step, "'%s' is made afresh: the last compile or wheel "
-				  "step did not finish", path.s);
-	}
-	if (d)
-		closedir(d);
-	buf_release(&dir);
-	buf_release(&path);
-	return ret;
-}
-
 /*
  * The cache and outputs of a configure made with other settings (named in
  * `diff`), or of one that cannot be used (`diff` NULL): gone.
@@ -378,79 +251,6 @@ remove_stale_configure(const struct build *b, const char *diff)
 	}
 	buf_release(&cache);
 	return ret;
-}
-
-/*
- * The read-back as a table on stderr: each feature the profile or the
- * tree names, what the profile asked and what CMakeCache.txt (with the
- * hook's dump) says the build will do. Mismatches were errors already.
- */
-static void
-print_effective(const struct json *effective, const struct plan *pl)
-{
-	const char *src_dir = pl->src_dir;
-	int from_env = 0;
-	const struct json **items = NULL;
-	size_t n = json_items(effective, &items);
-
-	step_note(STEP_CONFIGURE, "requested vs effective (%s/build: CMakeCache.txt and the values "
-		"configure ended with):", src_dir);
-	fprintf(stderr, "  %-20s %-28s %-10s %s\n", "feature", "CMake option", "requested",
-		"effective");
-	for (size_t i = 0; i < n; i++) {
-		const struct json *req = json_get(items[i], "requested");
-		const struct json *eff = json_get(items[i], "effective");
-		const struct json *opt = json_get(items[i], "option");
-		const struct json *def = json_get(items[i], "tree_default");
-		const char *r = req && json_str(req) ? json_str(req) : !def || !json_is_bool(def) ?
-				"(tree)" : json_is_true(def) ? "(tree: on)" : "(tree: off)";
-		const char *e = !eff || !json_is_bool(eff) ? "unset" : json_is_true(eff) ? "on" : "off";
-		const char *o = opt && json_str(opt) ? json_str(opt) : "?";
-		struct buf inherited = BUF_INIT;
-		long at = -1;
-
-		/* Not the profile's and not the tree's: this shell's USE_MKLDNN=0 asked for it. */
-		if (!(req && json_str(req)) && strcmp(o, "?"))
-			at = strvec_env_find(&pl->inherited, o, strlen(o));
-		if (at >= 0) {
-			buf_addf(&inherited, "%s (env)", pl->inherited.v[at] + strlen(o) + 1);
-			r = inherited.s;
-			from_env++;
-		}
-		fprintf(stderr, "  %-20s %-28s %-10s %s\n", json_member_key(items[i]), o, r, e);
-		buf_release(&inherited);
-	}
-	if (from_env)
-		fprintf(stderr, "  (env): not in the profile, inherited from this shell's environment\n");
-	free(items);
-}
-
-int
-configure_settle(struct build *b)
-{
-	struct buf stamp = BUF_INIT, text = BUF_INIT, notes = BUF_INIT;
-	int rc;
-
-	json_free(b->effective);
-	rc = configure_readback(&b->profile, &b->plan, &b->effective, &notes);
-	if (rc < 0) {
-		/* A feature CMake dropped because a check could not run (a full disk) says so. */
-		step_cause(STEP_CONFIGURE, &b->plan);
-		error("configure gave a build that differs from the profile; fix the cause above or "
-		      "change the profile");
-	} else {
-		if (b->effective)
-			print_effective(b->effective, &b->plan);
-		fputs(notes.s, stderr);
-		fault_point("configure-read-back");
-		stamp_path(b, &stamp);
-		stamp_text(b, &text);
-		rc = write_file_atomic(stamp.s, text.s, text.len);
-	}
-	buf_release(&stamp);
-	buf_release(&text);
-	buf_release(&notes);
-	return rc;
 }
 
 /*
@@ -718,8 +518,8 @@ configure_run(struct build *b)
 		note("configure: %s/setup.py reads CMAKE_ONLY from the environment and its "
 		     "tools/setup_helpers/cmake.py passes every CMAKE_* variable on: CMake also gets "
 		     "-DCMAKE_ONLY=1 (unused there)", b->plan.src_dir);
-	stamp_path(b, &stamp);
-	stamp_text(b, &want);
+	configure_stamp_path(b, &stamp);
+	configure_stamp_text(b, &want);
 	have_stamp = path_exists(stamp.s);
 	if (have_stamp && read_file(&have, stamp.s) < 0) {
 		/* Taken as absent, a FIFO there printed an error and the build went on to exit 0. */

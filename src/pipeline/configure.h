@@ -20,6 +20,7 @@ struct cmake_cache;
  * reporting such errors (or an unreadable cache). `notes` gets the lines
  * the read-back table ends with: the BLAS row (readback_blas) and the
  * options CMake turned off that the tree defaults on (readback_dropped).
+ * In src/pipeline/settle.c, with setuptools_staging_remove.
  */
 struct buf;
 int configure_readback(const struct profile *p, const struct plan *pl, struct json **effective,

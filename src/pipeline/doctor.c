@@ -8,7 +8,7 @@
  * reads best whole; the remote hosts' checks are remotecheck.c's, what a
  * build of the tree needs beyond the toolchain (NumPy, the BLAS, a
  * --source tree's patches) doctor_needs.c's.
- * May include: core/, formats/, host/, profile/, sources/, launch/remotecheck.h, pipeline/.
+ * May include: core/, formats/, host/, profile/, sources/, pipeline/.
  */
 #include <stdarg.h>
 #include <stdio.h>
@@ -20,7 +20,7 @@
 #include "core/buf.h"
 #include "profile/compat.h"
 #include "pipeline/doctor.h"
-#include "launch/remotecheck.h"
+#include "pipeline/remotecheck.h"
 #include "core/json.h"
 #include "profile/knowledge.h"
 #include "pipeline/plan.h"

@@ -6,7 +6,6 @@
 #include <unistd.h>
 
 #include "core/diag.h"
-#include "launch/eta.h"
 #include "core/fault.h"
 #include "core/json.h"
 #include "core/proc.h"
@@ -14,6 +13,34 @@
 #include "pipeline/step.h"
 #include "core/safefile.h"
 #include "core/util.h"
+#include "pipeline/eta.h"
+
+/*
+ * The step machinery every step shares: the steps' names (build.h), a
+ * step's command with its log and progress, why it failed, its
+ * environment and toolchain. It calls no step and no orchestrator, so
+ * every step may use it (src/README.md, "Inside pipeline/").
+ */
+
+const char *const step_names[STEP__COUNT] = {
+	[STEP_FETCH] = "fetch",
+	[STEP_CONFIGURE] = "configure",
+	[STEP_COMPILE] = "compile",
+	[STEP_WHEEL] = "wheel",
+	[STEP_REPAIR] = "repair",
+	[STEP_VERIFY] = "verify",
+	[STEP_SMOKE] = "smoke",
+	[STEP_PUBLISH] = "publish",
+};
+
+int
+step_from_name(const char *name)
+{
+	for (int i = 0; i < STEP__COUNT; i++)
+		if (!strcmp(step_names[i], name))
+			return i;
+	return -1;
+}
 
 #define TAIL_BYTES 4096
 
@@ -567,65 +594,4 @@ step_toolchain(struct build *b)
 	step_env(&pr, b);
 	toolchain_probe(&b->toolchain, &pr.env, b->plan.cuda_home, b->python.s);
 	proc_release(&pr);
-}
-
-void
-build_init(struct build *b, const struct build_opts *o)
-{
-	/* Every buf and strvec in its BUF_INIT state: never NULL, as their headers promise. */
-	*b = (struct build){
-		.opts = o,
-		.python = BUF_INIT,
-		.pythonpath = BUF_INIT,
-		.wheel_prefix = BUF_INIT,
-		.patches = { .env = STRVEC_INIT },
-		.commit = BUF_INIT,
-		.version = BUF_INIT,
-		.epoch = -1,
-		.source = json_object(),
-		.torch_site = BUF_INIT,
-		.recoveries = json_array(),
-		.wheel = BUF_INIT,
-		.start = now_seconds(),
-	};
-}
-
-void
-build_init_from(struct build *t, const struct build *b)
-{
-	build_init(t, b->opts);
-	t->profile = b->profile;
-	t->plan = b->plan;
-	t->borrowed = 1;
-}
-
-void
-build_release(struct build *b)
-{
-	if (b->have_torch)
-		torch_ref_release(&b->torch);
-	buf_release(&b->torch_site);
-	json_free(b->source);
-	json_free(b->bundle_meta);
-	json_free(b->effective);
-	json_free(b->runtime);
-	toolchain_release(&b->toolchain);
-	json_free(b->recoveries);
-	json_free(b->vendored);
-	json_free(b->cuda_libs);
-	json_free(b->cache);
-	repo_tree_info_release(&b->tree);
-	patch_set_release(&b->patches);
-	if (b->have_report)
-		wheel_report_release(&b->report);
-	if (!b->borrowed) {
-		plan_release(&b->plan);
-		profile_release(&b->profile);
-	}
-	buf_release(&b->python);
-	buf_release(&b->pythonpath);
-	buf_release(&b->wheel_prefix);
-	buf_release(&b->commit);
-	buf_release(&b->version);
-	buf_release(&b->wheel);
 }

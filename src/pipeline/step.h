@@ -69,7 +69,7 @@ struct build_step {
 	int check_fails;
 };
 
-/* The context of one build of `o`, and everything it holds released. */
+/* The context of one build of `o`, and everything it holds released (src/pipeline/context.c). */
 void build_init(struct build *b, const struct build_opts *o);
 void build_release(struct build *b);
 /*
@@ -88,11 +88,13 @@ int extension_tree(struct build *b);
 /* Requested vs effective archs of an extension's libraries, into the report's errors. */
 void extension_verify(struct build *b, int repacked);
 /*
- * The version the wheel gets (b->version): the release of a release tag
+ * The version the wheel gets (b->version, src/pipeline/version.c): the release of a release tag
  * (release_version) or version.txt, with wheel.version_suffix or else the
  * variant label; empty for a tree that does not read PYTORCH_BUILD_VERSION.
  */
 int wheel_version(struct build *b);
+/* The first line of the tree's version.txt into `out`; -1 (quietly) when it has none. */
+int version_txt_read(const char *src, struct buf *out);
 /* "2.6.0" into `out` for the ref v2.6.0 over a version.txt of "2.6.0a0": 1; else 0. */
 int release_version(const char *ref, const char *version_txt, struct buf *out);
 /*
@@ -113,14 +115,21 @@ int outputs_begin(struct build *b);
 void outputs_end(const struct build *b);
 void outputs_reset(const struct build *b);
 int configure_run(struct build *b);             /* src/pipeline/configure.c */
-/* After a configure: read back what CMake decided, then remember its settings. */
+/*
+ * After a configure: read back what CMake decided, then remember its
+ * settings in configure.stamp (src/pipeline/settle.c).
+ */
 int configure_settle(struct build *b);
+/* configure.stamp's path, and the text it holds for `b`: what can change what configure decides. */
+void configure_stamp_path(const struct build *b, struct buf *out);
+void configure_stamp_text(const struct build *b, struct buf *out);
 int compile_check(struct build *b);             /* src/pipeline/compile.c */
 /*
  * The build environment the tree at `src` asks for (NULL: bwbuild's table
  * for a real PyTorch release, before its tree is here; pyenv.h), checked
  * against b->python: b->pythonpath set to the prefix it needs, if any.
- * -1 after naming what is missing, the version asked and how to get it.
+ * -1 after naming what is missing, the version asked and how to get it
+ * (src/pipeline/pyenv_check.c: the fetch and the compile check use it).
  */
 int python_env_check(struct build *b, const char *src);
 int compile_run(struct build *b);
@@ -141,7 +150,7 @@ int publish_run(struct build *b);
  * p->defer_failure). 0 or -1.
  */
 int step_command(enum step step, const struct plan *pl, struct proc *p);
-/* The same, its ETA from the weighted work ahead (src/launch/eta.h); NULL: the step's rate. */
+/* The same, its ETA from the weighted work ahead (src/pipeline/eta.h); NULL: the step's rate. */
 struct eta_plan;
 int step_command_eta(enum step step, const struct plan *pl, struct proc *p, struct eta_plan *eta);
 /* The report step_command defers: command, status, last lines, log path. */

@@ -11,10 +11,13 @@ same list), and an include goes from a layer to itself or to a lower one.
 Circles of calls fail too, seen through any header: a family is
 FOLDER/STEM cut at the first "_" (wheel/verify_record.c is of wheel/verify,
 sources/git_mirror.c of sources/git), FAMILY names the few aliases. A
-family uses another when one of its .c files names a function that a .c
-file of the other defines (not static, the name at column 0 as the code
-writes definitions). C names are global, so hub headers such as
-pipeline/step.h hide nothing; core/ is left out.
+family uses another when one of its .c files names a function or a global
+variable that a .c file of the other defines (not static, the name at
+column 0 as the code writes definitions: "name(" for a function, "TYPE
+name[...] =" or "TYPE name;" for a global), itself or through a macro of
+a header (step_note names step_names: issue 42's circle went through
+that global, and a check of calls alone passed it). C names are global,
+so hub headers such as pipeline/step.h hide nothing; core/ is left out.
 
 A library's header included outside its wrapper (LIBRARY) fails: libgit2
 is used only by src/sources/git*.c (the wrapper family, whose private
@@ -66,6 +69,14 @@ FAMILY = {"profile/profcheck": "profile/profload"}
 PENDING = {
 }
 DEF = re.compile(r"^([A-Za-z_]\w*)\(")
+# A global a .c file defines: a type and a name at column 0, then "[...]",
+# "=" or ";" (`const char *const step_names[STEP__COUNT] = {`, `struct x
+# foo;`); static and extern ones, typedefs and type definitions are not.
+GLOBAL = re.compile(r"^(?!(?:static|extern|typedef|return|goto|case)\b)"
+                    r"(?:[A-Za-z_]\w*[\s*]+)+?([A-Za-z_]\w*)\s*(?:\[[^\]]*\]\s*)*[=;]")
+# A header's function-like or object-like macro: its body's names are what
+# a file naming the macro uses (step_note names step_names).
+MACRO = re.compile(r"^\s*#\s*define\s+([A-Za-z_]\w*)((?:.*\\\n)*.*)$", re.M)
 WORD = re.compile(r"[A-Za-z_]\w*")
 # Comments, then string and character literals.
 STRIP = re.compile(r'/\*.*?\*/|//[^\n]*|"(?:\\.|[^"\\\n])*"|\'(?:\\.|[^\'\\\n])*\'', re.S)
@@ -162,8 +173,29 @@ def includes(top, bad):
                             "change one of them" % (rel, n, inc, may[1]), None))
 
 
+def macros(top):
+    """Macro name -> the names its body uses, through other macros too, from
+    every header of src/ (core/ too: a core macro may name a global above)."""
+    body = {}
+    for _, path in sources(top):
+        if path.endswith(".h"):
+            with open(path, encoding="utf-8") as fh:
+                for m in MACRO.finditer(STRIP.sub(" ", fh.read())):
+                    body.setdefault(m.group(1), set(WORD.findall(m.group(2))) - {m.group(1)})
+    out = {}
+    for name in body:
+        seen, todo = set(), [name]
+        while todo:
+            for w in body.get(todo.pop(), ()):
+                if w not in seen:
+                    seen.add(w)
+                    todo.append(w)
+        out[name] = seen
+    return out
+
+
 def calls(top):
-    """family -> {family it uses: (file, function, file defining it)}."""
+    """family -> {family it uses: (file, function or global, file defining it)}."""
     defs, text = {}, {}
     for layer, path in sources(top):
         if layer == "core" or not path.endswith(".c"):
@@ -172,17 +204,21 @@ def calls(top):
         with open(path, encoding="utf-8") as fh:
             lines = fh.read().split("\n")
         for i, line in enumerate(lines):
-            m = DEF.match(line)
-            if m and i > 0 and not lines[i - 1].startswith("static"):
+            m = DEF.match(line) or GLOBAL.match(line)
+            if m and not (m.re is DEF and (i == 0 or lines[i - 1].startswith("static"))):
                 defs[m.group(1)] = (family(layer, path), rel)
         text[rel] = (family(layer, path), STRIP.sub(" ", "\n".join(lines)))
+    expand = macros(top)
     graph = {}
     for rel in sorted(text):
         fam, body = text[rel]
-        for w in sorted(set(WORD.findall(body))):
-            d = defs.get(w)
-            if d and d[0] != fam:
-                graph.setdefault(fam, {}).setdefault(d[0], (rel, w, d[1]))
+        named = set(WORD.findall(body))
+        for w in sorted(named):
+            for u in [w] + sorted(expand.get(w, ())):
+                d = defs.get(u)
+                if d and d[0] != fam:
+                    graph.setdefault(fam, {}).setdefault(
+                        d[0], (rel, u if u == w else "%s (in %s)" % (u, w), d[1]))
     return graph
 
 

@@ -5,7 +5,7 @@
 #include "../../src/launch/launch.h"
 #include "../../src/launch/admit.h"
 #include "../../src/launch/remote.h"
-#include "../../src/launch/remotecheck.h"
+#include "../../src/pipeline/remotecheck.h"
 #include "../../src/core/strvec.h"
 #include "../../src/core/util.h"
 #include "../../src/profile/hostlist.h"

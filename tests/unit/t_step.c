@@ -3,7 +3,7 @@
 #include <unistd.h>
 
 #include "../../src/pipeline/build.h"
-#include "../../src/launch/eta.h"
+#include "../../src/pipeline/eta.h"
 #include "../../src/pipeline/plan.h"
 #include "../../src/pipeline/step.h"
 #include "../../src/core/buf.h"

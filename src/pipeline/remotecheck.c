@@ -2,6 +2,9 @@
  * bwbuild doctor's checks of build.remote hosts: reachable, the compiler
  * allowed, the same compiler as here (remotecheck.h). Runs distcc with the
  * one host and DISTCC_FALLBACK=0, so a probe never compiles here by mistake.
+ * The doctor's, not the launcher's: it runs the launcher's remote command
+ * (launch.h) once per host, outside any build.
+ * May include: core/, profile/hostlist.h, launch/launch.h, pipeline/remotecheck.h.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -14,8 +17,8 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "launch/remote.h"
-#include "launch/remotecheck.h"
+#include "launch/launch.h"
+#include "pipeline/remotecheck.h"
 #include "core/buf.h"
 #include "core/proc.h"
 #include "core/strvec.h"

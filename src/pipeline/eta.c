@@ -1,8 +1,15 @@
+/*
+ * The compile step's ETA (eta.h): the work ahead of ninja, weighted by
+ * kind and by learned times. The pipeline's, not the launcher's: the
+ * launcher never reads it; the heavy kernels are the launcher's one list
+ * (memmodel.h).
+ * May include: core/, launch/memmodel.h, pipeline/eta.h.
+ */
 #include <stdlib.h>
 #include <string.h>
 
-#include "launch/eta.h"
-#include "launch/peaks.h"
+#include "launch/memmodel.h"
+#include "pipeline/eta.h"
 #include "core/buf.h"
 #include "core/proc.h"
 #include "core/strvec.h"
