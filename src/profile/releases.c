@@ -101,6 +101,18 @@ static const struct torch_release rows[] = {
 		.setuptools = ">=70.1", .loadtime = BDIST_WHEEL, .configure = CONFIGURE_ENV,
 		.evidence = "release matrix; the official 2.11.0+cu130 wheel, made by setuptools 81.0.0",
 	},
+	{
+		.torch = V(2, 12), .era = "setup-helpers",
+		.torchvision = V(0, 27), .torchaudio = V(2, 12),
+		.python = "3.10-3.14", .cuda = "12.6, 13.0, 13.2", .cuda_blackwell = 1300,
+		.arch_forms = "faM", .arch_forms_refused = "", .cub = RELEASE_CUB_FINDS,
+		.switches = { "USE_MSLK" },
+		.setuptools = ">=70.1", .loadtime = BDIST_WHEEL, .configure = CONFIGURE_ENV,
+		.provisional = "no 2.12 tree or wheel was read; Python, companions, setuptools and "
+			       "configure are 2.11's carried on, the era 'probably' setup-helpers",
+		.evidence = "the release matrix of release/2.12 (PyTorch PR #182849): CUDA 12.6, 13.0, "
+			    "13.2, 12.8 removed (docs/design/pytorch.md §10)",
+	},
 };
 
 static const struct {

@@ -106,9 +106,30 @@ t_tree_version(void)
 	CHECK(v.minor == 10);
 }
 
+/* The 2.12 row (provisional): found, its companions pair, and what it says reaches the messages. */
+static void
+t_release_212(void)
+{
+	struct relver t = rv("2.12.0"), tv = rv("0.27.0"), ta = rv("2.12"), tv26 = rv("0.26");
+	const struct torch_release *r = release_find(&t);
+	struct buf why = BUF_INIT;
+
+	CHECK(r && r->provisional && r->cuda_blackwell == 1300);
+	CHECK(kb_companion_check("torchvision", &tv, &t, &why) == 0);
+	CHECK(kb_companion_check("torchaudio", &ta, &t, &why) == 0 && !why.len);
+	CHECK(kb_companion_check("torchvision", &tv26, &t, &why) == -1);
+	CHECK_STR(why.s, "torchvision 0.26 is released for torch 2.11, not 2.12; torch 2.12 goes "
+			 "with torchvision 0.27 (tag v0.27.0)");
+	buf_reset(&why);
+	release_span(&why);
+	CHECK_STR(why.s, "2.4 to 2.12");
+	buf_release(&why);
+}
+
 void
 t_releases(void)
 {
+	t_release_212();
 	t_release_rows();
 	t_release_messages();
 	t_tree_version();
