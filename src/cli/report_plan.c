@@ -15,6 +15,7 @@
 #include "core/util.h"
 #include "profile/knowledge.h"
 #include "profile/profile.h"
+#include "profile/releases.h"
 #include "sources/patch.h"
 #include "wheel/against.h"
 
@@ -139,24 +140,26 @@ plan_view_release(struct plan_view *v)
  * version.txt), the profile's ref otherwise: the one that is built.
  */
 static void
-plan_release_line(unsigned torch, const char *from, struct buf *out)
+plan_release_line(const struct relver *torch, const char *from, struct buf *out)
 {
-	const struct kb_release *r = kb_release_find(torch);
+	const struct torch_release *r = release_find(torch);
 
-	if (r)
+	if (r && r->python && r->cuda && r->configure)
 		buf_addf(out, "release      torch %u.%u (%s): Python %s; official wheels built with "
-			 "CUDA %s; configure-only by %s\n", torch / 100, torch % 100, from, r->python,
-			 r->cuda, r->configure);
+			 "CUDA %s; configure-only by %s%s%s\n", torch->major, torch->minor, from,
+			 r->python, r->cuda, r->configure, r->provisional ? "; provisional: " : "",
+			 r->provisional ? r->provisional : "");
 }
 
 void
 plan_view_text(const struct plan_view *v, struct buf *out)
 {
 	const struct profile *p = v->p;
-	unsigned ver = kb_parse_version(p->source_ref.str);
+	struct relver ver, tv;
 	size_t n = 0;
 	struct buf x[4] = { BUF_INIT, BUF_INIT, BUF_INIT, BUF_INIT };
 
+	tree_version(p->source_ref.str, NULL, &ver);
 	plan_format(v->pl, out);
 	buf_addstr(out, "\nwheel version ");
 	wheel_version_plan(p, v->pl, out);
@@ -174,10 +177,12 @@ plan_view_text(const struct plan_view *v, struct buf *out)
 		buf_addf(out, "build env    %s\n", v->build_env.s);
 	if (v->cmake_said.len)
 		buf_addf(out, "cmake        %s\n", diag_name(&x[0], v->cmake_said.s));
-	if (v->pl->local_source)
-		plan_release_line(patch_tree_release(v->pl->src_dir), "the tree's version.txt", out);
-	else
-		plan_release_line(ver, "source.ref", out);
+	if (v->pl->local_source) {
+		tree_version(NULL, v->pl->src_dir, &tv);
+		plan_release_line(&tv, "the tree's version.txt", out);
+	} else {
+		plan_release_line(&ver, "source.ref", out);
+	}
 	if (v->step_env.n) {
 		buf_addstr(out, "\nset by the steps on top of the environment above\n");
 		for (size_t i = 0; i < v->step_env.n; i++)
@@ -188,23 +193,21 @@ plan_view_text(const struct plan_view *v, struct buf *out)
 	if (!v->have_patches)
 		return;
 	if (v->pl->local_source) {
-		unsigned tv = patch_tree_release(v->pl->src_dir);
-
 		/* Not the profile's ref: that is not what is built. */
 		buf_addf(out, "\npatches      none: a --source tree is built as it is (source.patches "
 			 "'%s' is not applied)\n", p->source_patches.str);
-		for (size_t i = 0; tv && i < v->ps.n; i++)
-			n += patch_selected(&v->ps.v[i], tv);
+		for (size_t i = 0; relver_known(&tv) && i < v->ps.n; i++)
+			n += patch_selected(&v->ps.v[i], &tv);
 		if (n)
 			buf_addf(out, "  the series has %zu for torch %u.%u (its version.txt): 'bwbuild "
-				 "doctor --source %s' says whether the tree has them\n", n, tv / 100,
-				 tv % 100, v->pl->src_dir);
+				 "doctor --source %s' says whether the tree has them\n", n, tv.major,
+				 tv.minor, v->pl->src_dir);
 		return;
 	}
 	buf_addf(out, "\npatches (%s, for %s)\n", v->ps.index,
-		 ver ? p->source_ref.str : "an unknown release: only patches without 'when'");
+		 relver_known(&ver) ? p->source_ref.str : "an unknown release: only patches without 'when'");
 	for (size_t i = 0; i < v->ps.n; i++) {
-		if (!patch_selected(&v->ps.v[i], ver))
+		if (!patch_selected(&v->ps.v[i], &ver))
 			continue;
 		buf_addf(out, "  %s  (when %s)  %.12s\n", v->ps.v[i].file,
 			 v->ps.v[i].when ? v->ps.v[i].when : "always", v->ps.v[i].sha256);
@@ -218,9 +221,10 @@ struct json *
 plan_view_json(const struct plan_view *v)
 {
 	struct json *o = plan_json(v->pl), *t, *ps, *sel;
-	unsigned ver = kb_parse_version(v->p->source_ref.str);
+	struct relver ver;
 	struct buf wv = BUF_INIT;
 
+	tree_version(v->p->source_ref.str, NULL, &ver);
 	wheel_version_plan(v->p, v->pl, &wv);
 	json_set(o, "wheel_version", json_string(wv.s));
 	buf_release(&wv);
@@ -256,7 +260,7 @@ plan_view_json(const struct plan_view *v)
 	for (size_t i = 0; !v->pl->local_source && i < v->ps.n; i++) {
 		struct json *e;
 
-		if (!patch_selected(&v->ps.v[i], ver))
+		if (!patch_selected(&v->ps.v[i], &ver))
 			continue;
 		e = json_object();
 		json_set(e, "file", json_string(v->ps.v[i].file));

@@ -58,13 +58,13 @@ series_matches(struct build *b, const struct json *meta)
 {
 	const struct profile *p = &b->profile;
 	struct json *want;
+	struct relver rel = patch_release_for(p->source_ref.str, b->plan.src_dir);
 	int rc = 0;
 
 	if (p->source_patches.str && *p->source_patches.str && !b->patches.n &&
 	    patch_set_load(&b->patches, p->source_patches.str) < 0)
 		return -1;
-	want = patch_selected_json(&b->patches,
-				   patch_release_for(p->source_ref.str, b->plan.src_dir), NULL);
+	want = patch_selected_json(&b->patches, &rel, NULL);
 	if (!json_equal(want, json_get(meta, "patches")))
 		rc = error("'%s' was made with another patch series than the profile's '%s' gives "
 			   "for %s (%zu patches there, %zu here); make the bundle again",
@@ -309,6 +309,7 @@ bundle_meta_of(const struct build *b, const struct repo_tree_info *ti, long long
 {
 	const struct profile *p = &b->profile;
 	struct json *m = json_object(), *subs = json_array();
+	struct relver rel;
 
 	json_set(m, "profile", json_string(p->name.str));
 	json_set(m, "repo", json_string(p->source_repo.str));
@@ -324,8 +325,8 @@ bundle_meta_of(const struct build *b, const struct repo_tree_info *ti, long long
 		json_push(subs, s);
 	}
 	json_set(m, "submodules", subs);
-	json_set(m, "patches", patch_selected_json(&b->patches, patch_release_for(p->source_ref.str,
-									     b->plan.src_dir), NULL));
+	rel = patch_release_for(p->source_ref.str, b->plan.src_dir);
+	json_set(m, "patches", patch_selected_json(&b->patches, &rel, NULL));
 	json_set(m, "changes", inputs_changes(b->plan.src_dir));
 	json_set(m, "bwbuild", json_string(BWBUILD_VERSION));
 	return m;

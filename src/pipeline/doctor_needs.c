@@ -22,6 +22,7 @@
 #include "formats/cmakeopts.h"
 #include "host/host.h"
 #include "profile/profile.h"
+#include "profile/releases.h"
 #include "sources/patch.h"
 
 int
@@ -303,7 +304,7 @@ doctor_check_blas(struct doctor *d, const struct profile *p, const char *src,
 
 /* What a --source tree lacks of its release's patches, with what to do. */
 static void
-patches_lacking(struct doctor *d, const struct profile *p, const char *src, unsigned v,
+patches_lacking(struct doctor *d, const struct profile *p, const char *src, const struct relver *v,
 		const struct buf *missing, size_t n, size_t of)
 {
 	const char *series = p->source_patches.str;
@@ -312,8 +313,8 @@ patches_lacking(struct doctor *d, const struct profile *p, const char *src, unsi
 	doctor_add(d, cuda ? CHECK_FAIL : CHECK_WARN, "patches", "%s (torch %u.%u by its version.txt) "
 		   "lacks %zu of the %zu patch%s that source.patches '%s' applies to %u.%u, and a --source "
 		   "tree is built as it is: apply them there (git -C %s apply%s) or build without "
-		   "--source, which applies them%s", src, v / 100, v % 100, n, of, of == 1 ? "" : "es",
-		   series, v / 100, v % 100, src, missing->s, cuda ? "" : " (only a warning: features.cuda "
+		   "--source, which applies them%s", src, v->major, v->minor, n, of, of == 1 ? "" : "es",
+		   series, v->major, v->minor, src, missing->s, cuda ? "" : " (only a warning: features.cuda "
 		   "is off, and what they fix may be CUDA code alone)");
 }
 
@@ -331,7 +332,7 @@ doctor_check_patches(struct doctor *d, const struct profile *p, const struct pla
 	struct buf missing = BUF_INIT, odd = BUF_INIT, why = BUF_INIT;
 	struct patch_set ps;
 	size_t selected = 0, nmissing = 0;
-	unsigned v;
+	struct relver v;
 
 	if (!pl || !pl->local_source || !src || !series || !*series || profile_is_extension(p))
 		return;
@@ -341,9 +342,9 @@ doctor_check_patches(struct doctor *d, const struct profile *p, const struct pla
 			   "says why)", series);
 		goto out;
 	}
-	v = patch_tree_release(src);
+	tree_version(NULL, src, &v);
 	for (size_t i = 0; i < ps.n; i++) {
-		if (!patch_selected(&ps.v[i], v))
+		if (!patch_selected(&ps.v[i], &v))
 			continue;
 		selected++;
 		buf_reset(&why);
@@ -365,16 +366,16 @@ doctor_check_patches(struct doctor *d, const struct profile *p, const struct pla
 		}
 	}
 	if (nmissing)
-		patches_lacking(d, p, src, v, &missing, nmissing, selected);
+		patches_lacking(d, p, src, &v, &missing, nmissing, selected);
 	if (odd.len)
 		doctor_add(d, CHECK_WARN, "patches", "of source.patches '%s', neither applied to %s nor "
 			   "applicable there: %s; the build takes the tree as it is", series, src, odd.s);
 	if (!nmissing && !odd.len && selected)
 		doctor_add(d, CHECK_OK, "patches", "%s has the %zu patch%s source.patches '%s' applies to "
-			   "torch %u.%u", src, selected, selected == 1 ? "" : "es", series, v / 100, v % 100);
-	else if (!selected && v)
+			   "torch %u.%u", src, selected, selected == 1 ? "" : "es", series, v.major, v.minor);
+	else if (!selected && relver_known(&v))
 		doctor_add(d, CHECK_OK, "patches", "source.patches '%s' has none for torch %u.%u (%s's "
-			   "version.txt)", series, v / 100, v % 100, src);
+			   "version.txt)", series, v.major, v.minor, src);
 	else if (!selected)
 		doctor_add(d, CHECK_OK, "patches", "%s has no version.txt, and source.patches '%s' has no "
 			   "patch for every release", src, series);

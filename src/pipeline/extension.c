@@ -13,6 +13,7 @@
 #include "core/json.h"
 #include "profile/knowledge.h"
 #include "profile/profile.h"
+#include "profile/releases.h"
 #include "pipeline/step.h"
 #include "core/safefile.h"
 #include "core/util.h"
@@ -118,12 +119,13 @@ static int
 companion_by_ref(const struct profile *p, const struct torch_ref *t)
 {
 	struct buf project = BUF_INIT, why = BUF_INIT;
-	unsigned version = kb_parse_version(p->source_ref.str), torch = kb_parse_version(t->version);
+	struct relver version, torch;
 	int rc = 0;
 
 	project_name(p, &project);
-	if (kb_companion(project.s) && version && torch &&
-	    kb_companion_check(project.s, version, torch, &why) < 0)
+	if (kb_companion(project.s) && tree_version(p->source_ref.str, NULL, &version) &&
+	    relver_parse(t->version, &torch, NULL) == 0 &&
+	    kb_companion_check(project.s, &version, &torch, &why) < 0)
 		rc = error_at(&p->source_ref.loc, "%s; a companion built against another torch "
 			      "fails at import", why.s);
 	buf_release(&project);
@@ -173,23 +175,6 @@ extension_check(struct build *b)
 	fprintf(stderr, "bwbuild: builds on %s %s (%s)\n", b->torch.name, b->torch.version, where.s);
 	buf_release(&where);
 	return 0;
-}
-
-/* The first line of <src>/version.txt, else the ref's version; 0 unknown. */
-static unsigned
-tree_release(const struct build *b)
-{
-	struct buf path = BUF_INIT, text = BUF_INIT;
-	unsigned v = 0;
-
-	buf_addf(&path, "%s/version.txt", b->plan.src_dir);
-	if (is_regular(path.s) && read_file(&text, path.s) == 0)
-		v = kb_parse_version(text.s);
-	if (!v)
-		v = kb_parse_version(b->profile.source_ref.str);
-	buf_release(&path);
-	buf_release(&text);
-	return v;
 }
 
 /* A wheel's members under `dir` (a directory the build reads, never the user's site-packages). */
@@ -349,12 +334,14 @@ int
 extension_tree(struct build *b)
 {
 	struct buf project = BUF_INIT, why = BUF_INIT;
-	unsigned version = tree_release(b), torch = kb_parse_version(b->torch.version);
+	struct relver version, torch;
+	int known = tree_version(b->profile.source_ref.str, b->plan.src_dir, &version) &&
+		    relver_parse(b->torch.version, &torch, NULL) == 0;
 	int rc = build_style(b), lock;
 
 	project_name(&b->profile, &project);
-	lock = kb_companion(project.s) && version && torch ?
-		kb_companion_check(project.s, version, torch, &why) : 0;
+	lock = kb_companion(project.s) && known ?
+		kb_companion_check(project.s, &version, &torch, &why) : 0;
 	if (rc)
 		; /* no tree to judge */
 	else if (lock < 0)
@@ -363,8 +350,8 @@ extension_tree(struct build *b)
 	else if (lock > 0)
 		warning("%s", why.s);
 	else if (kb_companion(project.s))
-		step_note(STEP_FETCH, "%s %u.%u goes with %s %s", project.s, version / 100,
-			version % 100, b->torch.name, b->torch.version);
+		step_note(STEP_FETCH, "%s %u.%u goes with %s %s", project.s, version.major,
+			version.minor, b->torch.name, b->torch.version);
 	if (!rc)
 		rc = torch_site(b);
 	if (!rc && b->plan.jobs.launcher)

@@ -130,6 +130,7 @@ tree_is_current(struct build *b, const char *cache, const struct strvec *dirs, c
 	const struct profile *p = &b->profile;
 	const char *src = b->plan.src_dir;
 	struct buf target = BUF_INIT;
+	struct relver rel;
 	struct stat st;
 	int skip = 0;
 
@@ -145,8 +146,8 @@ tree_is_current(struct build *b, const char *cache, const struct strvec *dirs, c
 			if (!b->opts->refresh)
 				repo_resolve_source(cache, dirs, p->source_repo.str, p->source_ref.str,
 						    &target);
-			skip = patches_before_checkout(&b->patches,
-						       patch_release_for(p->source_ref.str, src), src, record,
+			rel = patch_release_for(p->source_ref.str, src);
+			skip = patches_before_checkout(&b->patches, &rel, src, record,
 						       target.len ? target.s : NULL, b->opts->force,
 						       &pr);
 		}
@@ -177,6 +178,7 @@ checkout_source(struct build *b)
 	struct repo_checkout_opts co;
 	struct json *patches = json_array();
 	struct strvec dirs = STRVEC_INIT, exclude = STRVEC_INIT;
+	struct relver rel;
 	int rc, fresh;
 
 	json_set(b->source, "patches", patches);
@@ -191,11 +193,13 @@ checkout_source(struct build *b)
 		rc = tree_is_current(b, cache.s, &dirs, record.s);
 	if (rc > 0) {
 		rc = repo_describe(b->plan.src_dir, &b->tree, NULL);
-		if (rc < 0)
+		if (rc < 0) {
 			error("cannot read the checkout in '%s'", b->plan.src_dir);
-		else
-			json_set(b->source, "patches", patch_selected_json(&b->patches,
-				 patch_release_for(p->source_ref.str, b->plan.src_dir), "already applied"));
+		} else {
+			rel = patch_release_for(p->source_ref.str, b->plan.src_dir);
+			json_set(b->source, "patches", patch_selected_json(&b->patches, &rel,
+									 "already applied"));
+		}
 	} else if (rc == 0) {
 		memset(&co, 0, sizeof(co));
 		co.url = p->source_repo.str;
@@ -222,9 +226,10 @@ checkout_source(struct build *b)
 		rc = repo_checkout(&co, &b->tree);
 		if (!rc && fresh)
 			outputs_reset(b);
-		if (!rc && b->patches.project)
-			rc = patches_apply(&b->patches, patch_release_for(p->source_ref.str, b->plan.src_dir),
-					   b->plan.src_dir, record.s, patches, &pr);
+		if (!rc && b->patches.project) {
+			rel = patch_release_for(p->source_ref.str, b->plan.src_dir);
+			rc = patches_apply(&b->patches, &rel, b->plan.src_dir, record.s, patches, &pr);
+		}
 	}
 	buf_release(&record);
 	buf_release(&cache);

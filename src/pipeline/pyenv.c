@@ -17,6 +17,7 @@
 #include "host/python.h"
 #include "profile/knowledge.h"
 #include "profile/profile.h"
+#include "profile/releases.h"
 #include "sources/repourl.h"
 #include "sources/treeneeds.h"
 
@@ -168,9 +169,9 @@ out:
 }
 
 void
-pyenv_read_table(struct pyenv *e, unsigned torch)
+pyenv_read_table(struct pyenv *e, const struct relver *torch)
 {
-	const struct kb_release *r = kb_release_find(torch);
+	const struct torch_release *r = release_find(torch);
 	const struct kb_module *m;
 	struct buf from = BUF_INIT;
 
@@ -178,7 +179,7 @@ pyenv_read_table(struct pyenv *e, unsigned torch)
 		return;
 	buf_addf(&from, "bwbuild's table for torch %u.%u: its setup.py imports %s at load time, "
 		 "which %s has from %s (%s); the tree's own files are read after the fetch",
-		 torch / 100, torch % 100, m->module, m->dist, m->since, m->why);
+		 torch->major, torch->minor, m->module, m->dist, m->since, m->why);
 	add_need(e, m->dist, r->setuptools, m->module, from.s, 1);
 	e->from_table = 1;
 	buf_release(&from);
@@ -496,7 +497,10 @@ pyenv_for(struct pyenv *e, const struct profile *p, const char *py, const char *
 		if (rc < 0)
 			return -1;
 	} else if (p->source_repo.str && strstr(p->source_repo.str, "pytorch/pytorch")) {
-		pyenv_read_table(e, kb_parse_version(p->source_ref.str));
+		struct relver torch;
+
+		tree_version(p->source_ref.str, NULL, &torch);
+		pyenv_read_table(e, &torch);
 	}
 	return pyenv_choose(e, py, p->python_path.str);
 }

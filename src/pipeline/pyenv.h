@@ -46,8 +46,9 @@ struct pyenv {
  * cannot be read as what it is.
  */
 int pyenv_read_tree(struct pyenv *e, const char *src, struct buf *why);
-/* The needs bwbuild's table knows for torch `torch` (major*100+minor) before its tree is here. */
-void pyenv_read_table(struct pyenv *e, unsigned torch);
+/* The needs the release table knows for torch `torch` before its tree is here. */
+struct relver;
+void pyenv_read_table(struct pyenv *e, const struct relver *torch);
 
 /*
  * Check `py` against the needs: alone, or with `python_path` (the

@@ -12,6 +12,7 @@
 #include "profile/knowledge.h"
 #include "pipeline/plan.h"
 #include "profile/profile.h"
+#include "profile/releases.h"
 #include "pipeline/resolve.h"
 #include "core/util.h"
 
@@ -221,7 +222,7 @@ resolve_profile(struct profile *p, const struct resolve_opts *o)
 static int
 resolve_kb(struct profile *p, const struct resolve_opts *o)
 {
-	struct kb_context kc = { 0, NULL, 0, NULL, NULL };
+	struct kb_context kc = { 0, NULL, { 0, 0, 0, 0 }, NULL, NULL };
 	struct buf from = BUF_INIT;
 	int rc, rc_toolkit = 0;
 
@@ -260,7 +261,8 @@ resolve_kb(struct profile *p, const struct resolve_opts *o)
 		}
 	}
 	/* An extension's ref is its own release, not torch's; its torch is checked at the build. */
-	kc.torch = profile_is_extension(p) ? 0 : kb_parse_version(p->source_ref.str);
+	if (!profile_is_extension(p))
+		tree_version(p->source_ref.str, NULL, &kc.torch);
 	kc.torch_from = "source.ref";
 	kc.src_dir = o->source_dir;
 	rc = kb_check(p, &kc, o->strict);
@@ -355,8 +357,10 @@ resolve_plan(struct plan *pl, const struct profile *p, const struct resolve_opts
 	po.env = environ;
 	/* What judges the archs of a torch tree (an extension's are its torch's) */
 	if (!profile_is_extension(p) && p->features[FEAT_CUDA] != TRI_OFF && p->narchs) {
-		kb_arch_source(src, kb_parse_version(p->source_ref.str), "source.ref",
-			       resolve_cuda_version(p), &arch_source);
+		struct relver torch;
+
+		tree_version(p->source_ref.str, NULL, &torch);
+		kb_arch_source(src, &torch, "source.ref", resolve_cuda_version(p), &arch_source);
 		po.arch_source = arch_source.s;
 	}
 	ret = plan_make(pl, p, &h, &po);

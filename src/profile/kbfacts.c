@@ -1,17 +1,17 @@
 /*
  * Facts of the knowledge base (knowledge.h) that no profile check reads:
  * the datasheet peaks of the GPUs (benchmarks and the smoke step measure
- * against them), which torchvision/torchaudio release goes with which
- * torch (extension builds), and what each torch release asks of the
- * build machine (the build environment, before its tree is here). Kept
- * as data: a new GPU or release is a row.
- * May include: core/, profile/knowledge.h.
+ * against them), whether a torchvision/torchaudio release goes with a
+ * torch (extension builds; the pairs are rows of releases.c), and the
+ * modules a build imports at load time. Kept as data: a new GPU is a row.
+ * May include: core/, profile/knowledge.h, profile/releases.h.
  */
 #include <string.h>
 
 #include "core/buf.h"
 #include "core/util.h"
 #include "profile/knowledge.h"
+#include "profile/releases.h"
 
 /*
  * Datasheet peaks, dense (NVIDIA publishes tensor TFLOPS "with sparsity":
@@ -76,19 +76,6 @@ kb_gpu_peak(const char *device_name, const char *dtype)
 	return 0;
 }
 
-/*
- * Companion packages released with each torch (pytorch/pytorch RELEASE.md,
- * "Release Compatibility Matrix"; torchvision's README): a companion built
- * against another torch fails at import (`operator torchvision::nms does
- * not exist`, undefined c10 symbols). Versions as major*100 + minor.
- */
-static const struct companion_row {
-	unsigned torch, torchvision, torchaudio;
-} companions[] = {
-	{ 204, 19, 204 }, { 205, 20, 205 }, { 206, 21, 206 },
-	{ 207, 22, 207 }, { 208, 23, 208 }, { 209, 24, 209 }, { 210, 25, 210 }, { 211, 26, 211 },
-};
-
 int
 kb_companion(const char *project)
 {
@@ -96,81 +83,45 @@ kb_companion(const char *project)
 }
 
 int
-kb_companion_check(const char *project, unsigned version, unsigned torch, struct buf *why)
+kb_companion_check(const char *project, const struct relver *version, const struct relver *torch,
+		   struct buf *why)
 {
 	int vision = !strcmp(project, "torchvision");
-	unsigned want = 0, torch_for = 0;
+	const struct torch_release *want = NULL, *torch_for = NULL, *rows;
+	struct buf span = BUF_INIT;
+	size_t n;
 
 	if (!kb_companion(project))
 		return 0;
-	for (size_t i = 0; i < ARRAY_SIZE(companions); i++) {
-		unsigned v = vision ? companions[i].torchvision : companions[i].torchaudio;
+	rows = release_rows(&n);
+	for (size_t i = 0; i < n; i++) {
+		const struct relver *v = vision ? &rows[i].torchvision : &rows[i].torchaudio;
 
-		if (companions[i].torch == torch)
-			want = v;
-		if (v == version)
-			torch_for = companions[i].torch;
+		if (relver_cmp(&rows[i].torch, torch) == 0)
+			want = &rows[i];
+		if (relver_cmp(v, version) == 0)
+			torch_for = &rows[i];
 	}
 	if (!want && !torch_for) {
-		buf_addf(why, "bwbuild knows the %s releases for torch 2.4 to 2.11 only; %s %u.%u with "
-			 "torch %u.%u is not checked", project, project, version / 100, version % 100,
-			 torch / 100, torch % 100);
+		release_span(&span);
+		buf_addf(why, "bwbuild knows the %s releases for torch %s only; %s %u.%u with "
+			 "torch %u.%u is not checked", project, span.s, project, version->major,
+			 version->minor, torch->major, torch->minor);
+		buf_release(&span);
 		return 1;
 	}
-	if (want == version)
+	if (want && torch_for == want)
 		return 0;
-	buf_addf(why, "%s %u.%u is released for torch %u.%u, not %u.%u", project, version / 100,
-		 version % 100, torch_for / 100, torch_for % 100, torch / 100, torch % 100);
-	if (want)
-		buf_addf(why, "; torch %u.%u goes with %s %u.%u (tag v%u.%u.0)", torch / 100,
-			 torch % 100, project, want / 100, want % 100, want / 100, want % 100);
+	buf_addf(why, "%s %u.%u is released for torch %u.%u, not %u.%u", project, version->major,
+		 version->minor, torch_for ? torch_for->torch.major : 0,
+		 torch_for ? torch_for->torch.minor : 0, torch->major, torch->minor);
+	if (want) {
+		const struct relver *w = vision ? &want->torchvision : &want->torchaudio;
+
+		buf_addf(why, "; torch %u.%u goes with %s %u.%u (tag v%u.%u.0)", torch->major,
+			 torch->minor, project, w->major, w->minor, w->major, w->minor);
+	}
 	return -1;
-}
-
-/*
- * torch 2.7-2.11: the Python and official CUDA builds of PyTorch's release
- * compatibility matrix ("Stable CUDA", then "Experimental CUDA"); the
- * setuptools each tree's build needs and how its setup.py is told to
- * configure only, read in copies of the trees (docs/design/pytorch.md §10
- * names each source). The setup.py of the 2.8 cycle
- * already imports setuptools.command.bdist_wheel at load time; v2.8.0
- * itself was not read, so the table starts the need at 2.9, whose
- * pyproject.toml asks setuptools>=70.1.0,<80.0. The tree's own files
- * decide once it is here.
- */
-static const struct kb_release releases[] = {
-	{ 207, "3.9-3.13", "11.8, 12.6 (12.8 experimental)", 1208, NULL, NULL,
-	  "the argument --cmake-only (no CMAKE_ONLY)",
-	  "release matrix; setup.py of a v2.7.1 copy; pyproject.toml as v2.6.0's" },
-	{ 208, "3.9-3.13", "12.6, 12.8 (12.9 experimental)", 1208, NULL, NULL,
-	  "CMAKE_ONLY=1 in the environment (popped), or --cmake-only",
-	  "release matrix; setup.py of the 2.8 cycle (Python >= 3.9)" },
-	{ 209, "3.10-3.14", "12.6, 12.8 (13.0 experimental)", 1208, ">=70.1",
-	  "setuptools.command.bdist_wheel", "CMAKE_ONLY=1 in the environment (popped), or --cmake-only",
-	  "release matrix; pyproject.toml 'setuptools>=70.1.0,<80.0' (rewritten by nixpkgs' "
-	  "torch 2.9.0)" },
-	{ 210, "3.10-3.14", "12.6, 12.8 (13.0 experimental)", 1208, ">=70.1",
-	  "setuptools.command.bdist_wheel", "CMAKE_ONLY=1 in the environment (popped), or --cmake-only",
-	  "release matrix; setup.py of the 2.10 cycle (Python >= 3.10)" },
-	{ 211, "3.10-3.14", "12.6, 12.8, 13.0", 1208, ">=70.1", "setuptools.command.bdist_wheel",
-	  "CMAKE_ONLY=1 in the environment (popped), or --cmake-only",
-	  "release matrix; the official 2.11.0+cu130 wheel, made by setuptools 81.0.0" },
-};
-
-const struct kb_release *
-kb_release_find(unsigned torch)
-{
-	for (size_t i = 0; i < ARRAY_SIZE(releases); i++)
-		if (releases[i].torch == torch)
-			return &releases[i];
-	return NULL;
-}
-
-void
-kb_release_span(unsigned *first, unsigned *last)
-{
-	*first = releases[0].torch;
-	*last = releases[ARRAY_SIZE(releases) - 1].torch;
 }
 
 /* setuptools NEWS, v70.1.0 (2024-06): bdist_wheel adopted from the wheel project. */

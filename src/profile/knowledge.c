@@ -1,14 +1,11 @@
 /*
- * The knowledge base: facts about toolkits, releases and features, kept as
- * data so that a new CUDA or torch release is a new row, not new code.
- * Sources: docs/design/pytorch.md §5-7 and docs/design/users.md §1.
- * This file: the toolkit, arch, torch/CUDA and feature tables and the
- * checks of a profile (and of its source tree) against them. Facts used
- * outside those checks (GPU peaks, companion releases) are kbfacts.c's.
- * Past 800 lines on purpose: each table sits above the check that reads
- * it, so a new CUDA or torch release is read and added in one place.
- * Issue 42's one release table (item 1) reshapes these tables; a split
- * now would be redone then.
+ * The knowledge base: facts about toolkits, archs and features, kept as
+ * data so that a new CUDA release is a new row, not new code, and the
+ * checks of a profile (and of its source tree) against them. What bwbuild
+ * knows of each torch release (its arch forms, CUB lookup, switches and
+ * renames) is its row in releases.c; the checks here derive from the rows.
+ * Sources: docs/design/pytorch.md §5-7 and docs/design/users.md §1. Facts
+ * used outside those checks (GPU peaks, companion releases) are kbfacts.c's.
  * May include: core/, formats/, host/, profile/.
  */
 #include <stdio.h>
@@ -17,11 +14,13 @@
 
 #include "profile/arch.h"
 #include "core/buf.h"
+#include "core/relver.h"
 #include "profile/compat.h"
 #include "core/diag.h"
 #include "formats/cmakeopts.h"
 #include "profile/knowledge.h"
 #include "profile/profile.h"
+#include "profile/releases.h"
 #include "formats/selarch.h"
 #include "core/util.h"
 
@@ -49,53 +48,22 @@ static const struct cuda_row {
 };
 
 /*
- * When the tree's own select_compute_arch.cmake cannot be read (no tree
- * yet, or a shape selarch.c does not know): what a release's numeric form
- * accepts, as far as it was read. PyTorch v2.6.0's file
- * (cmake/Modules_CUDA_fix/upstream/FindCUDA/select_compute_arch.cmake,
- * line 196) takes "^([0-9]+\.[0-9]a?(\([0-9]+\.[0-9]\))?)$": any X.Y with a
- * multi-digit major (so 10.0, 12.0, 12.1) and an 'a' suffix, no 'f'. The
- * 'f' family suffix came with PR #157999 (July 2025), taken as torch 2.9
- * (unverified); older copies of the file (pre-Hopper) took a one-digit
- * major only and 9.0a failed in some (#113948), in releases not
- * identified, so below 2.6 those are warnings, not errors.
- *	kind:      'f' / 'a' suffix, or 'M' a two-digit major (cc >= 100)
- *	rejected:  the newest release known to reject it (its file read); 0 none
- *	accepted:  the first release known or taken to accept it
- */
-static const struct {
-	char kind;
-	unsigned rejected, accepted;
-	const char *evidence;
-} arch_forms[] = {
-	{ 'f', 206, 209, "v2.6.0's numeric form takes an 'a' suffix only; 'f' came with "
-			 "PyTorch PR #157999 (July 2025), taken as torch 2.9" },
-	{ 'a', 0, 206, "v2.6.0's numeric form takes 'X.Ya'; older releases rejected 9.0a "
-		       "(PyTorch issue #113948)" },
-	{ 'M', 0, 206, "v2.6.0's numeric form takes a multi-digit major; older copies of the "
-		       "file took one digit" },
-};
-
-/*
  * torch x CUDA: a toolkit layout the tree's CMake does not know. CUDA 13
- * moved CUB (with Thrust and libcu++) to include/cccl; v2.6.0's
- * cmake/Modules/FindCUB.cmake looks for cub/cub.cuh only under
- * CUDA_TOOLKIT_INCLUDE, so cmake/Dependencies.cmake stops with "Cannot find
- * CUB." (measured on the real v2.6.0 tree with CUDA 13.0,
- * docs/real-pytorch.md). The newest release known to need the
- * fix is 2.6 (read); the first taken to have it is 2.9, the first release
- * with CUDA 13 builds (unverified: 2.7 and 2.8 are warned, not refused).
- * The fix: patches/pytorch (when "<2.9") or cmake.CMAKE_INCLUDE_PATH.
+ * moved CUB (with Thrust and libcu++) to include/cccl, and a release whose
+ * row says RELEASE_CUB_LOST stops configure with "Cannot find CUB."
+ * (cmake/Dependencies.cmake); RELEASE_CUB_UNVERIFIED is warned, not
+ * refused. The fix: patches/pytorch (when "<2.9") or
+ * cmake.CMAKE_INCLUDE_PATH.
  */
 static const struct torch_cuda_rule {
-	unsigned cuda_from, torch_upto, torch_fixed;
+	unsigned cuda_from;
 	const char *symptom;
 	const char *series, *patch;
-} torch_cuda_rules[] = {
-	{ 1300, 206, 209,
-	  "configure stops with 'Cannot find CUB.': CUDA 13 moved CUB under include/cccl and "
-	  "the tree's cmake/Modules/FindCUB.cmake looks only in include/",
-	  "pytorch", "0002-find-cub-in-cuda13-cccl.patch" },
+} cub_rule = {
+	1300,
+	"configure stops with 'Cannot find CUB.': CUDA 13 moved CUB under include/cccl and "
+	"the tree's cmake/Modules/FindCUB.cmake looks only in include/",
+	"pytorch", "0002-find-cub-in-cuda13-cccl.patch",
 };
 
 /*
@@ -109,47 +77,14 @@ static const struct torch_cuda_rule {
  * it; patches/pytorch carries the fix for trees used without a list.
  */
 
-/*
- * Features whose switch exists only in some releases: [since, until]
- * (0: open). MSLK was FBGEMM GenAI until the rename in 2.11 (PRs
- * #171712 and follow-ups; torch 2.11.0+cu130 has -DUSE_MSLK and no
- * -DUSE_FBGEMM_GENAI), so a profile names the one its release has.
- */
-static const struct {
-	enum feature f;
-	unsigned since, until;
-	enum feature other; /* the same switch under its other name */
-} feature_span[] = {
-	{ FEAT_FBGEMM_GENAI, 209, 210, FEAT_MSLK },
-	{ FEAT_MSLK, 211, 0, FEAT_FBGEMM_GENAI },
-};
-
-/* Switches renamed between releases, for trees whose version is unknown (a commit). */
-static const struct {
-	const char *old_name, *new_name;
-	unsigned since;
-} renames[] = {
-	{ "USE_FBGEMM_GENAI", "USE_MSLK", 211 },
-};
-
 unsigned
 kb_parse_version(const char *s)
 {
-	char *end;
-	unsigned long major, minor;
+	struct relver v;
 
-	if (!s)
+	if (!s || relver_parse(s + strspn(s, " \t"), &v, NULL) < 0 || v.major > 99 || v.minor > 99)
 		return 0;
-	if (*s == 'v')
-		s++;
-	major = strtoul(s, &end, 10);
-	if (end == s || *end != '.')
-		return 0;
-	s = end + 1;
-	minor = strtoul(s, &end, 10);
-	if (end == s || major > 99 || minor > 99)
-		return 0;
-	return (unsigned)(major * 100 + minor);
+	return relver_key(&v);
 }
 
 static const struct cuda_row *
@@ -372,8 +307,8 @@ describe_lists(const struct selarch *sa, unsigned cuda, struct buf *out)
 }
 
 int
-kb_arch_source(const char *src, unsigned torch, const char *torch_from, unsigned cuda,
-	       struct buf *out)
+kb_arch_source(const char *src, const struct relver *torch, const char *torch_from,
+	       unsigned cuda, struct buf *out)
 {
 	struct selarch sa;
 	struct buf path = BUF_INIT, why = BUF_INIT;
@@ -385,8 +320,8 @@ kb_arch_source(const char *src, unsigned torch, const char *torch_from, unsigned
 			describe_lists(&sa, cuda, out);
 		selarch_release(&sa);
 	} else {
-		if (torch)
-			buf_addf(out, "bwbuild's table for torch %u.%u (%s)", torch / 100, torch % 100,
+		if (relver_known(torch))
+			buf_addf(out, "bwbuild's table for torch %u.%u (%s)", torch->major, torch->minor,
 				 torch_from ? torch_from : "source.ref");
 		else
 			buf_addstr(out, "bwbuild's table (the torch release is not known: only its "
@@ -438,33 +373,48 @@ check_arch_tree(const struct parch *pa, const struct selarch *sa, const char *pa
 	return judged;
 }
 
-/* One arch against bwbuild's table of what releases' files accept (arch_forms). */
+/* The first release of the table whose file takes arch form `kind`. */
+static const struct torch_release *
+first_taking(char kind)
+{
+	size_t n;
+	const struct torch_release *rows = release_rows(&n);
+
+	for (size_t i = 0; i < n; i++)
+		if (strchr(rows[i].arch_forms, kind))
+			return &rows[i];
+	return &rows[n - 1];
+}
+
+/* One arch against the release table's arch forms (the row of ctx->torch, or the nearest). */
 static void
 check_arch_table(const struct parch *pa, const struct kb_context *ctx, int strict)
 {
-	unsigned t = ctx->torch;
+	static const char kinds[] = "faM";
+	const struct torch_release *row;
 	struct buf entry = BUF_INIT, digits = BUF_INIT, msg = BUF_INIT;
+	unsigned tmaj = ctx->torch.major, tmin = ctx->torch.minor;
 
-	if (!t)
+	if (!relver_known(&ctx->torch))
 		return;
+	row = release_nearest(&ctx->torch);
 	arch_entry(&pa->arch, &entry, &digits);
-	for (size_t i = 0; i < ARRAY_SIZE(arch_forms); i++) {
-		char k = arch_forms[i].kind;
+	for (size_t i = 0; kinds[i]; i++) {
+		char k = kinds[i];
 
 		if (!(k == 'M' ? pa->arch.major >= 10 : pa->arch.variant == k))
 			continue;
-		if (t <= arch_forms[i].rejected) {
+		if (strchr(row->arch_forms_refused, k)) {
 			error_at(&pa->loc, "torch %u.%u (%s) does not accept '%s' in TORCH_CUDA_ARCH_LIST "
-				 "(bwbuild's table: %s); use a torch >= %u.%u or drop the '%c'", t / 100,
-				 t % 100, ctx->torch_from, entry.s, arch_forms[i].evidence,
-				 arch_forms[i].accepted / 100, arch_forms[i].accepted % 100, k);
+				 "(bwbuild's table: %s); use a torch >= %u.%u or drop the '%c'", tmaj,
+				 tmin, ctx->torch_from, entry.s, release_arch_form_why(k),
+				 first_taking(k)->torch.major, first_taking(k)->torch.minor, k);
 			break;
 		}
-		if (t < arch_forms[i].accepted) {
+		if (!strchr(row->arch_forms, k)) {
 			buf_addf(&msg, "bwbuild's table cannot say whether torch %u.%u (%s) accepts "
 				 "'%s' (%s); the tree's own select_compute_arch.cmake decides when it is "
-				 "read", t / 100, t % 100, ctx->torch_from, entry.s,
-				 arch_forms[i].evidence);
+				 "read", tmaj, tmin, ctx->torch_from, entry.s, release_arch_form_why(k));
 			say(strict, &pa->loc, msg.s);
 			break;
 		}
@@ -491,49 +441,63 @@ check_arch_forms(const struct profile *p, const struct kb_context *ctx, int stri
 	buf_release(&why);
 }
 
-/* torch x CUDA rules by version, for a tree not here yet (the patches named will fix it). */
+/* The last release of the table whose row says `cub`, or NULL. */
+static const struct torch_release *
+last_with_cub(enum release_cub cub)
+{
+	size_t n;
+	const struct torch_release *rows = release_rows(&n), *last = NULL;
+
+	for (size_t i = 0; i < n; i++)
+		if (rows[i].cub == cub)
+			last = &rows[i];
+	return last;
+}
+
+/* The torch x CUDA rule by the release's row, for a tree not here yet (the patch named fixes it). */
 static void
 check_torch_cuda(const struct profile *p, const struct kb_context *ctx, int strict)
 {
-	for (size_t i = 0; i < ARRAY_SIZE(torch_cuda_rules); i++) {
-		const struct torch_cuda_rule *r = &torch_cuda_rules[i];
-		const struct loc *l = p->source_ref.loc.file ? &p->source_ref.loc : NULL;
-		struct buf msg = BUF_INIT;
+	const struct torch_cuda_rule *r = &cub_rule;
+	const struct loc *l = p->source_ref.loc.file ? &p->source_ref.loc : NULL;
+	const struct torch_release *row, *known;
+	unsigned tmaj = ctx->torch.major, tmin = ctx->torch.minor;
+	struct buf msg = BUF_INIT;
 
-		if (!ctx->torch || !ctx->cuda || ctx->cuda < r->cuda_from ||
-		    ctx->torch >= r->torch_fixed || p->features[FEAT_CUDA] == TRI_OFF)
-			continue;
-		if (p->source_patches.str && !strcmp(p->source_patches.str, r->series))
-			continue;
-		/* the workaround that needs no patch: CMake looks in include/cccl itself */
-		for (size_t k = 0; k < p->ncmake; k++)
-			if (!strcmp(p->cmake[k].key, "CMAKE_INCLUDE_PATH") && strstr(p->cmake[k].val, "cccl"))
-				goto next;
-		buf_addf(&msg, "torch %u.%u (%s) with CUDA %u.%u (%s): %s; set 'source.patches: %s' "
-			 "(patches/%s/%s fixes it)", ctx->torch / 100, ctx->torch % 100,
-			 ctx->torch_from, ctx->cuda / 100, ctx->cuda % 100, ctx->cuda_from, r->symptom,
-			 r->series, r->series, r->patch);
-		if (ctx->torch <= r->torch_upto) {
-			if (l)
-				error_at(l, "%s", msg.s);
-			else
-				error("%s", msg.s);
-		} else {
-			buf_addf(&msg, " (known for torch <= %u.%u; torch %u.%u is not verified)",
-				 r->torch_upto / 100, r->torch_upto % 100, ctx->torch / 100,
-				 ctx->torch % 100);
-			if (strict && l)
-				error_at(l, "%s (an error with --strict)", msg.s);
-			else if (strict)
-				error("%s (an error with --strict)", msg.s);
-			else if (l)
-				warning_at(l, "%s", msg.s);
-			else
-				warning("%s", msg.s);
-		}
-		buf_release(&msg);
-next:;
+	if (!relver_known(&ctx->torch) || !ctx->cuda || ctx->cuda < r->cuda_from ||
+	    p->features[FEAT_CUDA] == TRI_OFF)
+		return;
+	row = release_nearest(&ctx->torch);
+	if (row->cub == RELEASE_CUB_FINDS)
+		return;
+	if (p->source_patches.str && !strcmp(p->source_patches.str, r->series))
+		return;
+	/* the workaround that needs no patch: CMake looks in include/cccl itself */
+	for (size_t k = 0; k < p->ncmake; k++)
+		if (!strcmp(p->cmake[k].key, "CMAKE_INCLUDE_PATH") && strstr(p->cmake[k].val, "cccl"))
+			return;
+	buf_addf(&msg, "torch %u.%u (%s) with CUDA %u.%u (%s): %s; set 'source.patches: %s' "
+		 "(patches/%s/%s fixes it)", tmaj, tmin, ctx->torch_from, ctx->cuda / 100,
+		 ctx->cuda % 100, ctx->cuda_from, r->symptom, r->series, r->series, r->patch);
+	if (row->cub == RELEASE_CUB_LOST) {
+		if (l)
+			error_at(l, "%s", msg.s);
+		else
+			error("%s", msg.s);
+	} else {
+		known = last_with_cub(RELEASE_CUB_LOST);
+		buf_addf(&msg, " (known for torch <= %u.%u; torch %u.%u is not verified)",
+			 known ? known->torch.major : 0, known ? known->torch.minor : 0, tmaj, tmin);
+		if (strict && l)
+			error_at(l, "%s (an error with --strict)", msg.s);
+		else if (strict)
+			error("%s (an error with --strict)", msg.s);
+		else if (l)
+			warning_at(l, "%s", msg.s);
+		else
+			warning("%s", msg.s);
 	}
+	buf_release(&msg);
 }
 
 /* Whether any of the tree's CUB lookups (or the profile's CMAKE_INCLUDE_PATH) names include/cccl. */
@@ -701,30 +665,91 @@ check_attention(const struct profile *p)
 				 feature_table[attn[i]].key);
 }
 
-/* The release a feature of feature_span is missing from: its other name, or none. */
-static void
-span_release_error(const struct loc *l, size_t i, const struct kb_context *ctx)
+/* The feature whose switch is `option`, or FEAT__COUNT. */
+static enum feature
+feature_of_option(const char *option)
 {
-	enum feature f = feature_span[i].f, o = feature_span[i].other;
-	const char *key = feature_table[f].key;
-	unsigned t = ctx->torch, os = 0, ou = 0;
+	size_t f;
 
-	for (size_t j = 0; j < ARRAY_SIZE(feature_span); j++)
-		if (feature_span[j].f == o) {
-			os = feature_span[j].since;
-			ou = feature_span[j].until;
-		}
-	if (t >= os && (!ou || t <= ou))
+	for (f = 0; f < FEAT__COUNT; f++)
+		if (!strcmp(feature_table[f].option, option))
+			break;
+	return (enum feature)f;
+}
+
+/*
+ * The releases of the table that have switch `option`: the first, and the
+ * last unless the newest has it (then NULL: open). 0 when no row names it,
+ * i.e. it is no switch of only some releases.
+ */
+static int
+switch_span(const char *option, const struct torch_release **since,
+	    const struct torch_release **until)
+{
+	size_t n;
+	const struct torch_release *rows = release_rows(&n);
+
+	*since = *until = NULL;
+	for (size_t i = 0; i < n; i++)
+		for (size_t k = 0; k < ARRAY_SIZE(rows[i].switches) && rows[i].switches[k]; k++)
+			if (!strcmp(rows[i].switches[k], option)) {
+				if (!*since)
+					*since = &rows[i];
+				*until = &rows[i];
+			}
+	if (*until == &rows[n - 1])
+		*until = NULL;
+	return *since != NULL;
+}
+
+/* The other name of a switch renamed between releases, or NULL. */
+static const char *
+renamed_as(const char *option)
+{
+	size_t n;
+	const struct torch_release *rows = release_rows(&n);
+
+	for (size_t i = 0; i < n; i++) {
+		if (!rows[i].renamed[0])
+			continue;
+		if (!strcmp(rows[i].renamed[0], option))
+			return rows[i].renamed[1];
+		if (!strcmp(rows[i].renamed[1], option))
+			return rows[i].renamed[0];
+	}
+	return NULL;
+}
+
+static int
+in_span(const struct relver *t, const struct torch_release *since, const struct torch_release *until)
+{
+	return since && relver_cmp(t, &since->torch) >= 0 && (!until || relver_cmp(t, &until->torch) <= 0);
+}
+
+/* The release a switch of only some releases is missing from: its other name, or none. */
+static void
+span_release_error(const struct loc *l, enum feature f, const struct torch_release *since,
+		   const struct kb_context *ctx)
+{
+	const char *key = feature_table[f].key, *other = renamed_as(feature_table[f].option);
+	enum feature o = other ? feature_of_option(other) : FEAT__COUNT;
+	const struct torch_release *os = NULL, *ou = NULL;
+	unsigned tmaj = ctx->torch.major, tmin = ctx->torch.minor;
+
+	if (o < FEAT__COUNT)
+		switch_span(other, &os, &ou);
+	if (o < FEAT__COUNT && in_span(&ctx->torch, os, ou))
 		error_at(l, "torch %u.%u (%s) has no %s; its switch there is %s: use "
-			 "'features.%s' instead", t / 100, t % 100, ctx->torch_from,
+			 "'features.%s' instead", tmaj, tmin, ctx->torch_from,
 			 feature_table[f].option, feature_table[o].option, feature_table[o].key);
-	else if (t < os && t < feature_span[i].since)
+	else if (os && relver_cmp(&ctx->torch, &os->torch) < 0 &&
+		 relver_cmp(&ctx->torch, &since->torch) < 0)
 		error_at(l, "'%s' does not exist in torch %u.%u (%s); it arrived in %u.%u "
-			 "as %s (%s from %u.%u)", key, t / 100, t % 100, ctx->torch_from,
-			 os / 100, os % 100, feature_table[o].option, feature_table[f].option,
-			 feature_span[i].since / 100, feature_span[i].since % 100);
+			 "as %s (%s from %u.%u)", key, tmaj, tmin, ctx->torch_from,
+			 os->torch.major, os->torch.minor, feature_table[o].option,
+			 feature_table[f].option, since->torch.major, since->torch.minor);
 	else
-		error_at(l, "'%s' does not exist in torch %u.%u (%s)", key, t / 100, t % 100,
+		error_at(l, "'%s' does not exist in torch %u.%u (%s)", key, tmaj, tmin,
 			 ctx->torch_from);
 }
 
@@ -738,12 +763,14 @@ check_feature_spans(const struct profile *p, const struct kb_context *ctx)
 	for (i = 0; i < p->narchs; i++)
 		if (p->archs[i].arch.major == 10)
 			has_100 = 1;
-	for (i = 0; i < ARRAY_SIZE(feature_span); i++) {
-		enum feature f = feature_span[i].f;
+	for (i = 0; i < FEAT__COUNT; i++) {
+		enum feature f = (enum feature)i;
 		const char *key = feature_table[f].key;
 		const struct loc *l = feature_loc(p, f);
-		unsigned t = ctx->torch;
+		const struct torch_release *since, *until;
 
+		if (!switch_span(feature_table[f].option, &since, &until))
+			continue;
 		if (p->features[f] == TRI_UNSET || !l)
 			continue;
 		if (p->features[f] == TRI_ON && !has_100)
@@ -752,9 +779,8 @@ check_feature_spans(const struct profile *p, const struct kb_context *ctx)
 		if (p->features[f] == TRI_ON && ctx->cuda && ctx->cuda < 1208)
 			error_at(l, "'%s' needs CUDA >= 12.8 (this is CUDA %u.%u from %s)", key,
 				 ctx->cuda / 100, ctx->cuda % 100, ctx->cuda_from);
-		if (t && (t < feature_span[i].since ||
-			  (feature_span[i].until && t > feature_span[i].until)))
-			span_release_error(l, i, ctx);
+		if (relver_known(&ctx->torch) && !in_span(&ctx->torch, since, until))
+			span_release_error(l, f, since, ctx);
 	}
 }
 
@@ -801,24 +827,13 @@ kb_check(const struct profile *p, const struct kb_context *ctx, int strict)
 	return diag_errors > before ? -1 : 0;
 }
 
-/* The feature whose switch is `option`, or FEAT__COUNT. */
-static enum feature
-feature_of_option(const char *option)
-{
-	size_t f;
-
-	for (f = 0; f < FEAT__COUNT; f++)
-		if (!strcmp(feature_table[f].option, option))
-			break;
-	return (enum feature)f;
-}
-
 int
 kb_check_tree(const struct profile *p, const struct cmake_options *opts, const char *tree,
 	      int strict)
 {
 	int before = diag_errors;
-	size_t f, i, j;
+	size_t f, i, j, nrows;
+	const struct torch_release *rows = release_rows(&nrows);
 
 	for (f = 0; f < FEAT__COUNT; f++) {
 		const char *name = feature_table[f].option;
@@ -827,22 +842,25 @@ kb_check_tree(const struct profile *p, const struct cmake_options *opts, const c
 
 		if (!l || !l->file || cmakeopts_find(opts, name))
 			continue;
-		for (i = 0; i < ARRAY_SIZE(renames) && !done; i++) {
-			const char *newer = renames[i].new_name, *older = renames[i].old_name;
-			unsigned v = renames[i].since;
+		for (i = 0; i < nrows && !done; i++) {
+			const char *older = rows[i].renamed[0], *newer = rows[i].renamed[1];
+			unsigned vmaj = rows[i].torch.major, vmin = rows[i].torch.minor;
 			enum feature of;
+
+			if (!older)
+				continue;
 
 			if (!strcmp(newer, name) && cmakeopts_find(opts, older)) {
 				of = feature_of_option(older);
 				error_at(l, "%s has no option %s: this release still calls it %s (renamed "
 					 "%s in %u.%u); use 'features.%s' for this tree", tree, name, older,
-					 newer, v / 100, v % 100,
+					 newer, vmaj, vmin,
 					 of < FEAT__COUNT ? feature_table[of].key : older);
 				done = 1;
 			} else if (!strcmp(older, name) && cmakeopts_find(opts, newer)) {
 				of = feature_of_option(newer);
 				error_at(l, "%s has no option %s: it was renamed %s in %u.%u; use "
-					 "'features.%s' for this tree", tree, name, newer, v / 100, v % 100,
+					 "'features.%s' for this tree", tree, name, newer, vmaj, vmin,
 					 of < FEAT__COUNT ? feature_table[of].key : newer);
 				done = 1;
 			}

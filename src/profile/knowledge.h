@@ -1,20 +1,24 @@
 #ifndef BWBUILD_KNOWLEDGE_H
 #define BWBUILD_KNOWLEDGE_H
 
+#include "core/relver.h"
+
 struct profile;
 struct buf;
 
 /*
  * What bwbuild knows about CUDA toolkits, torch releases and features, as
- * tables in knowledge.c (kbfacts.c: GPU peaks, companion releases), and
- * the checks of a profile against them.
- * Versions are major*100+minor: CUDA 12.8 = 1208, torch 2.11 = 211; 0 is
- * unknown, and the checks that need it are skipped.
+ * tables in knowledge.c (kbfacts.c: GPU peaks, companion releases; the
+ * torch releases themselves: releases.h), and the checks of a profile
+ * against them.
+ * CUDA versions are major*100+minor: CUDA 12.8 = 1208; 0 is unknown, and
+ * the checks that need it are skipped. Torch releases are a struct relver
+ * (zero: unknown).
  */
 struct kb_context {
 	unsigned cuda;        /* the toolkit the build will use */
 	const char *cuda_from; /* where that came from: "cuda.version", "/usr/local/cuda/version.json" */
-	unsigned torch;       /* the source tree's release */
+	struct relver torch;  /* the source tree's release */
 	const char *torch_from;
 	const char *src_dir;  /* a tree already here (--source): its own CMake decides; NULL: the table */
 };
@@ -27,8 +31,8 @@ struct kb_context {
  * With `cuda` (major*100+minor, 0 unknown) the tree's lists for that CUDA
  * are said too ("its All list is ... and Blackwell means 10.0 (line 83: ...)").
  */
-int kb_arch_source(const char *src, unsigned torch, const char *torch_from, unsigned cuda,
-		   struct buf *out);
+int kb_arch_source(const char *src, const struct relver *torch, const char *torch_from,
+		   unsigned cuda, struct buf *out);
 
 /*
  * After the fetch, with the tree in place and its patches applied: the
@@ -84,33 +88,13 @@ int kb_cuda_builds(unsigned cuda, unsigned cc);
 /* torchvision or torchaudio: released in lockstep with torch. */
 int kb_companion(const char *project);
 /*
- * A companion's release (major*100+minor: torchvision 0.26 -> 26) against
- * torch's (211): 0 when they belong together (or `project` is no
+ * A companion's release (torchvision 0.26) against torch's (2.11), by the
+ * release table: 0 when they belong together (or `project` is no
  * companion), -1 when not, with the release that fits in `why`, 1 when
  * the pair is outside the table (a note in `why`).
  */
-int kb_companion_check(const char *project, unsigned version, unsigned torch, struct buf *why);
-
-/*
- * What a torch release asks of the machine that builds it and what its
- * official wheels were built with (kbfacts.c, sources in
- * docs/design/pytorch.md §10). Strings are for people; the checks read
- * the tree's own files once it is there.
- */
-struct kb_release {
-	unsigned torch;          /* 207 */
-	const char *python;      /* "3.9-3.13" */
-	const char *cuda;        /* official wheels: "11.8, 12.6 (12.8 experimental)" */
-	unsigned cuda_blackwell; /* the first of them with sm_100/sm_120 (1208) */
-	const char *setuptools;  /* the setuptools its build needs: ">=70.1" (NULL: any) */
-	const char *loadtime;    /* the module setup.py imports at load time that needs it, or NULL */
-	const char *configure;   /* how its setup.py is told to configure only */
-	const char *evidence;
-};
-/* The row of torch `torch` (major*100+minor), or NULL outside the table. */
-const struct kb_release *kb_release_find(unsigned torch);
-/* The first and last torch of the table. */
-void kb_release_span(unsigned *first, unsigned *last);
+int kb_companion_check(const char *project, const struct relver *version,
+		       const struct relver *torch, struct buf *why);
 
 /*
  * A module a build script may import at load time that exists only from

@@ -91,7 +91,7 @@ unapply(const struct patch *pt, const char *src, struct buf *why)
 }
 
 static void
-selection_text(const struct patch_set *ps, unsigned version, struct buf *out)
+selection_text(const struct patch_set *ps, const struct relver *version, struct buf *out)
 {
 	size_t i;
 
@@ -101,8 +101,8 @@ selection_text(const struct patch_set *ps, unsigned version, struct buf *out)
 }
 
 int
-patches_apply(const struct patch_set *ps, unsigned version, const char *src, const char *record,
-	      struct json *out, const struct src_progress *pr)
+patches_apply(const struct patch_set *ps, const struct relver *version, const char *src,
+	      const char *record, struct json *out, const struct src_progress *pr)
 {
 	struct buf why = BUF_INIT, rec = BUF_INIT;
 	size_t i, j, done = 0;
@@ -175,8 +175,8 @@ cmp_path(const void *a, const void *b)
 }
 
 int
-patches_before_checkout(const struct patch_set *ps, unsigned version, const char *src,
-			const char *record, const char *commit, int force,
+patches_before_checkout(const struct patch_set *ps, const struct relver *version,
+			const char *src, const char *record, const char *commit, int force,
 			const struct src_progress *pr)
 {
 	struct buf have = BUF_INIT, want = BUF_INIT, head = BUF_INIT, why = BUF_INIT;

@@ -4,6 +4,7 @@
 #include <stddef.h>
 
 #include "core/diag.h"
+#include "core/relver.h"
 #include "core/strvec.h"
 
 struct buf;
@@ -55,18 +56,20 @@ struct patch_set {
 int patch_set_load(struct patch_set *ps, const char *project);
 void patch_set_release(struct patch_set *ps);
 
-/* Whether a patch is for release `version` (major*100+minor; 0 unknown: only patches without `when`). */
-int patch_selected(const struct patch *pt, unsigned version);
-/* The release a tree's series is selected by: its ref if a release tag, else its version.txt; 0 unknown. */
-unsigned patch_release_for(const char *ref, const char *src);
+/* Whether a patch is for release `version` (zero, unknown: what no bound of its `when` excludes). */
+int patch_selected(const struct patch *pt, const struct relver *version);
+/* The release a tree's series is selected by: tree_version (profile/releases.h) of ref and src. */
+struct relver patch_release_for(const char *ref, const char *src);
 struct json;
 /* The patches of `ps` selected for `version`: [{file, sha256[, status]}]. */
-struct json *patch_selected_json(const struct patch_set *ps, unsigned version, const char *status);
-/* ">=2.9,<2.12" against major*100+minor; -1 with a reason when malformed. */
-int patch_when_matches(const char *when, unsigned version, struct buf *why);
-
-/* The release of the tree at `src` by its version.txt ("2.6.0a0" -> 206); 0 when it has none. */
-unsigned patch_tree_release(const char *src);
+struct json *patch_selected_json(const struct patch_set *ps, const struct relver *version,
+				 const char *status);
+/*
+ * ">=2.9,<2.12" against a release, compared as relver_cmp does: a bound
+ * with a patch level (">=2.6.1") is exact, one without (">=2.6") stands
+ * for its minor release. -1 with a reason when malformed.
+ */
+int patch_when_matches(const char *when, const struct relver *version, struct buf *why);
 
 /*
  * Whether `pt` is in the tree at `src`, decided as patches_apply decides:
@@ -126,8 +129,8 @@ int patch_check_tree(const struct patch *pt, const char *src, struct buf *why);
  * undone so the tree is as it was. `record` (<work>/patches.applied) lists
  * what is applied. `out` gets [{file, sha256, status}] for the manifest.
  */
-int patches_apply(const struct patch_set *ps, unsigned version, const char *src, const char *record,
-		  struct json *out, const struct src_progress *pr);
+int patches_apply(const struct patch_set *ps, const struct relver *version, const char *src,
+		  const char *record, struct json *out, const struct src_progress *pr);
 
 /*
  * Before a checkout: undo the recorded patches (in reverse order) so the
@@ -136,8 +139,8 @@ int patches_apply(const struct patch_set *ps, unsigned version, const char *src,
  * nothing else changed (then nothing is rewritten), 0 when it may check
  * out, -1 after reporting.
  */
-int patches_before_checkout(const struct patch_set *ps, unsigned version, const char *src,
-			    const char *record, const char *commit, int force,
+int patches_before_checkout(const struct patch_set *ps, const struct relver *version,
+			    const char *src, const char *record, const char *commit, int force,
 			    const struct src_progress *pr);
 
 #endif

@@ -1,8 +1,9 @@
 /*
  * The patch series of a project (patch.h): finding and loading
  * patches/<project>/index.yaml (hashes, env, each patch checked by
- * patch_check), and which patches a release selects (`when`). May
- * include: core/, profile/ydoc.h (the YAML reader), sources/patch.h.
+ * patch_check), and which patches a release selects (`when`). The YAML
+ * reader is profile/ydoc.h, a tree's release profile/releases.h.
+ * May include: core/, profile/ydoc.h, profile/releases.h, sources/patch.h.
  */
 #include <errno.h>
 #include <limits.h>
@@ -15,7 +16,8 @@
 #include "core/diag.h"
 #include "core/hash.h"
 #include "core/json.h"
-#include "profile/knowledge.h"
+#include "core/relver.h"
+#include "profile/releases.h"
 #include "sources/patch.h"
 #include "profile/ydoc.h"
 #include "core/util.h"
@@ -80,6 +82,7 @@ patch_set_load(struct patch_set *ps, const char *project)
 	struct buf path = BUF_INIT, why = BUF_INIT;
 	struct pnode *root;
 	const struct pnode *list;
+	const struct relver zero = { 0, 0, 0, 0 };
 	int before = diag_errors;
 	size_t i;
 
@@ -124,7 +127,7 @@ patch_set_load(struct patch_set *ps, const char *project)
 				 "'sha256'", ps->index);
 			continue;
 		}
-		if (pt->when && patch_when_matches(pt->when, 0, &why) < 0) {
+		if (pt->when && patch_when_matches(pt->when, &zero, &why) < 0) {
 			error_at(ynode_loc(ynode_get(e, "when")), "%s", why.s);
 			buf_reset(&why);
 		}
@@ -186,38 +189,37 @@ patch_set_release(struct patch_set *ps)
 /* ---- versions ---- */
 
 int
-patch_when_matches(const char *when, unsigned version, struct buf *why)
+patch_when_matches(const char *when, const struct relver *version, struct buf *why)
 {
 	const char *p = when;
 	int ok = 1;
 
 	while (*p) {
-		const char *op = p;
+		const char *op = p, *end;
 		size_t oplen = strspn(p, "<>=!");
-		unsigned major, minor, v;
-		int n = 0;
+		struct relver bound;
+		int c;
 
 		p += oplen;
-		if (sscanf(p, "%u.%u%n", &major, &minor, &n) != 2 || !oplen || oplen > 2 || minor > 99) {
+		p += strspn(p, " ");
+		if (!oplen || oplen > 2 || *p == 'v' || relver_parse(p, &bound, &end) < 0) {
 			buf_addf(why, "'%s' is not a version range such as \">=2.9,<2.12\"", when);
 			return -1;
 		}
-		p += n;
-		if (*p == '.')
-			p += 1 + strspn(p + 1, "0123456789"); /* a patch level is ignored */
-		v = major * 100 + minor;
+		p = end;
+		c = relver_cmp(version, &bound);
 		if (!strncmp(op, ">=", 2))
-			ok &= version >= v;
+			ok &= c >= 0;
 		else if (!strncmp(op, "<=", 2))
-			ok &= version <= v;
+			ok &= c <= 0;
 		else if (!strncmp(op, "==", 2))
-			ok &= version == v;
+			ok &= c == 0;
 		else if (!strncmp(op, "!=", 2))
-			ok &= version != v;
+			ok &= c != 0;
 		else if (*op == '>' && oplen == 1)
-			ok &= version > v;
+			ok &= c > 0;
 		else if (*op == '<' && oplen == 1)
-			ok &= version < v;
+			ok &= c < 0;
 		else {
 			buf_addf(why, "'%s': unknown comparison '%.*s'", when, (int)oplen, op);
 			return -1;
@@ -230,23 +232,8 @@ patch_when_matches(const char *when, unsigned version, struct buf *why)
 	return ok;
 }
 
-unsigned
-patch_tree_release(const char *src)
-{
-	struct buf path = BUF_INIT, text = BUF_INIT;
-	unsigned major = 0, minor = 0, v = 0;
-
-	buf_addf(&path, "%s/version.txt", src);
-	if (is_regular(path.s) && read_file(&text, path.s) == 0 &&
-	    sscanf(text.s, "%u.%u", &major, &minor) == 2 && major < 100 && minor < 100)
-		v = major * 100 + minor;
-	buf_release(&path);
-	buf_release(&text);
-	return v;
-}
-
 int
-patch_selected(const struct patch *pt, unsigned version)
+patch_selected(const struct patch *pt, const struct relver *version)
 {
 	struct buf why = BUF_INIT;
 	int m = !pt->when || patch_when_matches(pt->when, version, &why) == 1;
@@ -255,16 +242,17 @@ patch_selected(const struct patch *pt, unsigned version)
 	return m;
 }
 
-unsigned
+struct relver
 patch_release_for(const char *ref, const char *src)
 {
-	unsigned v = ref ? kb_parse_version(ref) : 0;
+	struct relver v;
 
-	return v ? v : patch_tree_release(src);
+	tree_version(ref, src, &v);
+	return v;
 }
 
 struct json *
-patch_selected_json(const struct patch_set *ps, unsigned version, const char *status)
+patch_selected_json(const struct patch_set *ps, const struct relver *version, const char *status)
 {
 	struct json *a = json_array();
 

@@ -97,10 +97,12 @@ printf 'include(%s)\nCUDA_DETECT_INSTALLED_GPUS(G)\nmessage(STATUS "gpus: ${G}")
 DETECTED="12.1 2.1" cmake -P "$TMP/pprobe.cmake" > "$TMP/pprobe.out" 2>&1
 contains "$TMP/pprobe.out" "gpus: 12.1;2.1(2.0)"
 
-# The CUDA-13 fork's CI-script patch on the same tree at a 2.12 tag: both
+# The CUDA-13 fork's CI-script patch on the same tree at a 2.12 tag (its
+# version.txt says 2.12.0: the tree's own release selects the patches): both
 # scripts' hunks move (our fixture has them at other lines) and the scripts
 # then export what the fork's CI builds with.
-(cd "$TMP/ptree" && git tag v2.12.0)
+(cd "$TMP/ptree" && echo 2.12.0 > version.txt &&
+	git -c user.name=t -c user.email=t@t commit -q -am 2.12 && git tag v2.12.0)
 run 0 "$BW" build --profile "$TMP/pshape.yaml" --set source.ref=v2.12.0 --set source.patches=pytorch-cuda13-fork --work "$TMP/work-pc" --out "$TMP/out-pc" --until fetch
 contains "$TMP/err" "fetch: patch 0001-ci-cuda13-enable-fbgemm-attention-mslk.patch: applied"
 ci="$TMP/work-pc/src/.ci/pytorch"

@@ -13,6 +13,9 @@
 #include "../../src/core/util.h"
 #include "t.h"
 
+/* A tree whose release is not known. */
+static const struct relver unknown = { 0, 0, 0, 0 };
+
 /* check(TEXT, LINE, WHY): patch_check finds its first problem at LINE (0: none), its reason containing WHY. */
 static int
 check_at(const char *text, int line, const char *why_part)
@@ -205,7 +208,7 @@ t_patch_apply(void)
 	CHECK(ps.n >= 1);
 
 	t_stderr_begin();
-	CHECK(patches_apply(&ps, 0, src.s, rec.s, out, &say) == 0);
+	CHECK(patches_apply(&ps, &unknown, src.s, rec.s, out, &say) == 0);
 	e = t_stderr_end();
 	CHECK(strstr(e, "fetch: patch 0001-honour-torch-cuda-arch-list.patch: applied\n") != NULL);
 	CHECK_STR(json_str(json_get(json_at(out, 0), "status")), "applied");
@@ -222,15 +225,15 @@ t_patch_apply(void)
 	json_free(out);
 	out = json_array();
 	t_stderr_begin();
-	CHECK(patches_apply(&ps, 0, src.s, rec.s, out, &say) == 0);
+	CHECK(patches_apply(&ps, &unknown, src.s, rec.s, out, &say) == 0);
 	t_stderr_end();
 	CHECK_STR(json_str(json_get(json_at(out, 0), "status")), "already applied");
 
 	/* Before a checkout of the same commit with the same series: kept (1). */
 	t_stderr_begin();
-	CHECK(patches_before_checkout(&ps, 0, src.s, rec.s, head.s, 0, &say) == 1);
+	CHECK(patches_before_checkout(&ps, &unknown, src.s, rec.s, head.s, 0, &say) == 1);
 	/* For another commit: undone, the tree as committed. */
-	CHECK(patches_before_checkout(&ps, 0, src.s, rec.s, "0000000000000000000000000000000000000000", 0, &say) == 0);
+	CHECK(patches_before_checkout(&ps, &unknown, src.s, rec.s, "0000000000000000000000000000000000000000", 0, &say) == 0);
 	e = t_stderr_end();
 	CHECK(strstr(e, "fetch: patch 0001-honour-torch-cuda-arch-list.patch: undone\n") != NULL);
 	{
@@ -247,7 +250,7 @@ t_patch_apply(void)
 	json_free(out);
 	out = json_array();
 	t_stderr_begin();
-	CHECK(patches_apply(&ps, 0, src.s, rec.s, out, &say) == -1);
+	CHECK(patches_apply(&ps, &unknown, src.s, rec.s, out, &say) == -1);
 	e = t_stderr_end();
 	CHECK(strstr(e, "does not apply to this tree") != NULL);
 	{
@@ -267,6 +270,16 @@ t_patch_apply(void)
 	buf_release(&setup);
 	buf_release(&before);
 	buf_release(&head);
+}
+
+/* `spec` against release `v` ("unknown": the zero version of a tree with none). */
+static int
+when(const char *spec, const char *v, struct buf *why)
+{
+	struct relver r;
+
+	relver_parse(v, &r, NULL);
+	return patch_when_matches(spec, &r, why);
 }
 
 void
@@ -314,15 +327,24 @@ t_patch(void)
 	patch_paths(p, strlen(p), &paths);
 	CHECK(paths.n == 2 && !strcmp(paths.v[0], "x.txt") && !strcmp(paths.v[1], "gone.txt"));
 
-	CHECK(patch_when_matches(">=2.9,<2.12", 211, &why) == 1);
-	CHECK(patch_when_matches(">=2.9,<2.12", 212, &why) == 0);
-	CHECK(patch_when_matches(">=2.9, <2.12", 209, &why) == 1);
-	CHECK(patch_when_matches("==2.10.1", 210, &why) == 1);   /* a patch level is ignored */
-	CHECK(patch_when_matches(">2.4", 204, &why) == 0);
-	CHECK(patch_when_matches("!=2.5", 206, &why) == 1);
-	CHECK(patch_when_matches("2.9", 209, &why) < 0);
+	CHECK(when(">=2.9,<2.12", "2.11.0", &why) == 1);
+	CHECK(when(">=2.9,<2.12", "2.12.0", &why) == 0);
+	CHECK(when(">=2.9, <2.12", "2.9.1", &why) == 1);
+	CHECK(when(">= 2.9", "2.9.0", &why) == 1);
+	CHECK(when(">2.4", "2.4.1", &why) == 0);   /* a bound without a patch level: all of 2.4 */
+	CHECK(when("<=2.6", "2.6.3", &why) == 1);
+	CHECK(when("!=2.5", "2.6.0", &why) == 1);
+	/* A patch level in a bound counts (it was dropped: >=2.6.1 took 2.6.0). */
+	CHECK(when(">=2.6.1", "2.6.0", &why) == 0);
+	CHECK(when(">=2.6.1", "2.6.1", &why) == 1 && when(">=2.6.1", "2.6.2", &why) == 1);
+	CHECK(when("==2.10.1", "2.10.0", &why) == 0 && when("==2.10.1", "2.10.1", &why) == 1);
+	CHECK(when("<2.6.2", "2.6.0a0+gitabc", &why) == 1);
+	/* An unknown release: only what no lower bound excludes. */
+	CHECK(when(">=2.0,<2.12", "unknown", &why) == 0 && when("<2.12", "unknown", &why) == 1);
+	CHECK(when("2.9", "2.9.0", &why) < 0);
+	CHECK(when(">=v2.9", "2.9.0", &why) < 0);
 	buf_reset(&why);
-	CHECK(patch_when_matches("=>2.9", 209, &why) < 0 && strstr(why.s, "unknown comparison"));
+	CHECK(when("=>2.9", "2.9.0", &why) < 0 && strstr(why.s, "unknown comparison"));
 	buf_release(&out);
 	buf_release(&back);
 	buf_release(&why);

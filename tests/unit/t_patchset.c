@@ -62,8 +62,10 @@ t_patchset(void)
 	CHECK(ps.env.n == 1 && !strcmp(ps.env.v[0], "GOOD_FORCE_BUILD=TRUE"));
 	if (ps.n == 2) {
 		CHECK_STR(ps.v[0].description, "always");
-		CHECK(ps.v[0].when == NULL && patch_selected(&ps.v[0], 206));
-		CHECK(patch_selected(&ps.v[1], 211) && !patch_selected(&ps.v[1], 206));
+		struct relver v26 = { 2, 6, 0, 1 }, v211 = { 2, 11, 1, 1 };
+
+		CHECK(ps.v[0].when == NULL && patch_selected(&ps.v[0], &v26));
+		CHECK(patch_selected(&ps.v[1], &v211) && !patch_selected(&ps.v[1], &v26));
 		CHECK(ps.v[0].touches.n == 1 && !strcmp(ps.v[0].touches.v[0], "x.txt"));
 		CHECK(ps.v[0].loc.line == 4);
 	}

@@ -2,6 +2,7 @@
 
 #include "../../src/pipeline/pyenv.h"
 #include "../../src/core/buf.h"
+#include "../../src/core/relver.h"
 #include "t.h"
 
 /*
@@ -23,6 +24,7 @@ t_pyenv(void)
 {
 	const char *dir = t_tmpdir("pyenv");
 	struct pyenv e = PYENV_INIT;
+	struct relver torch;
 	struct buf why = BUF_INIT, src = BUF_INIT;
 	const struct pyenv_need *n;
 
@@ -81,13 +83,16 @@ t_pyenv(void)
 	pyenv_release(&e);
 
 	/* No tree yet: the table's release row. */
-	pyenv_read_table(&e, 211);
+	relver_parse("2.11.0", &torch, NULL);
+	pyenv_read_table(&e, &torch);
 	n = need(&e, "setuptools", "setuptools.command.bdist_wheel");
 	CHECK(e.from_table && n && n->hard && strstr(n->from, "bwbuild's table for torch 2.11"));
 	pyenv_release(&e);
-	pyenv_read_table(&e, 207);
+	relver_parse("v2.7.1", &torch, NULL);
+	pyenv_read_table(&e, &torch);
 	CHECK(e.n == 0);
-	pyenv_read_table(&e, 299);
+	relver_parse("2.99", &torch, NULL);
+	pyenv_read_table(&e, &torch);
 	CHECK(e.n == 0);
 	/* Nothing needed: nothing asked, nothing chosen. */
 	CHECK(pyenv_choose(&e, "/nonexistent/python3", NULL) == 0 && !e.pythonpath.len);
