@@ -305,7 +305,7 @@ arch_entry(const struct arch *a, struct buf *entry, struct buf *digits)
  * The tree's select_compute_arch.cmake under src, run by CMake for CUDA
  * `cuda` with the entries of `p`'s archs (each variant's plain form too;
  * `p` NULL: none) and Blackwell: 1 (r filled, path the file), 0 no such
- * file, -1 a file CMake could not run or without the function (why says
+ * file or one without the function, -1 CMake could not run it (why says
  * which, for each). Never reports.
  */
 static int
@@ -341,7 +341,6 @@ tree_rules_run(const char *src, const struct profile *p, unsigned cuda, struct c
 		ret = -1;
 	} else if (!r->has_function) {
 		buf_addf(why, "'%s' defines no CUDA_SELECT_NVCC_ARCH_FLAGS", path->s);
-		ret = -1;
 	} else {
 		ret = 1;
 	}
