@@ -18,6 +18,8 @@
 #include "core/util.h"
 #include "host/cmakearch.h"
 
+#define ANSWER_TIMEOUT 60
+
 const char *const cmakearch_paths[] = {
 	"cmake/Modules_CUDA_fix/upstream/FindCUDA/select_compute_arch.cmake",
 	"cmake/select_compute_arch.cmake",
@@ -142,9 +144,14 @@ cmakearch_run(struct cmakearch *r, const char *file, unsigned cuda,
 	if (name)
 		strvec_pushf(&p.args, "-DBW_NAME=%s", name);
 	strvec_pushl(&p.args, "-P", script.s, NULL);
+	/* the tree's CMake runs here: a loop in it must not hang a plan */
+	p.silence_timeout = ANSWER_TIMEOUT;
 	st = proc_run_capture(&p, &out);
 	parse(r, out.s, &answered);
-	if (strstr(out.s, "or higher is required")) {
+	if (p.timed_out) {
+		buf_addf(why, "%s -P %s said nothing for %d s and was stopped", cmake, script.s,
+			 ANSWER_TIMEOUT);
+	} else if (strstr(out.s, "or higher is required")) {
 		buf_addf(why, "%s is older than 3.12, which runs the tree's select_compute_arch.cmake "
 			 "for bwbuild (cmake -P); scripts/deps.sh installs a newer one", cmake);
 	} else if (!answered) {

@@ -74,7 +74,12 @@ ask(const char *py, const struct strvec *args, struct buf *why)
 	strvec_pushl(&p.args, py, script.s, NULL);
 	for (size_t i = 0; i < args->n; i++)
 		strvec_push(&p.args, args->v[i]);
+	p.silence_timeout = 120; /* the tree's files are read by it: bounded, as any reader */
 	st = proc_run_capture(&p, &out);
+	if (p.timed_out) {
+		buf_addf(why, "%s %s said nothing for 120 s and was stopped", py, script.s);
+		goto out;
+	}
 	/* the answer is one line; anything Python said before it (warnings) is not */
 	for (const char *l = out.s; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL)
 		if (*l == '{')
