@@ -23,7 +23,7 @@ BACKPORTS_LINE="deb http://deb.debian.org/debian bookworm-backports main"
 # Debian 12/13, Ubuntu 24.04.
 PKGS="gcc make pkg-config git cmake ninja-build
 libgit2-dev libyaml-dev libcjson-dev libssl-dev zlib1g-dev libzstd-dev liblz4-dev libisal-dev
-python3 python3-setuptools python3-wheel python3-build ccache redis-server redis-tools
+python3 python3-setuptools python3-wheel python3-build python3-packaging ccache redis-server redis-tools
 python3-jsonschema strace python3-yaml python3-typing-extensions distcc shellcheck groff-base patchelf zstd"
 
 # RHEL 8 family. Where each comes from on AlmaLinux/Rocky 8:

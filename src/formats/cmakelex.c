@@ -1,7 +1,7 @@
 /*
  * The CMake-language lexer (cmake-language(7)) that finds command
- * invocations and their arguments without running CMake; cmakeopts.c and
- * selarch.c read on top of it. May include: core/, formats/cmakelex.h.
+ * invocations and their arguments without running CMake; cmakeopts.c
+ * reads on top of it. May include: core/, formats/cmakelex.h.
  *
  *   file        := (space | newline | comment | invocation | other)*
  *   comment     := '#' bracket-open ... bracket-close     (bracket comment)
@@ -14,10 +14,10 @@
  *                | (char other than space ( ) # " \ | '\' escape)+  (unquoted argument)
  *   bracket-open  := '[' '='{n} '['   and bracket-close := ']' '='{n} ']'
  *
- * What an escape becomes is the reader's choice (struct cmakelex's
- * `escapes`); '\' newline in a quoted argument continues the line either
- * way. The arguments' parentheses are left to the readers: cmakeopts.c
- * keeps only the top level, selarch.c keeps "(" and ")" as arguments.
+ * An escape is the character escaped; '\' newline in a quoted argument
+ * continues the line. The arguments' parentheses are left to the reader:
+ * cmakeopts.c keeps only the top level. (select_compute_arch.cmake, which
+ * needs CMake's own escapes and regexes, is run by CMake: host/cmakearch.c.)
  */
 #include <ctype.h>
 #include <string.h>
@@ -94,46 +94,27 @@ cmakelex_comment(struct cmakelex *lx)
 		cmakelex_advance(lx, 1);
 }
 
-/* At '\': one escape into out. */
+/*
+ * At '\': one escape into out, as the escaped character (cmakeopts.c
+ * judges only option names and defaults); a lone '\' at the end kept,
+ * and in a quoted argument '\' newline (or CR LF) continues the line.
+ */
 static void
 escape(struct cmakelex *lx, struct buf *out, int quoted)
 {
 	int c = cmakelex_at(lx, 1);
 
-	if (!lx->escapes) {
-		if (c < 0) {
-			add(lx, out, '\\');
-			cmakelex_advance(lx, 1);
-		} else if (quoted && c == '\n') {
-			cmakelex_advance(lx, 2);
-		} else if (quoted && c == '\r' && cmakelex_at(lx, 2) == '\n') {
-			cmakelex_advance(lx, 3);
-		} else {
-			add(lx, out, c);
-			cmakelex_advance(lx, 2);
-		}
-		return;
-	}
 	if (c < 0) {
+		add(lx, out, '\\');
 		cmakelex_advance(lx, 1);
-		return;
-	}
-	if (quoted && c == '\n') {
+	} else if (quoted && c == '\n') {
 		cmakelex_advance(lx, 2);
-		return;
-	}
-	switch (c) {
-	case 't': add(lx, out, '\t'); break;
-	case 'n': add(lx, out, '\n'); break;
-	case 'r': add(lx, out, '\r'); break;
-	case ';': add(lx, out, '\\'); add(lx, out, ';'); break;
-	default:
-		/* An alphanumeric escape is an error to CMake: kept, so no regex is built from it. */
-		if (isalnum(c))
-			add(lx, out, '\\');
+	} else if (quoted && c == '\r' && cmakelex_at(lx, 2) == '\n') {
+		cmakelex_advance(lx, 3);
+	} else {
 		add(lx, out, c);
+		cmakelex_advance(lx, 2);
 	}
-	cmakelex_advance(lx, 2);
 }
 
 void

@@ -6,9 +6,8 @@
 struct buf;
 
 /*
- * The CMake-language lexer that cmakeopts.c (option() calls) and
- * selarch.c (select_compute_arch.cmake) share; cmakelex.c gives the
- * grammar. A lexer over `len` bytes of `s`; `line` counts from 1.
+ * The CMake-language lexer under cmakeopts.c (option() calls);
+ * cmakelex.c gives the grammar. A lexer over `len` bytes of `s`; `line` counts from 1.
  */
 struct cmakelex {
 	const char *s;
@@ -16,16 +15,9 @@ struct cmakelex {
 	unsigned line;
 	/* most bytes an argument keeps (the rest is read and dropped); 0: no limit */
 	size_t cap;
-	/*
-	 * 1: CMake's escapes (\t \n \r, \; kept as "\;", an alphanumeric one
-	 * kept with its '\', any other character itself; a lone '\' at the
-	 * end dropped). 0: every escape is the escaped character, a lone
-	 * '\' kept, and in a quoted argument '\' CR LF continues the line too.
-	 */
-	int escapes;
 };
 
-#define CMAKELEX_INIT(text, n) { (text), (n), 0, 1, 0, 0 }
+#define CMAKELEX_INIT(text, n) { (text), (n), 0, 1, 0 }
 
 /* The byte k ahead, or -1 past the end. */
 int cmakelex_at(const struct cmakelex *lx, size_t k);

@@ -496,7 +496,7 @@ check_python_imports(struct doctor *d, const struct profile *p, const char *py, 
 	struct py_needs n;
 	struct strvec mods = STRVEC_INIT, missing = STRVEC_INIT, dmiss = STRVEC_INIT;
 	struct buf list = BUF_INIT, hint = BUF_INIT, entries = BUF_INIT;
-	int scanned = src && py_needs_scan(&n, src) == 0;
+	int scanned = src && py_needs_scan(&n, src, py) == 0;
 
 	if (!scanned) {
 		if (src)

@@ -4,37 +4,8 @@
 #include "pipeline/era.h"
 #include "core/strvec.h"
 #include "core/util.h"
-
-/* The value of `build-backend = "..."` in pyproject.toml's text, or "". */
-static void
-build_backend(const char *text, struct buf *out)
-{
-	const char *p = text;
-
-	while ((p = strstr(p, "build-backend"))) {
-		const char *q = p + 13, *end;
-
-		if (p != text && p[-1] != '\n') {
-			p = q;
-			continue;
-		}
-		q += strspn(q, " \t");
-		if (*q != '=') {
-			p = q;
-			continue;
-		}
-		q++;
-		q += strspn(q, " \t");
-		if (*q != '"' && *q != '\'') {
-			p = q;
-			continue;
-		}
-		end = strchr(q + 1, *q);
-		if (end && !memchr(q, '\n', (size_t)(end - q)))
-			buf_add(out, q + 1, (size_t)(end - q - 1));
-		return;
-	}
-}
+#include "host/pyreqs.h"
+#include "host/python.h"
 
 static int
 has_file(const char *dir, const char *file)
@@ -49,42 +20,48 @@ has_file(const char *dir, const char *file)
 }
 
 static int
-detect_envfwd(const char *dir, struct buf *why)
+detect_envfwd(const char *dir, const char *python, struct buf *why)
 {
+	(void)python;
 	(void)why;
 	return has_file(dir, "setup.py") && has_file(dir, "cmake/EnvVarForwarding.cmake");
 }
 
 static int
-detect_helpers(const char *dir, struct buf *why)
+detect_helpers(const char *dir, const char *python, struct buf *why)
 {
+	(void)python;
 	(void)why;
 	return has_file(dir, "setup.py");
 }
 
+/* pyproject.toml's build-backend, as the build's interpreter reads it (host/pyreqs.h). */
 static int
-detect_skbuild(const char *dir, struct buf *why)
+detect_skbuild(const char *dir, const char *python, struct buf *why)
 {
-	struct buf p = BUF_INIT, text = BUF_INIT, backend = BUF_INIT;
+	struct buf p = BUF_INIT, guess = BUF_INIT;
+	struct pytree t;
 	int yes = 0;
 
 	buf_addf(&p, "%s/pyproject.toml", dir);
-	if (!path_exists(p.s))
-		goto out;
-	if (read_file(&text, p.s) < 0) {
-		buf_addf(why, "cannot read '%s'", p.s);
-		goto out;
+	if (!path_exists(p.s)) {
+		buf_release(&p);
+		return 0;
 	}
-	build_backend(text.s, &backend);
-	yes = !strcmp(backend.s, "scikit_build_core.build");
-	if (!yes)
-		buf_addf(why, "'%s' has no setup.py and its pyproject.toml names build-backend '%s'; "
-			 "bwbuild drives setup.py trees and scikit-build-core ones "
-			 "(scikit_build_core.build)", dir, backend.len ? backend.s : "(none)");
-out:
+	if (!python || !*python) {
+		python_guess(&guess, NULL);
+		python = guess.s;
+	}
+	if (pytree_read(&t, python, dir, why) == 0) {
+		yes = t.backend && !strcmp(t.backend, "scikit_build_core.build");
+		if (!yes)
+			buf_addf(why, "'%s' has no setup.py and its pyproject.toml names build-backend "
+				 "'%s'; bwbuild drives setup.py trees and scikit-build-core ones "
+				 "(scikit_build_core.build)", dir, t.backend ? t.backend : "(none)");
+	}
+	pytree_release(&t);
 	buf_release(&p);
-	buf_release(&text);
-	buf_release(&backend);
+	buf_release(&guess);
 	return yes;
 }
 
@@ -175,7 +152,7 @@ era_by_key(const char *key)
 }
 
 const struct era_ops *
-era_detect(const char *dir, struct buf *why)
+era_detect(const char *dir, const char *python, struct buf *why)
 {
 	size_t start = why->len;
 
@@ -184,7 +161,7 @@ era_detect(const char *dir, struct buf *why)
 
 		if (!r->detect)
 			continue;
-		if (r->detect(dir, why))
+		if (r->detect(dir, python, why))
 			return r;
 		/* A row that knew the tree but cannot drive it has said why: stop there. */
 		if (why->len > start)

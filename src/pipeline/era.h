@@ -39,9 +39,9 @@ struct era_ops {
 	const char *key;  /* short name, for tests and lookups */
 	const char *name; /* the fetch step's "build era:" line and the manifest's "era" */
 	/* 1: the tree at `dir` builds this way; 0: not, with a reason in `why` when
-	 * the row recognised the tree but cannot drive it. NULL: chosen by the
-	 * profile's kind, never detected. */
-	int (*detect)(const char *dir, struct buf *why);
+	 * the row recognised the tree but cannot drive it. `python` (the build's)
+	 * reads pyproject.toml. NULL: chosen by the profile's kind, never detected. */
+	int (*detect)(const char *dir, const char *python, struct buf *why);
 	enum era_configure configure;
 	const char *no_configure; /* configure's line when configure is NONE */
 	/* The compile step's command: arguments (argv[0] first) and environment. */
@@ -57,7 +57,7 @@ struct era_ops {
 };
 
 /* The first row whose detect says yes; NULL with what was found and what to do in `why`. */
-const struct era_ops *era_detect(const char *dir, struct buf *why);
+const struct era_ops *era_detect(const char *dir, const char *python, struct buf *why);
 /* The row named `key`, or NULL. */
 const struct era_ops *era_by_key(const char *key);
 /* Row i in order, NULL past the end. */

@@ -279,7 +279,7 @@ fetch_run(struct build *b)
 		rc = extension_tree(b);
 		goto out;
 	}
-	b->era = era_detect(b->plan.src_dir, &why);
+	b->era = era_detect(b->plan.src_dir, b->python.s, &why);
 	if (!b->era) {
 		error("%s", why.s);
 		goto out;

@@ -5,6 +5,7 @@
  * here, before the fetch or the configure, not as a traceback inside
  * setup.py. May include: core/, formats/, host/, profile/, sources/.
  */
+#include <ctype.h>
 #include <dirent.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,7 +14,7 @@
 
 #include "pipeline/pyenv.h"
 #include "core/util.h"
-#include "formats/pyreq.h"
+#include "host/pyreqs.h"
 #include "host/python.h"
 #include "profile/knowledge.h"
 #include "profile/profile.h"
@@ -43,32 +44,23 @@ is_program(const char *dist)
 	return !strcmp(dist, "cmake") || !strcmp(dist, "ninja");
 }
 
-/* The distribution of a build-backend ("setuptools.build_meta:__legacy__" -> setuptools). */
+/* The distribution of a build-backend ("setuptools.build_meta:__legacy__" -> setuptools), PEP 503. */
 static void
 backend_dist(const char *backend, struct buf *out)
 {
-	pyname_normalize(backend, strcspn(backend, ".:"), out);
-}
+	size_t n = strcspn(backend, ".:");
+	int sep = 0;
 
-/* The requirements of FILE in the tree; 0 when it is not there. */
-static int
-read_requirements(const char *src, const char *file, struct pyreqs *out, struct buf *why)
-{
-	struct buf path = BUF_INIT, text = BUF_INIT, err = BUF_INIT;
-	struct strvec includes = STRVEC_INIT;
-	int rc = 0;
-
-	buf_addf(&path, "%s/%s", src, file);
-	if (is_regular(path.s) && read_file(&text, path.s) == 0 &&
-	    requirements_txt_parse(text.s, text.len, out, &includes, &err) < 0) {
-		buf_addf(why, "%s: %s", file, err.s);
-		rc = -1;
+	for (size_t i = 0; i < n; i++) {
+		if (backend[i] == '-' || backend[i] == '_') {
+			sep = 1;
+			continue;
+		}
+		if (sep && out->len)
+			buf_addch(out, '-');
+		sep = 0;
+		buf_addch(out, tolower((unsigned char)backend[i]));
 	}
-	strvec_clear(&includes);
-	buf_release(&path);
-	buf_release(&text);
-	buf_release(&err);
-	return rc;
 }
 
 /* Each requirement of `reqs` (from `file`) as a need; those of `backend` hard. */
@@ -82,8 +74,8 @@ add_requirements(struct pyenv *e, const struct pyreqs *reqs, const char *file, c
 		const struct pyreq *r = &reqs->v[i];
 		int hard = backend && !strcmp(r->name, backend);
 
-		/* markers (a platform, a Python) and URLs are not judged here */
-		if (r->marker || r->url || is_program(r->name) || (only && !pyreqs_find(only, r->name)))
+		/* a marker false for this interpreter; URLs are not judged here */
+		if (!r->applies || r->url || is_program(r->name) || (only && !pyreqs_find(only, r->name)))
 			continue;
 		if (!hard && !*r->spec)
 			continue; /* absence is doctor's "python reqs" check */
@@ -119,20 +111,15 @@ add_loadtime(struct pyenv *e, const char *src)
 }
 
 int
-pyenv_read_tree(struct pyenv *e, const char *src, struct buf *why)
+pyenv_read_tree(struct pyenv *e, const char *py, const char *src, struct buf *why)
 {
-	struct pyproject_build b;
-	struct pyreqs build = { 0 }, all = { 0 };
-	struct buf path = BUF_INIT, text = BUF_INIT, err = BUF_INIT, backend = BUF_INIT;
-	int rc = 0;
+	struct pytree t;
+	struct buf path = BUF_INIT, backend = BUF_INIT;
+	const char *hard;
 
-	memset(&b, 0, sizeof(b));
-	buf_addf(&path, "%s/pyproject.toml", src);
-	if (is_regular(path.s) && read_file(&text, path.s) == 0 &&
-	    pyproject_build_parse(text.s, text.len, &b, &err) < 0) {
-		buf_addf(why, "%s/pyproject.toml: %s", src, err.s);
-		rc = -1;
-		goto out;
+	if (pytree_read(&t, py, src, why) < 0) {
+		pytree_release(&t);
+		return -1;
 	}
 	/*
 	 * What must be there to start: setuptools where setup.py is run
@@ -140,32 +127,21 @@ pyenv_read_tree(struct pyenv *e, const char *src, struct buf *why)
 	 * the backend `python -m build` loads (PEP 517: setuptools when none is
 	 * named), unless it is in the tree (backend-path).
 	 */
-	buf_reset(&path);
 	buf_addf(&path, "%s/setup.py", src);
 	if (is_regular(path.s))
 		buf_addstr(&backend, "setuptools");
-	else if (!b.backend_path)
-		backend_dist(b.backend ? b.backend : "setuptools", &backend);
-	add_requirements(e, &b.requires, "pyproject.toml", backend.len ? backend.s : NULL, NULL);
-	if (read_requirements(src, "requirements-build.txt", &build, why) < 0 ||
-	    read_requirements(src, "requirements.txt", &all, why) < 0) {
-		rc = -1;
-		goto out;
-	}
-	add_requirements(e, &build, "requirements-build.txt", backend.len ? backend.s : NULL, NULL);
+	else if (!t.backend_path)
+		backend_dist(t.backend ? t.backend : "setuptools", &backend);
+	hard = backend.len ? backend.s : NULL;
+	add_requirements(e, &t.requires, "pyproject.toml", hard, NULL);
+	add_requirements(e, &t.build, "requirements-build.txt", hard, NULL);
 	/* requirements.txt is also what runs and tests torch: only what the build declares */
-	add_requirements(e, &all, "requirements.txt", backend.len ? backend.s : NULL,
-			 build.n ? &build : &b.requires);
+	add_requirements(e, &t.all, "requirements.txt", hard, t.build.n ? &t.build : &t.requires);
 	add_loadtime(e, src);
-out:
-	pyproject_build_release(&b);
-	pyreqs_release(&build);
-	pyreqs_release(&all);
+	pytree_release(&t);
 	buf_release(&path);
-	buf_release(&text);
-	buf_release(&err);
 	buf_release(&backend);
-	return rc;
+	return 0;
 }
 
 void
@@ -325,11 +301,18 @@ verdict_release(struct verdict *v)
 	strvec_clear(&v->soft_lines);
 }
 
+/*
+ * One environment judged: `py` with `path` first on PYTHONPATH says what it
+ * has; packaging (in `py` alone) says whether each version meets its need.
+ * -1 with why when either could not be asked.
+ */
 static int
-judge(const struct pyenv *e, const char *py, const char *path, struct verdict *v)
+judge(const struct pyenv *e, const char *py, const char *path, struct verdict *v, struct buf *why)
 {
 	struct strvec q = STRVEC_INIT, a = STRVEC_INIT, seen = STRVEC_INIT, short_of = STRVEC_INIT;
+	struct strvec pairs = STRVEC_INIT;
 	struct buf line = BUF_INIT;
+	int *meets = xcalloc(e->n ? e->n : 1, sizeof(*meets));
 	int rc;
 
 	memset(v, 0, sizeof(*v));
@@ -341,11 +324,27 @@ judge(const struct pyenv *e, const char *py, const char *path, struct verdict *v
 		strvec_pushf(&q, "d:%s", e->v[i].dist);
 		strvec_pushf(&q, "m:%s", e->v[i].module ? e->v[i].module : e->v[i].dist);
 	}
-	rc = python_probe(py, path, &q, &a);
+	if ((rc = python_probe(py, path, &q, &a)) < 0)
+		buf_addf(why, "%s could not be asked which packages it has", py);
+	for (size_t i = 0; rc == 0 && i < e->n; i++) {
+		meets[i] = 1;
+		if (*a.v[2 * i] && *e->v[i].spec)
+			strvec_pushl(&pairs, e->v[i].spec, a.v[2 * i], NULL);
+	}
+	if (rc == 0 && pairs.n) {
+		int *ans = xcalloc(pairs.n / 2, sizeof(*ans));
+
+		rc = pyreqs_match(py, &pairs, ans, why);
+		/* a version packaging cannot read is not judged (-1 meets it) */
+		for (size_t i = 0, k = 0; rc == 0 && i < e->n; i++)
+			if (*a.v[2 * i] && *e->v[i].spec)
+				meets[i] = ans[k++] != 0;
+		free(ans);
+	}
 	for (size_t i = 0; rc == 0 && i < e->n; i++) {
 		const struct pyenv_need *n = &e->v[i];
 		const char *ver = a.v[2 * i];
-		int ok = *ver && pyspec_match(n->spec, ver) != 0 && (!n->module || !strcmp(a.v[2 * i + 1], "1"));
+		int ok = *ver && meets[i] && (!n->module || !strcmp(a.v[2 * i + 1], "1"));
 
 		buf_reset(&line);
 		if (n->module && strcmp(a.v[2 * i + 1], "1") && *ver)
@@ -382,7 +381,9 @@ judge(const struct pyenv *e, const char *py, const char *path, struct verdict *v
 	strvec_clear(&a);
 	strvec_clear(&seen);
 	strvec_clear(&short_of);
+	strvec_clear(&pairs);
 	buf_release(&line);
+	free(meets);
 	return rc;
 }
 
@@ -446,6 +447,7 @@ pyenv_choose(struct pyenv *e, const char *py, const char *python_path)
 {
 	struct strvec cands = STRVEC_INIT, tried = STRVEC_INIT;
 	struct verdict alone, v;
+	struct buf skip = BUF_INIT;
 	int rc = -1;
 
 	/* Nothing the tree asks for: a build.python_path given is still used, as documented. */
@@ -454,8 +456,7 @@ pyenv_choose(struct pyenv *e, const char *py, const char *python_path)
 		buf_addstr(&e->pythonpath, python_path ? python_path : "");
 		return 0;
 	}
-	if (judge(e, py, python_path, &alone) < 0) {
-		buf_addf(&e->error, "%s could not be asked which packages it has", py);
+	if (judge(e, py, python_path, &alone, &e->error) < 0) {
 		verdict_release(&alone);
 		return -1;
 	}
@@ -467,7 +468,8 @@ pyenv_choose(struct pyenv *e, const char *py, const char *python_path)
 	if (!python_path)
 		discovered_prefixes(&cands);
 	for (size_t i = 0; i < cands.n && rc < 0; i++) {
-		if (judge(e, py, cands.v[i], &v) == 0 && !v.hard) {
+		buf_reset(&skip);
+		if (judge(e, py, cands.v[i], &v, &skip) == 0 && !v.hard) {
 			take(e, cands.v[i], &v);
 			rc = 0;
 		} else {
@@ -481,6 +483,7 @@ pyenv_choose(struct pyenv *e, const char *py, const char *python_path)
 	verdict_release(&alone);
 	strvec_clear(&cands);
 	strvec_clear(&tried);
+	buf_release(&skip);
 	return rc;
 }
 
@@ -489,10 +492,11 @@ pyenv_for(struct pyenv *e, const struct profile *p, const char *py, const char *
 {
 	if (src) {
 		struct buf why = BUF_INIT;
-		int rc = pyenv_read_tree(e, src, &why);
+		int rc = pyenv_read_tree(e, py, src, &why);
 
 		if (rc < 0)
-			buf_addf(&e->error, "%s; bwbuild reads the build's requirements there", why.s);
+			buf_addf(&e->error, "%s; bwbuild reads the build's requirements from the tree",
+				 why.s);
 		buf_release(&why);
 		if (rc < 0)
 			return -1;

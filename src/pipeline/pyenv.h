@@ -37,15 +37,17 @@ struct pyenv {
 #define PYENV_INIT { .pythonpath = BUF_INIT, .have = BUF_INIT, .soft = STRVEC_INIT, .error = BUF_INIT }
 
 /*
- * The needs of the tree at `src`: the build backend's distribution with
- * the versions pyproject.toml's [build-system] requires and
- * requirements-build.txt (or requirements.txt's lines for the same
- * distributions) ask, and each module setup.py imports at load time that
- * bwbuild's table ties to a release (hard); every other versioned build
- * requirement (soft). -1 with "FILE:LINE: ..." in `why` for a file that
- * cannot be read as what it is.
+ * The needs of the tree at `src`, read by the build's interpreter `py`
+ * (host/pyreqs.h: tomllib, packaging, markers evaluated for `py`): the
+ * build backend's distribution with the versions pyproject.toml's
+ * [build-system] requires and requirements-build.txt (or requirements.txt's
+ * lines for the same distributions) ask, and each module setup.py imports
+ * at load time that bwbuild's table ties to a release (hard); every other
+ * versioned build requirement whose marker holds (soft). -1 with
+ * "SRC/FILE: ..." in `why` for a file that cannot be read as what it is,
+ * or what `py` lacks to read it.
  */
-int pyenv_read_tree(struct pyenv *e, const char *src, struct buf *why);
+int pyenv_read_tree(struct pyenv *e, const char *py, const char *src, struct buf *why);
 /* The needs the release table knows for torch `torch` before its tree is here. */
 struct relver;
 void pyenv_read_table(struct pyenv *e, const struct relver *torch);

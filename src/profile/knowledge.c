@@ -15,13 +15,13 @@
 #include "profile/arch.h"
 #include "core/buf.h"
 #include "core/relver.h"
+#include "host/cmakearch.h"
 #include "profile/compat.h"
 #include "core/diag.h"
 #include "formats/cmakeopts.h"
 #include "profile/knowledge.h"
 #include "profile/profile.h"
 #include "profile/releases.h"
-#include "formats/selarch.h"
 #include "core/util.h"
 
 /*
@@ -237,72 +237,91 @@ arch_entry(const struct arch *a, struct buf *entry, struct buf *digits)
 }
 
 /*
- * The tree's select_compute_arch.cmake under src: 1 read (sa filled, path
- * the file), 0 not (why says what was found). Never reports.
+ * The tree's select_compute_arch.cmake under src, run by CMake for CUDA
+ * `cuda` with the entries of `p`'s archs (each variant's plain form too;
+ * `p` NULL: none) and Blackwell: 1 (r filled, path the file), 0 no such
+ * file or one without the function, -1 CMake could not run it (why says
+ * which, for each). Never reports.
  */
 static int
-tree_rules_load(const char *src, struct selarch *sa, struct buf *path, struct buf *why)
+tree_rules_run(const char *src, const struct profile *p, unsigned cuda, struct cmakearch *r,
+	       struct buf *path, struct buf *why)
 {
-	struct buf text = BUF_INIT;
+	struct strvec entries = STRVEC_INIT;
+	struct buf e = BUF_INIT, d = BUF_INIT;
 	int ret = 0;
 
-	memset(sa, 0, sizeof(*sa));
-	for (size_t i = 0; selarch_paths[i]; i++) {
+	for (size_t i = 0; cmakearch_paths[i]; i++) {
 		buf_reset(path);
-		buf_addf(path, "%s/%s", src, selarch_paths[i]);
-		if (!is_regular(path->s))
-			continue;
-		if (read_file(&text, path->s) < 0) {
-			buf_addf(why, "'%s' cannot be read", path->s);
-			goto out;
-		}
-		if (selarch_parse(sa, text.s, text.len) == 0) {
-			ret = 1;
-			goto out;
-		}
-		selarch_release(sa);
-		buf_addf(why, "'%s' has no numeric form bwbuild reads (an `if(arch_name MATCHES "
-			 "\"^...\")` in CUDA_SELECT_NVCC_ARCH_FLAGS)", path->s);
-		goto out;
+		buf_addf(path, "%s/%s", src, cmakearch_paths[i]);
+		if (is_regular(path->s))
+			break;
+		buf_reset(path);
 	}
-	buf_addf(why, "'%s' has no %s", src, selarch_paths[0]);
-	buf_reset(path);
-out:
-	buf_release(&text);
+	if (!path->len) {
+		buf_addf(why, "'%s' has no %s", src, cmakearch_paths[0]);
+		return 0;
+	}
+	for (size_t i = 0; p && i < p->narchs; i++) {
+		buf_reset(&e);
+		buf_reset(&d);
+		arch_entry(&p->archs[i].arch, &e, &d);
+		strvec_push(&entries, e.s);
+		if (p->archs[i].arch.variant)
+			strvec_pushf(&entries, "%d.%d", p->archs[i].arch.major, p->archs[i].arch.minor);
+	}
+	strvec_push(&entries, "Blackwell");
+	if (cmakearch_run(r, path->s, cuda, &entries, "Blackwell", why) < 0) {
+		buf_addf(why, " ('%s' not run)", path->s);
+		ret = -1;
+	} else if (!r->has_function) {
+		buf_addf(why, "'%s' defines no CUDA_SELECT_NVCC_ARCH_FLAGS", path->s);
+	} else {
+		ret = 1;
+	}
+	strvec_clear(&entries);
+	buf_release(&e);
+	buf_release(&d);
 	return ret;
 }
 
-/* "; for CUDA 13.0 its All list is ... and Blackwell means 10.0 (line 83: ...)" */
+/* The code= targets of -gencode flags: "sm_100 compute_120". */
 static void
-describe_lists(const struct selarch *sa, unsigned cuda, struct buf *out)
+flag_targets(const char *flags, struct buf *out)
 {
-	struct strvec all = STRVEC_INIT;
-	struct buf b = BUF_INIT;
-	size_t unc = 0;
-	const struct selarch_name *bw = NULL;
-	const struct selarch_op *op;
+	for (const char *c = flags; (c = strstr(c, "code=")); ) {
+		size_t n;
 
-	selarch_lists(sa, cuda, SELARCH_ALL, &all, &unc);
-	strvec_join(&all, " ", &b);
+		c += 5;
+		n = strcspn(c, " ,");
+		buf_addf(out, "%s%.*s", out->len ? " " : "", (int)n, c);
+		c += n;
+	}
+}
+
+/* "; for CUDA 13.0 its All list is ... and Blackwell gives sm_100 (a known name from CUDA 12.7)" */
+static void
+describe_lists(const struct cmakearch *r, unsigned cuda, struct buf *out)
+{
+	const struct cmakearch_entry *bw = cmakearch_find(r, "Blackwell");
+	struct buf b = BUF_INIT;
+
+	strvec_join(&r->all, " ", &b);
 	buf_addf(out, "; for CUDA %u.%u its All list is %s", cuda / 100, cuda % 100,
 		 b.len ? b.s : "empty");
-	for (size_t i = 0; i < sa->nnames; i++)
-		if (!strcmp(sa->names[i].name, "Blackwell"))
-			bw = &sa->names[i];
-	if (bw) {
+	if (bw && !*bw->error) {
 		buf_reset(&b);
-		strvec_join(&bw->bin, " ", &b);
-		op = selarch_added_by(sa, cuda, SELARCH_KNOWN, "Blackwell");
-		buf_addf(out, " and Blackwell means %s", b.len ? b.s : "nothing");
-		if (op)
-			buf_addf(out, " (line %u%s%s)", op->line, op->cond[0] ? ": " : "", op->cond);
+		flag_targets(bw->flags, &b);
+		buf_addf(out, " and Blackwell gives %s", b.len ? b.s : "no targets");
+		if (!r->name_from)
+			buf_addstr(out, " (not among its known names for any CUDA)");
+		else if (r->name_from <= cuda)
+			buf_addf(out, " (a known name from CUDA %u.%u)", r->name_from / 100,
+				 r->name_from % 100);
 		else
-			buf_addstr(out, " (not among its known names for this CUDA)");
+			buf_addf(out, " (not among its known names for this CUDA; from CUDA %u.%u)",
+				 r->name_from / 100, r->name_from % 100);
 	}
-	if (unc)
-		buf_addf(out, "; %zu list change%s under conditions bwbuild does not evaluate", unc,
-			 unc == 1 ? "" : "s");
-	strvec_clear(&all);
 	buf_release(&b);
 }
 
@@ -310,15 +329,14 @@ int
 kb_arch_source(const char *src, const struct relver *torch, const char *torch_from,
 	       unsigned cuda, struct buf *out)
 {
-	struct selarch sa;
+	struct cmakearch r = CMAKEARCH_INIT;
 	struct buf path = BUF_INIT, why = BUF_INIT;
-	int tree = src && tree_rules_load(src, &sa, &path, &why) == 1;
+	int tree = src && tree_rules_run(src, NULL, cuda, &r, &path, &why) == 1;
 
 	if (tree) {
-		buf_addf(out, "the tree's select_compute_arch.cmake (%s:%u)", path.s, sa.numeric_line);
+		buf_addf(out, "the tree's select_compute_arch.cmake (%s), run by CMake", path.s);
 		if (cuda)
-			describe_lists(&sa, cuda, out);
-		selarch_release(&sa);
+			describe_lists(&r, cuda, out);
 	} else {
 		if (relver_known(torch))
 			buf_addf(out, "bwbuild's table for torch %u.%u (%s)", torch->major, torch->minor,
@@ -332,44 +350,49 @@ kb_arch_source(const char *src, const struct relver *torch, const char *torch_fr
 			buf_addstr(out, "; the tree's own select_compute_arch.cmake is read after the "
 				   "fetch");
 	}
+	cmakearch_release(&r);
 	buf_release(&path);
 	buf_release(&why);
 	return tree;
 }
 
-/* One arch against the tree's own file; 0 when the file could not judge it (the table then does). */
+/* One arch against what CMake made of it; 0 when it was not asked (the table then judges). */
 static int
-check_arch_tree(const struct parch *pa, const struct selarch *sa, const char *path)
+check_arch_tree(const struct parch *pa, const struct cmakearch *r, const char *path)
 {
-	struct buf entry = BUF_INIT, digits = BUF_INIT, why = BUF_INIT;
-	int acc, judged = 1;
+	struct buf entry = BUF_INIT, digits = BUF_INIT, plain = BUF_INIT, sm = BUF_INIT;
+	const struct cmakearch_entry *e, *pe;
+	int judged = 1;
 
 	arch_entry(&pa->arch, &entry, &digits);
-	acc = selarch_accepts(sa, entry.s, &why);
-	if (acc < 0) {
+	buf_addf(&plain, "%d.%d", pa->arch.major, pa->arch.minor);
+	buf_addf(&sm, "sm_%s", digits.s);
+	if (!(e = cmakearch_find(r, entry.s))) {
 		judged = 0;
-	} else if (!acc) {
-		struct buf plain = BUF_INIT, hint = BUF_INIT;
+	} else if (*e->error) {
+		struct buf hint = BUF_INIT;
 
-		buf_addf(&plain, "%d.%d", pa->arch.major, pa->arch.minor);
-		if (pa->arch.variant && selarch_accepts(sa, plain.s, NULL) == 1)
+		pe = cmakearch_find(r, plain.s);
+		if (pa->arch.variant && pe && !*pe->error)
 			buf_addf(&hint, "; it takes '%s'%s", plain.s,
 				 pa->arch.variant == 'f' ? " ('f' entries need a tree with PyTorch PR "
 							   "#157999)" : "");
 		error_at(&pa->loc, "the tree's select_compute_arch.cmake (%s) does not accept '%s': "
-			 "%s; CMake would stop with \"Found Unknown CUDA Architecture Name\"%s",
-			 path, entry.s, why.s, hint.s ? hint.s : "");
-		buf_release(&plain);
+			 "CMake stops with \"%s\"%s", path, entry.s, e->error, hint.s ? hint.s : "");
 		buf_release(&hint);
-	} else if (pa->arch.variant && selarch_keeps(sa, digits.s) == 0) {
-		error_at(&pa->loc, "the tree's select_compute_arch.cmake (%s) accepts '%s' but keeps "
-			 "only '%s' of each entry (line %u): the '%c' would be dropped and sm_%d%d "
-			 "built instead", path, entry.s, sa->bin_re, sa->bin_line, pa->arch.variant,
-			 pa->arch.major, pa->arch.minor);
+	} else if (pa->arch.variant && *e->flags && !strstr(e->flags, sm.s)) {
+		struct buf got = BUF_INIT;
+
+		flag_targets(e->flags, &got);
+		error_at(&pa->loc, "the tree's select_compute_arch.cmake (%s) accepts '%s' but gives "
+			 "'%s': the '%c' would be dropped and sm_%d%d built instead", path, entry.s,
+			 got.s ? got.s : "", pa->arch.variant, pa->arch.major, pa->arch.minor);
+		buf_release(&got);
 	}
 	buf_release(&entry);
 	buf_release(&digits);
-	buf_release(&why);
+	buf_release(&plain);
+	buf_release(&sm);
 	return judged;
 }
 
@@ -424,19 +447,21 @@ check_arch_table(const struct parch *pa, const struct kb_context *ctx, int stric
 	buf_release(&msg);
 }
 
-/* The profile's archs against the tree (ctx->src_dir) where it can be read, else the table. */
+/* The profile's archs against the tree (ctx->src_dir) where CMake can run it, else the table. */
 static void
 check_arch_forms(const struct profile *p, const struct kb_context *ctx, int strict)
 {
-	struct selarch sa;
+	struct cmakearch r = CMAKEARCH_INIT;
 	struct buf path = BUF_INIT, why = BUF_INIT;
-	int tree = ctx->src_dir && tree_rules_load(ctx->src_dir, &sa, &path, &why) == 1;
+	int got = ctx->src_dir ? tree_rules_run(ctx->src_dir, p, ctx->cuda, &r, &path, &why) : 0;
+	int tree = got == 1;
 
+	if (got < 0 && p->narchs)
+		warning("%s; the archs are judged by bwbuild's table only", why.s);
 	for (size_t i = 0; i < p->narchs; i++)
-		if (!tree || !check_arch_tree(&p->archs[i], &sa, path.s))
+		if (!tree || !check_arch_tree(&p->archs[i], &r, path.s))
 			check_arch_table(&p->archs[i], ctx, strict);
-	if (tree)
-		selarch_release(&sa);
+	cmakearch_release(&r);
 	buf_release(&path);
 	buf_release(&why);
 }
@@ -532,18 +557,23 @@ kb_check_source(const struct profile *p, const char *src, const char *cuda_home,
 	struct buf a = BUF_INIT, b = BUF_INIT;
 
 	if (check_archs && p->features[FEAT_CUDA] != TRI_OFF && p->narchs) {
-		struct selarch sa;
+		struct cmakearch r = CMAKEARCH_INIT;
 		struct buf path = BUF_INIT, why = BUF_INIT;
+		unsigned cuda = p->cuda_version.str ? kb_parse_version(p->cuda_version.str) : 0;
 
-		if (tree_rules_load(src, &sa, &path, &why) == 1) {
+		int got = tree_rules_run(src, p, cuda, &r, &path, &why);
+
+		if (got == 1) {
 			for (size_t i = 0; i < p->narchs; i++)
-				check_arch_tree(&p->archs[i], &sa, path.s);
+				check_arch_tree(&p->archs[i], &r, path.s);
 			buf_addf(said, "archs checked against the tree's select_compute_arch.cmake "
-				 "(%s:%u)", path.s, sa.numeric_line);
-			selarch_release(&sa);
+				 "(%s), run by CMake", path.s);
 		} else {
+			if (got < 0)
+				warning("%s; the archs are judged by bwbuild's table only", why.s);
 			buf_addf(said, "archs checked against bwbuild's table only: %s", why.s);
 		}
+		cmakearch_release(&r);
 		buf_release(&path);
 		buf_release(&why);
 	}

@@ -25,11 +25,12 @@ struct kb_context {
 
 /*
  * Which rules judge the archs: the tree's select_compute_arch.cmake under
- * `src` when it can be read (1; "the tree's select_compute_arch.cmake
- * (PATH:LINE)" into out), else bwbuild's table for `torch` (0; "bwbuild's
- * table for torch 2.6 (source.ref); ..." with why). `src` NULL: no tree yet.
- * With `cuda` (major*100+minor, 0 unknown) the tree's lists for that CUDA
- * are said too ("its All list is ... and Blackwell means 10.0 (line 83: ...)").
+ * `src` when CMake can run it (host/cmakearch.h; 1, "the tree's
+ * select_compute_arch.cmake (PATH), run by CMake" into out), else bwbuild's
+ * table for `torch` (0; "bwbuild's table for torch 2.6 (source.ref); ..."
+ * with why). `src` NULL: no tree yet. With `cuda` (major*100+minor, 0
+ * unknown) the tree's lists for that CUDA are said too ("its All list is
+ * ... and Blackwell gives sm_100 sm_120 (a known name from CUDA 12.7)").
  */
 int kb_arch_source(const char *src, const struct relver *torch, const char *torch_from,
 		   unsigned cuda, struct buf *out);

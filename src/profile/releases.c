@@ -10,7 +10,10 @@
  *    of the 2.8 cycle already imports setuptools.command.bdist_wheel at
  *    load time; v2.8.0 itself was not read, so the need starts at 2.9,
  *    whose pyproject.toml asks setuptools>=70.1.0,<80.0;
- *  - arch forms: v2.6.0's select_compute_arch.cmake (line 196) takes
+ *  - arch forms (judged by these only where the tree's own
+ *    select_compute_arch.cmake cannot be run by cmake -P: no tree yet, no
+ *    cmake, or a file without CUDA_SELECT_NVCC_ARCH_FLAGS): v2.6.0's
+ *    select_compute_arch.cmake (line 196) takes
  *    "^([0-9]+\.[0-9]a?(\([0-9]+\.[0-9]\))?)$": a multi-digit major and an
  *    'a' suffix, no 'f'; 'f' came with PR #157999 (July 2025), taken as
  *    torch 2.9 (unverified); older copies took a one-digit major only and

@@ -13,7 +13,8 @@
  * try blocks) are conditional, so they are not needs.
  *
  * pyproject.toml: the `requires` array of the [build-system] table, read
- * by formats/pyreq.c; the distribution names, normalized.
+ * by the build's interpreter (host/pyreqs.h); the distribution names,
+ * normalized, of those whose marker holds there.
  *
  * Every reader is bounded (MAX_FILE bytes per file, MAX_FILES files per
  * walk, MAX_NAME bytes per name) and never fails on bad bytes.
@@ -26,7 +27,7 @@
 #include <sys/stat.h>
 
 #include "core/buf.h"
-#include "formats/pyreq.h"
+#include "host/pyreqs.h"
 #include "profile/knowledge.h"
 #include "sources/treeneeds.h"
 #include "core/util.h"
@@ -329,20 +330,6 @@ py_imports_text(const char *text, size_t len, struct strvec *out)
 	buf_release(&alias);
 }
 
-void
-pyproject_requires_text(const char *text, size_t len, struct strvec *out)
-{
-	struct pyproject_build b;
-	struct buf why = BUF_INIT;
-
-	if (pyproject_build_parse(text, len, &b, &why) == 0) {
-		for (size_t i = 0; i < b.requires.n; i++)
-			strvec_push(out, b.requires.v[i].name);
-		pyproject_build_release(&b);
-	}
-	buf_release(&why);
-}
-
 /* A module's file under src: "a/b.py" or "a/b/__init__.py" into out; -1 when it is not in the tree. */
 static int
 module_file(const char *src, const char *module, struct buf *out)
@@ -486,10 +473,12 @@ cmake_entries(const char *src, struct strvec *files)
 }
 
 int
-py_needs_scan(struct py_needs *out, const char *src)
+py_needs_scan(struct py_needs *out, const char *src, const char *py)
 {
-	struct strvec todo = STRVEC_INIT, seen = STRVEC_INIT, imports = STRVEC_INIT, req = STRVEC_INIT;
+	struct strvec todo = STRVEC_INIT, seen = STRVEC_INIT, imports = STRVEC_INIT;
 	struct buf path = BUF_INIT, text = BUF_INIT, mod = BUF_INIT, f = BUF_INIT, where = BUF_INIT;
+	struct buf why = BUF_INIT;
+	struct pytree t;
 
 	memset(out, 0, sizeof(*out));
 	strvec_init(&out->entries);
@@ -549,15 +538,12 @@ py_needs_scan(struct py_needs *out, const char *src)
 		}
 	}
 	/* pyproject's build requirements that no walked file imports */
-	buf_reset(&path);
-	buf_addf(&path, "%s/pyproject.toml", src);
-	if (read_bounded(path.s, &text) == 0) {
-		pyproject_requires_text(text.s, text.len, &req);
-		for (size_t i = 0; i < req.n; i++) {
-			const char *d = req.v[i];
+	if (py && pytree_read(&t, py, src, &why) == 0) {
+		for (size_t i = 0; i < t.requires.n; i++) {
+			const char *d = t.requires.v[i].name;
 			int have = 0;
 
-			if (!strcmp(d, "cmake") || !strcmp(d, "ninja"))
+			if (!t.requires.v[i].applies || !strcmp(d, "cmake") || !strcmp(d, "ninja"))
 				continue; /* programs, checked as such */
 			buf_reset(&mod);
 			if (!strcmp(d, "pyyaml"))
@@ -571,10 +557,12 @@ py_needs_scan(struct py_needs *out, const char *src)
 				strset_add(&out->declared, mod.s);
 		}
 	}
+	if (py)
+		pytree_release(&t);
 	strvec_clear(&todo);
 	strvec_clear(&seen);
 	strvec_clear(&imports);
-	strvec_clear(&req);
+	buf_release(&why);
 	buf_release(&path);
 	buf_release(&text);
 	buf_release(&mod);

@@ -57,9 +57,6 @@ unsigned tree_cmake_needed(const char *src, struct buf *from);
  */
 void py_imports_text(const char *text, size_t len, struct strvec *out);
 
-/* `[build-system] requires = [...]` of a pyproject.toml text: the distribution names, lower-case. */
-void pyproject_requires_text(const char *text, size_t len, struct strvec *out);
-
 /* A module the build imports that is not part of the tree, and where first. */
 struct py_need {
 	char *module;   /* top-level name: "yaml" */
@@ -82,9 +79,10 @@ struct py_needs {
  * in-tree modules (never `torch`, which is what is being built) and
  * collecting every other top-level module, standard library included
  * (the interpreter tells those apart). Bounded: at most 400 files.
+ * pyproject.toml's build requirements are read by `py` (NULL: not read).
  * -1 when the tree has no entry point and its pyproject.toml requires nothing.
  */
-int py_needs_scan(struct py_needs *out, const char *src);
+int py_needs_scan(struct py_needs *out, const char *src, const char *py);
 void py_needs_release(struct py_needs *n);
 
 /* The pip distribution and the Debian package of a module: "yaml" -> "pyyaml", "python3-yaml". */

@@ -20,7 +20,10 @@ if(CUDA_VERSION VERSION_GREATER "12.6")
   list(APPEND CUDA_ALL_GPU_ARCHITECTURES "10.0")
 endif()
 function(CUDA_SELECT_NVCC_ARCH_FLAGS out_variable)
+  set(CUDA_ARCH_LIST "${ARGN}")
+  set(cuda_arch_bin)
   foreach(arch_name ${CUDA_ARCH_LIST})
+    set(arch_bin)
     if(arch_name MATCHES "(.*)\\+PTX$")
       set(arch_name ${CMAKE_MATCH_1})
     endif()
@@ -33,8 +36,15 @@ function(CUDA_SELECT_NVCC_ARCH_FLAGS out_variable)
         message(SEND_ERROR "Found Unknown CUDA Architecture Name in CUDA_SELECT_NVCC_ARCH_FLAGS: ${arch_name} ")
       endif()
     endif()
+    list(APPEND cuda_arch_bin ${arch_bin})
   endforeach()
+  string(REGEX REPLACE "\\." "" cuda_arch_bin "${cuda_arch_bin}")
   string(REGEX MATCHALL "[0-9()]+a?" cuda_arch_bin "${cuda_arch_bin}")
+  set(nvcc_flags "")
+  foreach(arch ${cuda_arch_bin})
+    list(APPEND nvcc_flags -gencode arch=compute_${arch},code=sm_${arch})
+  endforeach()
+  set(${out_variable} ${nvcc_flags} PARENT_SCOPE)
 endfunction()
 CMAKE
 cat > "$t26/cmake/Modules/FindCUB.cmake" <<'CMAKE'
@@ -94,9 +104,9 @@ YAML
 
 # 1. torch 2.6 with 12.0+PTX: the tree's file accepts it (the table used to refuse it).
 run 0 "$BW" plan --profile "$TMP/p26.yaml" --source "$t26"
-contains "$TMP/out" "  archs checked against the tree's select_compute_arch.cmake ($sel26:12); for CUDA 13.0 its All list is 3.5 5.0 10.0 and Blackwell means 10.0 (line 4: CUDA_VERSION VERSION_GREATER 12.6)"
+contains "$TMP/out" "  archs checked against the tree's select_compute_arch.cmake ($sel26), run by CMake; for CUDA 13.0 its All list is 3.5 5.0 10.0 and Blackwell gives sm_100 (a known name from CUDA 12.7)"
 run 0 "$BW" plan --profile "$TMP/p26.yaml" --source "$t26" --set cuda.version=12.6 --set 'cuda.archs=9.0+PTX'
-contains "$TMP/out" "for CUDA 12.6 its All list is 3.5 5.0 and Blackwell means 10.0 (not among its known names for this CUDA)"
+contains "$TMP/out" "for CUDA 12.6 its All list is 3.5 5.0 and Blackwell gives sm_100 (not among its known names for this CUDA; from CUDA 12.7)"
 grep -q "does not know" "$TMP/err" "$TMP/out" && fail "the old table rule still refuses 12.0 for torch 2.6"
 run 0 "$BW" plan --profile "$TMP/p26.yaml"
 contains "$TMP/out" "  archs checked against bwbuild's table for torch 2.6 (source.ref); the tree's own select_compute_arch.cmake is read after the fetch"
@@ -114,10 +124,10 @@ contains "$TMP/out" "archs checked against bwbuild's table for torch 2.6 (source
 
 # 2. 'f' entries: v2.6.0's shape refuses them, the newer takes them, the half-updated drops the 'f'.
 run 2 "$BW" plan --profile "$TMP/p26.yaml" --source "$t26" --set 'cuda.archs=10.0f;12.0+PTX'
-contains "$TMP/err" "error: the tree's select_compute_arch.cmake ($sel26) does not accept '10.0f': its numeric form is '^([0-9]+\\.[0-9]a?(\\([0-9]+\\.[0-9]\\))?)\$' (line 12); CMake would stop with \"Found Unknown CUDA Architecture Name\"; it takes '10.0' ('f' entries need a tree with PyTorch PR #157999)"
+contains "$TMP/err" "error: the tree's select_compute_arch.cmake ($sel26) does not accept '10.0f': CMake stops with \"Found Unknown CUDA Architecture Name in CUDA_SELECT_NVCC_ARCH_FLAGS: 10.0f\"; it takes '10.0' ('f' entries need a tree with PyTorch PR #157999)"
 run 0 "$BW" plan --profile "$TMP/p26.yaml" --source "$tnew" --set 'cuda.archs=10.0f;12.0+PTX'
 run 2 "$BW" plan --profile "$TMP/p26.yaml" --source "$thalf" --set 'cuda.archs=10.0f;12.0+PTX'
-contains "$TMP/err" "accepts '10.0f' but keeps only '[0-9()]+a?' of each entry (line 22): the 'f' would be dropped and sm_100 built instead"
+contains "$TMP/err" "accepts '10.0f' but gives 'sm_100': the 'f' would be dropped and sm_100 built instead"
 # Without a tree, the table refuses 'f' for 2.6 (read) and only warns where it was not read.
 run 2 "$BW" plan --profile "$TMP/p26.yaml" --set 'cuda.archs=10.0f;12.0+PTX'
 contains "$TMP/err" "error: torch 2.6 (source.ref) does not accept '10.0f' in TORCH_CUDA_ARCH_LIST"
@@ -296,7 +306,7 @@ cuda:
 features: {cudnn: off, nccl: off}
 YAML
 run 1 "$BW" build --profile "$TMP/pf.yaml" --work "$TMP/wf" --out "$TMP/of" --until fetch
-contains "$TMP/err" "fetch: archs checked against the tree's select_compute_arch.cmake ($TMP/wf/src/cmake/Modules_CUDA_fix/upstream/FindCUDA/select_compute_arch.cmake:12)"
+contains "$TMP/err" "fetch: archs checked against the tree's select_compute_arch.cmake ($TMP/wf/src/cmake/Modules_CUDA_fix/upstream/FindCUDA/select_compute_arch.cmake), run by CMake"
 contains "$TMP/err" "$TMP/wf/src/cmake/Modules/FindCUB.cmake looks for cub/cub.cuh only in the toolkit's include/"
 # The tree is here now, and it is PyTorch's (torchgen/): the build's
 # preflight stops at the nvml.h c10_cuda needs and this toolkit lacks,
@@ -371,6 +381,11 @@ printf '#!/bin/sh\necho "cmake version 3.25.1"\n' > "$TMP/oldcmake/cmake"
 chmod +x "$TMP/oldcmake/cmake"
 PATH="$TMP/oldcmake:$PATH" run 1 "$BW" doctor --profile "$TMP/p26.yaml" --source "$t26"
 contains "$TMP/out" "❌ cmake          $TMP/oldcmake/cmake is cmake 3.25; this build needs >= 3.27 (real PyTorch trees: requirements-build.txt's cmake>=3.27)"
+# The same cmake cannot run the tree's select_compute_arch.cmake: said, and the table judges.
+PATH="$TMP/oldcmake:$PATH" run 0 "$BW" plan --profile "$TMP/p26.yaml" --source "$t26"
+contains "$TMP/err" "warning: $TMP/oldcmake/cmake -P "
+contains "$TMP/err" "gave no answer (exit 0): cmake version 3.25.1 ('$sel26' not run); the archs are judged by bwbuild's table only"
+contains "$TMP/out" "archs checked against bwbuild's table for torch 2.6 (source.ref); $TMP/oldcmake/cmake -P "
 
 # 7. deps.sh on a fresh Debian 12 (os-release, apt and the tools faked): cmake
 # 3.25 -> the backports line is added once and cmake comes from there.

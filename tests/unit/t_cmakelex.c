@@ -5,19 +5,17 @@
 #include "t.h"
 
 /*
- * The CMake-language lexer under cmakeopts.c and selarch.c: commands and
- * their lines, the three argument forms, comments, and the two escape
- * rules and the argument cap the readers set.
+ * The CMake-language lexer under cmakeopts.c: commands and their lines,
+ * the three argument forms, comments, escapes and the argument cap.
  */
 
 static void
-lexer(struct cmakelex *lx, const char *s, int escapes, size_t cap)
+lexer(struct cmakelex *lx, const char *s, size_t cap)
 {
 	memset(lx, 0, sizeof(*lx));
 	lx->s = s;
 	lx->len = strlen(s);
 	lx->line = 1;
-	lx->escapes = escapes;
 	lx->cap = cap;
 }
 
@@ -63,7 +61,7 @@ t_cmakelex(void)
 	unsigned line;
 	struct buf b = BUF_INIT;
 
-	lexer(&lx, text, 1, 0);
+	lexer(&lx, text, 0);
 	CHECK(cmakelex_command(&lx, &start, &n, &line) == 1);
 	CHECK(n == 3 && !strncmp(text + start, "set", 3) && line == 4);
 	CHECK_STR(args(&lx), "A|quoted ${x} \"q\"|unquoted|bracket ]] text");
@@ -73,31 +71,26 @@ t_cmakelex(void)
 	CHECK(lx.line == 7);
 	CHECK(cmakelex_command(&lx, &start, &n, &line) == 1);
 	CHECK(!strncmp(text + start, "if", 2) && line == 8);
-	/* CMake's escapes: \t a tab, \; kept as written, \d (alphanumeric) kept with its '\'. */
-	CHECK_STR(args(&lx), "a\tb|\\;|c\\d");
+	/* every escape is the character escaped */
+	CHECK_STR(args(&lx), "atb|;|cd");
 	CHECK(cmakelex_command(&lx, &start, &n, &line) == 0);
 
-	/* The other rule: every escape is the character escaped. */
-	lexer(&lx, "x(\"a\\tb\" c\\;d)", 0, 0);
-	CHECK(cmakelex_command(&lx, &start, &n, &line) == 1);
-	CHECK_STR(args(&lx), "atb|c;d");
-
 	/* The cap: an argument keeps its first bytes; the rest is read and dropped. */
-	lexer(&lx, "x(abcdefgh \"ijklmnop\" z)", 1, 4);
+	lexer(&lx, "x(abcdefgh \"ijklmnop\" z)", 4);
 	CHECK(cmakelex_command(&lx, &start, &n, &line) == 1);
 	CHECK_STR(args(&lx), "abcd|ijkl|z");
 
 	/* Brackets: the level, and one that is no bracket. */
-	lexer(&lx, "[==[x]=]y]==]", 1, 0);
+	lexer(&lx, "[==[x]=]y]==]", 0);
 	CHECK(cmakelex_bracket_level(&lx) == 2);
 	cmakelex_bracket(&lx, 2, &b);
 	CHECK_STR(b.s, "x]=]y");
 	CHECK(cmakelex_at(&lx, 0) == -1);
-	lexer(&lx, "[=x", 1, 0);
+	lexer(&lx, "[=x", 0);
 	CHECK(cmakelex_bracket_level(&lx) == -1);
 
 	/* Unterminated: read to the end, never past it. */
-	lexer(&lx, "x(\"open", 1, 0);
+	lexer(&lx, "x(\"open", 0);
 	CHECK(cmakelex_command(&lx, &start, &n, &line) == 1);
 	buf_reset(&b);
 	cmakelex_argument(&lx, &b);

@@ -7,6 +7,7 @@
 #include "../../src/core/strvec.h"
 #include "../../src/core/safefile.h"
 #include "../../src/core/util.h"
+#include "../../src/host/python.h"
 #include "t.h"
 
 static void
@@ -67,27 +68,42 @@ void
 t_era(void)
 {
 	const char *d = t_path("era");
-	struct buf why = BUF_INIT;
+	struct buf why = BUF_INIT, py = BUF_INIT;
 
 	remove_tree(d);
 	mkdir_p(t_path("era/cmake"));
-	CHECK(era_detect(d, &why) == NULL && strstr(why.s, "neither setup.py nor pyproject.toml"));
+	python_guess(&py, NULL);
+	CHECK(era_detect(d, py.s, &why) == NULL && strstr(why.s, "neither setup.py nor pyproject.toml"));
+	/* read by tomllib: an indented key is a key (the hand-written reader saw none) */
 	put(d, "pyproject.toml", "[build-system]\n  build-backend = 'hatchling.build'\n");
 	buf_reset(&why);
-	CHECK(era_detect(d, &why) == NULL && strstr(why.s, "'(none)'"));
+	CHECK(era_detect(d, py.s, &why) == NULL && strstr(why.s, "'hatchling.build'"));
+	put(d, "pyproject.toml", "[project]\nname = 'x'\n");
+	buf_reset(&why);
+	CHECK(era_detect(d, py.s, &why) == NULL && strstr(why.s, "'(none)'"));
 	put(d, "pyproject.toml", "[build-system]\nrequires = [\"scikit-build-core>=0.11\"]\n"
 				 "build-backend = \"scikit_build_core.build\"\n");
-	CHECK(era_detect(d, &why) == era_by_key("skbuild"));
+	CHECK(era_detect(d, py.s, &why) == era_by_key("skbuild"));
+	/* an inline table and a quoted key, as TOML allows */
+	put(d, "pyproject.toml", "build-system = { \"build-backend\" = 'scikit_build_core.build' }\n");
+	CHECK(era_detect(d, py.s, &why) == era_by_key("skbuild"));
+	/* no python asked: the one python_guess finds reads it */
+	CHECK(era_detect(d, NULL, &why) == era_by_key("skbuild"));
 	put(d, "pyproject.toml", "[build-system]\nbuild-backend='setuptools.build_meta'\n");
 	buf_reset(&why);
-	CHECK(era_detect(d, &why) == NULL && strstr(why.s, "'setuptools.build_meta'"));
+	CHECK(era_detect(d, py.s, &why) == NULL && strstr(why.s, "'setuptools.build_meta'"));
+	/* not TOML: what tomllib says, where */
+	put(d, "pyproject.toml", "[build-system]\nbuild-backend = \n");
+	buf_reset(&why);
+	CHECK(era_detect(d, py.s, &why) == NULL && strstr(why.s, "pyproject.toml: Invalid value"));
 	put(d, "setup.py", "");
-	CHECK(era_detect(d, &why) == era_by_key("setup-helpers"));   /* setup.py wins over pyproject.toml */
+	CHECK(era_detect(d, py.s, &why) == era_by_key("setup-helpers"));   /* setup.py wins over pyproject.toml */
 	put(d, "cmake/EnvVarForwarding.cmake", "");
-	CHECK(era_detect(d, &why) == era_by_key("setup-envfwd"));
+	CHECK(era_detect(d, py.s, &why) == era_by_key("setup-envfwd"));
 	CHECK(!strcmp(era_by_key("skbuild")->name, "scikit-build-core (pyproject.toml, no setup.py)"));
 	CHECK(era_by_key("no-such") == NULL);
 	buf_release(&why);
+	buf_release(&py);
 	t_era_rows();
 	t_era_argv();
 }

@@ -3,11 +3,13 @@
 #include "../../src/pipeline/pyenv.h"
 #include "../../src/core/buf.h"
 #include "../../src/core/relver.h"
+#include "../../src/host/python.h"
 #include "t.h"
 
 /*
- * What the build needs from python, read from a tree's files and from the
- * release table (no interpreter is asked here; 55-era does that).
+ * What the build needs from python, read from a tree's files (by the
+ * interpreter python_guess finds: tomllib, packaging) and from the
+ * release table; 55-era checks an interpreter against them.
  */
 static const struct pyenv_need *
 need(const struct pyenv *e, const char *dist, const char *module)
@@ -25,9 +27,10 @@ t_pyenv(void)
 	const char *dir = t_tmpdir("pyenv");
 	struct pyenv e = PYENV_INIT;
 	struct relver torch;
-	struct buf why = BUF_INIT, src = BUF_INIT;
+	struct buf why = BUF_INIT, src = BUF_INIT, py = BUF_INIT;
 	const struct pyenv_need *n;
 
+	python_guess(&py, NULL);
 	/* A 2.10-cycle tree: the pin, the load-time import, requirements files. */
 	t_put(dir, "a/pyproject.toml",
 	      "[build-system]\nrequires = [\n  \"setuptools>=70.1.0,<80.0\",\n  \"cmake>=3.27\",\n"
@@ -40,7 +43,7 @@ t_pyenv(void)
 	t_put(dir, "a/requirements.txt", "-r requirements-build.txt\nsympy>=1.13.3\n", 0);
 	t_put(dir, "a/requirements-build.txt", "setuptools>=70.1.0,<80.0\npackaging>=24.2\n", 0);
 	buf_addf(&src, "%s/a", dir);
-	CHECK(pyenv_read_tree(&e, src.s, &why) == 0);
+	CHECK(pyenv_read_tree(&e, py.s, src.s, &why) == 0);
 	n = need(&e, "setuptools", NULL);
 	CHECK(n && n->hard && !strcmp(n->spec, ">=70.1.0,<80.0"));
 	CHECK(n && !strcmp(n->from, "pyproject.toml:3 asks 'setuptools>=70.1.0,<80.0'"));
@@ -62,24 +65,24 @@ t_pyenv(void)
 	      "build-backend = \"scikit_build_core.build\"\n", 0);
 	buf_reset(&src);
 	buf_addf(&src, "%s/b", dir);
-	CHECK(pyenv_read_tree(&e, src.s, &why) == 0);
+	CHECK(pyenv_read_tree(&e, py.s, src.s, &why) == 0);
 	n = need(&e, "scikit-build-core", NULL);
 	CHECK(n && n->hard);
 	pyenv_release(&e);
 	t_put(dir, "b/pyproject.toml", "[build-system]\nrequires = [\"scikit-build-core>=1.0\"]\n"
 	      "build-backend = \"scikit_build_core.build\"\nbackend-path = [\"tools\"]\n", 0);
-	CHECK(pyenv_read_tree(&e, src.s, &why) == 0);
+	CHECK(pyenv_read_tree(&e, py.s, src.s, &why) == 0);
 	n = need(&e, "scikit-build-core", NULL);
 	CHECK(n && !n->hard);
 	pyenv_release(&e);
 
-	/* A pyproject.toml that is no TOML this reader follows: the file and line. */
+	/* A requirement packaging cannot read: the file and line. */
 	t_put(dir, "c/pyproject.toml", "[build-system]\nrequires = [\"ok\",\n  \"=bad\"]\n", 0);
 	buf_reset(&src);
 	buf_addf(&src, "%s/c", dir);
 	buf_reset(&why);
-	CHECK(pyenv_read_tree(&e, src.s, &why) < 0);
-	CHECK(strstr(why.s, "/c/pyproject.toml: line 3: '=bad' names no distribution"));
+	CHECK(pyenv_read_tree(&e, py.s, src.s, &why) < 0);
+	CHECK(strstr(why.s, "/c/pyproject.toml: line 3: '=bad' is no requirement"));
 	pyenv_release(&e);
 
 	/* No tree yet: the table's release row. */
@@ -99,4 +102,5 @@ t_pyenv(void)
 	pyenv_release(&e);
 	buf_release(&why);
 	buf_release(&src);
+	buf_release(&py);
 }

@@ -6,6 +6,7 @@
 #include "../../src/core/safefile.h"
 #include "../../src/core/util.h"
 #include "../../src/sources/treeneeds.h"
+#include "../../src/host/python.h"
 #include "t.h"
 
 /*
@@ -52,6 +53,7 @@ t_walk(void)
 {
 	struct py_needs n;
 	const struct py_need *p;
+	struct buf py = BUF_INIT;
 
 	t_put(top.s, "setup.py", "import os\nimport sys\nfrom tools import gen\nimport numpy as np\n"
 			         "\"\"\"\nimport inside_a_docstring\n\"\"\"\n  import indented\n"
@@ -69,9 +71,11 @@ t_walk(void)
 	t_put(top.s, "codegen/main.py", "from codegen import model\n", 0);
 	t_put(top.s, "codegen/model.py", "import dataclasses\n", 0);
 	t_put(top.s, "scripts/make_version.py", "import subprocess\n", 0);
-	t_put(top.s, "pyproject.toml", "[build-system]\nrequires = [\"setuptools\", \"PyYAML\", \"cmake\", \"astunparse\"]\n", 0);
+	t_put(top.s, "pyproject.toml", "[build-system]\nrequires = [\"setuptools\", \"PyYAML\", \"cmake\", \"astunparse\",\n"
+		"  \"six; python_version < '3'\"]\n", 0);
 
-	CHECK(py_needs_scan(&n, top.s) == 0);
+	python_guess(&py, NULL);
+	CHECK(py_needs_scan(&n, top.s, py.s) == 0);
 	CHECK(n.entries.n == 3);
 	if (n.entries.n == 3) {
 		CHECK_STR(n.entries.v[0], "setup.py");
@@ -98,6 +102,7 @@ t_walk(void)
 	      strset_has(&n.declared, "setuptools"));
 	py_needs_release(&n);
 	CHECK(n.n == 0);
+	buf_release(&py);
 }
 
 static void
@@ -106,7 +111,7 @@ t_empty(void)
 	struct py_needs n;
 	const char *d = t_tmpdir("treeneeds-empty");
 
-	CHECK(py_needs_scan(&n, d) == -1);
+	CHECK(py_needs_scan(&n, d, NULL) == -1);
 	py_needs_release(&n);
 	remove_tree(d);
 }

@@ -1,6 +1,0 @@
-function(CUDA_SELECT_NVCC_ARCH_FLAGS out)
- if(arch_name MATCHES "^[0-9]{2}\\.[[:digit:]]$")
- endif()
- string(REGEX MATCHALL "\\d+" cuda_arch_bin "${cuda_arch_bin}")
- if(${arch_name} STREQUAL [=[Blackwell]=])
-  set(arch_bin 10.0 12.0)
