@@ -22,7 +22,8 @@
 # printed in one piece when it ends: its summary for a pass, the output for
 # a failure. Each suite reports "N passed, N failed, N skipped" with the
 # reason of each skip; a suite that ran no check fails. The last line is the
-# total, "N passed, N failed, N skipped", with the suites and the wall time.
+# total, "N passed, N failed, N skipped", with the suites, the wall time and
+# the CPU time the suites took (user+sys of each one's processes).
 set -eu
 here=$PWD
 cd "$(dirname "$0")/.."
@@ -44,6 +45,16 @@ now_ms() {
 seconds() {
 	echo "$(($1 / 1000)).$(($1 % 1000 / 100))"
 }
+# cpu_ms FILE: the user+sys CPU of this shell's waited-for children so far,
+# in ms, from `times` (its second line, "0m1.230000s 0m0.450000s") written
+# to FILE by this shell itself: a subshell's `times` would count its own.
+# CPU, not wall, is what a suite costs on a machine shared with other builds.
+cpu_ms() {
+	sed -n 2p "$1" | awk '{
+		t = 0
+		for (i = 1; i <= 2; i++) { split($i, a, "m"); sub(/s$/, "", a[2]); t += a[1] * 60 + a[2] }
+		printf "%d\n", t * 1000 }'
+}
 
 # job_id KIND:NAME: the suite's name in TESTTMP.
 job_id() {
@@ -61,7 +72,7 @@ run_suite() {
 	kind=$1 name=$2
 	id=$(job_id "$kind:$name")
 	d="$TESTTMP/$id" log="$TESTTMP/$id.log" tally="$TESTTMP/$id.tally"
-	rm -rf "$d" "$log" "$tally" "$TESTTMP/$id.result" "$TESTTMP/$id.skips"
+	rm -rf "$d" "$log" "$tally" "$TESTTMP/$id.result" "$TESTTMP/$id.skips" "$TESTTMP/$id.times"
 	mkdir -p "$d"
 	: >"$tally"
 	: >"$TESTTMP/$id.skips"
@@ -72,7 +83,8 @@ run_suite() {
 		flock "$TESTTMP/.print-lock" printf '..   %-22s started%s\n' "$id" \
 			"${last:+ (it took $(seconds "$last") s last time)}"
 	fi
-	t0=$(now_ms)
+	times >"$TESTTMP/$id.times"
+	t0=$(now_ms) c0=$(cpu_ms "$TESTTMP/$id.times")
 	set +e
 	case $kind in
 	unit)
@@ -104,7 +116,8 @@ run_suite() {
 		;;
 	esac
 	set -e
-	ms=$(($(now_ms) - t0))
+	times >"$TESTTMP/$id.times"
+	ms=$(($(now_ms) - t0)) cpu=$(($(cpu_ms "$TESTTMP/$id.times") - c0))
 	# shellcheck disable=SC2086
 	set -- $counts
 	p=${1:-0} f=${2:-0} s=${3:-0}
@@ -117,10 +130,10 @@ run_suite() {
 	fi
 	status=ok
 	[ "$f" = 0 ] || status=FAIL
-	echo "$status $p $f $s $ms" >"$TESTTMP/$id.result"
+	echo "$status $p $f $s $ms $cpu" >"$TESTTMP/$id.result"
 	{
-		printf '%-4s %-22s %4d passed, %d failed, %d skipped  %6s s%s\n' \
-			"$status" "$id" "$p" "$f" "$s" "$(seconds "$ms")" "${why:+  ($why)}"
+		printf '%-4s %-22s %4d passed, %d failed, %d skipped  %6s s, %6s s CPU%s\n' \
+			"$status" "$id" "$p" "$f" "$s" "$(seconds "$ms")" "$(seconds "$cpu")" "${why:+  ($why)}"
 		sed 's/^/     skip: /' "$TESTTMP/$id.skips"
 		# The time and peak memory of each crafted input (47-bounds).
 		sed -n 's/^bound: /     /p' "$log"
@@ -257,7 +270,7 @@ order | xargs -P "$J" -n 1 sh "$TOP/tests/run.sh" --suite
 set -e
 ms=$(($(now_ms) - t0))
 
-pass=0 fail=0 skip=0 suites=0 failed="" ids=""
+pass=0 fail=0 skip=0 suites=0 failed="" ids="" cpu=0
 : >"$TESTTMP/.durations.new"
 for j in $jobs; do
 	id=$(job_id "$j")
@@ -268,8 +281,8 @@ for j in $jobs; do
 		failed="$failed $id(not run)"
 		continue
 	fi
-	read -r status p f s d <"$TESTTMP/$id.result"
-	pass=$((pass + p)) fail=$((fail + f)) skip=$((skip + s))
+	read -r status p f s d c <"$TESTTMP/$id.result"
+	pass=$((pass + p)) fail=$((fail + f)) skip=$((skip + s)) cpu=$((cpu + ${c:-0}))
 	[ "$status" = ok ] || failed="$failed $id"
 	echo "$id $d" >>"$TESTTMP/.durations.new"
 done
@@ -290,5 +303,5 @@ for id in $ids; do
 done
 # shellcheck disable=SC2086
 [ -z "$failed" ] || echo "failed:" $failed
-echo "$pass passed, $fail failed, $skip skipped; $suites suites in $(seconds "$ms") s, $J at a time"
+echo "$pass passed, $fail failed, $skip skipped; $suites suites in $(seconds "$ms") s, $J at a time, $(seconds "$cpu") s CPU"
 [ "$fail" = 0 ]
