@@ -17,9 +17,8 @@
 # that took longest in the last run first. Each has a scratch directory of
 # its own under TESTTMP (default tests/tmp; `make asan` uses obj-asan/tmp):
 # unit/, fuzz-NAME/, and NAME/ for a CLI suite, so no two share a file,
-# a port or a cache (the unit binary writes tests/tmp/unit and
-# tests/tmp/wheels whatever TESTTMP is). A suite's output goes to TESTTMP/NAME.log and is
-# printed in one piece when it ends: its summary for a pass, the output for
+# a port or a cache (the unit binary's test wheels are TESTTMP/wheels).
+# A suite's output goes to TESTTMP/NAME.log and is printed in one piece when it ends: its summary for a pass, the output for
 # a failure. Each suite reports "N passed, N failed, N skipped" with the
 # reason of each skip; a suite that ran no check fails. The last line is the
 # total, "N passed, N failed, N skipped", with the suites, the wall time and
@@ -88,9 +87,8 @@ run_suite() {
 	set +e
 	case $kind in
 	unit)
-		# The unit suites name tests/tmp/unit and tests/tmp/wheels themselves,
-		# whatever TESTTMP is: .ci/run never runs two unit binaries at once.
-		rm -rf "$TOP/tests/tmp/unit" "$TOP/tests/tmp/wheels"
+		# It writes TESTTMP/unit (this suite's directory) and TESTTMP/wheels.
+		rm -rf "$TESTTMP/wheels"
 		# shellcheck disable=SC2086
 		TMPDIR="$d" $TESTEXEC "$TESTBIN/unit" $UNIT_FILTERS >"$log" 2>&1
 		rc=$?
