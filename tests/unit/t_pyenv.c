@@ -6,7 +6,7 @@
 
 /*
  * What the build needs from python, read from a tree's files and from the
- * release table (no interpreter is asked here; 55-era does that).
+ * release table (no interpreter is asked here; build-era does that).
  */
 static const struct pyenv_need *
 need(const struct pyenv *e, const char *dist, const char *module)
