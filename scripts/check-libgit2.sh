@@ -26,5 +26,5 @@ export LD_LIBRARY_PATH
 "$obj/bin/bwbuild" --version
 # tests/run.sh exits non-zero when any suite fails; its scratch goes to $obj/tmp.
 BW="$obj/bin/bwbuild" TESTBIN="$obj/tests" TESTTMP="$obj/tmp" \
-	sh tests/run.sh unit cli git 80-patches 85-sources
+	sh tests/run.sh unit cli git patches sources
 echo "check-libgit2: libgit2 $tag passed" >&2

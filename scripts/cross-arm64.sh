@@ -23,8 +23,8 @@
 # a rerun needs no network.
 #
 # The tests run in build/cross-arm64/tree, links to the checkout's files
-# with a tests/tmp of its own: the unit binary writes tests/tmp/unit under
-# its working directory, so this can run beside `make test`.
+# with a tests/tmp of its own (TESTTMP, where the unit binary writes too),
+# so this can run beside `make test`.
 set -eu
 cd "$(dirname "$0")/.."
 TOP=$PWD

@@ -35,7 +35,7 @@ python3-jsonschema strace python3-yaml python3-typing-extensions distcc shellche
 #     1.7.2, the version Ubuntu 24.04 ships), cjson-devel (1.7.17),
 #     isa-l-devel (2.31), ccache (3.7: no remote storage, so no
 #     build.cache_remote: redis://... on EL8)
-#   EPEL: distcc distcc-server (build.remote; tests/cli/76-remote.sh), patchelf
+#   EPEL: distcc distcc-server (build.remote; tests/cli/remote-compile.sh), patchelf
 #     (the repair step's ELF editor; also in EPEL 9)
 #   Not in EL8 at all: python3-build (only needed for pyproject-era trees; use
 #     'python3 -m pip install build' with the Python that builds).

@@ -7,7 +7,7 @@
 #   scripts/bwbuild.bash-completion  option lists   bwbuild help --doc=bash
 #   docs/profile-format.md   the example             profiles/sm120.yaml
 # Each part sits between a "BEGIN generated: ..." line and the next "END
-# generated" line, which stay. tests/cli/13-docs-tables.sh runs this on a
+# generated" line, which stay. tests/cli/docs-tables.sh runs this on a
 # copy and fails when the result differs from what is committed.
 set -eu
 bw=${1:-bin/bwbuild}

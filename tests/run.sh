@@ -6,8 +6,9 @@
 # usage: tests/run.sh [-j N] [unit | fuzz | cli]... [FILTER]...
 #
 # unit, fuzz and cli pick parts (all three by default). A FILTER picks the
-# CLI suites whose name contains it ("30-plan", "plan") and the unit suites
-# and fuzz corpora of that module ("plan"). BW names the bwbuild to test
+# CLI suites whose name contains it ("plan", "smoke") and the unit suites
+# and fuzz corpora of that module ("plan"). A CLI suite is named by its
+# subject: tests/cli/NAME.sh. BW names the bwbuild to test
 # and TESTBIN the directory of unit and fuzz_*, as `make asan` sets them;
 # TESTEXEC, a command put before unit and fuzz_* (`make cross-test` runs
 # aarch64 builds of them under "qemu-aarch64-static -L SYSROOT").
@@ -17,12 +18,12 @@
 # that took longest in the last run first. Each has a scratch directory of
 # its own under TESTTMP (default tests/tmp; `make asan` uses obj-asan/tmp):
 # unit/, fuzz-NAME/, and NAME/ for a CLI suite, so no two share a file,
-# a port or a cache (the unit binary writes tests/tmp/unit and
-# tests/tmp/wheels whatever TESTTMP is). A suite's output goes to TESTTMP/NAME.log and is
-# printed in one piece when it ends: its summary for a pass, the output for
+# a port or a cache (the unit binary's test wheels are TESTTMP/wheels).
+# A suite's output goes to TESTTMP/NAME.log and is printed in one piece when it ends: its summary for a pass, the output for
 # a failure. Each suite reports "N passed, N failed, N skipped" with the
 # reason of each skip; a suite that ran no check fails. The last line is the
-# total, "N passed, N failed, N skipped", with the suites and the wall time.
+# total, "N passed, N failed, N skipped", with the suites, the wall time and
+# the CPU time the suites took (user+sys of each one's processes).
 set -eu
 here=$PWD
 cd "$(dirname "$0")/.."
@@ -36,6 +37,12 @@ TESTTMP=$(abs "${TESTTMP:-$TOP/tests/tmp}")
 TESTEXEC=${TESTEXEC:-}
 export TOP BW TESTBIN TESTTMP TESTEXEC
 unset BWBUILD_CACHE_DIR
+# A version manager's shims (pyenv's, asdf's: a directory named shims)
+# ahead of /usr/bin cost about 0.8 CPU s for each python3 started, a chain
+# of bash scripts, and the suites start hundreds: they run the python3
+# found past them, the system's, which bwbuild's builds use anyway.
+PATH=$(printf '%s\n' "$PATH" | tr ':' '\n' | grep -v '/shims/*$' | paste -sd: -)
+export PATH
 
 now_ms() {
 	echo $(($(date +%s%N) / 1000000))
@@ -43,6 +50,16 @@ now_ms() {
 # seconds MS: "12.3"
 seconds() {
 	echo "$(($1 / 1000)).$(($1 % 1000 / 100))"
+}
+# cpu_ms FILE: the user+sys CPU of this shell's waited-for children so far,
+# in ms, from `times` (its second line, "0m1.230000s 0m0.450000s") written
+# to FILE by this shell itself: a subshell's `times` would count its own.
+# CPU, not wall, is what a suite costs on a machine shared with other builds.
+cpu_ms() {
+	sed -n 2p "$1" | awk '{
+		t = 0
+		for (i = 1; i <= 2; i++) { split($i, a, "m"); sub(/s$/, "", a[2]); t += a[1] * 60 + a[2] }
+		printf "%d\n", t * 1000 }'
 }
 
 # job_id KIND:NAME: the suite's name in TESTTMP.
@@ -61,7 +78,7 @@ run_suite() {
 	kind=$1 name=$2
 	id=$(job_id "$kind:$name")
 	d="$TESTTMP/$id" log="$TESTTMP/$id.log" tally="$TESTTMP/$id.tally"
-	rm -rf "$d" "$log" "$tally" "$TESTTMP/$id.result" "$TESTTMP/$id.skips"
+	rm -rf "$d" "$log" "$tally" "$TESTTMP/$id.result" "$TESTTMP/$id.skips" "$TESTTMP/$id.times"
 	mkdir -p "$d"
 	: >"$tally"
 	: >"$TESTTMP/$id.skips"
@@ -72,13 +89,13 @@ run_suite() {
 		flock "$TESTTMP/.print-lock" printf '..   %-22s started%s\n' "$id" \
 			"${last:+ (it took $(seconds "$last") s last time)}"
 	fi
-	t0=$(now_ms)
+	times >"$TESTTMP/$id.times"
+	t0=$(now_ms) c0=$(cpu_ms "$TESTTMP/$id.times")
 	set +e
 	case $kind in
 	unit)
-		# The unit suites name tests/tmp/unit and tests/tmp/wheels themselves,
-		# whatever TESTTMP is: .ci/run never runs two unit binaries at once.
-		rm -rf "$TOP/tests/tmp/unit" "$TOP/tests/tmp/wheels"
+		# It writes TESTTMP/unit (this suite's directory) and TESTTMP/wheels.
+		rm -rf "$TESTTMP/wheels"
 		# shellcheck disable=SC2086
 		TMPDIR="$d" $TESTEXEC "$TESTBIN/unit" $UNIT_FILTERS >"$log" 2>&1
 		rc=$?
@@ -104,7 +121,8 @@ run_suite() {
 		;;
 	esac
 	set -e
-	ms=$(($(now_ms) - t0))
+	times >"$TESTTMP/$id.times"
+	ms=$(($(now_ms) - t0)) cpu=$(($(cpu_ms "$TESTTMP/$id.times") - c0))
 	# shellcheck disable=SC2086
 	set -- $counts
 	p=${1:-0} f=${2:-0} s=${3:-0}
@@ -117,12 +135,12 @@ run_suite() {
 	fi
 	status=ok
 	[ "$f" = 0 ] || status=FAIL
-	echo "$status $p $f $s $ms" >"$TESTTMP/$id.result"
+	echo "$status $p $f $s $ms $cpu" >"$TESTTMP/$id.result"
 	{
-		printf '%-4s %-22s %4d passed, %d failed, %d skipped  %6s s%s\n' \
-			"$status" "$id" "$p" "$f" "$s" "$(seconds "$ms")" "${why:+  ($why)}"
+		printf '%-4s %-22s %4d passed, %d failed, %d skipped  %6s s, %6s s CPU%s\n' \
+			"$status" "$id" "$p" "$f" "$s" "$(seconds "$ms")" "$(seconds "$cpu")" "${why:+  ($why)}"
 		sed 's/^/     skip: /' "$TESTTMP/$id.skips"
-		# The time and peak memory of each crafted input (47-bounds).
+		# The time and peak memory of each crafted input (resource-bounds).
 		sed -n 's/^bound: /     /p' "$log"
 		if [ "$status" = FAIL ]; then
 			echo "     --- $log (last 60 lines):"
@@ -170,8 +188,7 @@ want() {
 	return 1
 }
 
-# named NAME: NAME contains a filter. module NAME: the same, where
-# "30-plan" also picks module "plan".
+# named NAME: NAME contains a filter.
 named() {
 	[ -z "$filters" ] && return 0
 	for f in $filters; do
@@ -179,18 +196,7 @@ named() {
 	done
 	return 1
 }
-module() {
-	[ -z "$filters" ] && return 0
-	for f in $filters; do
-		case $1 in *"$f"* | *"${f#[0-9][0-9]-}"*) return 0 ;; esac
-	done
-	return 1
-}
-
-UNIT_FILTERS=""
-for f in $filters; do
-	UNIT_FILTERS="$UNIT_FILTERS ${f#[0-9][0-9]-}"
-done
+UNIT_FILTERS=$filters
 export UNIT_FILTERS
 
 built() {
@@ -213,15 +219,16 @@ if want fuzz; then
 	for f in tests/fuzz/fuzz_*.c; do
 		t=${f##*/fuzz_}
 		t=${t%.c}
-		if module "$t"; then
+		if named "$t"; then
 			built "$TESTBIN/fuzz_$t"
 			jobs="$jobs fuzz:$t"
 		fi
 	done
 fi
 if want cli; then
-	for t in tests/cli/[0-9]*.sh; do
+	for t in tests/cli/*.sh; do
 		name=$(basename "$t" .sh)
+		[ "$name" != lib ] || continue
 		if named "$name"; then
 			built "$BW"
 			jobs="$jobs cli:$name"
@@ -236,16 +243,15 @@ fi
 
 mkdir -p "$TESTTMP"
 # The slowest first, by the times of the last run (TESTTMP/.durations);
-# without them the CLI suites from the last file (the builds), then the
-# unit and fuzz suites, which fill the gaps at the end.
+# without them (a fresh clone) by tests/durations, the times of a run on a
+# 2-core machine, kept with the suites; a CLI suite in neither as one of
+# 30 s, a unit or fuzz suite as one of 1 s.
 order() {
-	n=0
 	for j in $jobs; do
-		n=$((n + 1))
-		ms=$(awk -v id="$(job_id "$j")" '$1 == id { print $2 }' "$TESTTMP/.durations" 2>/dev/null)
-		if [ -z "$ms" ]; then
-			case $j in cli:*) ms=$((1000000 + n)) ;; *) ms=$((1000 - n)) ;; esac
-		fi
+		id=$(job_id "$j")
+		ms=$(awk -v id="$id" '$1 == id { print $2 }' "$TESTTMP/.durations" 2>/dev/null)
+		[ -n "$ms" ] || ms=$(awk -v id="$id" '$1 == id { print $2 }' tests/durations)
+		[ -n "$ms" ] || case $j in cli:*) ms=30000 ;; *) ms=1000 ;; esac
 		echo "$ms $j"
 	done | sort -k1,1nr | cut -d' ' -f2
 }
@@ -257,7 +263,7 @@ order | xargs -P "$J" -n 1 sh "$TOP/tests/run.sh" --suite
 set -e
 ms=$(($(now_ms) - t0))
 
-pass=0 fail=0 skip=0 suites=0 failed="" ids=""
+pass=0 fail=0 skip=0 suites=0 failed="" ids="" cpu=0
 : >"$TESTTMP/.durations.new"
 for j in $jobs; do
 	id=$(job_id "$j")
@@ -268,8 +274,8 @@ for j in $jobs; do
 		failed="$failed $id(not run)"
 		continue
 	fi
-	read -r status p f s d <"$TESTTMP/$id.result"
-	pass=$((pass + p)) fail=$((fail + f)) skip=$((skip + s))
+	read -r status p f s d c <"$TESTTMP/$id.result"
+	pass=$((pass + p)) fail=$((fail + f)) skip=$((skip + s)) cpu=$((cpu + ${c:-0}))
 	[ "$status" = ok ] || failed="$failed $id"
 	echo "$id $d" >>"$TESTTMP/.durations.new"
 done
@@ -290,5 +296,5 @@ for id in $ids; do
 done
 # shellcheck disable=SC2086
 [ -z "$failed" ] || echo "failed:" $failed
-echo "$pass passed, $fail failed, $skip skipped; $suites suites in $(seconds "$ms") s, $J at a time"
+echo "$pass passed, $fail failed, $skip skipped; $suites suites in $(seconds "$ms") s, $J at a time, $(seconds "$cpu") s CPU"
 [ "$fail" = 0 ]

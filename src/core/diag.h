@@ -16,7 +16,7 @@
 /*
  * The exit statuses of every bwbuild command: the one contract, printed by
  * 'bwbuild help exit-codes' from exit_codes[] (diag.c) and checked command by
- * command by tests/cli/11-exit-codes.sh (docs/design/pipeline.md §2). 1 is a verdict about the thing
+ * command by tests/cli/exit-codes.sh (docs/design/pipeline.md §2). 1 is a verdict about the thing
  * checked (diff: "they differ"), so what keeps a command from reaching one
  * (bad usage, unreadable input, an output that cannot be written) is 2.
  */

@@ -2,7 +2,7 @@
 #define BWBUILD_FAULT_H
 
 /*
- * Fault injection for the recovery tests (tests/cli/90-faults.sh): with
+ * Fault injection for the recovery tests (tests/cli/faults.sh): with
  * BWBUILD_FAULT=NAME or NAME:N in the environment, bwbuild kills itself
  * with SIGKILL the Nth time (default the first) it reaches the point
  * NAME, as a power cut or the OOM killer would. Without it, nothing.

@@ -1,8 +1,8 @@
 # Helpers for CLI tests; each test is a sh script that exits non-zero on failure.
 # Sourced as `. "$(dirname "$0")/lib.sh"`. tests/run.sh exports TOP, BW and
 # TMP (the suite's own scratch directory) for every suite; a suite run alone
-# (`sh tests/cli/30-plan.sh`, from any directory) gets them here, with
-# tests/tmp/30-plan as its own TMP.
+# (`sh tests/cli/plan.sh`, from any directory) gets them here, with
+# tests/tmp/plan as its own TMP.
 #
 # Every check that passes (run, contains, pass) and every skip (skip REASON)
 # is a line in $TALLY; at exit the suite prints "N passed, N failed, N

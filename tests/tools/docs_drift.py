@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The docs drift check behind tests/cli/12-docs-drift.sh.
+"""The docs drift check behind tests/cli/docs-drift.sh.
 
 usage: docs_drift.py TOP STEPS
 
@@ -41,7 +41,7 @@ BARE_MD = re.compile(r"(?<![A-Za-z0-9_./${}-])([A-Za-z0-9_-]+\.md)\b")
 # "pytorch/pytorch RELEASE.md": another repository's document, named with it.
 OTHER_REPO = re.compile(r"[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+[ :]$")
 # This check and its suite, whose examples and crafted drifts are meant to fail.
-SELF = ("tests/tools/docs_drift.py", "tests/cli/12-docs-drift.sh")
+SELF = ("tests/tools/docs_drift.py", "tests/cli/docs-drift.sh")
 # A source file a doc names ("src/pipeline/step.c"): it must be there.
 SRC_PATH = re.compile(r"\bsrc/[a-z_]+/[A-Za-z0-9_-]+\.[ch]\b")
 # The same in a comment, where a glob may stand for a family ("src/sources/git*.c"); not a

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The layer check behind `make layers` (and tests/cli/14-layers.sh, so it
+"""The layer check behind `make layers` (and tests/cli/layers.sh, so it
 runs in `make test`): src/ is one folder per layer, ranked strictly in
 ORDER, lowest first:
 

@@ -127,7 +127,7 @@ t_rejected(const char *name, const char *rule, const struct wheel_expect *ex)
 	struct wheel_report r;
 	int ok = 0, rc;
 
-	buf_addf(&d, "tests/tmp/wheels/bad/%s", name);
+	buf_addf(&d, "%s/bad/%s", t_wheels(), name);
 	t_wheel_in(d.s, &whl);
 	if (whl.len) {
 		t_stderr_begin();

@@ -38,12 +38,12 @@ extern int t_skips;
 #include "unit-suites.h"
 #undef SUITE
 
-/* NAME in the scratch directory tests/tmp/unit (a static buffer, one of 64 in turn). */
+/* NAME in the scratch directory TESTTMP/unit (a static buffer, one of 64 in turn; TESTTMP defaults to tests/tmp). */
 const char *t_path(const char *name);
 /* Write `text` to a fresh file NAME in the scratch directory and return its path. */
 const char *t_write(const char *name, const char *text);
 /*
- * A fresh, empty directory tests/tmp/unit/NAME (an old one removed first);
+ * A fresh, empty directory TESTTMP/unit/NAME (an old one removed first);
  * the suite removes it with remove_tree when done. Static path.
  */
 const char *t_tmpdir(const char *name);
@@ -54,8 +54,12 @@ const char *t_tmpdir(const char *name);
  */
 void t_stderr_begin(void);
 const char *t_stderr_end(void);
-/* The test wheels of tests/fixtures/wheels, made on first use: "tests/tmp/wheels". */
+/* The test wheels of tests/fixtures/wheels, made on first use: "TESTTMP/wheels". */
 const char *t_wheels(void);
+/* NAME in t_wheels() ("good/tiny-1.0-py3-none-any.whl"; a static buffer, one of 16 in turn). */
+const char *t_wheel(const char *name);
+/* Whether `text` contains the string of printf's `fmt`, e.g. a message naming a t_path. */
+int t_has(const char *text, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* A check not made here, and why (a tool not installed): counted and printed. */
 void t_skip(const char *why);
 
@@ -84,7 +88,7 @@ void t_env_restore(const char *name, char *old);
 int t_has_error(const struct wheel_report *r, const char *what);
 /* The (last) .whl file in `dir`, into `out`: 1 if there was one. */
 int t_wheel_in(const char *dir, struct buf *out);
-/* The hostile wheel of make_wheels.py's case `name` (tests/tmp/wheels/bad), verified: rejected by `rule`. */
+/* The hostile wheel of make_wheels.py's case `name` (TESTTMP/wheels/bad), verified: rejected by `rule`. */
 int t_rejected(const char *name, const char *rule, const struct wheel_expect *ex);
 
 #endif

@@ -106,7 +106,7 @@ t_torch(const char *wheel)
 
 	/* A wheel without libraries is no torch to check against. */
 	t_stderr_begin();
-	CHECK(torch_ref_load(&t, "tests/tmp/wheels/good/tiny-1.0-py3-none-any.whl") == -1);
+	CHECK(torch_ref_load(&t, t_wheel("good/tiny-1.0-py3-none-any.whl")) == -1);
 	e = t_stderr_end();
 	CHECK(strstr(e, "has no libraries; --against takes the torch wheel") != NULL);
 	buf_release(&p);

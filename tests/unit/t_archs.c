@@ -66,7 +66,7 @@ t_archs(void)
 	buf_addf(&p, "%s/tree", dir.s);
 	strvec_push(&paths, p.s);
 	strvec_push(&paths, "tests/fixtures/bin/k.fatbin");
-	strvec_push(&paths, "tests/tmp/wheels/good/plat-1.0-cp311-cp311-linux_x86_64.whl");
+	strvec_push(&paths, t_wheel("good/plat-1.0-cp311-cp311-linux_x86_64.whl"));
 	buf_reset(&p);
 	buf_addf(&p, "%s/notes.txt", dir.s);
 	strvec_push(&paths, p.s);                      /* named: an error of its own */
@@ -103,12 +103,12 @@ t_archs(void)
 
 	/* A path that is not there: reported, -1; the others still scanned. */
 	strvec_clear(&paths);
-	strvec_push(&paths, "tests/tmp/unit/archs/none.so");
+	strvec_push(&paths, t_path("archs/none.so"));
 	strvec_push(&paths, "tests/fixtures/bin/k.so");
 	t_stderr_begin();
 	CHECK(archs_scan(&r, paths.v, paths.n, 0) == -1);
 	e = t_stderr_end();
-	CHECK(strstr(e, "error: cannot read 'tests/tmp/unit/archs/none.so'") != NULL);
+	CHECK(t_has(e, "error: cannot read '%s'", t_path("archs/none.so")));
 	CHECK(r.n == 1);
 	archs_report_release(&r);
 
@@ -133,5 +133,5 @@ t_archs(void)
 	buf_release(&dir);
 	buf_release(&p);
 	buf_release(&text);
-	remove_tree("tests/tmp/unit/archs");
+	remove_tree(t_path("archs"));
 }

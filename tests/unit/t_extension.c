@@ -116,7 +116,7 @@ t_extension(void)
 	strvec_clear(&b.plan.sass);
 	strvec_clear(&b.plan.ptx);
 	strvec_push(&b.plan.sass, "sm_80");
-	buf_addstr(&b.wheel, "tests/tmp/wheels/good/plat-1.0-cp311-cp311-linux_x86_64.whl");
+	buf_addstr(&b.wheel, t_wheel("good/plat-1.0-cp311-cp311-linux_x86_64.whl"));
 	t_wheels();
 	CHECK(wheel_verify(&b.report, b.wheel.s, NULL) == 0);
 	b.have_report = 1;

@@ -36,7 +36,7 @@ fetch(const char *extra, struct build *b, struct build_opts *bo, const char **er
 	memset(bo, 0, sizeof(*bo));
 	bo->r.profile = path.s;
 	bo->r.source_dir = src.s;
-	bo->r.work_dir = "tests/tmp/unit/fetch/work";
+	bo->r.work_dir = t_path("fetch/work");
 	build_init(b, bo);
 	buf_addstr(&b->python, "python3");
 	t_stderr_begin();

@@ -38,7 +38,7 @@ inputs_for(const char *profile_text, const char *work, const char *version, stru
 	memset(&bo, 0, sizeof(bo));
 	bo.r.profile = path.s;
 	bo.r.work_dir = work;
-	bo.r.out_dir = "tests/tmp/unit/inputs/out";
+	bo.r.out_dir = t_path("inputs/out");
 	build_init(&b, &bo);
 	if (resolve_profile(&b.profile, &bo.r) == 0 && resolve_plan(&b.plan, &b.profile, &bo.r) == 0) {
 		b.epoch = 1700000000;
@@ -70,8 +70,8 @@ t_inputs(void)
 	buf_addstr(&dir, t_tmpdir("inputs"));
 	unsetenv("SOURCE_DATE_EPOCH");
 
-	a = inputs_for(PROFILE("build: {jobs: 4}\n"), "tests/tmp/unit/inputs/w1", "2.6.0+bw1", &h1);
-	b = inputs_for(PROFILE("build: {jobs: 9}\n"), "tests/tmp/unit/inputs/w2", "2.6.0+bw1", &h2);
+	a = inputs_for(PROFILE("build: {jobs: 4}\n"), t_path("inputs/w1"), "2.6.0+bw1", &h1);
+	b = inputs_for(PROFILE("build: {jobs: 9}\n"), t_path("inputs/w2"), "2.6.0+bw1", &h2);
 	CHECK(a != NULL && b != NULL);
 	CHECK(h1.len == 64);
 	CHECK_STR(h1.s, h2.s);     /* another work directory, another job count: the same bytes */
@@ -108,10 +108,10 @@ t_inputs(void)
 	c = inputs_for("name: t-inputs\n"
 		       "source: {repo: https://example.invalid/torch.git, ref: v2.6.0}\n"
 		       "cuda: {version: \"12.8\", archs: [\"9.0\", \"12.0+PTX\"]}\n"
-		       "features: {cuda: on, nccl: on}\n", "tests/tmp/unit/inputs/w1", "2.6.0+bw1", &h3);
+		       "features: {cuda: on, nccl: on}\n", t_path("inputs/w1"), "2.6.0+bw1", &h3);
 	CHECK(c && strcmp(h1.s, h3.s));
 	json_free(c);
-	c = inputs_for(PROFILE(""), "tests/tmp/unit/inputs/w1", "2.6.0+bw2", &h3);
+	c = inputs_for(PROFILE(""), t_path("inputs/w1"), "2.6.0+bw2", &h3);
 	CHECK(c && strcmp(h1.s, h3.s));
 	json_free(c);
 

@@ -1,4 +1,5 @@
 #include <fcntl.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,11 +28,35 @@ static const struct suite {
 
 static const char *current_suite = "";
 
+/*
+ * TESTTMP (tests/run.sh sets it; `make asan` to obj-asan/tmp), else
+ * tests/tmp: two builds' unit runs at once must not share a file.
+ */
+static const char *
+tmp_root(void)
+{
+	const char *t = getenv("TESTTMP");
+
+	return t && *t ? t : "tests/tmp";
+}
+
+/* A TESTTMP so long that a test's path would be cut: cut, it would name another file. */
+static void
+too_long(const char *name)
+{
+	fprintf(stderr, "error: the path of '%s' under TESTTMP '%s' is too long\n", name, tmp_root());
+	exit(1);
+}
+
 /* The unit suites' scratch directory (tests/run.sh empties it before a run). */
 static const char *
 tmp_dir(void)
 {
-	return "tests/tmp/unit";
+	static char dir[512];
+
+	if (!dir[0] && (size_t)snprintf(dir, sizeof(dir), "%s/unit", tmp_root()) >= sizeof(dir))
+		too_long("unit");
+	return dir;
 }
 
 const char *
@@ -42,7 +67,8 @@ t_path(const char *name)
 	static unsigned next;
 	char *p = paths[next++ % 64];
 
-	snprintf(p, sizeof(paths[0]), "%s/%s", tmp_dir(), name);
+	if ((size_t)snprintf(p, sizeof(paths[0]), "%s/%s", tmp_dir(), name) >= sizeof(paths[0]))
+		too_long(name);
 	return p;
 }
 
@@ -68,7 +94,8 @@ t_tmpdir(const char *name)
 {
 	static char path[512];
 
-	snprintf(path, sizeof(path), "tests/tmp/unit/%s", name);
+	if ((size_t)snprintf(path, sizeof(path), "%s/%s", tmp_dir(), name) >= sizeof(path))
+		too_long(name);
 	if (remove_tree(path) < 0 || mkdir_p(path) < 0) {
 		fprintf(stderr, "error: cannot make a fresh '%s'\n", path);
 		exit(1);
@@ -102,7 +129,7 @@ t_stderr_end(void)
 	close(saved_stderr);
 	saved_stderr = -1;
 	buf_reset(&captured);
-	if (read_file(&captured, "tests/tmp/unit/stderr.txt") < 0)
+	if (read_file(&captured, t_path("stderr.txt")) < 0)
 		exit(1);
 	return captured.s;
 }
@@ -110,17 +137,55 @@ t_stderr_end(void)
 const char *
 t_wheels(void)
 {
+	static char dir[512];
+	struct buf cmd = BUF_INIT;
 	struct stat st;
 
-	/* tests/run.sh empties tests/tmp/wheels before a run; a suite run alone makes its own. */
-	if (stat("tests/tmp/wheels/good", &st) < 0) {
-		mkdir_p("tests/tmp");
-		if (system("python3 tests/fixtures/wheels/make_wheels.py tests/tmp/wheels >&2")) {
+	if (dir[0])
+		return dir;
+	if ((size_t)snprintf(dir, sizeof(dir), "%s/wheels", tmp_root()) >= sizeof(dir))
+		too_long("wheels");
+	/* tests/run.sh empties TESTTMP/wheels before a run; a suite run alone makes its own. */
+	buf_addf(&cmd, "%s/good", dir);
+	if (stat(cmd.s, &st) < 0) {
+		mkdir_p(tmp_root());
+		buf_reset(&cmd);
+		buf_addf(&cmd, "python3 tests/fixtures/wheels/make_wheels.py '%s' >&2", dir);
+		if (system(cmd.s)) {
 			fprintf(stderr, "error: tests/fixtures/wheels/make_wheels.py failed\n");
 			exit(1);
 		}
 	}
-	return "tests/tmp/wheels";
+	buf_release(&cmd);
+	return dir;
+}
+
+const char *
+t_wheel(const char *name)
+{
+	/* As t_path's: enough for every path a test holds at once. */
+	static char paths[16][512];
+	static unsigned next;
+	char *p = paths[next++ % 16];
+
+	if ((size_t)snprintf(p, sizeof(paths[0]), "%s/%s", t_wheels(), name) >= sizeof(paths[0]))
+		too_long(name);
+	return p;
+}
+
+int
+t_has(const char *text, const char *fmt, ...)
+{
+	struct buf want = BUF_INIT;
+	va_list ap;
+	int found;
+
+	va_start(ap, fmt);
+	buf_vaddf(&want, fmt, ap);
+	va_end(ap);
+	found = text && strstr(text, want.s) != NULL;
+	buf_release(&want);
+	return found;
 }
 
 void

@@ -56,16 +56,16 @@ t_status(void)
 	CHECK_STR(out.s, "[]\n");
 
 	/* A program that is not there: reported, -1. */
-	strvec_push(&p.args, "tests/tmp/unit/no-such-program");
+	strvec_push(&p.args, t_path("no-such-program"));
 	t_stderr_begin();
 	CHECK(proc_run(&p) == -1);
 	e = t_stderr_end();
-	CHECK(strstr(e, "error: cannot run 'tests/tmp/unit/no-such-program': No such file") != NULL);
-	p.dir = "tests/tmp/unit/no-such-dir";
+	CHECK(t_has(e, "error: cannot run '%s': No such file", t_path("no-such-program")));
+	p.dir = t_path("no-such-dir");
 	t_stderr_begin();
 	CHECK(proc_run(&p) == -1);
 	e = t_stderr_end();
-	CHECK(strstr(e, "error: cannot enter 'tests/tmp/unit/no-such-dir'") != NULL);
+	CHECK(t_has(e, "error: cannot enter '%s'", t_path("no-such-dir")));
 	proc_release(&p);
 	buf_release(&out);
 }
@@ -98,7 +98,7 @@ t_env_dir(void)
 	CHECK(l.v.n == 2);
 	if (l.v.n == 2) {
 		CHECK_STR(l.v.v[0], "a b|unset");
-		CHECK(ends_with(l.v.v[1], "/tests/tmp/unit/proc"));
+		CHECK(ends_with(l.v.v[1], "/unit/proc"));
 	}
 	/* The log has everything; the tail its last tail_max bytes. */
 	CHECK(read_file(&log, path) == 0);

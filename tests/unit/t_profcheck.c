@@ -20,7 +20,7 @@ loads(const char *text, const char *want)
 	t_write("profcheck.yaml", text);
 	memset(&p, 0, sizeof(p));
 	t_stderr_begin();
-	rc = profile_load(&p, "tests/tmp/unit/profcheck.yaml");
+	rc = profile_load(&p, t_path("profcheck.yaml"));
 	e = t_stderr_end();
 	profile_release(&p);
 	if (want && !strstr(e, want)) {

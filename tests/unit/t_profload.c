@@ -43,8 +43,8 @@ t_profload(void)
 	CHECK(found && ends_with(found, "/family/child.yaml"));
 	free(found);
 	found = NULL;
-	CHECK(profile_find(&found, "tests/tmp/unit/profload/loop-a.yaml") == 0);
-	CHECK_STR(found, "tests/tmp/unit/profload/loop-a.yaml");
+	CHECK(profile_find(&found, t_path("profload/loop-a.yaml")) == 0);
+	CHECK_STR(found, t_path("profload/loop-a.yaml"));
 	free(found);
 	found = NULL;
 	t_stderr_begin();
@@ -111,7 +111,7 @@ t_profload(void)
 	/* A cycle; a --set that is no KEY=VALUE. */
 	memset(&p, 0, sizeof(p));
 	t_stderr_begin();
-	CHECK(profile_load(&p, "tests/tmp/unit/profload/loop-a.yaml") == -1);
+	CHECK(profile_load(&p, t_path("profload/loop-a.yaml")) == -1);
 	e = t_stderr_end();
 	CHECK(strstr(e, "'extends' makes a cycle: ") != NULL);
 	profile_release(&p);

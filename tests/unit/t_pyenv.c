@@ -9,7 +9,7 @@
 /*
  * What the build needs from python, read from a tree's files (by the
  * interpreter python_guess finds: tomllib, packaging) and from the
- * release table; 55-era checks an interpreter against them.
+ * release table; build-era checks an interpreter against them.
  */
 static const struct pyenv_need *
 need(const struct pyenv *e, const char *dist, const char *module)

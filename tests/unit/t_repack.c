@@ -178,7 +178,7 @@ t_refused(const char *dir)
 
 	/* A pure wheel retagged: the name follows. */
 	buf_reset(&why);
-	CHECK(wheel_repack("tests/tmp/wheels/good/tiny-1.0-py3-none-any.whl", dir, &o, &out, &why) == 0);
+	CHECK(wheel_repack(t_wheel("good/tiny-1.0-py3-none-any.whl"), dir, &o, &out, &why) == 0);
 	CHECK(ends_with(out.s, "/tiny-1.0-py3-none-manylinux_2_28_x86_64.whl"));
 
 	CHECK(wheel_name_with_platform("torch-2.6.0-cp311-cp311-linux_x86_64.whl", "manylinux_2_28_x86_64",
@@ -207,7 +207,7 @@ t_files(const char *dir)
 	CHECK(write_file_atomic(add.s, "not really a library", 20) == 0);
 	files[0] = (struct repack_file){ "tiny/__init__.py", lib.s, 0644 };
 	files[1] = (struct repack_file){ "tiny.libs/libx-01234567.so", add.s, 0755 };
-	CHECK(wheel_repack("tests/tmp/wheels/good/tiny-1.0-py3-none-any.whl", dir, &o, &out, &why) == 0);
+	CHECK(wheel_repack(t_wheel("good/tiny-1.0-py3-none-any.whl"), dir, &o, &out, &why) == 0);
 	CHECK(zip_open(&z, out.s) == 0);
 	CHECK(read_member(&z, "tiny/__init__.py", &m) == 0);
 	CHECK_STR(m.s, "print('replaced')\n");
@@ -226,11 +226,11 @@ t_files(const char *dir)
 	/* Only a package's files: never RECORD, WHEEL, a path out of the wheel or a directory. */
 	files[0].member = "tiny-1.0.dist-info/RECORD";
 	buf_reset(&why);
-	CHECK(wheel_repack("tests/tmp/wheels/good/tiny-1.0-py3-none-any.whl", dir, &o, &out, &why) < 0);
+	CHECK(wheel_repack(t_wheel("good/tiny-1.0-py3-none-any.whl"), dir, &o, &out, &why) < 0);
 	CHECK(strstr(why.s, "'tiny-1.0.dist-info/RECORD' cannot be added to a wheel") != NULL);
 	files[0].member = "../evil.py";
 	buf_reset(&why);
-	CHECK(wheel_repack("tests/tmp/wheels/good/tiny-1.0-py3-none-any.whl", dir, &o, &out, &why) < 0);
+	CHECK(wheel_repack(t_wheel("good/tiny-1.0-py3-none-any.whl"), dir, &o, &out, &why) < 0);
 	CHECK(strstr(why.s, "'../evil.py' cannot be added") != NULL);
 	buf_release(&out);
 	buf_release(&why);
@@ -253,8 +253,8 @@ t_repack(void)
 	buf_reset(&sub);
 	buf_addf(&sub, "%s/b", dir);
 	mkdir_p(sub.s);
-	CHECK(write_file_atomic("tests/tmp/unit/repack/make.py", make_wheels, strlen(make_wheels)) == 0);
-	buf_addf(&cmd, "python3 tests/tmp/unit/repack/make.py %s", dir);
+	CHECK(write_file_atomic(t_path("repack/make.py"), make_wheels, strlen(make_wheels)) == 0);
+	buf_addf(&cmd, "python3 %s %s", t_path("repack/make.py"), dir);
 	CHECK(system(cmd.s) == 0);
 	t_rewrite(dir);
 	t_refused(dir);

@@ -64,7 +64,7 @@ t_wheel_lines(void)
 	const char *out, *err;
 	FILE *f;
 
-	CHECK(wheel_verify(&r, "tests/tmp/wheels/good/plat-1.0-cp311-cp311-linux_x86_64.whl", NULL) == 0);
+	CHECK(wheel_verify(&r, t_wheel("good/plat-1.0-cp311-cp311-linux_x86_64.whl"), NULL) == 0);
 	f = tmpfile();
 	t_stderr_begin();
 	report_wheel(&r, 1, f);
@@ -114,7 +114,7 @@ t_manifests(void)
 	struct json *m;
 	const char *err;
 
-	m = report_manifest("tests/tmp/wheels/good/tiny-1.0-py3-none-any.whl");
+	m = report_manifest(t_wheel("good/tiny-1.0-py3-none-any.whl"));
 	CHECK(m != NULL);
 	CHECK_STR(json_str(json_get(m, "schema")), "bwbuild-manifest/1");
 	CHECK(strstr(json_out(m), "\"bwbuild-manifest/1\"") != NULL);
@@ -207,7 +207,7 @@ t_plan_text(void)
 
 	t_write("report-plan.yaml", "name: t-report\nsource: {repo: r, ref: v2.6.0, patches: pytorch}\n"
 				    "cuda: {version: \"12.8\", archs: [\"12.0+PTX\"]}\n");
-	CHECK(profile_load(&p, "tests/tmp/unit/report-plan.yaml") == 0);
+	CHECK(profile_load(&p, t_path("report-plan.yaml")) == 0);
 	memset(&h, 0, sizeof(h));
 	h.cpus = 8;
 	h.mem_total = h.mem_available = 32ULL << 30;

@@ -139,18 +139,18 @@ t_names_dirs(void)
 	CHECK(!pl.local_source);
 	plan_release(&pl);
 
-	o.work_dir = "tests/tmp/unit/resolve/w";
-	o.source_dir = "tests/tmp/unit/resolve";
+	o.work_dir = t_path("resolve/w");
+	o.source_dir = t_path("resolve");
 	CHECK(resolve_plan(&pl, &p, &o) == 0);
-	CHECK(ends_with(pl.work_dir, "/tests/tmp/unit/resolve/w"));
-	CHECK(ends_with(pl.src_dir, "/tests/tmp/unit/resolve") && pl.local_source);
-	CHECK(!path_exists("tests/tmp/unit/resolve/w"));
+	CHECK(ends_with(pl.work_dir, "/unit/resolve/w"));
+	CHECK(ends_with(pl.src_dir, "/unit/resolve") && pl.local_source);
+	CHECK(!path_exists(t_path("resolve/w")));
 	plan_release(&pl);
-	o.source_dir = "tests/tmp/unit/resolve/good.yaml";
+	o.source_dir = t_path("resolve/good.yaml");
 	t_stderr_begin();
 	CHECK(resolve_plan(&pl, &p, &o) == -1);
 	e = t_stderr_end();
-	CHECK(strstr(e, "error: --source 'tests/tmp/unit/resolve/good.yaml' is not a directory") != NULL);
+	CHECK(t_has(e, "error: --source '%s' is not a directory", t_path("resolve/good.yaml")));
 	profile_release(&p);
 
 	if (cuda_home)

@@ -86,7 +86,7 @@ t_smoke_multi(void)
 	buf_addstr(&dir, "/probes");
 	setenv("BWBUILD_PROBE_PATH", dir.s, 1);
 	memset(&rq, 0, sizeof(rq));
-	rq.target = "tests/tmp/wheels/good/tiny-1.0-py3-none-any.whl";
+	rq.target = t_wheel("good/tiny-1.0-py3-none-any.whl");
 	rq.timeout = 30;
 	rq.quick = 1;
 	rq.gpu = -1;

@@ -64,7 +64,7 @@ t_smoke_step(void)
 	memset(&bo, 0, sizeof(bo));
 	build_init(&b, &bo);
 	b.era = era_by_key("setup-envfwd");   /* a torch tree, as fetch leaves it */
-	buf_addstr(&b.wheel, "tests/tmp/wheels/good/plat-1.0-cp311-cp311-linux_x86_64.whl");
+	buf_addstr(&b.wheel, t_wheel("good/plat-1.0-cp311-cp311-linux_x86_64.whl"));
 	CHECK(wheel_verify(&b.report, b.wheel.s, NULL) == 0);   /* sm_80 sm_120, compute_120 */
 	b.have_report = 1;
 	buf_addf(&path, "%s/bin:/usr/bin:/bin", dir.s);

@@ -214,7 +214,7 @@ t_step(void)
 	t_success();
 	t_failure();
 	t_env();
-	remove_tree("tests/tmp/unit/step");
+	remove_tree(t_path("step"));
 	buf_release(&w);
 	buf_release(&s);
 }

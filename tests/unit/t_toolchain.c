@@ -105,7 +105,7 @@ t_toolchain(void)
 	id = toolchain_file_identity(st.s);
 	CHECK(id && *id && strchr(id, ' '));
 	free(id);
-	id = toolchain_file_identity("tests/tmp/unit/toolchain/none");
+	id = toolchain_file_identity(t_path("toolchain/none"));
 	CHECK_STR(id, "");
 	free(id);
 

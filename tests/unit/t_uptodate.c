@@ -85,7 +85,7 @@ record_build(const char *hash_override)
 	buf_addf(&wheel, "%s/dist/tiny-1.0-py3-none-any.whl", b.plan.work_dir);
 	remove(wheel.s);
 	CHECK(mkdir_p_parent(wheel.s) == 0);
-	CHECK(copy_file("tests/tmp/wheels/good/tiny-1.0-py3-none-any.whl", wheel.s) == 0);
+	CHECK(copy_file(t_wheel("good/tiny-1.0-py3-none-any.whl"), wheel.s) == 0);
 	buf_addstr(&b.wheel, wheel.s);
 	CHECK(wheel_verify(&b.report, wheel.s, NULL) == 0);
 	b.have_report = 1;

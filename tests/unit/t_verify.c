@@ -24,7 +24,7 @@ t_good(void)
 	struct strvec sass = STRVEC_INIT, ptx = STRVEC_INIT;
 	struct wheel_expect ex = { 0 };
 
-	CHECK(wheel_verify(&r, "tests/tmp/wheels/good/tiny-1.0-py3-none-any.whl", NULL) == 0);
+	CHECK(wheel_verify(&r, t_wheel("good/tiny-1.0-py3-none-any.whl"), NULL) == 0);
 	CHECK(r.errors.n == 0);
 	CHECK_STR(r.name, "tiny");
 	CHECK_STR(r.version, "1.0");
@@ -40,7 +40,7 @@ t_good(void)
 	ex.ptx = &ptx;
 	ex.deep = 1;
 	ex.threads = 2;
-	CHECK(wheel_verify(&r, "tests/tmp/wheels/good/plat-1.0-cp311-cp311-linux_x86_64.whl", &ex) == 0);
+	CHECK(wheel_verify(&r, t_wheel("good/plat-1.0-cp311-cp311-linux_x86_64.whl"), &ex) == 0);
 	CHECK(r.errors.n == 0);
 	CHECK(r.nlibs == 1);
 	if (r.nlibs == 1) {
@@ -61,12 +61,12 @@ t_good(void)
 	/* The profile asks for sm_90 too: every CUDA library must carry it. */
 	strvec_push(&sass, "sm_90");
 	ex.deep = 0;
-	CHECK(wheel_verify(&r, "tests/tmp/wheels/good/plat-1.0-cp311-cp311-linux_x86_64.whl", &ex) == 0);
+	CHECK(wheel_verify(&r, t_wheel("good/plat-1.0-cp311-cp311-linux_x86_64.whl"), &ex) == 0);
 	CHECK(t_has_error(&r, "sm_90") && t_has_error(&r, "(coverage)"));
 	wheel_report_release(&r);
 
 	t_stderr_begin();
-	CHECK(wheel_verify(&r, "tests/tmp/unit/verify-none.whl", NULL) == -1);
+	CHECK(wheel_verify(&r, t_path("verify-none.whl"), NULL) == -1);
 	t_stderr_end();
 	strvec_clear(&sass);
 	strvec_clear(&ptx);
@@ -78,7 +78,7 @@ t_good(void)
 static void
 t_hostile(void)
 {
-	const char *bad = "tests/tmp/wheels/bad";
+	const char *bad = t_wheel("bad");
 	DIR *d = opendir(bad);
 	struct dirent *de;
 	struct buf dir = BUF_INIT, rule = BUF_INIT, args = BUF_INIT, whl = BUF_INIT, p = BUF_INIT;
@@ -148,7 +148,7 @@ t_installed(void)
 	struct buf cmd = BUF_INIT, p = BUF_INIT;
 
 	buf_addf(&cmd, "python3 -c 'import zipfile, sys; zipfile.ZipFile(sys.argv[1]).extractall(sys.argv[2])' "
-		       "tests/tmp/wheels/good/tiny-1.0-py3-none-any.whl %s/site", dir);
+		       "%s %s/site", t_wheel("good/tiny-1.0-py3-none-any.whl"), dir);
 	CHECK(system(cmd.s) == 0);
 	buf_addf(&p, "%s/site/tiny", dir);
 	CHECK(wheel_verify(&r, p.s, NULL) == 0);

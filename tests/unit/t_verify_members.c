@@ -34,8 +34,8 @@ t_verify_members(void)
 	one.threads = 1;
 	many.threads = 8;
 	one.deep = many.deep = 1;
-	CHECK(wheel_verify(&a, "tests/tmp/wheels/good/plat-1.0-cp311-cp311-linux_x86_64.whl", &one) == 0);
-	CHECK(wheel_verify(&b, "tests/tmp/wheels/good/plat-1.0-cp311-cp311-linux_x86_64.whl", &many) == 0);
+	CHECK(wheel_verify(&a, t_wheel("good/plat-1.0-cp311-cp311-linux_x86_64.whl"), &one) == 0);
+	CHECK(wheel_verify(&b, t_wheel("good/plat-1.0-cp311-cp311-linux_x86_64.whl"), &many) == 0);
 	CHECK(a.errors.n == 0 && b.errors.n == 0);
 	CHECK(a.members == b.members && a.bytes == b.bytes && a.nlibs == 1 && b.nlibs == 1);
 	CHECK(!strcmp(a.sha256, b.sha256));

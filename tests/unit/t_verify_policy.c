@@ -62,7 +62,7 @@ decided_by_cxxabi(void)
 void
 t_verify_policy(void)
 {
-	const char *plat = "tests/tmp/wheels/good/plat-1.0-cp311-cp311-linux_x86_64.whl";
+	const char *plat = t_wheel("good/plat-1.0-cp311-cp311-linux_x86_64.whl");
 	struct strvec sass = STRVEC_INIT;
 	struct wheel_expect ex = { 0 };
 	struct wheel_exception exc;

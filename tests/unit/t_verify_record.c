@@ -28,7 +28,7 @@ t_verify_record(void)
 		CHECK(t_rejected(record[i], "(RECORD)", NULL));
 	for (size_t i = 0; i < sizeof(hashes) / sizeof(*hashes); i++)
 		CHECK(t_rejected(hashes[i], "(hashes)", NULL));
-	CHECK(wheel_verify(&r, "tests/tmp/wheels/good/zip64-1.0-py3-none-any.whl", NULL) == 0);
+	CHECK(wheel_verify(&r, t_wheel("good/zip64-1.0-py3-none-any.whl"), NULL) == 0);
 	CHECK(r.errors.n == 0 && r.members == 3);
 	wheel_report_release(&r);
 }

@@ -77,7 +77,7 @@ t_verify_step(void)
 	 * site-packages/nvidia nor a Requires-Dist (the repair step, which
 	 * makes that form, is not run here).
 	 */
-	setup(&b, &bo, "tests/tmp/wheels/good/plat-1.0-cp311-cp311-linux_x86_64.whl",
+	setup(&b, &bo, t_wheel("good/plat-1.0-cp311-cp311-linux_x86_64.whl"),
 	      "name: t\nsource: {repo: r, ref: v2.6.0}\ncuda: {archs: [\"8.0\", \"12.0+PTX\"]}\n");
 	strvec_push(&b.plan.sass, "sm_80");
 	strvec_push(&b.plan.sass, "sm_120");
@@ -87,7 +87,7 @@ t_verify_step(void)
 	build_release(&b);
 
 	/* A sound wheel: repacked with the manylinux tag its library earns, verified again. */
-	setup(&b, &bo, "tests/tmp/wheels/good/plat-1.0-cp311-cp311-linux_x86_64.whl",
+	setup(&b, &bo, t_wheel("good/plat-1.0-cp311-cp311-linux_x86_64.whl"),
 	      "name: t\nsource: {repo: r, ref: v2.6.0}\ncuda: {archs: [\"8.0\", \"12.0+PTX\"]}\n"
 	      "wheel: {cuda_libs: system}\n");
 	strvec_push(&b.plan.sass, "sm_80");
@@ -98,14 +98,14 @@ t_verify_step(void)
 	CHECK(strstr(e, "  plat/lib/k.so: SASS sm_80 sm_120; PTX compute_120\n") != NULL);
 	CHECK(b.have_report && b.report.errors.n == 0);
 	CHECK(strstr(b.wheel.s, "-manylinux_2_") && ends_with(b.wheel.s, "_x86_64.whl"));
-	CHECK(!path_exists("tests/tmp/unit/verify-step/dist/plat-1.0-cp311-cp311-linux_x86_64.whl"));
+	CHECK(!path_exists(t_path("verify-step/dist/plat-1.0-cp311-cp311-linux_x86_64.whl")));
 	CHECK(zip_open(&z, b.wheel.s) == 0);
 	CHECK(z.n > 0 && ends_with(z.entries[z.n - 1].name, ".dist-info/RECORD"));
 	zip_close(&z);
 	build_release(&b);
 
 	/* Targets the plan asks for and the library lacks: errors, no repack. */
-	setup(&b, &bo, "tests/tmp/wheels/good/plat-1.0-cp311-cp311-linux_x86_64.whl",
+	setup(&b, &bo, t_wheel("good/plat-1.0-cp311-cp311-linux_x86_64.whl"),
 	      "name: t\nsource: {repo: r, ref: v2.6.0}\ncuda: {archs: [\"9.0+PTX\"]}\n");
 	strvec_push(&b.plan.sass, "sm_90");
 	CHECK(run(&b, "(coverage)", &e) == 0);
@@ -114,7 +114,7 @@ t_verify_step(void)
 	build_release(&b);
 
 	/* A platform the profile demands (the library allows it): that tag, not the earned one. */
-	setup(&b, &bo, "tests/tmp/wheels/good/plat-1.0-cp311-cp311-linux_x86_64.whl",
+	setup(&b, &bo, t_wheel("good/plat-1.0-cp311-cp311-linux_x86_64.whl"),
 	      "name: t\nsource: {repo: r, ref: v2.6.0}\ncuda: {archs: [\"8.0\"]}\n"
 	      "wheel: {platform: manylinux_2_28, cuda_libs: system}\n");
 	strvec_push(&b.plan.sass, "sm_80");
@@ -123,7 +123,7 @@ t_verify_step(void)
 	build_release(&b);
 
 	/* wheel.platform: linux keeps the tag as built. */
-	setup(&b, &bo, "tests/tmp/wheels/good/tiny-1.0-py3-none-any.whl",
+	setup(&b, &bo, t_wheel("good/tiny-1.0-py3-none-any.whl"),
 	      "name: t\nsource: {repo: r, ref: v2.6.0}\nfeatures: {cuda: off}\nwheel: {platform: linux}\n");
 	CHECK(run(&b, NULL, &e) == 0);
 	CHECK(ends_with(b.wheel.s, "/dist/tiny-1.0-py3-none-any.whl"));

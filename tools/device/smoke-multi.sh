@@ -1,7 +1,7 @@
 #!/bin/sh
 # Issue 26's proof on a machine with two or more GPUs and torch installed
 # (the device's nvidia-h100-x2): the probes' raw output, recorded as
-# tests/fixtures/smoke-multi/ holds it (what tests/cli/59-smoke-multi.sh
+# tests/fixtures/smoke-multi/ holds it (what tests/cli/smoke-multi-gpu.sh
 # replays), then `bwbuild smoke --gpu all` end to end on the installed torch
 # when bin/bwbuild runs here (LD_LIBRARY_PATH set by the caller; see
 # tools/device/extensions.sh for carrying it with its libraries).

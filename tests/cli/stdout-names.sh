@@ -1,5 +1,5 @@
 # Names from outside reach standard output escaped (issue 31), as they do
-# stderr (46-hostile-inputs): a wheel member, a file under a package, a
+# stderr (hostile-inputs): a wheel member, a file under a package, a
 # manifest's keys and values named with a newline, an OSC escape sequence
 # and a C1 control (CSI, UTF-8 c2 9b) forge no line of bwbuild's own
 # ("verify: OK all good", "builds agree") and send no escape sequence,

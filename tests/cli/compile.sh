@@ -124,7 +124,7 @@ unset CCACHE_DIR
 
 # A stop that arrives as the launcher forks its compiler (the fault point
 # raises TERM there) stops the compiler too: it used to run the child's copy
-# of our handler and compile on, here until released (70-compile's TERM case
+# of our handler and compile on, here until released (this suite's TERM case
 # then found a launcher alive 15 s after the build was interrupted).
 rm -f "$TMP/fk-started" "$TMP/fk-release" "$TMP/fk-finished"
 printf '#!/bin/sh\n: > "%s/fk-started"\nwhile [ ! -e "%s/fk-release" ]; do sleep 0.1; done\n: > "%s/fk-finished"\n' \
