@@ -237,7 +237,7 @@ t_command(void)
 	char *cc[] = { c0, c1, c2, NULL };
 	char *viacc[] = { cc0, c0, c1, c2, NULL };
 	struct strvec out = STRVEC_INIT, env = STRVEC_INIT;
-	const char *dir = t_path("remote-cmd");
+	const char *dir = t_tmpdir("remote-cmd");
 
 	launch_remote_command(cc, "127.0.0.1:3632", dir, &out, &env);
 	CHECK(out.n == 4 && !strcmp(out.v[0], "distcc") && !strcmp(out.v[1], "/usr/bin/c++"));

@@ -115,6 +115,8 @@ t_names_dirs(void)
 	t_put(dir.s, "good.yaml", "name: t-dirs\nsource: {repo: r, ref: v2.6.0}\ncuda: {version: \"12.8\", archs: [\"12.0+PTX\"]}\n", 0);
 	buf_reset(&path);
 	buf_addf(&path, "%s/good.yaml", dir.s);
+	/* The longer name may have moved the buffer: o.profile must not point at the old one. */
+	o.profile = path.s;
 	memset(&p, 0, sizeof(p));
 	t_stderr_begin();
 	CHECK(resolve_profile(&p, &o) == 0);   /* (a warning if this machine's toolkit is not 12.8) */
