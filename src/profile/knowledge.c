@@ -6,6 +6,12 @@
  * renames) is its row in releases.c; the checks here derive from the rows.
  * Sources: docs/design/pytorch.md §5-7 and docs/design/users.md §1. Facts
  * used outside those checks (GPU peaks, companion releases) are kbfacts.c's.
+ *
+ * Over 800 lines because the profile's checks and the tree's checks
+ * (tree_rules_run to check_arch_tree, tree_finds_cccl, kb_check_source,
+ * kb_check_tree: the tree's select_compute_arch.cmake run by cmake -P and
+ * its CUB lookup) share check_arch, the arch entries and the release rows'
+ * spans; the tree's checks are the seam to cut into a file of their own.
  * May include: core/, formats/, host/, profile/.
  */
 #include <stdio.h>
