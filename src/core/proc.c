@@ -360,3 +360,51 @@ proc_run_capture(struct proc *p, struct buf *out)
 	p->ctx = out;
 	return proc_run(p);
 }
+
+/*
+ * What a program says of itself (`nvcc --version`, `gcc -dumpfullversion`)
+ * does not change while bwbuild runs: a run asks cmake's version from the
+ * doctor's checks, the toolchain, the plan and the configure stamp. Kept
+ * per argv and per identity of the program file, so a program replaced
+ * meanwhile is asked again; "ninja" found on PATH and /usr/bin/ninja
+ * are one.
+ */
+struct query_memo {
+	char *key, *out;
+	int status;
+};
+static struct query_memo *queries;
+static size_t queries_n, queries_alloc;
+
+int
+proc_query(const char *const *argv, struct buf *out)
+{
+	struct proc p = PROC_INIT;
+	struct buf key = BUF_INIT, got = BUF_INIT;
+	char *prog = strchr(argv[0], '/') ? xstrdup(argv[0]) : find_program(argv[0]);
+	char *id = file_identity(prog);
+	struct query_memo *m;
+
+	buf_addf(&key, "%s\n%s", prog ? prog : argv[0], id);
+	free(prog);
+	free(id);
+	for (const char *const *a = argv + 1; *a; a++)
+		buf_addf(&key, "\n%s", *a);
+	for (size_t i = 0; i < queries_n; i++)
+		if (!strcmp(queries[i].key, key.s)) {
+			buf_release(&key);
+			buf_addstr(out, queries[i].out);
+			return queries[i].status;
+		}
+	for (const char *const *a = argv; *a; a++)
+		strvec_push(&p.args, *a);
+	p.quiet = 1;
+	ALLOC_GROW(queries, queries_n + 1, queries_alloc);
+	m = &queries[queries_n++];
+	m->status = proc_run_capture(&p, &got);
+	m->key = buf_detach(&key);
+	m->out = buf_detach(&got);
+	proc_release(&p);
+	buf_addstr(out, m->out);
+	return m->status;
+}

@@ -9,7 +9,7 @@ struct buf;
  * count: a pre-release or local suffix ("2.6.0a0+gitabc", "2.11.0+cu130")
  * is the release it names, as a release branch's version.txt says
  * "2.6.0a0" at the tag v2.6.0. PEP 440 order (2.6.0a0 < 2.6.0) is
- * formats/pyreq.h's, for Python requirements; ELF symbol versions
+ * host/pyreqs.h's, through the build Python's packaging; ELF symbol versions
  * (GLIBC_2.2.5) are formats/manylinux.h's version_cmp, where a missing
  * component is lower, not "any". (core/version.h is bwbuild's own
  * version, a macro.)

@@ -446,3 +446,17 @@ data_search_path(const char *subdir, const char *env_name, struct strvec *dirs)
 		free(copy);
 	}
 }
+
+char *
+file_identity(const char *path)
+{
+	struct stat st;
+	struct buf b = BUF_INIT;
+
+	if (path && *path && stat(path, &st) == 0)
+		buf_addf(&b, "%lld %lld%09ld %llu", (long long)st.st_size, (long long)st.st_mtim.tv_sec,
+			 st.st_mtim.tv_nsec, (unsigned long long)st.st_ino);
+	else
+		buf_addstr(&b, "");
+	return buf_detach(&b);
+}

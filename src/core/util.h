@@ -61,6 +61,8 @@ const char *text_cut(struct buf *b, const char *s, size_t most);
 int path_exists(const char *path);
 int is_dir(const char *path);
 int is_regular(const char *path);
+/* "size mtime_ns inode" of a file, "" when it is not there; caller frees. */
+char *file_identity(const char *path);
 
 
 /* Absolute form of `path` (need not exist), relative to the working dir. */

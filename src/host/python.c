@@ -5,6 +5,8 @@
 #include "core/buf.h"
 #include "core/diag.h"
 #include "core/proc.h"
+#include "core/relver.h"
+#include "core/strvec.h"
 #include "host/python.h"
 #include "core/util.h"
 
@@ -27,28 +29,113 @@ python_imports(const char *py, const char *modules)
 }
 
 /*
- * setuptools >= 70.1 builds wheels itself (bdist_wheel moved into it);
- * older ones need the 'wheel' package beside them.
+ * setuptools as the interpreter would import it, read without importing
+ * it: importing setuptools 66 (Debian 12's) loads pkg_resources, about
+ * 0.4 CPU s, and bwbuild asks on every run. The version comes from the
+ * distribution metadata in the same sys.path entry as the package, else
+ * (a package without metadata) from importing it. Three lines: the
+ * version and the package's file (both empty without setuptools), then 1
+ * or 0 as 'wheel' is importable.
  */
-static const char wheel_check[] =
-	"import setuptools\n"
-	"v = tuple(int(x) for x in (setuptools.__version__.split('.') + ['0'])[:2] if x.isdigit())\n"
-	"if v < (70, 1):\n"
-	"    import wheel\n";
+static const char setuptools_probe[] =
+	"import os\n"
+	"from importlib import metadata, util\n"
+	"v = f = ''\n"
+	"try:\n"
+	"    s = util.find_spec('setuptools')\n"
+	"except Exception:\n"
+	"    s = None\n"
+	"if s is not None and s.origin:\n"
+	"    f = s.origin\n"
+	"    root = os.path.dirname(os.path.dirname(f))\n"
+	"    for d in metadata.distributions(name='setuptools', path=[root]):\n"
+	"        v = d.version or ''\n"
+	"        break\n"
+	"    if not v:\n"
+	"        try:\n"
+	"            import setuptools\n"
+	"            v = str(setuptools.__version__)\n"
+	"        except Exception:\n"
+	"            f = ''\n"
+	"try:\n"
+	"    w = util.find_spec('wheel') is not None\n"
+	"except Exception:\n"
+	"    w = False\n"
+	"print(v)\n"
+	"print(f)\n"
+	"print(int(w))\n";
 
+/*
+ * The answers for each interpreter and PYTHONPATH asked in this process:
+ * python_find and the toolchain ask about the same one, and nothing
+ * bwbuild runs in between installs into it. An interpreter replaced
+ * meanwhile (its size, time or inode changed) is asked again.
+ */
+struct setuptools_memo {
+	char *key, *version, *file;
+	int wheel;
+};
+static struct setuptools_memo *memo;
+static size_t memo_n, memo_alloc;
+
+int
+python_setuptools(const char *py, const char *pythonpath, struct python_setuptools *st)
+{
+	struct proc p = PROC_INIT;
+	struct buf out = BUF_INIT, key = BUF_INIT;
+	struct setuptools_memo *m;
+	const char *f, *w;
+	char *id;
+	int rc = -1;
+
+	/* NULL: bwbuild's own PYTHONPATH; otherwise exactly this one. */
+	id = file_identity(py);
+	buf_addf(&key, "%s\n%s\n%c%s", py, id, pythonpath ? '=' : '-', pythonpath ? pythonpath : "");
+	free(id);
+	for (size_t i = 0; i < memo_n; i++)
+		if (!strcmp(memo[i].key, key.s)) {
+			m = &memo[i];
+			goto found;
+		}
+	strvec_pushl(&p.args, py, "-c", setuptools_probe, NULL);
+	if (pythonpath)
+		strvec_env_set(&p.env, "PYTHONPATH", pythonpath);
+	p.quiet = 1;
+	if (proc_run_capture(&p, &out) == 0 && (f = strchr(out.s, '\n')) && (w = strchr(++f, '\n'))) {
+		ALLOC_GROW(memo, memo_n + 1, memo_alloc);
+		m = &memo[memo_n++];
+		m->key = buf_detach(&key);
+		m->version = xstrndup(out.s, (size_t)(f - 1 - out.s));
+		m->file = xstrndup(f, (size_t)(w - f));
+		m->wheel = w[1] == '1';
+		rc = 0;
+	}
+	proc_release(&p);
+	buf_release(&out);
+	buf_release(&key);
+	if (rc < 0)
+		return rc;
+found:
+	st->version = m->version;
+	st->file = m->file;
+	st->wheel = m->wheel;
+	buf_release(&key);
+	return 0;
+}
+
+/* setuptools >= 70.1 builds wheels itself (bdist_wheel moved into it); older ones need 'wheel'. */
 int
 python_builds_wheels(const char *py, const char *pythonpath)
 {
-	struct proc p = PROC_INIT;
-	int st;
+	struct python_setuptools st;
+	struct relver v;
 
-	strvec_pushl(&p.args, py, "-c", wheel_check, NULL);
-	if (pythonpath)
-		strvec_pushf(&p.env, "PYTHONPATH=%s", pythonpath);
-	p.quiet = 1;
-	st = proc_run(&p);
-	proc_release(&p);
-	return st == 0;
+	if (python_setuptools(py, pythonpath, &st) < 0 || !*st.file)
+		return 0;
+	if (st.wheel)
+		return 1;
+	return relver_parse(st.version, &v, NULL) == 0 &&
+	       (v.major > 70 || (v.major == 70 && v.minor >= 1));
 }
 
 static int

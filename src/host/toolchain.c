@@ -7,6 +7,7 @@
 #include "core/buf.h"
 #include "core/json.h"
 #include "core/proc.h"
+#include "host/python.h"
 #include "core/strvec.h"
 #include "host/toolchain.h"
 #include "core/util.h"
@@ -32,20 +33,6 @@ env_program(const struct strvec *env, const char *name, const char *dflt)
 	return v && *v ? v : dflt;
 }
 
-char *
-toolchain_file_identity(const char *path)
-{
-	struct stat st;
-	struct buf b = BUF_INIT;
-
-	if (path && *path && stat(path, &st) == 0)
-		buf_addf(&b, "%lld %lld%09ld %llu", (long long)st.st_size, (long long)st.st_mtim.tv_sec,
-			 st.st_mtim.tv_nsec, (unsigned long long)st.st_ino);
-	else
-		buf_addstr(&b, "");
-	return buf_detach(&b);
-}
-
 /* Where a tool is, without running it: "gcc -m64" style values name the program first. */
 static struct tool *
 locate_tool(struct toolchain *tc, const char *name, const char *program)
@@ -59,7 +46,7 @@ locate_tool(struct toolchain *tc, const char *name, const char *program)
 	t->name = name;
 	t->path = path ? path : xstrdup("");
 	t->id_path = xstrdup(t->path);
-	t->identity = toolchain_file_identity(t->id_path);
+	t->identity = file_identity(t->id_path);
 	return t;
 }
 
@@ -69,13 +56,11 @@ static void
 add_tool(struct toolchain *tc, const char *name, const char *program)
 {
 	struct tool *t = locate_tool(tc, name, program);
-	struct proc p = PROC_INIT;
+	const char *argv[] = { t->path, "--version", NULL };
 	struct buf out = BUF_INIT;
 
 	if (*t->path) {
-		strvec_push(&p.args, t->path);
-		strvec_push(&p.args, "--version");
-		if (proc_run_capture(&p, &out) == 0 && out.len) {
+		if (proc_query(argv, &out) == 0 && out.len) {
 			/* nvcc's first line names no version: its "release X.Y, VX.Y.Z" line does. */
 			const char *line = strstr(out.s, ", release ");
 
@@ -85,7 +70,6 @@ add_tool(struct toolchain *tc, const char *name, const char *program)
 				line = out.s;
 			t->version = xstrndup(line, strcspn(line, "\r\n"));
 		}
-		proc_release(&p);
 	}
 	if (!t->version)
 		t->version = xstrdup("");
@@ -118,33 +102,16 @@ add_setuptools(struct toolchain *tc, const struct strvec *env)
 {
 	const struct tool *py = &tc->tools[tc->n - 1];
 	struct tool *t = &tc->tools[tc->n++];
-	struct proc p = PROC_INIT;
-	struct buf out = BUF_INIT;
+	struct python_setuptools st;
 	/* the build's own: a prefix first on its PYTHONPATH may bring a newer one (pyenv.h) */
 	const char *path = env ? strvec_env_get(env, "PYTHONPATH") : NULL;
+	int known = *py->path && python_setuptools(py->path, path, &st) == 0 && *st.file;
 
 	t->name = "setuptools";
-	t->path = xstrdup("");
-	if (*py->path) {
-		strvec_pushl(&p.args, py->path, "-c",
-			     "import setuptools; print(setuptools.__version__); print(setuptools.__file__)",
-			     NULL);
-		if (path)
-			strvec_env_set(&p.env, "PYTHONPATH", path);
-		if (proc_run_capture(&p, &out) == 0 && strchr(out.s, '\n')) {
-			size_t n = strcspn(out.s, "\n");
-
-			t->version = xstrndup(out.s, n);
-			free(t->path);
-			t->path = xstrndup(out.s + n + 1, strcspn(out.s + n + 1, "\r\n"));
-		}
-		proc_release(&p);
-	}
-	if (!t->version)
-		t->version = xstrdup("");
+	t->path = xstrdup(known ? st.file : "");
+	t->version = xstrdup(known ? st.version : "");
 	t->id_path = xstrdup(t->path);
-	t->identity = toolchain_file_identity(t->id_path);
-	buf_release(&out);
+	t->identity = file_identity(t->id_path);
 }
 
 void
@@ -235,7 +202,7 @@ toolchain_recall(struct toolchain *tc, const struct strvec *env, const char *cud
 	t->name = "setuptools";
 	t->path = xstrdup(json_str(json_get(st, "path")) ? json_str(json_get(st, "path")) : "");
 	t->id_path = xstrdup(t->path);
-	t->identity = toolchain_file_identity(t->id_path);
+	t->identity = file_identity(t->id_path);
 	changed |= recall(t, known) || !*t->path;
 	buf_release(&nvcc);
 	return changed;

@@ -40,8 +40,6 @@ void toolchain_release(struct toolchain *tc);
  */
 int toolchain_recall(struct toolchain *tc, const struct strvec *env, const char *cuda_home,
 		     const char *python, const struct json *known);
-/* "size mtime_ns inode" of a file, "" when it is not there; caller frees. */
-char *toolchain_file_identity(const char *path);
 /* {NAME: {path, version, id_path, identity}}: what toolchain_recall needs next time. */
 struct json *toolchain_identity_json(const struct toolchain *tc);
 

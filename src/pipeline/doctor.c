@@ -85,18 +85,14 @@ doctor_add(struct doctor *d, enum check_status st, const char *name, const char 
 	va_end(ap);
 }
 
-/* Run argv quietly and keep its output; the exit status, or -1. */
+/*
+ * Run argv quietly and keep its output; the exit status, or -1. Each asks
+ * a program about itself, once per run (proc_query).
+ */
 static int
 capture(struct buf *out, const char *const *argv)
 {
-	struct proc p = PROC_INIT;
-	int rc;
-
-	for (; *argv; argv++)
-		strvec_push(&p.args, *argv);
-	rc = proc_run_capture(&p, out);
-	proc_release(&p);
-	return rc;
+	return proc_query(argv, out);
 }
 
 unsigned

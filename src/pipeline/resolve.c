@@ -61,16 +61,12 @@ cuda_version_header(const char *path)
 static unsigned
 cuda_version_nvcc(const char *nvcc)
 {
-	struct proc pr = PROC_INIT;
+	const char *argv[] = { nvcc, "--version", NULL };
 	struct buf out = BUF_INIT;
 	unsigned v = 0;
 
-	if (access(nvcc, X_OK) == 0) {
-		strvec_pushl(&pr.args, nvcc, "--version", NULL);
-		if (proc_run_capture(&pr, &out) == 0)
-			v = nvcc_version_parse(out.s ? out.s : "");
-	}
-	proc_release(&pr);
+	if (access(nvcc, X_OK) == 0 && proc_query(argv, &out) == 0)
+		v = nvcc_version_parse(out.s ? out.s : "");
 	buf_release(&out);
 	return v;
 }

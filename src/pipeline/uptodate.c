@@ -39,7 +39,7 @@ python_first_json(const struct build *b)
 	char *id;
 
 	python_guess(&first, b->profile.python.str);
-	id = toolchain_file_identity(first.s);
+	id = file_identity(first.s);
 	json_set(o, "path", json_string(first.s));
 	json_set(o, "identity", json_string(id));
 	free(id);

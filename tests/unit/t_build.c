@@ -60,7 +60,12 @@ t_build(void)
 	free(abs);
 	buf_addf(&p, "cp -r tests/fixtures/minitorch %s/src && mkdir -p %s/out", dir.s, dir.s);
 	CHECK(system(p.s) == 0);
-	t_put(dir.s, "python", "#!/bin/sh\nexit 0\n", 1);
+	/*
+	 * An interpreter that imports anything and says nothing, but answers
+	 * python_setuptools' probe (host/python.c): setuptools 70.1.
+	 */
+	t_put(dir.s, "python", "#!/bin/sh\ncase $2 in *\"find_spec('setuptools')\"*)\n"
+		   "printf '70.1.0\\n/s/setuptools/__init__.py\\n0\\n';; esac\n", 1);
 	buf_addf(&text, "name: t-build\nsource: {repo: r, ref: v2.11.0}\nfeatures: {cuda: off}\n"
 			"build: {python: %s/python}\n", dir.s);
 	t_put(dir.s, "p.yaml", text.s, 0);

@@ -147,10 +147,57 @@ t_format(void)
 	buf_release(&b);
 }
 
+/*
+ * proc_query: one start per program and argv in a process (the fake
+ * counts its starts), the output and status given again; a program
+ * replaced on disk is asked again.
+ */
+static void
+t_query(void)
+{
+	char *dir = path_absolute(t_tmpdir("proc-query"));
+	struct buf prog = BUF_INIT, starts = BUF_INIT, text = BUF_INIT, out = BUF_INIT;
+	const char *argv[] = { NULL, "--version", NULL }, *other[] = { NULL, "-V", NULL };
+
+	buf_addf(&prog, "%s/tool", dir);
+	buf_addf(&starts, "%s/starts", dir);
+	buf_addf(&text, "#!/bin/sh\necho x >> %s\necho \"tool 1.0 $1\"\nexit 3\n", starts.s);
+	t_put(dir, "tool", text.s, 1);
+	argv[0] = other[0] = prog.s;
+	CHECK(proc_query(argv, &out) == 3);
+	CHECK_STR(out.s, "tool 1.0 --version\n");
+	buf_reset(&out);
+	CHECK(proc_query(argv, &out) == 3);
+	CHECK_STR(out.s, "tool 1.0 --version\n");
+	CHECK(proc_query(other, &out) == 3);
+	buf_reset(&text);
+	CHECK(read_file(&text, starts.s) == 0);
+	CHECK_STR(text.s, "x\nx\n");
+
+	/* Replaced (t_put writes a new file): asked again. */
+	buf_reset(&text);
+	buf_addf(&text, "#!/bin/sh\necho x >> %s\necho \"tool 2.0\"\n", starts.s);
+	t_put(dir, "tool", text.s, 1);
+	buf_reset(&out);
+	CHECK(proc_query(argv, &out) == 0);
+	CHECK_STR(out.s, "tool 2.0\n");
+	buf_reset(&text);
+	CHECK(read_file(&text, starts.s) == 0);
+	CHECK_STR(text.s, "x\nx\nx\n");
+
+	remove_tree(dir);
+	free(dir);
+	buf_release(&prog);
+	buf_release(&starts);
+	buf_release(&text);
+	buf_release(&out);
+}
+
 void
 t_proc(void)
 {
 	t_status();
 	t_env_dir();
 	t_format();
+	t_query();
 }

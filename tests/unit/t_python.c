@@ -3,6 +3,7 @@
 #include <sys/stat.h>
 
 #include "../../src/core/buf.h"
+#include "../../src/core/proc.h"
 #include "../../src/core/safefile.h"
 #include "../../src/core/util.h"
 #include "../../src/host/python.h"
@@ -33,6 +34,75 @@ restore(const char *name, char *saved)
 	free(saved);
 }
 
+/*
+ * The probe's answers judged (70.1 builds alone, older needs wheel, no
+ * file means no setuptools), asked once per interpreter and PYTHONPATH in
+ * a process; and the system's python3 answered as its own import would.
+ */
+static void
+t_python_setuptools(const char *dir)
+{
+	static const struct {
+		const char *answer;
+		int builds;
+	} cases[] = {
+		{ "70.1.0\\n/s/setuptools/__init__.py\\n0", 1 },
+		{ "78.1.1\\n/s/setuptools/__init__.py\\n0", 1 },
+		{ "69.5.1\\n/s/setuptools/__init__.py\\n0", 0 },
+		{ "66.1.1\\n/s/setuptools/__init__.py\\n1", 1 },
+		{ "\\n\\n1", 0 },
+		{ "70\\n/s/setuptools/__init__.py\\n0", 0 },
+	};
+	struct buf py = BUF_INIT, text = BUF_INIT, count = BUF_INIT, *got = &text;
+	struct python_setuptools st;
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		buf_reset(&py);
+		buf_reset(&text);
+		buf_addf(&py, "%s/case%zu/python3", dir, i);
+		buf_addf(&text, "#!/bin/sh\nprintf '%s\\n'\n", cases[i].answer);
+		script(py.s, text.s);
+		CHECK(python_builds_wheels(py.s, NULL) == cases[i].builds);
+	}
+
+	/* One process per interpreter and PYTHONPATH: the fake counts its starts. */
+	buf_reset(&py);
+	buf_reset(&text);
+	buf_addf(&py, "%s/counted/python3", dir);
+	buf_addf(&count, "%s/counted/starts", dir);
+	buf_addf(&text, "#!/bin/sh\necho x >> %s\nprintf '78.1.1\\n/p/setuptools/__init__.py\\n0\\n'\n",
+		 count.s);
+	script(py.s, text.s);
+	CHECK(python_setuptools(py.s, NULL, &st) == 0);
+	CHECK_STR(st.version, "78.1.1");
+	CHECK_STR(st.file, "/p/setuptools/__init__.py");
+	CHECK(st.wheel == 0);
+	CHECK(python_builds_wheels(py.s, NULL) == 1);
+	CHECK(python_setuptools(py.s, "/a", &st) == 0);
+	buf_reset(got);
+	CHECK(read_file(got, count.s) == 0);
+	CHECK_STR(got->s, "x\nx\n");
+
+	/* The real interpreter: its probe agrees with importing setuptools. */
+	if (python_imports("python3", "setuptools")) {
+		struct buf out = BUF_INIT;
+		struct proc p = PROC_INIT;
+
+		strvec_pushl(&p.args, "python3", "-c",
+			     "import setuptools; print(setuptools.__version__)", NULL);
+		CHECK(proc_run_capture(&p, &out) == 0);
+		buf_rtrim(&out);
+		CHECK(python_setuptools("python3", NULL, &st) == 0);
+		CHECK_STR(st.version, out.s);
+		CHECK(ends_with(st.file, "/setuptools/__init__.py"));
+		proc_release(&p);
+		buf_release(&out);
+	}
+	buf_release(&py);
+	buf_release(&text);
+	buf_release(&count);
+}
+
 void
 t_python(void)
 {
@@ -43,7 +113,8 @@ t_python(void)
 
 	buf_addf(&good, "%s/conda/bin/python3", dir);
 	buf_addf(&bad, "%s/venv/bin/python3", dir);
-	script(good.s, "#!/bin/sh\nexit 0\n");
+	/* As python_setuptools' probe reads an interpreter: version, file, wheel. */
+	script(good.s, "#!/bin/sh\nprintf '70.1.0\\n/s/setuptools/__init__.py\\n0\\n'\n");
 	script(bad.s, "#!/bin/sh\nexit 1\n");
 
 	/* build.python: the only candidate. */
@@ -92,6 +163,7 @@ t_python(void)
 	CHECK(python_imports("python3", "sys, os") == 1);
 	CHECK(python_imports("python3", "bwbuild_no_such_module") == 0);
 
+	t_python_setuptools(dir);
 	restore("VIRTUAL_ENV", venv0);
 	restore("CONDA_PREFIX", conda0);
 	remove_tree(dir);

@@ -102,10 +102,10 @@ t_toolchain(void)
 	toolchain_release(&tc);
 	CHECK(tc.n == 0);
 
-	id = toolchain_file_identity(st.s);
+	id = file_identity(st.s);
 	CHECK(id && *id && strchr(id, ' '));
 	free(id);
-	id = toolchain_file_identity(t_path("toolchain/none"));
+	id = file_identity(t_path("toolchain/none"));
 	CHECK_STR(id, "");
 	free(id);
 
