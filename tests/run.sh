@@ -8,8 +8,9 @@
 # unit, fuzz and cli pick parts (all three by default). A FILTER picks the
 # CLI suites whose name contains it ("plan", "smoke") and the unit suites
 # and fuzz corpora of that module ("plan"). A CLI suite is named by its
-# subject: tests/cli/NAME.sh. BW names the bwbuild to test
-# and TESTBIN the directory of unit and fuzz_*, as `make asan` sets them;
+# subject: tests/cli/NAME.sh (lib.sh and lib-*.sh are helpers they
+# source). BW names the bwbuild to test and TESTBIN the directory of unit
+# and fuzz_*, as `make asan` sets them;
 # TESTEXEC, a command put before unit and fuzz_* (`make cross-test` runs
 # aarch64 builds of them under "qemu-aarch64-static -L SYSROOT").
 #
@@ -228,7 +229,8 @@ fi
 if want cli; then
 	for t in tests/cli/*.sh; do
 		name=$(basename "$t" .sh)
-		[ "$name" != lib ] || continue
+		# lib.sh and lib-*.sh are sourced by the suites, not suites.
+		case $name in lib | lib-*) continue ;; esac
 		if named "$name"; then
 			built "$BW"
 			jobs="$jobs cli:$name"
