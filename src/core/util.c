@@ -447,6 +447,30 @@ data_search_path(const char *subdir, const char *env_name, struct strvec *dirs)
 	}
 }
 
+int
+data_find(const char *subdir, const char *env_name, const char *name, int last_wins,
+	  struct buf *out)
+{
+	struct strvec dirs = STRVEC_INIT;
+	int rc = -1;
+
+	data_search_path(subdir, env_name, &dirs);
+	for (size_t k = 0; k < dirs.n && rc < 0; k++) {
+		size_t i = last_wins ? dirs.n - 1 - k : k;
+
+		buf_reset(out);
+		buf_addf(out, "%s/%s", dirs.v[i], name);
+		if (is_regular(out->s))
+			rc = 0;
+	}
+	if (rc < 0) {
+		buf_reset(out);
+		buf_addf(out, "%s/%s", subdir, name);
+	}
+	strvec_clear(&dirs);
+	return rc;
+}
+
 char *
 file_identity(const char *path)
 {

@@ -102,5 +102,12 @@ char *find_program(const char *name);
  */
 struct strvec;
 void data_search_path(const char *subdir, const char *env_name, struct strvec *dirs);
+/*
+ * The file NAME in the first of those directories that has it (the last,
+ * with last_wins: where $ENV_NAME is to override what bwbuild ships), into
+ * `out`; 0. -1 when none has it, `out` then "SUBDIR/NAME" for messages.
+ */
+int data_find(const char *subdir, const char *env_name, const char *name, int last_wins,
+	      struct buf *out);
 
 #endif

@@ -29,18 +29,7 @@ const char *const cmakearch_paths[] = {
 static int
 driver_path(struct buf *out)
 {
-	struct strvec dirs = STRVEC_INIT;
-	int rc = -1;
-
-	data_search_path("data/helpers", "BWBUILD_HELPERS_PATH", &dirs);
-	for (size_t i = 0; i < dirs.n && rc < 0; i++) {
-		buf_reset(out);
-		buf_addf(out, "%s/selarch.cmake", dirs.v[i]);
-		if (is_regular(out->s))
-			rc = 0;
-	}
-	strvec_clear(&dirs);
-	return rc;
+	return data_find("data/helpers", "BWBUILD_HELPERS_PATH", "selarch.cmake", 0, out);
 }
 
 /* The tab-separated field k of `line` (n bytes) into out. */

@@ -21,22 +21,7 @@
 int
 pyreqs_helper(struct buf *out)
 {
-	struct strvec dirs = STRVEC_INIT;
-	int rc = -1;
-
-	data_search_path("data/helpers", "BWBUILD_HELPERS_PATH", &dirs);
-	for (size_t i = 0; i < dirs.n && rc < 0; i++) {
-		buf_reset(out);
-		buf_addf(out, "%s/bwreqs.py", dirs.v[i]);
-		if (is_regular(out->s))
-			rc = 0;
-	}
-	if (rc < 0) {
-		buf_reset(out);
-		buf_addstr(out, "data/helpers/bwreqs.py");
-	}
-	strvec_clear(&dirs);
-	return rc;
+	return data_find("data/helpers", "BWBUILD_HELPERS_PATH", "bwreqs.py", 0, out);
 }
 
 /* What to do when `py` lacks `module` ("packaging", "tomllib"). */

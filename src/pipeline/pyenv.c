@@ -171,26 +171,14 @@ pyenv_prefix_root(struct buf *out)
 void
 pyenv_script_hint(struct buf *out)
 {
-	struct strvec dirs = STRVEC_INIT;
+	struct buf f = BUF_INIT;
+	char *abs = NULL;
 
-	data_search_path("scripts", "BWBUILD_SCRIPTS_PATH", &dirs);
-	for (size_t i = 0; i < dirs.n; i++) {
-		struct buf f = BUF_INIT;
-
-		buf_addf(&f, "%s/python-prefix.sh", dirs.v[i]);
-		if (is_regular(f.s)) {
-			char *abs = realpath(f.s, NULL);
-
-			buf_addf(out, "sh %s", abs ? abs : f.s);
-			free(abs);
-			buf_release(&f);
-			strvec_clear(&dirs);
-			return;
-		}
-		buf_release(&f);
-	}
-	strvec_clear(&dirs);
-	buf_addstr(out, "sh scripts/python-prefix.sh");
+	if (data_find("scripts", "BWBUILD_SCRIPTS_PATH", "python-prefix.sh", 0, &f) == 0)
+		abs = realpath(f.s, NULL);
+	buf_addf(out, "sh %s", abs ? abs : f.s);
+	free(abs);
+	buf_release(&f);
 }
 
 /* A prefix this user owns, that no one else may write: its code runs in the build. */

@@ -454,21 +454,17 @@ main_targets(const char *dir, struct buf *out)
 	archs_report_release(&r);
 }
 
+/* PREFIX-PACKAGE.py; $BWBUILD_PROBE_PATH's, the last searched, over the shipped ones. */
 static char *
 find_probe_as(const char *prefix, const char *package)
 {
-	struct strvec dirs = STRVEC_INIT;
-	struct buf path = BUF_INIT;
+	struct buf name = BUF_INIT, path = BUF_INIT;
 	char *found = NULL;
 
-	data_search_path("probes", "BWBUILD_PROBE_PATH", &dirs);
-	for (size_t i = dirs.n; i-- > 0 && !found;) {
-		buf_reset(&path);
-		buf_addf(&path, "%s/%s-%s.py", dirs.v[i], prefix, package);
-		if (is_regular(path.s))
-			found = path_absolute(path.s);
-	}
-	strvec_clear(&dirs);
+	buf_addf(&name, "%s-%s.py", prefix, package);
+	if (data_find("probes", "BWBUILD_PROBE_PATH", name.s, 1, &path) == 0)
+		found = path_absolute(path.s);
+	buf_release(&name);
 	buf_release(&path);
 	return found;
 }

@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "../../src/core/buf.h"
+#include "../../src/core/safefile.h"
 #include "../../src/core/strvec.h"
 #include "../../src/core/util.h"
 #include "t.h"
@@ -136,6 +137,38 @@ t_source_date_epoch(void)
 	t_env_restore("SOURCE_DATE_EPOCH", old);
 }
 
+/* data_find: the first directory with the file, or the last with last_wins; "SUBDIR/NAME" when none. */
+static void
+t_data_find(void)
+{
+	char *dir = path_absolute(t_tmpdir("data-find"));
+	char *old = t_env_save("BWBUILD_T_DATA");
+	struct buf env = BUF_INIT, out = BUF_INIT, want = BUF_INIT;
+
+	t_put(dir, "a/f.txt", "a", 0);
+	t_put(dir, "b/f.txt", "b", 0);
+	t_put(dir, "b/g.txt", "b", 0);
+	buf_addf(&env, "%s/a:%s/b", dir, dir);
+	setenv("BWBUILD_T_DATA", env.s, 1);
+	CHECK(data_find("bw-no-such-dir", "BWBUILD_T_DATA", "f.txt", 0, &out) == 0);
+	buf_addf(&want, "%s/a/f.txt", dir);
+	CHECK_STR(out.s, want.s);
+	CHECK(data_find("bw-no-such-dir", "BWBUILD_T_DATA", "f.txt", 1, &out) == 0);
+	buf_reset(&want);
+	buf_addf(&want, "%s/b/f.txt", dir);
+	CHECK_STR(out.s, want.s);
+	CHECK(data_find("bw-no-such-dir", "BWBUILD_T_DATA", "g.txt", 0, &out) == 0);
+	CHECK(ends_with(out.s, "/b/g.txt"));
+	CHECK(data_find("bw-no-such-dir", "BWBUILD_T_DATA", "h.txt", 0, &out) == -1);
+	CHECK_STR(out.s, "bw-no-such-dir/h.txt");
+	t_env_restore("BWBUILD_T_DATA", old);
+	remove_tree(dir);
+	free(dir);
+	buf_release(&env);
+	buf_release(&out);
+	buf_release(&want);
+}
+
 void
 t_util(void)
 {
@@ -150,4 +183,5 @@ t_util(void)
 	t_format_size();
 	t_env_prepend_path();
 	t_source_date_epoch();
+	t_data_find();
 }
