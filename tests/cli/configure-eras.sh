@@ -7,12 +7,27 @@
 . "$(dirname "$0")/lib.sh"
 export BWBUILD_CACHE_DIR="$TMP/cache71"
 
-# example71 NAME SETUP_SED: the example with v2.6.0's setup.py (edited by SETUP_SED) as a repo tagged v2.6.0.
+# example71 NAME SETUP_SED [xnn]: the example with v2.6.0's setup.py (edited
+# by SETUP_SED) as a repo tagged v2.6.0; with xnn, its CMakeLists.txt
+# FORCE-sets the launchers to any ccache it finds, as v2.6.0's
+# third_party/XNNPACK/CMakeLists.txt does (it took 6,792 of the real tree's
+# 7,452 compiles out of bwbuild's launcher), and PyTorch's own USE_CCACHE.
 example71() {
 	rm -rf "$TMP/$1-src"
 	cp -r tests/fixtures/minitorch "$TMP/$1-src"
 	rm -rf "$TMP/$1-src/build"
 	sed "$2" tests/fixtures/minitorch-v26/setup.py > "$TMP/$1-src/setup.py"
+	if [ "${3:-}" = xnn ]; then
+		# shellcheck disable=SC2016 # CMake's ${...}, written into CMakeLists.txt
+		sed -i '/^project(minitorch CXX C)/a\
+find_program(CCACHE_BINARY "ccache")\
+if(CCACHE_BINARY)\
+  set(CMAKE_CXX_COMPILER_LAUNCHER "${CCACHE_BINARY}" CACHE STRING "CXX compiler launcher" FORCE)\
+  set(CMAKE_C_COMPILER_LAUNCHER "${CCACHE_BINARY}" CACHE STRING "C compiler launcher" FORCE)\
+endif()' "$TMP/$1-src/CMakeLists.txt"
+		grep -q 'CCACHE_BINARY}" CACHE STRING "CXX compiler launcher" FORCE' "$TMP/$1-src/CMakeLists.txt" ||
+			fail "the XNNPACK-like block was not inserted"
+	fi
 	sh scripts/make-example-repo.sh "$TMP/$1-src" "$TMP/$1/minitorch.git" v2.6.0
 	cat > "$TMP/$1.yaml" <<YAML
 extends: $TOP/profiles/demo.yaml
@@ -33,10 +48,15 @@ built() {
 	find "$1/build" "$1/minitorch" \( -name '*.o' -o -name '*.so' \) ! -path '*/CMakeFiles/*' 2>/dev/null | wc -l
 }
 
-# 1. v2.6.0's contract: the argument, and no CMAKE_ONLY anywhere.
-example71 v26 's/^x//'
+# 1. v2.6.0's contract: the argument, and no CMAKE_ONLY anywhere. Its tree
+# has the XNNPACK-like block, and a ccache is on PATH (a stand-in, where the
+# machine has none): every compile still goes through the launcher.
+example71 v26 's/^x//' xnn
+mkdir -p "$TMP/fakebin"
+printf '#!/bin/sh\nexec "$@"\n' > "$TMP/fakebin/ccache"
+chmod +x "$TMP/fakebin/ccache"
 w="$TMP/work-v26"
-run 0 "$BW" --profile "$TMP/v26.yaml" --work "$w" --out "$TMP/out71" --until configure
+PATH="$TMP/fakebin:$PATH" run 0 "$BW" --profile "$TMP/v26.yaml" --work "$w" --out "$TMP/out71" --until configure
 contains "$w/logs/configure.log" "setup.py build --cmake-only"
 # The read-back, as a table: what the profile asked, what CMakeCache.txt says.
 contains "$TMP/err" "configure: requested vs effective ($w/src/build: CMakeCache.txt and the values configure ended with):"
@@ -55,6 +75,12 @@ contains "$w/src/build/CMakeFiles/CMakeConfigureLog.yaml" "$BW-launch -- /usr/bi
 if grep -rqE 'CMakeScratch|TryCompile|CMakeTmp|CompilerId|CompilerABI' "$BWBUILD_CACHE_DIR/peaks" "$w/launch/peaks" 2>/dev/null; then
 	fail "a CMake probe was learned as a peak"
 fi
+contains "$w/src/build/CMakeCache.txt" "CCACHE_BINARY:STRING=OFF"
+if grep -q "LAUNCHER = .*ccache" "$w/src/build/build.ninja"; then
+	fail "a compile left the launcher for ccache: $(grep -c 'LAUNCHER = .*ccache' "$w/src/build/build.ninja")"
+fi
+contains "$w/src/build/build.ninja" "LAUNCHER = $BW-launch"
+contains "$w/src/build/CMakeCache.txt" "CMAKE_C_COMPILER_LAUNCHER:STRING=$BW-launch;--"
 
 # 2. Nothing changed: no configure at all.
 run 0 "$BW" --profile "$TMP/v26.yaml" --work "$w" --out "$TMP/out71" --until configure
@@ -210,74 +236,48 @@ contains "$TMP/err" "configure: cmake -S $TMP/work-c/src -B $TMP/work-c/src/buil
 [ -s "$TMP/work-c/src/build/build.ninja" ] || fail "era C configure wrote no build.ninja"
 [ "$(built "$TMP/work-c/src")" = 0 ] || fail "era C configure compiled the tree"
 
-# A subproject that FORCE-sets the launchers to any ccache it finds, as
-# v2.6.0's third_party/XNNPACK/CMakeLists.txt does (it took 6,792 of the real
-# tree's 7,452 compiles out of bwbuild's launcher), and PyTorch's own
-# USE_CCACHE: every compile still goes through the launcher.
-rm -rf "$TMP/xnn-src" "$TMP/xnn" "$TMP/fakebin"
-cp -r tests/fixtures/minitorch "$TMP/xnn-src"
-rm -rf "$TMP/xnn-src/build"
-sed 's/^x//' tests/fixtures/minitorch-v26/setup.py > "$TMP/xnn-src/setup.py"
-# shellcheck disable=SC2016 # CMake's ${...}, written into CMakeLists.txt
-sed -i '/^project(minitorch CXX C)/a\
-find_program(CCACHE_BINARY "ccache")\
-if(CCACHE_BINARY)\
-  set(CMAKE_CXX_COMPILER_LAUNCHER "${CCACHE_BINARY}" CACHE STRING "CXX compiler launcher" FORCE)\
-  set(CMAKE_C_COMPILER_LAUNCHER "${CCACHE_BINARY}" CACHE STRING "C compiler launcher" FORCE)\
-endif()' "$TMP/xnn-src/CMakeLists.txt"
-grep -q 'CCACHE_BINARY}" CACHE STRING "CXX compiler launcher" FORCE' "$TMP/xnn-src/CMakeLists.txt" ||
-	fail "the XNNPACK-like block was not inserted"
-sh scripts/make-example-repo.sh "$TMP/xnn-src" "$TMP/xnn/minitorch.git" v2.6.0
-sed "s|$TMP/v26/minitorch.git|$TMP/xnn/minitorch.git|; s/^name: v26/name: xnn/" "$TMP/v26.yaml" > "$TMP/xnn.yaml"
-mkdir -p "$TMP/fakebin"
-printf '#!/bin/sh\nexec "$@"\n' > "$TMP/fakebin/ccache"
-chmod +x "$TMP/fakebin/ccache"
-PATH="$TMP/fakebin:$PATH" run 0 "$BW" --profile "$TMP/xnn.yaml" --work "$TMP/work-xnn" --out "$TMP/out71" --until configure
-contains "$TMP/work-xnn/src/build/CMakeCache.txt" "CMAKE_CXX_COMPILER_LAUNCHER:STRING=$BW-launch;--"
-contains "$TMP/work-xnn/src/build/CMakeCache.txt" "CCACHE_BINARY:STRING=OFF"
-if grep -q "LAUNCHER = .*ccache" "$TMP/work-xnn/src/build/build.ninja"; then
-	fail "a compile left the launcher for ccache: $(grep -c 'LAUNCHER = .*ccache' "$TMP/work-xnn/src/build/build.ninja")"
-fi
-grep -q "LAUNCHER = $BW-launch" "$TMP/work-xnn/src/build/build.ninja" || fail "no compile goes through the launcher"
-
 # 9. The shapes of PyTorch's setup.py (lib.sh, era_tree), each configured the
 # way its tree documents: 2.7 reads only the argument; 2.9 and 2.10 read
 # CMAKE_ONLY (and still take the argument): the variable, popped before CMake.
 # What 2.9 and 2.10 import at load time comes from a stand-in prefix here.
+# 10. CMake 4 refuses cmake_minimum_required below 3.5, which old submodules
+# declare: the build sets CMAKE_POLICY_VERSION_MINIMUM=3.5 only where the tree
+# has one, and says so (here a cmake that calls itself 4.4.3 in front of the
+# real one). The 2.10 shape is that tree, configured once under it.
 setuptools_deb "$TMP/debs71"
 sh scripts/python-prefix.sh --from-debs "$TMP/debs71" >/dev/null
+mkdir -p "$TMP/cmake4"
+real_cmake=$(command -v cmake)
+# shellcheck disable=SC2016 # the wrapper's own $1 and $@
+printf '#!/bin/sh\nif [ "$1" = --version ]; then echo "cmake version 4.4.3"; exit 0; fi\nexec %s "$@"\n' "$real_cmake" >"$TMP/cmake4/cmake"
+chmod +x "$TMP/cmake4/cmake"
 for s in 2.7 2.9 2.10; do
 	era_tree "$s" "$TMP/shape$s" vendored
 	printf 'extends: %s/profiles/demo.yaml\nname: shape%s\n' "$TOP" "$s" >"$TMP/shape$s.yaml"
-	run 0 "$BW" --profile "$TMP/shape$s.yaml" --source "$TMP/shape$s" --work "$TMP/ws$s" --out "$TMP/out71" --until configure
+	p=$PATH
+	if [ "$s" = 2.10 ]; then
+		mkdir -p "$TMP/shape2.10/third_party/old"
+		printf 'cmake_minimum_required(VERSION 2.8.12)\nproject(old NONE)\n' >"$TMP/shape2.10/third_party/old/CMakeLists.txt"
+		printf 'cmake_minimum_required(VERSION 3.1...3.27)\n' >"$TMP/shape2.10/third_party/cutlite/CMakeLists.txt"
+		p="$TMP/cmake4:$PATH"
+	fi
+	PATH="$p" run 0 "$BW" --profile "$TMP/shape$s.yaml" --source "$TMP/shape$s" --work "$TMP/ws$s" --out "$TMP/out71" --until configure
 	[ "$(built "$TMP/shape$s")" = 0 ] || fail "the $s shape's configure compiled the tree"
 	if grep -q "^CMAKE_ONLY" "$TMP/shape$s/build/CMakeCache.txt"; then fail "CMAKE_ONLY reached CMake ($s)"; fi
 done
+contains "$TMP/err" "fetch: cmake 4.4 refuses cmake_minimum_required below 3.5, which third_party/old/CMakeLists.txt:1 asks"
+contains "$TMP/ws2.10/logs/configure.log" "# env CMAKE_POLICY_VERSION_MINIMUM=3.5"
 contains "$TMP/ws2.7/logs/configure.log" "setup.py build --cmake-only"
 if grep -q "CMAKE_ONLY" "$TMP/ws2.7/logs/configure.log"; then fail "CMAKE_ONLY given to the 2.7 shape"; fi
 for s in 2.9 2.10; do
 	contains "$TMP/ws$s/logs/configure.log" "# env CMAKE_ONLY=1"
 	if grep -q -- "--cmake-only" "$TMP/ws$s/logs/configure.log"; then fail "--cmake-only given to the $s shape"; fi
 done
-
-# 10. CMake 4 refuses cmake_minimum_required below 3.5, which old submodules
-# declare: the build sets CMAKE_POLICY_VERSION_MINIMUM=3.5 only where the tree
-# has one, and says so (here a cmake that calls itself 4.4.3 in front of the real one).
-mkdir -p "$TMP/cmake4" "$TMP/shape2.10/third_party/old"
-real_cmake=$(command -v cmake)
-# shellcheck disable=SC2016 # the wrapper's own $1 and $@
-printf '#!/bin/sh\nif [ "$1" = --version ]; then echo "cmake version 4.4.3"; exit 0; fi\nexec %s "$@"\n' "$real_cmake" >"$TMP/cmake4/cmake"
-chmod +x "$TMP/cmake4/cmake"
-printf 'cmake_minimum_required(VERSION 2.8.12)\nproject(old NONE)\n' >"$TMP/shape2.10/third_party/old/CMakeLists.txt"
-printf 'cmake_minimum_required(VERSION 3.1...3.27)\n' >"$TMP/shape2.10/third_party/cutlite/CMakeLists.txt"
 PATH="$TMP/cmake4:$PATH" run 0 "$BW" plan --profile "$TMP/shape2.10.yaml" --source "$TMP/shape2.10"
 contains "$TMP/out" "cmake        cmake 4.4 refuses cmake_minimum_required below 3.5, which third_party/old/CMakeLists.txt:1 asks (2.8): the build sets CMAKE_POLICY_VERSION_MINIMUM=3.5"
 contains "$TMP/out" "  CMAKE_POLICY_VERSION_MINIMUM=3.5"
 PATH="$TMP/cmake4:$PATH" run 0 "$BW" doctor --profile "$TMP/shape2.10.yaml" --source "$TMP/shape2.10"
 grep -q "cmake policy .*which third_party/old/CMakeLists.txt:1 asks" "$TMP/out" || fail "doctor: $(cat "$TMP/out")"
-PATH="$TMP/cmake4:$PATH" run 0 "$BW" --profile "$TMP/shape2.10.yaml" --source "$TMP/shape2.10" --work "$TMP/ws2.10" --out "$TMP/out71" --until configure
-contains "$TMP/err" "fetch: cmake 4.4 refuses cmake_minimum_required below 3.5, which third_party/old/CMakeLists.txt:1 asks"
-contains "$TMP/ws2.10/logs/configure.log" "# env CMAKE_POLICY_VERSION_MINIMUM=3.5"
 # Without such a file (a range counts by its top), or with a cmake 3, nothing is set.
 rm -r "$TMP/shape2.10/third_party/old"
 PATH="$TMP/cmake4:$PATH" run 0 "$BW" plan --profile "$TMP/shape2.10.yaml" --source "$TMP/shape2.10"
@@ -285,3 +285,5 @@ contains "$TMP/out" "no CMakeLists.txt of the tree asks below 3.5"
 if grep -q "CMAKE_POLICY_VERSION_MINIMUM=3.5$" "$TMP/out"; then fail "the policy set for a tree that needs none"; fi
 run 0 "$BW" --profile "$TMP/shape2.7.yaml" --source "$TMP/shape2.7" --work "$TMP/ws2.7" --out "$TMP/out71" --until configure
 if grep -q "CMAKE_POLICY_VERSION_MINIMUM" "$TMP/err" "$TMP/ws2.7/logs/configure.log"; then fail "cmake 3 got the policy"; fi
+# ... nor does the policy's absence count as a changed setting.
+contains "$TMP/err" "configure: up to date"
