@@ -12,6 +12,10 @@ YAML
 w="$TMP/work92"
 run 0 "$BW" --profile "$TMP/t92.yaml" --work "$w" --out "$TMP/out92" --until configure
 contains "$w/src/build/bwbuild-effective.txt" "USE_FLASH_ATTENTION=1"
+# The configure stamp holds the toolchain (checked here, on the first
+# configure's stamp: a fresh work dir for it alone cost a configure).
+contains "$w/configure.stamp" "tool nvcc /usr/local/cuda/bin/nvcc Cuda compilation tools, release 13.0"
+contains "$w/configure.stamp" "tool cmake "
 # CMake run again over the cache, as ninja does when a build file changes:
 # with CMake's old cmake_dependent_option policy (a tree requiring < 3.22,
 # as PyTorch did up to 2.5) the condition now fails, the cache keeps
@@ -41,18 +45,20 @@ contains "$TMP/out" "can build wheels (setup.py trees); skipped $TMP/venv/bin/py
 # The venv's python is first on PATH too: named once, not twice.
 [ "$(grep -o "$TMP/venv/bin/python3 (" "$TMP/out" | wc -l)" -eq 1 ] || fail "the venv's interpreter was listed twice"
 
-# The configure stamp holds the toolchain and what the shell passed in: a
-# variable that changes the build makes the next run configure afresh.
-rm -rf "$w"
-run 0 "$BW" --profile "$TMP/t92.yaml" --work "$w" --out "$TMP/out92" --until configure
-contains "$w/configure.stamp" "tool nvcc /usr/local/cuda/bin/nvcc Cuda compilation tools, release 13.0"
-contains "$w/configure.stamp" "tool cmake "
+# The configure stamp holds what the shell passed in: a variable that
+# changes the build makes the next run configure afresh (here over the
+# work dir whose cache the checks above turned flash off in: a changed
+# stamp removes that cache, so no fresh work dir is needed).
 USE_ROCM_KERNEL_ASSERT=1 run 0 "$BW" --profile "$TMP/t92.yaml" --work "$w" --out "$TMP/out92" --until configure
 contains "$TMP/err" "configure: settings changed since the last configure"
 contains "$w/configure.stamp" "inherited USE_ROCM_KERNEL_ASSERT=1"
 run 0 "$BW" --profile "$TMP/t92.yaml" --work "$w" --out "$TMP/out92" --until configure --set build.env.CFLAGS=-O1
 contains "$TMP/err" "configure: settings changed since the last configure"
 contains "$w/configure.stamp" "CFLAGS=-O1"
+contains "$w/src/build/bwbuild-effective.txt" "USE_FLASH_ATTENTION=1"
+# The same settings again: up to date, CMake not run.
+run 0 "$BW" --profile "$TMP/t92.yaml" --work "$w" --out "$TMP/out92" --until configure --set build.env.CFLAGS=-O1
+contains "$TMP/err" "configure: up to date (configure.stamp matches"
 
 # The wheel's own evidence must agree with configure: a tree that keeps
 # USE_FLASH_ATTENTION on but never packs the flash library is caught at verify.
