@@ -94,9 +94,18 @@ run 1 "$BW" smoke "$ew"
 contains "$TMP/out" "No module named 'minitorch'"
 # ... and the build's smoke step does the same where a GPU the wheel covers
 # is (a fake nvidia-smi saying 12.0): the result is the manifest's runtime.
+# The same build, its CXX a compiler that records its parent, serves 6
+# below: one build of the extension fewer.
 mkdir -p "$TMP/gpu"
 printf '#!/bin/sh\necho 12.0\n' > "$TMP/gpu/nvidia-smi" && chmod +x "$TMP/gpu/nvidia-smi"
-printf 'extends: ext.yaml\nname: miniext-gpu\n' > "$TMP/ext-gpu.yaml"
+cat > "$TMP/rec-cxx" <<SH
+#!/bin/sh
+tr '\\0' ' ' < /proc/\$PPID/cmdline >> "$TMP/cxx-parents"; echo >> "$TMP/cxx-parents"
+exec c++ "\$@"
+SH
+chmod +x "$TMP/rec-cxx"
+printf 'extends: ext.yaml\nname: miniext-gpu\nbuild:\n  env:\n    CXX: %s\n' "$TMP/rec-cxx" > "$TMP/ext-gpu.yaml"
+rm -f "$TMP/cxx-parents"
 PATH="$TMP/gpu:$PATH" run 0 "$BW" --profile "$TMP/ext-gpu.yaml"
 contains "$TMP/err" "miniext_numel([2, 3, 4]) = 24"
 python3 - "$(sed -n 's/^manifest: //p' "$TMP/out")" <<'PY'
@@ -162,17 +171,11 @@ done
 # 6. C and C++ compiles of an extension go through the launcher too (CXX
 # is <work>/launch/bin/c++, which runs the profile's CXX under 'bwbuild
 # launch'): a recording compiler sees the launcher as its parent, once.
-cat > "$TMP/rec-cxx" <<SH
-#!/bin/sh
-tr '\\0' ' ' < /proc/\$PPID/cmdline >> "$TMP/cxx-parents"; echo >> "$TMP/cxx-parents"
-exec c++ "\$@"
-SH
-chmod +x "$TMP/rec-cxx"
-printf 'extends: ext.yaml\nname: miniext-rec\nbuild:\n  env:\n    CXX: %s\n' "$TMP/rec-cxx" > "$TMP/ext-rec.yaml"
-rm -f "$TMP/cxx-parents"
-run 0 "$BW" --profile "$TMP/ext-rec.yaml"
+# The build of ext-gpu.yaml in 1 ran it.
 contains "$TMP/cxx-parents" "launch -- $TMP/rec-cxx -c"
 grep -q 'launch/bin/c++' "$TMP/cxx-parents" && fail "the wrapper ran the recording compiler directly"
+# ... and, with a CXX of the profile's own, nvcc still through PYTORCH_NVCC.
+contains "$TMP/proj/work/miniext-gpu/logs/compile.log" "launch -- /usr/local/cuda/bin/nvcc"
 
 # 7. The CMake style (torchaudio's): setup.py runs CMake, which finds this
 # torch by find_package through CMAKE_PREFIX_PATH and takes the arch flags
