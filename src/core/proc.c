@@ -367,7 +367,7 @@ proc_run_capture(struct proc *p, struct buf *out)
  * doctor's checks, the toolchain, the plan and the configure stamp. Kept
  * per argv and per identity of the program file, so a program replaced
  * meanwhile is asked again; "ninja" found on PATH and /usr/bin/ninja
- * are one.
+ * are one. The environment set for it is part of the question.
  */
 struct query_memo {
 	char *key, *out;
@@ -377,7 +377,7 @@ static struct query_memo *queries;
 static size_t queries_n, queries_alloc;
 
 int
-proc_query(const char *const *argv, struct buf *out)
+proc_query(const char *const *argv, const struct strvec *env, struct buf *out)
 {
 	struct proc p = PROC_INIT;
 	struct buf key = BUF_INIT, got = BUF_INIT;
@@ -390,6 +390,8 @@ proc_query(const char *const *argv, struct buf *out)
 	free(id);
 	for (const char *const *a = argv + 1; *a; a++)
 		buf_addf(&key, "\n%s", *a);
+	for (size_t i = 0; env && i < env->n; i++)
+		buf_addf(&key, "\n\1%s", env->v[i]);
 	for (size_t i = 0; i < queries_n; i++)
 		if (!strcmp(queries[i].key, key.s)) {
 			buf_release(&key);
@@ -398,6 +400,8 @@ proc_query(const char *const *argv, struct buf *out)
 		}
 	for (const char *const *a = argv; *a; a++)
 		strvec_push(&p.args, *a);
+	for (size_t i = 0; env && i < env->n; i++)
+		strvec_push(&p.env, env->v[i]);
 	p.quiet = 1;
 	ALLOC_GROW(queries, queries_n + 1, queries_alloc);
 	m = &queries[queries_n++];

@@ -63,9 +63,10 @@ int proc_run_capture(struct proc *p, struct buf *out);
 /*
  * Like proc_run_capture for a program that describes itself (`--version`):
  * the same argv of the same program file runs once in a process, later
- * calls get its output and status again. NULL-terminated argv.
+ * calls get its output and status again. NULL-terminated argv; `env`
+ * (NAME=VALUE set on top of bwbuild's, NULL: none) is part of the question.
  */
-int proc_query(const char *const *argv, struct buf *out);
+int proc_query(const char *const *argv, const struct strvec *env, struct buf *out);
 
 /* Set (to the signal) once SIGINT or SIGTERM arrived while a child ran. */
 extern volatile sig_atomic_t proc_interrupted;

@@ -66,76 +66,55 @@ static const char setuptools_probe[] =
 	"print(int(w))\n";
 
 /*
- * The answers for each interpreter and PYTHONPATH asked in this process:
- * python_find and the toolchain ask about the same one, and nothing
- * bwbuild runs in between installs into it. An interpreter replaced
- * meanwhile (its size, time or inode changed) is asked again.
+ * python_find and the toolchain ask about the same interpreter: proc_query
+ * asks it once per PYTHONPATH, and again when the interpreter is replaced.
  */
-struct setuptools_memo {
-	char *key, *version, *file;
-	int wheel;
-};
-static struct setuptools_memo *memo;
-static size_t memo_n, memo_alloc;
-
 int
 python_setuptools(const char *py, const char *pythonpath, struct python_setuptools *st)
 {
-	struct proc p = PROC_INIT;
-	struct buf out = BUF_INIT, key = BUF_INIT;
-	struct setuptools_memo *m;
+	const char *argv[] = { py, "-c", setuptools_probe, NULL };
+	struct strvec env = STRVEC_INIT;
+	struct buf out = BUF_INIT;
 	const char *f, *w;
-	char *id;
 	int rc = -1;
 
+	buf_reset(&st->version);
+	buf_reset(&st->file);
+	st->wheel = 0;
 	/* NULL: bwbuild's own PYTHONPATH; otherwise exactly this one. */
-	id = file_identity(py);
-	buf_addf(&key, "%s\n%s\n%c%s", py, id, pythonpath ? '=' : '-', pythonpath ? pythonpath : "");
-	free(id);
-	for (size_t i = 0; i < memo_n; i++)
-		if (!strcmp(memo[i].key, key.s)) {
-			m = &memo[i];
-			goto found;
-		}
-	strvec_pushl(&p.args, py, "-c", setuptools_probe, NULL);
 	if (pythonpath)
-		strvec_env_set(&p.env, "PYTHONPATH", pythonpath);
-	p.quiet = 1;
-	if (proc_run_capture(&p, &out) == 0 && (f = strchr(out.s, '\n')) && (w = strchr(++f, '\n'))) {
-		ALLOC_GROW(memo, memo_n + 1, memo_alloc);
-		m = &memo[memo_n++];
-		m->key = buf_detach(&key);
-		m->version = xstrndup(out.s, (size_t)(f - 1 - out.s));
-		m->file = xstrndup(f, (size_t)(w - f));
-		m->wheel = w[1] == '1';
+		strvec_env_set(&env, "PYTHONPATH", pythonpath);
+	if (proc_query(argv, &env, &out) == 0 && (f = strchr(out.s, '\n')) &&
+	    (w = strchr(++f, '\n'))) {
+		buf_add(&st->version, out.s, (size_t)(f - 1 - out.s));
+		buf_add(&st->file, f, (size_t)(w - f));
+		st->wheel = w[1] == '1';
 		rc = 0;
 	}
-	proc_release(&p);
+	strvec_clear(&env);
 	buf_release(&out);
-	buf_release(&key);
-	if (rc < 0)
-		return rc;
-found:
-	st->version = m->version;
-	st->file = m->file;
-	st->wheel = m->wheel;
-	buf_release(&key);
-	return 0;
+	return rc;
+}
+
+void
+python_setuptools_release(struct python_setuptools *st)
+{
+	buf_release(&st->version);
+	buf_release(&st->file);
 }
 
 /* setuptools >= 70.1 builds wheels itself (bdist_wheel moved into it); older ones need 'wheel'. */
 int
 python_builds_wheels(const char *py, const char *pythonpath)
 {
-	struct python_setuptools st;
+	struct python_setuptools st = PYTHON_SETUPTOOLS_INIT;
 	struct relver v;
+	int builds = python_setuptools(py, pythonpath, &st) == 0 && st.file.len &&
+		     (st.wheel || (relver_parse(st.version.s, &v, NULL) == 0 &&
+				   (v.major > 70 || (v.major == 70 && v.minor >= 1))));
 
-	if (python_setuptools(py, pythonpath, &st) < 0 || !*st.file)
-		return 0;
-	if (st.wheel)
-		return 1;
-	return relver_parse(st.version, &v, NULL) == 0 &&
-	       (v.major > 70 || (v.major == 70 && v.minor >= 1));
+	python_setuptools_release(&st);
+	return builds;
 }
 
 static int

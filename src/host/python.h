@@ -1,6 +1,8 @@
 #ifndef BWBUILD_PYTHON_H
 #define BWBUILD_PYTHON_H
 
+#include "core/buf.h"
+
 struct buf;
 
 /*
@@ -17,14 +19,16 @@ int python_find(struct buf *out, const char *preferred, struct buf *why);
  * setuptools as `py` would import it with `pythonpath` on PYTHONPATH
  * (NULL: bwbuild's own): its version and its package's __init__.py ("" and
  * "" when it has none), and whether 'wheel' imports. Asked once per
- * interpreter and path in a process; the strings live as long as it. -1
- * when the interpreter could not be asked.
+ * interpreter and path in a process (proc_query). -1 when the interpreter
+ * could not be asked.
  */
 struct python_setuptools {
-	const char *version, *file;
+	struct buf version, file;
 	int wheel;
 };
+#define PYTHON_SETUPTOOLS_INIT { .version = BUF_INIT, .file = BUF_INIT }
 int python_setuptools(const char *py, const char *pythonpath, struct python_setuptools *st);
+void python_setuptools_release(struct python_setuptools *st);
 
 /* 1 if `py` can build wheels (as python_find judges) with `pythonpath` (NULL: none) on PYTHONPATH. */
 int python_builds_wheels(const char *py, const char *pythonpath);

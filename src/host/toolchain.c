@@ -60,7 +60,7 @@ add_tool(struct toolchain *tc, const char *name, const char *program)
 	struct buf out = BUF_INIT;
 
 	if (*t->path) {
-		if (proc_query(argv, &out) == 0 && out.len) {
+		if (proc_query(argv, NULL, &out) == 0 && out.len) {
 			/* nvcc's first line names no version: its "release X.Y, VX.Y.Z" line does. */
 			const char *line = strstr(out.s, ", release ");
 
@@ -102,16 +102,17 @@ add_setuptools(struct toolchain *tc, const struct strvec *env)
 {
 	const struct tool *py = &tc->tools[tc->n - 1];
 	struct tool *t = &tc->tools[tc->n++];
-	struct python_setuptools st;
+	struct python_setuptools st = PYTHON_SETUPTOOLS_INIT;
 	/* the build's own: a prefix first on its PYTHONPATH may bring a newer one (pyenv.h) */
 	const char *path = env ? strvec_env_get(env, "PYTHONPATH") : NULL;
-	int known = *py->path && python_setuptools(py->path, path, &st) == 0 && *st.file;
+	int known = *py->path && python_setuptools(py->path, path, &st) == 0 && st.file.len;
 
 	t->name = "setuptools";
-	t->path = xstrdup(known ? st.file : "");
-	t->version = xstrdup(known ? st.version : "");
+	t->path = xstrdup(known ? st.file.s : "");
+	t->version = xstrdup(known ? st.version.s : "");
 	t->id_path = xstrdup(t->path);
 	t->identity = file_identity(t->id_path);
+	python_setuptools_release(&st);
 }
 
 void

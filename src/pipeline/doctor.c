@@ -92,7 +92,7 @@ doctor_add(struct doctor *d, enum check_status st, const char *name, const char 
 static int
 capture(struct buf *out, const char *const *argv)
 {
-	return proc_query(argv, out);
+	return proc_query(argv, NULL, out);
 }
 
 unsigned

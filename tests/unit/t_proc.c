@@ -164,12 +164,12 @@ t_query(void)
 	buf_addf(&text, "#!/bin/sh\necho x >> %s\necho \"tool 1.0 $1\"\nexit 3\n", starts.s);
 	t_put(dir, "tool", text.s, 1);
 	argv[0] = other[0] = prog.s;
-	CHECK(proc_query(argv, &out) == 3);
+	CHECK(proc_query(argv, NULL, &out) == 3);
 	CHECK_STR(out.s, "tool 1.0 --version\n");
 	buf_reset(&out);
-	CHECK(proc_query(argv, &out) == 3);
+	CHECK(proc_query(argv, NULL, &out) == 3);
 	CHECK_STR(out.s, "tool 1.0 --version\n");
-	CHECK(proc_query(other, &out) == 3);
+	CHECK(proc_query(other, NULL, &out) == 3);
 	buf_reset(&text);
 	CHECK(read_file(&text, starts.s) == 0);
 	CHECK_STR(text.s, "x\nx\n");
@@ -179,7 +179,7 @@ t_query(void)
 	buf_addf(&text, "#!/bin/sh\necho x >> %s\necho \"tool 2.0\"\n", starts.s);
 	t_put(dir, "tool", text.s, 1);
 	buf_reset(&out);
-	CHECK(proc_query(argv, &out) == 0);
+	CHECK(proc_query(argv, NULL, &out) == 0);
 	CHECK_STR(out.s, "tool 2.0\n");
 	buf_reset(&text);
 	CHECK(read_file(&text, starts.s) == 0);

@@ -54,7 +54,7 @@ t_python_setuptools(const char *dir)
 		{ "70\\n/s/setuptools/__init__.py\\n0", 0 },
 	};
 	struct buf py = BUF_INIT, text = BUF_INIT, count = BUF_INIT, *got = &text;
-	struct python_setuptools st;
+	struct python_setuptools st = PYTHON_SETUPTOOLS_INIT;
 
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		buf_reset(&py);
@@ -74,8 +74,8 @@ t_python_setuptools(const char *dir)
 		 count.s);
 	script(py.s, text.s);
 	CHECK(python_setuptools(py.s, NULL, &st) == 0);
-	CHECK_STR(st.version, "78.1.1");
-	CHECK_STR(st.file, "/p/setuptools/__init__.py");
+	CHECK_STR(st.version.s, "78.1.1");
+	CHECK_STR(st.file.s, "/p/setuptools/__init__.py");
 	CHECK(st.wheel == 0);
 	CHECK(python_builds_wheels(py.s, NULL) == 1);
 	CHECK(python_setuptools(py.s, "/a", &st) == 0);
@@ -93,14 +93,15 @@ t_python_setuptools(const char *dir)
 		CHECK(proc_run_capture(&p, &out) == 0);
 		buf_rtrim(&out);
 		CHECK(python_setuptools("python3", NULL, &st) == 0);
-		CHECK_STR(st.version, out.s);
-		CHECK(ends_with(st.file, "/setuptools/__init__.py"));
+		CHECK_STR(st.version.s, out.s);
+		CHECK(ends_with(st.file.s, "/setuptools/__init__.py"));
 		proc_release(&p);
 		buf_release(&out);
 	}
 	buf_release(&py);
 	buf_release(&text);
 	buf_release(&count);
+	python_setuptools_release(&st);
 }
 
 void
