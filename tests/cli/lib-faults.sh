@@ -4,15 +4,9 @@
 # does its work), consistent (the outputs agree, nothing left running) and
 # touch_src. They are three suites so that they run beside each other.
 ex="$TMP/example90"
-sh scripts/make-example-repo.sh tests/fixtures/minitorch "$ex/minitorch.git" v2.11.0
+example_profile "$ex" "$TMP/f90.yaml" f90
 export BWBUILD_CACHE_DIR="$TMP/cache90"
 rm -rf "$TMP/cache90" "$TMP/work90" "$TMP/out90"
-cat > "$TMP/f90.yaml" <<YAML
-extends: $TOP/profiles/demo.yaml
-name: f90
-source:
-  repo: $ex/minitorch.git
-YAML
 w="$TMP/work90" o="$TMP/out90"
 # Every build here must do its work: an up-to-date one (src/pipeline/uptodate.c) would skip the steps.
 build() { rm -f "$w/last-build.json"; run "$1" "$BW" --profile "$TMP/f90.yaml" --work "$w" --out "$o"; }
