@@ -10,7 +10,20 @@ source:
   repo: $ex/minitorch.git
 YAML
 w="$TMP/work92"
-run 0 "$BW" --profile "$TMP/t92.yaml" --work "$w" --out "$TMP/out92" --until configure
+# The first configure runs CMake's compiler checks (its own, empty
+# platform cache); a second work dir gets their results back from it
+# (tests/fixtures/minitorch/tools/setup_helpers/platform_cache.py, what
+# every other suite's configures use) and must come out the same.
+MINITORCH_PLATFORM_CACHE="$TMP/platform92" run 0 "$BW" --profile "$TMP/t92.yaml" --work "$w" --out "$TMP/out92" --until configure
+MINITORCH_PLATFORM_CACHE="$TMP/platform92" run 0 "$BW" --profile "$TMP/t92.yaml" --work "$TMP/work92b" --out "$TMP/out92" --until configure
+v=$(cat "$TMP"/platform92/*/version)
+[ -d "$w/src/build/CMakeFiles/$v/CompilerIdCUDA" ] || fail "the first configure did not check the compilers"
+[ ! -e "$TMP/work92b/src/build/CMakeFiles/$v/CompilerIdCUDA" ] || fail "the second configure checked the compilers again"
+sed "s#$w#W#g" "$w/src/build/CMakeCache.txt" >"$TMP/cache92a"
+sed "s#$TMP/work92b#W#g" "$TMP/work92b/src/build/CMakeCache.txt" >"$TMP/cache92b"
+cmp "$TMP/cache92a" "$TMP/cache92b" || { diff "$TMP/cache92a" "$TMP/cache92b"; fail "a configure with kept compiler checks wrote another CMakeCache.txt"; }
+pass
+rm -rf "$TMP/work92b"
 contains "$w/src/build/bwbuild-effective.txt" "USE_FLASH_ATTENTION=1"
 # The configure stamp holds the toolchain (checked here, on the first
 # configure's stamp: a fresh work dir for it alone cost a configure).
