@@ -11,8 +11,9 @@ static const char about[] =
 	"Fetch the profile's source, configure and compile it, make a wheel, verify it\n"
 	"against the profile and write its manifest next to it. Before anything is\n"
 	"fetched, doctor's checks that a build cannot pass run (--no-preflight skips\n"
-	"them). Mirrors are cached in $BWBUILD_CACHE_DIR, else $XDG_CACHE_HOME/bwbuild,\n"
-	"else ~/.cache/bwbuild.\n";
+	"them; with --until fetch, only those a fetch can fail: the host, the disk, a\n"
+	"--source tree's patches). Mirrors are cached in $BWBUILD_CACHE_DIR, else\n"
+	"$XDG_CACHE_HOME/bwbuild, else ~/.cache/bwbuild.\n";
 
 /*
  * --targets: CMake target names separated by commas, each handed to

@@ -91,20 +91,26 @@ step_checks_too(const char *name)
 /*
  * doctor's checks that a build cannot survive, before anything is fetched:
  * a missing nvml.h stops PyTorch's c10_cuda hours into a build, in CI
- * hours after the job started. Each failure an error with what to do
+ * hours after the job started. A build that stops after the fetch
+ * (`last`) is checked for what the fetch needs (doctor_run_fetch): the
+ * toolchain's probes are for the steps it never runs. Each failure an error with what to do
  * (doctor's words), after those the steps' checks found (`steps_failed`)
  * so that every lack of the machine is said at once; then one pointer to
  * doctor with the build's own --set values. -1 when anything failed.
  */
 static int
-preflight(const struct build *b, const struct build_opts *o, int steps_failed)
+preflight(const struct build *b, const struct build_opts *o, int last, int steps_failed)
 {
 	struct doctor d;
 	struct buf cmd = BUF_INIT;
 	size_t failed = 0;
 
 	if (!o->no_preflight) {
-		doctor_run(&d, &b->profile, &b->plan, b->plan.cuda_home, b->plan.work_dir);
+		if (last < STEP_CONFIGURE)
+			doctor_run_fetch(&d, &b->profile, &b->plan, b->plan.work_dir);
+		else
+			doctor_run(&d, &b->profile, &b->plan, b->plan.cuda_home,
+				   b->plan.work_dir);
 		for (size_t i = 0; i < d.n; i++) {
 			if (!doctor_blocks_build(&d.checks[i]) ||
 			    (steps_failed && step_checks_too(d.checks[i].name)))
@@ -288,7 +294,7 @@ build_run(const struct build_opts *o)
 		goto out;
 	}
 	/* After the steps' checks: bad input (exit 2) is said before the machine's lacks. */
-	if (preflight(&b, o, ret != EXIT_OK) < 0 || proc_interrupted) {
+	if (preflight(&b, o, last, ret != EXIT_OK) < 0 || proc_interrupted) {
 		ret = EXIT_FAIL;
 		goto out;
 	}

@@ -993,6 +993,16 @@ doctor_check_host_libs(struct doctor *d, const struct profile *p, const char *sr
 }
 
 void
+doctor_run_fetch(struct doctor *d, const struct profile *p, const struct plan *pl,
+		 const char *work_dir)
+{
+	memset(d, 0, sizeof(*d));
+	doctor_check_host(d, p, host_machine());
+	doctor_check_patches(d, p, pl, tree_here(pl ? pl->src_dir : NULL));
+	check_disk(d, p, work_dir);
+}
+
+void
 doctor_run(struct doctor *d, const struct profile *p, const struct plan *pl, const char *cuda_home,
 	   const char *work_dir)
 {

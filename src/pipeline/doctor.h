@@ -32,6 +32,14 @@ struct doctor {
 /* `p` and `pl` may be NULL (no profile): then only the toolchain is checked. */
 void doctor_run(struct doctor *d, const struct profile *p, const struct plan *pl,
 		const char *cuda_home, const char *work_dir);
+/*
+ * The part of doctor_run a fetch alone can fail (a build stopped after it,
+ * --until fetch): the host, a --source tree's patches, the disk. The
+ * toolchain, the libraries and TMPDIR are for the steps after it: a run
+ * that never reaches them starts no probe of them.
+ */
+void doctor_run_fetch(struct doctor *d, const struct profile *p, const struct plan *pl,
+		      const char *work_dir);
 void doctor_release(struct doctor *d);
 int doctor_failed(const struct doctor *d);
 /*

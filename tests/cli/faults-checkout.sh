@@ -14,15 +14,18 @@ fetch_only() { "$BW" --profile "$TMP/f90.yaml" --work "$w" --out "$o" --until fe
 # submodule_ok PARENT PATH NAME: what `git submodule status` marks ' ':
 # registered (its url in PARENT's config), a repository of its own at
 # PATH, at the commit PARENT records. Asked of git's plumbing: the
-# porcelain is a shell script, a third of each of the ~90 checks' CPU.
+# porcelain is a shell script, a third of each of the ~90 checks' CPU;
+# one rev-parse says both the submodule's top level and its HEAD.
 submodule_ok() {
 	git -C "$1" config "submodule.$3.url" >/dev/null &&
-		[ "$(git -C "$1/$2" rev-parse --show-toplevel 2>/dev/null)" = "$1/$2" ] &&
-		[ "$(git -C "$1/$2" rev-parse HEAD)" = "$(git -C "$1" rev-parse "HEAD:$2")" ]
+		[ "$(git -C "$1/$2" rev-parse --show-toplevel HEAD 2>/dev/null)" = "$1/$2
+$(git -C "$1" rev-parse "HEAD:$2")" ]
 }
 checkout_whole() {
+	version=
+	read -r version 2>/dev/null <"$w/src/third_party/cutlite/VERSION" || :
 	{
-		[ "$(cat "$w/src/third_party/cutlite/VERSION" 2>/dev/null)" = 3.4 ] &&
+		[ "$version" = 3.4 ] &&
 			[ -f "$w/src/third_party/cutlite/third_party/cute/include/cute/fast_math.h" ] &&
 			[ -z "$(git -C "$w/src" status --porcelain --ignore-submodules=none)" ] &&
 			submodule_ok "$w/src" third_party/cutlite third_party/cutlite &&

@@ -156,6 +156,12 @@ contains "$TMP/err" "hint: 'bwbuild doctor --profile $TMP/src.yaml --set build.c
 [ ! -e "$TMP/work/src" ] || fail "a checkout was made before the checks failed"
 TMPDIR=/nonexistent run 0 "$BW" --profile "$TMP/src.yaml" --work "$TMP/work" --out "$TMP/wheels" --until fetch --no-preflight
 contains "$TMP/err" "bwbuild: stopped after 'fetch' as asked"
+# A build stopped after the fetch is checked for what a fetch can fail (the
+# host, the disk, a --source tree's patches): TMPDIR is for nvcc and the
+# compilers, steps it never runs, so it fetches with the preflight on.
+TMPDIR=/nonexistent run 0 "$BW" --profile "$TMP/src.yaml" --work "$TMP/work" --out "$TMP/wheels" --until fetch
+if grep -q "preflight" "$TMP/err"; then fail "a build until fetch was stopped by a check of later steps: $(cat "$TMP/err")"; fi
+contains "$TMP/err" "bwbuild: stopped after 'fetch' as asked"
 run 0 "$BW" --profile "$TMP/src.yaml" --work "$TMP/work" --out "$TMP/wheels" --until fetch
 cp -r "$TMP/work/src" "$TMP/tree"
 commit=$(git -C "$TMP/tree" rev-parse HEAD)
