@@ -104,7 +104,7 @@ preflight(const struct build *b, const struct build_opts *o, int steps_failed)
 	size_t failed = 0;
 
 	if (!o->no_preflight) {
-		doctor_run(&d, &b->profile, &b->plan, b->plan.cuda_home, b->plan.work_dir);
+		doctor_preflight(&d, &b->profile, &b->plan, b->plan.cuda_home, b->plan.work_dir);
 		for (size_t i = 0; i < d.n; i++) {
 			if (!doctor_blocks_build(&d.checks[i]) ||
 			    (steps_failed && step_checks_too(d.checks[i].name)))

@@ -623,13 +623,16 @@ check_python(struct doctor *d, const struct profile *p, const char *src)
 		    "%s", (int)strcspn(why.s, "\n"), why.s, hint.s);
 		buf_release(&hint);
 	}
-	if (found) {
+	/* Only a warning: never asked for a build's preflight. */
+	if (found && !d->preflight) {
 		if (!python_imports(py.s, "build"))
 			add(d, CHECK_WARN, "python build", "%s cannot import 'build'; trees with only "
 			    "pyproject.toml (scikit-build-core) need it: apt-get install python3-build",
 			    py.s);
 		else
 			add(d, CHECK_OK, "python build", "'python3 -m build' available (pyproject trees)");
+	}
+	if (found) {
 		check_python_imports(d, p, py.s, src);
 		check_build_env(d, p, py.s, src);
 		if (p)
@@ -992,15 +995,16 @@ doctor_check_host_libs(struct doctor *d, const struct profile *p, const char *sr
 	check_nvml(d, p, src, cuda_home, h);
 }
 
-void
-doctor_run(struct doctor *d, const struct profile *p, const struct plan *pl, const char *cuda_home,
-	   const char *work_dir)
+static void
+run_checks(struct doctor *d, const struct profile *p, const struct plan *pl, const char *cuda_home,
+	   const char *work_dir, int preflight)
 {
 	const struct doctor_host here = { "", host_machine() };
 	unsigned cuda;
 	const char *src;
 
 	memset(d, 0, sizeof(*d));
+	d->preflight = preflight;
 	doctor_check_host(d, p, here.machine);
 	cuda = check_nvcc(d, p, cuda_home);
 	check_host_compiler(d, cuda);
@@ -1021,7 +1025,24 @@ doctor_run(struct doctor *d, const struct profile *p, const struct plan *pl, con
 	check_disk(d, p, work_dir);
 	if (pl)
 		check_memory(d, pl);
+	/* What these find never stops a build (doctor_blocks_build): not asked for one. */
+	if (preflight)
+		return;
 	if (pl && pl->remote)
 		remote_check_all(pl->remote, add_remote, d);
 	check_gpus(d, pl, cuda);
+}
+
+void
+doctor_run(struct doctor *d, const struct profile *p, const struct plan *pl, const char *cuda_home,
+	   const char *work_dir)
+{
+	run_checks(d, p, pl, cuda_home, work_dir, 0);
+}
+
+void
+doctor_preflight(struct doctor *d, const struct profile *p, const struct plan *pl,
+		 const char *cuda_home, const char *work_dir)
+{
+	run_checks(d, p, pl, cuda_home, work_dir, 1);
 }

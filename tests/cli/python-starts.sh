@@ -1,0 +1,32 @@
+# The Pythons a build starts, counted: build.python is a wrapper that
+# writes one line per start (the first line of a -c program, else its
+# arguments) and runs the system's python3. A build starts each hundreds of
+# times across the suites, and a setup.py start costs 0.6 CPU s here:
+# none may be asked for what no one reads or what was asked already.
+. "$(dirname "$0")/lib.sh"
+log="$TMP/starts"
+py="$TMP/py/python3"
+mkdir -p "$TMP/py"
+cat >"$py" <<EOF
+#!/bin/sh
+if [ "\${1:-}" = -c ]; then
+	printf -- '-c %s\n' "\$(printf '%s\n' "\$2" | head -n 1)" >>"$log"
+else
+	printf '%s\n' "\$*" >>"$log"
+fi
+exec /usr/bin/python3 "\$@"
+EOF
+chmod 755 "$py"
+example_profile "$TMP" "$TMP/p.yaml" starts "build:" "  python: $py"
+
+# doctor says whether 'python3 -m build' is there (a warning when not); a
+# build's preflight stops only at what fails, so it does not ask.
+: >"$log"
+run 0 "$BW" doctor --profile "$TMP/p.yaml"
+contains "$log" "-c import build"
+: >"$log"
+run 0 "$BW" build --profile "$TMP/p.yaml" --work "$TMP/w" --out "$TMP/o" --until fetch
+if grep -q 'import build' "$log"; then
+	fail "the build's preflight asked whether 'build' imports: $(cat "$log")"
+fi
+pass
