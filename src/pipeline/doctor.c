@@ -491,6 +491,7 @@ check_python_imports(struct doctor *d, const struct profile *p, const char *py, 
 {
 	struct py_needs n;
 	struct strvec mods = STRVEC_INIT, missing = STRVEC_INIT, dmiss = STRVEC_INIT;
+	struct strvec asked = STRVEC_INIT, gone = STRVEC_INIT;
 	struct buf list = BUF_INIT, hint = BUF_INIT, entries = BUF_INIT;
 	int scanned = src && py_needs_scan(&n, src, py) == 0;
 
@@ -505,10 +506,21 @@ check_python_imports(struct doctor *d, const struct profile *p, const char *py, 
 			strvec_push(&mods, n.v[i].module);
 		strvec_join(&n.entries, ", ", &entries);
 	}
-	if (python_missing(py, &mods, &missing) < 0) {
+	/* Both lists asked of one start: the modules the build imports, and those declared. */
+	for (size_t i = 0; i < mods.n; i++)
+		strset_add(&asked, mods.v[i]);
+	for (size_t i = 0; scanned && i < n.declared.n; i++)
+		strset_add(&asked, n.declared.v[i]);
+	if (asked.n && python_missing(py, &asked, &gone) < 0) {
 		add(d, CHECK_WARN, "python imports", "%s could not be asked which modules it has", py);
 		goto out;
 	}
+	for (size_t i = 0; i < mods.n; i++)
+		if (strset_has(&gone, mods.v[i]))
+			strvec_push(&missing, mods.v[i]);
+	for (size_t i = 0; scanned && i < n.declared.n; i++)
+		if (strset_has(&gone, n.declared.v[i]))
+			strvec_push(&dmiss, n.declared.v[i]);
 	for (size_t i = 0; i < missing.n; i++) {
 		const char *where = "torchgen, which the build runs at configure time";
 
@@ -529,7 +541,7 @@ check_python_imports(struct doctor *d, const struct profile *p, const char *py, 
 	else if (!scanned)
 		add(d, CHECK_OK, "python imports", "%s has yaml and typing_extensions (bwbuild's "
 		    "list for PyTorch; --source DIR reads the tree's own)", py);
-	if (scanned && n.declared.n && python_missing(py, &n.declared, &dmiss) == 0 && dmiss.n) {
+	if (scanned && dmiss.n) {
 		buf_reset(&list);
 		buf_reset(&hint);
 		strvec_join(&dmiss, ", ", &list);
@@ -552,6 +564,8 @@ out:
 	strvec_clear(&mods);
 	strvec_clear(&missing);
 	strvec_clear(&dmiss);
+	strvec_clear(&asked);
+	strvec_clear(&gone);
 	buf_release(&list);
 	buf_release(&hint);
 	buf_release(&entries);

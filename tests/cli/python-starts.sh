@@ -30,3 +30,19 @@ if grep -q 'import build' "$log"; then
 	fail "the build's preflight asked whether 'build' imports: $(cat "$log")"
 fi
 pass
+
+# A tree that declares its build requirements (pyproject.toml; the 2.7
+# shape of lib.sh's era_tree), given by --source.
+era_tree 2.7 "$TMP/src27" vendored
+printf 'extends: %s/profiles/demo.yaml\nname: starts27\nbuild:\n  python: %s\n' "$TOP" "$py" >"$TMP/p27.yaml"
+# count PATTERN: the starts in the log whose line is PATTERN.
+count() {
+	grep -cxF -- "$1" "$log" || true
+}
+# doctor asks which modules the interpreter lacks, those the build imports
+# and those pyproject.toml declares, of one start; it reads the tree once.
+: >"$log"
+run 0 "$BW" doctor --profile "$TMP/p27.yaml" --source "$TMP/src27"
+[ "$(count "-c import importlib.util, sys")" = 1 ] ||
+	fail "doctor asked which modules are missing more than once: $(cat "$log")"
+pass
