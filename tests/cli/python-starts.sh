@@ -46,3 +46,14 @@ run 0 "$BW" doctor --profile "$TMP/p27.yaml" --source "$TMP/src27"
 [ "$(count "-c import importlib.util, sys")" = 1 ] ||
 	fail "doctor asked which modules are missing more than once: $(cat "$log")"
 pass
+[ "$(count "data/helpers/bwreqs.py tree $TMP/src27")" = 1 ] ||
+	fail "doctor read the tree's requirements more than once: $(cat "$log")"
+pass
+# A build reads the tree and judges the interpreter for its own check and
+# for its preflight's: each question asked once.
+: >"$log"
+run 0 "$BW" --profile "$TMP/p27.yaml" --source "$TMP/src27" --work "$TMP/w27" --out "$TMP/o27" --until fetch
+for q in "data/helpers/bwreqs.py tree $TMP/src27" "-c import sys" "data/helpers/bwreqs.py match >=4.10.0 4.4.0"; do
+	[ "$(count "$q")" = 1 ] || fail "the build asked '$q' $(count "$q") times: $(cat "$log")"
+done
+pass
