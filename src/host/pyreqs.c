@@ -41,16 +41,64 @@ missing(const char *py, const char *module, struct buf *why)
 	buf_addf(why, "'%s -m pip install %s'", py, !strcmp(module, "packaging") ? module : "tomli");
 }
 
-/* Run the helper with `args` under `py`: its JSON answer, or NULL with why. */
+/*
+ * The helper's answers kept in this process: a build reads the tree for
+ * its preflight's two checks and again for its own, and matches the same
+ * versions twice. Kept per interpreter (its path, file identity and the
+ * PYTHONPATH and PYTHONHOME it runs with) and question and, for a tree,
+ * the identity of each file the helper reads there, so that a tree
+ * checked out anew meanwhile is read again. Only answers are kept, never
+ * a failure.
+ */
+struct answer {
+	char *key, *line;
+};
+static struct answer *answers;
+static size_t answers_n, answers_alloc;
+
+static void
+answer_key(const char *py, const struct strvec *args, struct buf *key)
+{
+	static const char *const read[] = { "pyproject.toml", "requirements-build.txt",
+					    "requirements.txt" };
+	const char *path = getenv("PYTHONPATH"), *home = getenv("PYTHONHOME");
+	char *prog = strchr(py, '/') ? xstrdup(py) : find_program(py);
+	char *id = file_identity(prog);
+
+	buf_addf(key, "%s\n%s\n%s\n%s", py, id, path ? path : "\1", home ? home : "\1");
+	free(prog);
+	free(id);
+	for (size_t i = 0; i < args->n; i++)
+		buf_addf(key, "\n%s", args->v[i]);
+	for (size_t i = 0; args->n == 2 && !strcmp(args->v[0], "tree") && i < ARRAY_SIZE(read); i++) {
+		struct buf f = BUF_INIT;
+
+		buf_addf(&f, "%s/%s", args->v[1], read[i]);
+		id = file_identity(f.s);
+		buf_addf(key, "\n\1%s", id);
+		free(id);
+		buf_release(&f);
+	}
+}
+
+/* Run the helper with `args` under `py` (or take its answer kept): its JSON answer, or NULL with why. */
 static struct json *
 ask(const char *py, const struct strvec *args, struct buf *why)
 {
 	struct proc p = PROC_INIT;
-	struct buf script = BUF_INIT, out = BUF_INIT, err = BUF_INIT;
+	struct buf script = BUF_INIT, out = BUF_INIT, err = BUF_INIT, key = BUF_INIT;
 	struct json *j = NULL;
 	const char *line = NULL, *m;
 	int st;
 
+	answer_key(py, args, &key);
+	for (size_t i = 0; i < answers_n && !line; i++)
+		if (!strcmp(answers[i].key, key.s))
+			line = answers[i].line;
+	if (line) {
+		j = json_parse(line, strlen(line), &err);
+		goto answered;
+	}
 	if (pyreqs_helper(&script) < 0) {
 		buf_addf(why, "bwbuild's Python helper %s is not installed (looked beside the "
 			 "binary and in $BWBUILD_HELPERS_PATH)", script.s);
@@ -75,6 +123,10 @@ ask(const char *py, const struct strvec *args, struct buf *why)
 		buf_rtrim(why);
 		goto out;
 	}
+	ALLOC_GROW(answers, answers_n + 1, answers_alloc);
+	answers[answers_n].key = buf_detach(&key);
+	answers[answers_n++].line = xstrndup(line, strcspn(line, "\n"));
+answered:
 	if ((m = json_str(json_get(j, "missing")))) {
 		missing(py, m, why);
 		json_free(j);
@@ -85,6 +137,7 @@ out:
 	buf_release(&script);
 	buf_release(&out);
 	buf_release(&err);
+	buf_release(&key);
 	return j;
 }
 

@@ -307,28 +307,33 @@ static const char probe[] =
 	"            ok = False\n"
 	"    print(int(ok))\n";
 
+/*
+ * Asked through proc_query: a build asks it for its preflight and again
+ * for the fetch (pyenv_for), the same interpreter the same questions.
+ */
 int
 python_probe(const char *py, const char *pythonpath, const struct strvec *queries,
 	     struct strvec *answers)
 {
-	struct proc p = PROC_INIT;
+	struct strvec args = STRVEC_INIT, env = STRVEC_INIT;
 	struct buf out = BUF_INIT;
 	size_t got = 0;
 	int st;
 
-	strvec_pushl(&p.args, py, "-c", probe, NULL);
+	strvec_pushl(&args, py, "-c", probe, NULL);
 	for (size_t i = 0; i < queries->n; i++)
-		strvec_push(&p.args, queries->v[i]);
+		strvec_push(&args, queries->v[i]);
 	if (pythonpath && *pythonpath)
-		strvec_env_prepend_path(&p.env, "PYTHONPATH", pythonpath);
-	st = proc_run_capture(&p, &out);
+		strvec_env_prepend_path(&env, "PYTHONPATH", pythonpath);
+	st = proc_query((const char *const *)args.v, &env, &out);
 	for (const char *l = out.s; st == 0 && *l && got < queries->n; got++) {
 		size_t n = strcspn(l, "\n");
 
 		strvec_pushf(answers, "%.*s", (int)n, l);
 		l += n + (l[n] == '\n');
 	}
-	proc_release(&p);
+	strvec_clear(&args);
+	strvec_clear(&env);
 	buf_release(&out);
 	return st == 0 && got == queries->n ? 0 : -1;
 }

@@ -49,7 +49,8 @@ int python_guess(struct buf *out, const char *preferred);
  * What `py` has, with `pythonpath` (NULL or "": none) first on
  * PYTHONPATH: for each query "d:DIST" the distribution's version ("" when
  * absent), for "m:MODULE" "1" or "0" as the module imports; one answer a
- * query, in order, into `answers`. -1 when the interpreter could not be
+ * query, in order, into `answers`. Asked once per interpreter, path and
+ * queries in a process (proc_query). -1 when the interpreter could not be
  * asked.
  */
 struct strvec;

@@ -491,6 +491,7 @@ check_python_imports(struct doctor *d, const struct profile *p, const char *py, 
 {
 	struct py_needs n;
 	struct strvec mods = STRVEC_INIT, missing = STRVEC_INIT, dmiss = STRVEC_INIT;
+	struct strvec asked = STRVEC_INIT, gone = STRVEC_INIT;
 	struct buf list = BUF_INIT, hint = BUF_INIT, entries = BUF_INIT;
 	int scanned = src && py_needs_scan(&n, src, py) == 0;
 
@@ -505,10 +506,21 @@ check_python_imports(struct doctor *d, const struct profile *p, const char *py, 
 			strvec_push(&mods, n.v[i].module);
 		strvec_join(&n.entries, ", ", &entries);
 	}
-	if (python_missing(py, &mods, &missing) < 0) {
+	/* Both lists asked of one start: the modules the build imports, and those declared. */
+	for (size_t i = 0; i < mods.n; i++)
+		strset_add(&asked, mods.v[i]);
+	for (size_t i = 0; scanned && i < n.declared.n; i++)
+		strset_add(&asked, n.declared.v[i]);
+	if (asked.n && python_missing(py, &asked, &gone) < 0) {
 		add(d, CHECK_WARN, "python imports", "%s could not be asked which modules it has", py);
 		goto out;
 	}
+	for (size_t i = 0; i < mods.n; i++)
+		if (strset_has(&gone, mods.v[i]))
+			strvec_push(&missing, mods.v[i]);
+	for (size_t i = 0; scanned && i < n.declared.n; i++)
+		if (strset_has(&gone, n.declared.v[i]))
+			strvec_push(&dmiss, n.declared.v[i]);
 	for (size_t i = 0; i < missing.n; i++) {
 		const char *where = "torchgen, which the build runs at configure time";
 
@@ -529,7 +541,7 @@ check_python_imports(struct doctor *d, const struct profile *p, const char *py, 
 	else if (!scanned)
 		add(d, CHECK_OK, "python imports", "%s has yaml and typing_extensions (bwbuild's "
 		    "list for PyTorch; --source DIR reads the tree's own)", py);
-	if (scanned && n.declared.n && python_missing(py, &n.declared, &dmiss) == 0 && dmiss.n) {
+	if (scanned && dmiss.n) {
 		buf_reset(&list);
 		buf_reset(&hint);
 		strvec_join(&dmiss, ", ", &list);
@@ -552,6 +564,8 @@ out:
 	strvec_clear(&mods);
 	strvec_clear(&missing);
 	strvec_clear(&dmiss);
+	strvec_clear(&asked);
+	strvec_clear(&gone);
 	buf_release(&list);
 	buf_release(&hint);
 	buf_release(&entries);
@@ -623,13 +637,16 @@ check_python(struct doctor *d, const struct profile *p, const char *src)
 		    "%s", (int)strcspn(why.s, "\n"), why.s, hint.s);
 		buf_release(&hint);
 	}
-	if (found) {
+	/* Only a warning: never asked for a build's preflight. */
+	if (found && !d->preflight) {
 		if (!python_imports(py.s, "build"))
 			add(d, CHECK_WARN, "python build", "%s cannot import 'build'; trees with only "
 			    "pyproject.toml (scikit-build-core) need it: apt-get install python3-build",
 			    py.s);
 		else
 			add(d, CHECK_OK, "python build", "'python3 -m build' available (pyproject trees)");
+	}
+	if (found) {
 		check_python_imports(d, p, py.s, src);
 		check_build_env(d, p, py.s, src);
 		if (p)
@@ -1002,15 +1019,16 @@ doctor_run_fetch(struct doctor *d, const struct profile *p, const struct plan *p
 	check_disk(d, p, work_dir);
 }
 
-void
-doctor_run(struct doctor *d, const struct profile *p, const struct plan *pl, const char *cuda_home,
-	   const char *work_dir)
+static void
+run_checks(struct doctor *d, const struct profile *p, const struct plan *pl, const char *cuda_home,
+	   const char *work_dir, int preflight)
 {
 	const struct doctor_host here = { "", host_machine() };
 	unsigned cuda;
 	const char *src;
 
 	memset(d, 0, sizeof(*d));
+	d->preflight = preflight;
 	doctor_check_host(d, p, here.machine);
 	cuda = check_nvcc(d, p, cuda_home);
 	check_host_compiler(d, cuda);
@@ -1031,7 +1049,24 @@ doctor_run(struct doctor *d, const struct profile *p, const struct plan *pl, con
 	check_disk(d, p, work_dir);
 	if (pl)
 		check_memory(d, pl);
+	/* What these find never stops a build (doctor_blocks_build): not asked for one. */
+	if (preflight)
+		return;
 	if (pl && pl->remote)
 		remote_check_all(pl->remote, add_remote, d);
 	check_gpus(d, pl, cuda);
+}
+
+void
+doctor_run(struct doctor *d, const struct profile *p, const struct plan *pl, const char *cuda_home,
+	   const char *work_dir)
+{
+	run_checks(d, p, pl, cuda_home, work_dir, 0);
+}
+
+void
+doctor_preflight(struct doctor *d, const struct profile *p, const struct plan *pl,
+		 const char *cuda_home, const char *work_dir)
+{
+	run_checks(d, p, pl, cuda_home, work_dir, 1);
 }

@@ -27,6 +27,7 @@ struct check {
 struct doctor {
 	struct check *checks;
 	size_t n, cap;
+	int preflight;  /* doctor_preflight's: only the checks that can stop a build */
 };
 
 /* `p` and `pl` may be NULL (no profile): then only the toolchain is checked. */
@@ -40,6 +41,15 @@ void doctor_run(struct doctor *d, const struct profile *p, const struct plan *pl
  */
 void doctor_run_fetch(struct doctor *d, const struct profile *p, const struct plan *pl,
 		      const char *work_dir);
+/*
+ * doctor_run for a build's preflight: the checks whose failure can stop a
+ * build (doctor_blocks_build), without those that can only warn or whose
+ * failure a build gets past, which start processes ('python3 -c "import
+ * build"', nvidia-smi, a probe of each build.remote host) for lines no one
+ * reads.
+ */
+void doctor_preflight(struct doctor *d, const struct profile *p, const struct plan *pl,
+		      const char *cuda_home, const char *work_dir);
 void doctor_release(struct doctor *d);
 int doctor_failed(const struct doctor *d);
 /*

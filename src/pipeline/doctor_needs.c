@@ -79,16 +79,17 @@ static const char numpy_probe[] =
 /*
  * Whether `python` can import numpy: 1 yes, 0 no (what its import said in
  * `err`, empty when numpy is not there at all), -1 when it cannot be asked.
+ * Asked once a run (proc_query): a build asks for its own check, its
+ * preflight's and its fetch's, and each start imports numpy.
  */
 static int
 python_has_numpy(const char *python, struct buf *err)
 {
-	struct proc pr = PROC_INIT;
+	const char *argv[] = { python, "-c", numpy_probe, NULL };
 	struct buf out = BUF_INIT;
 	int rc = -1;
 
-	strvec_pushl(&pr.args, python, "-c", numpy_probe, NULL);
-	if (proc_run_capture(&pr, &out) == 0 && out.len) {
+	if (proc_query(argv, NULL, &out) == 0 && out.len) {
 		buf_setlen(&out, strcspn(out.s, "\n"));
 		if (!strcmp(out.s, "ok"))
 			rc = 1;
@@ -99,7 +100,6 @@ python_has_numpy(const char *python, struct buf *err)
 			rc = 0;
 		}
 	}
-	proc_release(&pr);
 	buf_release(&out);
 	return rc;
 }

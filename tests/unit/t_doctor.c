@@ -68,7 +68,7 @@ t_doctor_numpy_broken(void)
 		"file: No such file or directory\n''')\n";
 	const char *d = t_tmpdir("numpy");
 	struct profile p;
-	struct buf f = BUF_INIT, py = BUF_INIT, want = BUF_INIT;
+	struct buf f = BUF_INIT, py = BUF_INIT, want = BUF_INIT, starts = BUF_INIT;
 	const char *e;
 
 	memset(&p, 0, sizeof(p));
@@ -80,7 +80,8 @@ t_doctor_numpy_broken(void)
 	CHECK(write_file_atomic(f.s, init, strlen(init)) == 0);
 	buf_addf(&py, "%s/python3", d);
 	buf_reset(&f);
-	buf_addf(&f, "#!/bin/sh\nPYTHONPATH='%s/site' exec /usr/bin/python3 \"$@\"\n", d);
+	buf_addf(&f, "#!/bin/sh\necho x >> '%s/starts'\nPYTHONPATH='%s/site' exec /usr/bin/python3 "
+		 "\"$@\"\n", d, d);
 	CHECK(write_file_atomic(py.s, f.s, f.len) == 0 && chmod(py.s, 0755) == 0);
 	t_stderr_begin();
 	CHECK(numpy_check(&p, NULL, py.s) < 0);
@@ -94,6 +95,15 @@ t_doctor_numpy_broken(void)
 	CHECK(strstr(e, want.s) != NULL);
 	if (!strstr(e, want.s))
 		fprintf(stderr, "got: %s\n", e);
+	/* Asked again (the preflight, the fetch): the same answer, not another start. */
+	t_stderr_begin();
+	CHECK(numpy_check(&p, NULL, py.s) < 0);
+	CHECK(strstr(t_stderr_end(), want.s) != NULL);
+	buf_reset(&f);
+	buf_addf(&f, "%s/starts", d);
+	CHECK(read_file(&starts, f.s) == 0);
+	CHECK_STR(starts.s, "x\n");
+	buf_release(&starts);
 	remove_tree(d);
 	buf_release(&f);
 	buf_release(&py);

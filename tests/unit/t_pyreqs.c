@@ -3,6 +3,7 @@
 
 #include "../../src/core/buf.h"
 #include "../../src/core/strvec.h"
+#include "../../src/core/util.h"
 #include "../../src/host/pyreqs.h"
 #include "../../src/host/python.h"
 #include "t.h"
@@ -28,6 +29,53 @@ meets(const char *py, const char *spec, const char *version)
 	strvec_clear(&pairs);
 	buf_release(&why);
 	return ok;
+}
+
+/*
+ * A build reads the tree for its preflight and again for its own check:
+ * one start per interpreter, question and state of the files the helper
+ * reads; a file rewritten (a checkout) is read again.
+ */
+static void
+t_pyreqs_once(const char *dir)
+{
+	struct buf py = BUF_INIT, text = BUF_INIT, count = BUF_INIT, got = BUF_INIT, why = BUF_INIT;
+	struct buf src = BUF_INIT;
+	struct strvec pairs = STRVEC_INIT;
+	struct pytree t;
+	int ok[1];
+
+	buf_addf(&py, "%s/once/python3", dir);
+	buf_addf(&count, "%s/once/starts", dir);
+	buf_addf(&src, "%s/once/tree", dir);
+	buf_addf(&text, "#!/bin/sh\necho \"$2\" >> %s\n"
+		 "if [ \"$2\" = tree ]; then echo '{\"pyproject\": {\"table\": true, \"backend\": \"b\"}}'; "
+		 "else echo '{\"match\": [true]}'; fi\n", count.s);
+	t_put(dir, "once/python3", text.s, 1);
+	t_put(dir, "once/tree/pyproject.toml", "[build-system]\n", 0);
+	CHECK(pytree_read(&t, py.s, src.s, &why) == 0 && t.has_pyproject && !strcmp(t.backend, "b"));
+	pytree_release(&t);
+	CHECK(pytree_read(&t, py.s, src.s, &why) == 0 && t.has_pyproject && !strcmp(t.backend, "b"));
+	pytree_release(&t);
+	strvec_pushl(&pairs, ">=1", "2", NULL);
+	CHECK(pyreqs_match(py.s, &pairs, ok, &why) == 0 && ok[0] == 1);
+	CHECK(pyreqs_match(py.s, &pairs, ok, &why) == 0 && ok[0] == 1);
+	CHECK(read_file(&got, count.s) == 0);
+	CHECK_STR(got.s, "tree\nmatch\n");
+	/* the tree checked out anew: read again */
+	t_put(dir, "once/tree/pyproject.toml", "[build-system]\nrequires = []\n", 0);
+	CHECK(pytree_read(&t, py.s, src.s, &why) == 0);
+	pytree_release(&t);
+	buf_reset(&got);
+	CHECK(read_file(&got, count.s) == 0);
+	CHECK_STR(got.s, "tree\nmatch\ntree\n");
+	strvec_clear(&pairs);
+	buf_release(&py);
+	buf_release(&text);
+	buf_release(&count);
+	buf_release(&got);
+	buf_release(&why);
+	buf_release(&src);
 }
 
 void
@@ -123,6 +171,7 @@ t_pyreqs(void)
 		pytree_release(&t);
 		t_env_restore("PYTHONPATH", old);
 	}
+	t_pyreqs_once(dir);
 	buf_release(&py);
 	buf_release(&why);
 	buf_release(&src);

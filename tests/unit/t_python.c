@@ -5,6 +5,7 @@
 #include "../../src/core/buf.h"
 #include "../../src/core/proc.h"
 #include "../../src/core/safefile.h"
+#include "../../src/core/strvec.h"
 #include "../../src/core/util.h"
 #include "../../src/host/python.h"
 #include "t.h"
@@ -95,6 +96,23 @@ t_python_setuptools(const char *dir)
 		CHECK(python_setuptools("python3", NULL, &st) == 0);
 		CHECK_STR(st.version.s, out.s);
 		CHECK(ends_with(st.file.s, "/setuptools/__init__.py"));
+
+		/*
+		 * Read from the metadata file, not through importlib.metadata (0.15
+		 * CPU s a run more): with it unimportable the answer is the same.
+		 */
+		buf_reset(&py);
+		buf_addf(&py, "%s/nometa/sitecustomize.py", dir);
+		script(py.s, "import sys\n"
+			     "class NoMetadata:\n"
+			     "    def find_spec(self, name, path=None, target=None):\n"
+			     "        if name.startswith('importlib.metadata'):\n"
+			     "            raise ImportError('importlib.metadata: not for the probe')\n"
+			     "sys.meta_path.insert(0, NoMetadata())\n");
+		buf_setlen(&py, py.len - strlen("/sitecustomize.py"));
+		CHECK(python_setuptools("python3", py.s, &st) == 0);
+		CHECK_STR(st.version.s, out.s);
+		CHECK(ends_with(st.file.s, "/setuptools/__init__.py"));
 		proc_release(&p);
 		buf_release(&out);
 	}
@@ -143,6 +161,43 @@ t_python_setuptools(const char *dir)
 	buf_release(&text);
 	buf_release(&count);
 	python_setuptools_release(&st);
+}
+
+/*
+ * The build asks the same interpreter the same d:/m: questions for its
+ * preflight and again for the fetch: one start per interpreter, PYTHONPATH
+ * and queries.
+ */
+static void
+t_python_probe_once(const char *dir)
+{
+	struct buf py = BUF_INIT, text = BUF_INIT, count = BUF_INIT, got = BUF_INIT;
+	struct strvec q = STRVEC_INIT, a = STRVEC_INIT;
+
+	buf_addf(&py, "%s/probed/python3", dir);
+	buf_addf(&count, "%s/probed/starts", dir);
+	buf_addf(&text, "#!/bin/sh\necho x >> %s\nprintf '78.1.1\\n1\\n'\n", count.s);
+	script(py.s, text.s);
+	strvec_pushl(&q, "d:setuptools", "m:setuptools.command.bdist_wheel", NULL);
+	CHECK(python_probe(py.s, NULL, &q, &a) == 0);
+	CHECK(a.n == 2 && !strcmp(a.v[0], "78.1.1") && !strcmp(a.v[1], "1"));
+	strvec_clear(&a);
+	CHECK(python_probe(py.s, NULL, &q, &a) == 0);
+	CHECK(a.n == 2 && !strcmp(a.v[0], "78.1.1") && !strcmp(a.v[1], "1"));
+	CHECK(read_file(&got, count.s) == 0);
+	CHECK_STR(got.s, "x\n");
+	/* Another PYTHONPATH is another question. */
+	strvec_clear(&a);
+	CHECK(python_probe(py.s, "/prefix/site", &q, &a) == 0);
+	buf_reset(&got);
+	CHECK(read_file(&got, count.s) == 0);
+	CHECK_STR(got.s, "x\nx\n");
+	strvec_clear(&q);
+	strvec_clear(&a);
+	buf_release(&py);
+	buf_release(&text);
+	buf_release(&count);
+	buf_release(&got);
 }
 
 void
@@ -206,6 +261,7 @@ t_python(void)
 	CHECK(python_imports("python3", "bwbuild_no_such_module") == 0);
 
 	t_python_setuptools(dir);
+	t_python_probe_once(dir);
 	restore("VIRTUAL_ENV", venv0);
 	restore("CONDA_PREFIX", conda0);
 	remove_tree(dir);
