@@ -109,8 +109,8 @@ preflight(const struct build *b, const struct build_opts *o, int last, int steps
 		if (last < STEP_CONFIGURE)
 			doctor_run_fetch(&d, &b->profile, &b->plan, b->plan.work_dir);
 		else
-			doctor_run(&d, &b->profile, &b->plan, b->plan.cuda_home,
-				   b->plan.work_dir);
+			doctor_preflight(&d, &b->profile, &b->plan, b->plan.cuda_home,
+					 b->plan.work_dir);
 		for (size_t i = 0; i < d.n; i++) {
 			if (!doctor_blocks_build(&d.checks[i]) ||
 			    (steps_failed && step_checks_too(d.checks[i].name)))

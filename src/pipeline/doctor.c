@@ -623,13 +623,15 @@ check_python(struct doctor *d, const struct profile *p, const char *src)
 		    "%s", (int)strcspn(why.s, "\n"), why.s, hint.s);
 		buf_release(&hint);
 	}
-	if (found) {
+	if (found && !d->preflight) {
 		if (!python_imports(py.s, "build"))
 			add(d, CHECK_WARN, "python build", "%s cannot import 'build'; trees with only "
 			    "pyproject.toml (scikit-build-core) need it: apt-get install python3-build",
 			    py.s);
 		else
 			add(d, CHECK_OK, "python build", "'python3 -m build' available (pyproject trees)");
+	}
+	if (found) {
 		check_python_imports(d, p, py.s, src);
 		check_build_env(d, p, py.s, src);
 		if (p)
@@ -1002,15 +1004,16 @@ doctor_run_fetch(struct doctor *d, const struct profile *p, const struct plan *p
 	check_disk(d, p, work_dir);
 }
 
-void
-doctor_run(struct doctor *d, const struct profile *p, const struct plan *pl, const char *cuda_home,
-	   const char *work_dir)
+static void
+run_checks(struct doctor *d, const struct profile *p, const struct plan *pl, const char *cuda_home,
+	   const char *work_dir, int preflight)
 {
 	const struct doctor_host here = { "", host_machine() };
 	unsigned cuda;
 	const char *src;
 
 	memset(d, 0, sizeof(*d));
+	d->preflight = preflight;
 	doctor_check_host(d, p, here.machine);
 	cuda = check_nvcc(d, p, cuda_home);
 	check_host_compiler(d, cuda);
@@ -1034,4 +1037,18 @@ doctor_run(struct doctor *d, const struct profile *p, const struct plan *pl, con
 	if (pl && pl->remote)
 		remote_check_all(pl->remote, add_remote, d);
 	check_gpus(d, pl, cuda);
+}
+
+void
+doctor_run(struct doctor *d, const struct profile *p, const struct plan *pl, const char *cuda_home,
+	   const char *work_dir)
+{
+	run_checks(d, p, pl, cuda_home, work_dir, 0);
+}
+
+void
+doctor_preflight(struct doctor *d, const struct profile *p, const struct plan *pl,
+		 const char *cuda_home, const char *work_dir)
+{
+	run_checks(d, p, pl, cuda_home, work_dir, 1);
 }

@@ -27,11 +27,19 @@ struct check {
 struct doctor {
 	struct check *checks;
 	size_t n, cap;
+	int preflight;  /* a build's (doctor_preflight): only what can fail is asked */
 };
 
 /* `p` and `pl` may be NULL (no profile): then only the toolchain is checked. */
 void doctor_run(struct doctor *d, const struct profile *p, const struct plan *pl,
 		const char *cuda_home, const char *work_dir);
+/*
+ * doctor_run before a build, which reports only the checks that fail: one
+ * that can at worst warn starts no process there ('import build', for
+ * pyproject trees, which the fetch step asks itself of the tree's era).
+ */
+void doctor_preflight(struct doctor *d, const struct profile *p, const struct plan *pl,
+		      const char *cuda_home, const char *work_dir);
 /*
  * The part of doctor_run a fetch alone can fail (a build stopped after it,
  * --until fetch): the host, a --source tree's patches, the disk. The
