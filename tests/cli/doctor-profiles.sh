@@ -133,3 +133,28 @@ for p in ps:
 assert not bad, bad
 PY
 pass
+
+# A build's preflight reports only the checks that fail, so one that can at
+# worst warn starts no process there: doctor asks python for 'build'
+# (pyproject trees), the build leaves that to its fetch step, which asks
+# it of the trees whose era needs it. Each python started writes its
+# arguments to pyargs; the build's whole preflight runs (a build past the
+# fetch), then its fetch stops at a ref the repository lacks.
+mkdir -p "$TMP/py"
+cat >"$TMP/py/python3" <<PY
+#!/bin/sh
+printf '%s\n' "\$*" >>"$TMP/py/pyargs"
+exec /usr/bin/python3 "\$@"
+PY
+chmod +x "$TMP/py/python3"
+example_profile "$TMP/py" "$TMP/py.yaml" pyargs "  ref: no-such-ref" "build:" "  python: $TMP/py/python3"
+run 0 "$BW" doctor --profile "$TMP/py.yaml"
+contains "$TMP/out" "python build"
+contains "$TMP/py/pyargs" "-c import build"
+rm -f "$TMP/py/pyargs"
+BWBUILD_CACHE_DIR="$TMP/py/cache" run 1 "$BW" build --profile "$TMP/py.yaml" --work "$TMP/py/w" \
+	--out "$TMP/py/out" --until configure
+contains "$TMP/err" "no-such-ref"
+contains "$TMP/py/pyargs" "-c import os"
+! grep -qxF -- "-c import build" "$TMP/py/pyargs" || fail "a build's preflight asked python for 'build'"
+pass

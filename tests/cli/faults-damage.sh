@@ -3,9 +3,9 @@
 # directory writable by others, an --out that cannot be made.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/lib-faults.sh"
-# The mirrors the damage goes into: a first build fills them.
-build 0
-consistent "a clean build"
+# The mirrors the damage goes into: a first fetch fills them. The build
+# after the damage below is then the suite's whole build of a new tree.
+run 0 "$BW" --profile "$TMP/f90.yaml" --work "$w" --out "$o" --until fetch
 # A corrupt mirror is named, re-fetched, and the build goes on; so is a
 # mirror that is not a repository at all.
 rm -rf "$w"
@@ -29,20 +29,22 @@ contains "$TMP/err" "is damaged"
 contains "$TMP/err" "cannot be opened"
 consistent "a corrupt mirror"
 
-# A ledger line of a live process that is not a compile: reset at start.
+# A ledger line of a live process that is not a compile, and a truncated
+# CMakeCache.txt, in one build whose compile has every unit to do: the
+# ledger is reset at start, and the build configures again instead of
+# failing for ever.
 mkdir -p "$w/launch"
 sleep 30 &
 sleeper=$!
 echo "1 $sleeper R 99999999999999 stale.cu#0" > "$w/launch/ledger"
+head -c 100 "$w/src/build/CMakeCache.txt" > "$TMP/cc90" && cp "$TMP/cc90" "$w/src/build/CMakeCache.txt"
 touch_src
 build 0
 kill "$sleeper" 2>/dev/null || true
-consistent "a stale ledger"
-
-# A truncated CMakeCache.txt configures again instead of failing for ever.
-head -c 100 "$w/src/build/CMakeCache.txt" > "$TMP/cc90" && cp "$TMP/cc90" "$w/src/build/CMakeCache.txt"
-build 0
-consistent "a truncated CMakeCache.txt"
+contains "$TMP/err" "CMakeCache.txt is incomplete; configuring again"
+! grep -q 'stale\.cu' "$w/launch/ledger" || fail "the stale ledger line outlived the build"
+pass
+consistent "a stale ledger and a truncated CMakeCache.txt"
 
 # Cache directories of others, or writable by others, are refused.
 mkdir -p "$TMP/cache90w" && chmod 777 "$TMP/cache90w"
