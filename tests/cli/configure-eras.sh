@@ -125,25 +125,25 @@ if grep -q "settings changed" "$TMP/err"; then fail "an unchanged build director
 
 # 4. ... and not adopted when a setting differs, which is named.
 rm "$w/configure.stamp"
-run 0 "$BW" --profile "$TMP/v26.yaml" --work "$w" --out "$TMP/out71" --until configure \
+PATH="$TMP/fakebin:$PATH" run 0 "$BW" --profile "$TMP/v26.yaml" --work "$w" --out "$TMP/out71" --until configure \
 	--set features.mem_eff_attention=off
 contains "$TMP/err" "configure: settings changed since the last configure; removing"
 contains "$TMP/err" "  USE_MEM_EFF_ATTENTION: 1 -> 0"
 # With a stamp, a changed variable is named too.
-run 0 "$BW" --profile "$TMP/v26.yaml" --work "$w" --out "$TMP/out71" --until configure \
+PATH="$TMP/fakebin:$PATH" run 0 "$BW" --profile "$TMP/v26.yaml" --work "$w" --out "$TMP/out71" --until configure \
 	--set features.mem_eff_attention=off --set build.env.CFLAGS=-O1
 contains "$TMP/err" "  CFLAGS: (unset) -> -O1"
 if grep -q "USE_MEM_EFF_ATTENTION:" "$TMP/err"; then fail "an unchanged setting was named"; fi
 
 # A configure killed before CMake wrote build.ninja is configured again on its cache.
 rm "$w/configure.stamp" "$w/src/build/build.ninja"
-run 0 "$BW" --profile "$TMP/v26.yaml" --work "$w" --out "$TMP/out71" --until configure \
+PATH="$TMP/fakebin:$PATH" run 0 "$BW" --profile "$TMP/v26.yaml" --work "$w" --out "$TMP/out71" --until configure \
 	--set features.mem_eff_attention=off --set build.env.CFLAGS=-O1
 contains "$TMP/err" "CMakeCache.txt holds the plan's settings, but its configure did not finish; configuring again from a fresh cache (build outputs kept)"
 { [ -s "$w/src/build/build.ninja" ] && [ -s "$w/configure.stamp" ]; } || fail "the interrupted configure was not finished"
 # SIGTERM during a real configure: whatever it left, the next run finishes without calling it changed.
 rm -rf "$w/src/build" "$w/configure.stamp"
-"$BW" --profile "$TMP/v26.yaml" --work "$w" --out "$TMP/out71" --until configure \
+PATH="$TMP/fakebin:$PATH" "$BW" --profile "$TMP/v26.yaml" --work "$w" --out "$TMP/out71" --until configure \
 	--set features.mem_eff_attention=off --set build.env.CFLAGS=-O1 >"$TMP/k.out" 2>"$TMP/k.err" &
 bw=$!
 i=0
@@ -154,17 +154,17 @@ wait "$bw"
 st=$?
 set -e
 [ "$st" = 143 ] || [ "$st" = 0 ] || fail "configure stopped by SIGTERM exited $st: $(cat "$TMP/k.err")"
-run 0 "$BW" --profile "$TMP/v26.yaml" --work "$w" --out "$TMP/out71" --until configure \
+PATH="$TMP/fakebin:$PATH" run 0 "$BW" --profile "$TMP/v26.yaml" --work "$w" --out "$TMP/out71" --until configure \
 	--set features.mem_eff_attention=off --set build.env.CFLAGS=-O1
 if grep -q "settings changed" "$TMP/err"; then fail "a killed configure was taken for changed settings"; fi
 [ -s "$w/configure.stamp" ] || fail "no configure.stamp after resuming a killed configure"
 
 # 5. A killed compile resumes: ninja goes on, nothing built is built again.
-run 0 "$BW" --profile "$TMP/v26.yaml" --work "$w" --out "$TMP/out71" --until compile \
+PATH="$TMP/fakebin:$PATH" run 0 "$BW" --profile "$TMP/v26.yaml" --work "$w" --out "$TMP/out71" --until compile \
 	--set features.mem_eff_attention=off --set build.env.CFLAGS=-O1
 n=$(wc -l < "$w/src/build/.ninja_log")
 rm -f "$w/src/minitorch/lib/libminitorch_cpu.so" "$w/src/build/libminitorch_cpu.so"
-run 0 "$BW" --profile "$TMP/v26.yaml" --work "$w" --out "$TMP/out71" --until compile \
+PATH="$TMP/fakebin:$PATH" run 0 "$BW" --profile "$TMP/v26.yaml" --work "$w" --out "$TMP/out71" --until compile \
 	--set features.mem_eff_attention=off --set build.env.CFLAGS=-O1
 contains "$TMP/err" "configure: up to date"
 [ "$(wc -l < "$w/src/build/.ninja_log")" -le $((n + 3)) ] || fail "the resumed compile rebuilt: $(wc -l < "$w/src/build/.ninja_log") log lines, was $n"
