@@ -310,14 +310,17 @@ contains "$TMP/err" "fetch: archs checked against the tree's select_compute_arch
 contains "$TMP/err" "$TMP/wf/src/cmake/Modules/FindCUB.cmake looks for cub/cub.cuh only in the toolkit's include/"
 # The tree is here now, and it is PyTorch's (torchgen/): the build's
 # preflight stops at the nvml.h c10_cuda needs and this toolkit lacks,
-# before fetching again (issue 32: it fetched, to fail an hour in).
-run 1 "$BW" build --profile "$TMP/pf.yaml" --work "$TMP/wf" --out "$TMP/of" --until fetch \
+# before fetching again (issue 32: it fetched, to fail an hour in). A run
+# that stops after the fetch preflights only what a fetch can fail, so the
+# build here goes on to configure, which needs the header.
+run 1 "$BW" build --profile "$TMP/pf.yaml" --work "$TMP/wf" --out "$TMP/of" --until configure \
 	--set "cmake.CMAKE_INCLUDE_PATH=$TMP/cuda13/include/cccl"
 contains "$TMP/err" "error: preflight: nvml: no nvml.h in $TMP/cuda13/include"
 if grep -q "^fetch:" "$TMP/err"; then fail "the build fetched before its preflight failed"; fi
-# With the workaround, the fetch passes (the preflight skipped: no nvml.h here).
+# With the workaround, a run stopped after the fetch passes: its preflight
+# does not ask for the nvml.h only later steps need.
 run 0 "$BW" build --profile "$TMP/pf.yaml" --work "$TMP/wf" --out "$TMP/of" --until fetch \
-	--set "cmake.CMAKE_INCLUDE_PATH=$TMP/cuda13/include/cccl" --no-preflight
+	--set "cmake.CMAKE_INCLUDE_PATH=$TMP/cuda13/include/cccl"
 contains "$TMP/err" "fetch: archs checked against the tree's select_compute_arch.cmake"
 
 # 5. doctor: what the tree's build imports, with the interpreter the build uses.
