@@ -1,6 +1,9 @@
 # The compile step: admission by the launcher, learned peaks, dead
 # reservations reclaimed, and recovery from a compile killed for memory.
 . "$(dirname "$0")/lib.sh"
+# Real compiles, each learned and killable: not the test run's ccache
+# (tests/run.sh), which would serve them.
+export MINITORCH_COMPILE_CACHE=
 cc -O1 -o "$TMP/hog" tests/fixtures/bin/hog.c
 rm -f "$TMP/cold.log" "$TMP/warm.log" "$TMP/ghost.log" "$TMP/killed-once"
 L="$TMP/launch"

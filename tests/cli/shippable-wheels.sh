@@ -13,16 +13,28 @@ source:
 YAML
 
 # 1. Two work directories (different path lengths, different umask): one sha256.
-run 0 "$BW" --profile "$TMP/ship.yaml" --work "$TMP/a" --out "$TMP/a-out"
+# The first fills a ccache of its own (as the test run's, tests/run.sh),
+# which serves a third below.
+rm -rf "$TMP/cc"
+MINITORCH_COMPILE_CACHE="$TMP/cc" run 0 "$BW" --profile "$TMP/ship.yaml" --work "$TMP/a" --out "$TMP/a-out"
 wa=$(sed -n 's/^wheel: *//p' "$TMP/out")
 ma=$(sed -n 's/^manifest: //p' "$TMP/out")
-(umask 077; run 0 "$BW" --profile "$TMP/ship.yaml" --work "$TMP/second-work-directory/w" \
-	--out "$TMP/b-out")
+# The second compiles for real: the test run's ccache (tests/run.sh) keys
+# units without their paths, so a hit would hide a path in the objects.
+(umask 077; MINITORCH_COMPILE_CACHE='' run 0 "$BW" --profile "$TMP/ship.yaml" \
+	--work "$TMP/second-work-directory/w" --out "$TMP/b-out")
 wb=$(sed -n 's/^wheel: *//p' "$TMP/out")
 mb=$(sed -n 's/^manifest: //p' "$TMP/out")
 sa=$(sha256sum "$wa" | cut -d' ' -f1)
 sb=$(sha256sum "$wb" | cut -d' ' -f1)
 [ "$sa" = "$sb" ] || fail "two work directories gave two wheels: $wa $sa, $wb $sb"
+# The test run's ccache serves every unit of a third and changes no byte.
+MINITORCH_COMPILE_CACHE="$TMP/cc" run 0 "$BW" --profile "$TMP/ship.yaml" --work "$TMP/c" --out "$TMP/c-out"
+sc=$(sha256sum "$(sed -n 's/^wheel: *//p' "$TMP/out")" | cut -d' ' -f1)
+[ "$sc" = "$sa" ] || fail "the wheel built through the test run's ccache differs: $sc, not $sa"
+hits=$(CCACHE_DIR="$TMP/cc" ccache --print-stats | awk '$1 == "direct_cache_hit" { print $2 }')
+[ "$hits" = 3 ] || fail "the test run's ccache served $hits of the 3 units, not 3: $(CCACHE_DIR="$TMP/cc" ccache --print-stats)"
+rm -rf "$TMP/c" "$TMP/c-out"
 case $wa in *-manylinux_2_*_x86_64.whl) ;; *) fail "not tagged by what it earns: $wa" ;; esac
 python3 - "$wa" "$ma" "$mb" <<'PY'
 import json, sys, zipfile
