@@ -1,3 +1,4 @@
+#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -40,12 +41,39 @@ fault_truncate(const char *name, const char *path)
 
 	int regrow = want && !strncmp(want, "regrow:", 7) && !strcmp(want + 7, name);
 
-	/* regrow: cut to half and back to the full size, the second half zeros (rewritten in place). */
 	if (!regrow && (!want || strncmp(want, "truncate:", 9) || strcmp(want + 9, name)))
 		return;
-	if (stat(path, &st) == 0 &&
-	    (truncate(path, st.st_size / 2) < 0 || (regrow && truncate(path, st.st_size) < 0)))
+	if (stat(path, &st) < 0)
+		return;
+	if (!regrow) {
+		if (truncate(path, st.st_size / 2) < 0)
+			perror(path);
+		return;
+	}
+	/*
+	 * regrow: the second half overwritten with zeros, the size kept. Never
+	 * shorter, not even for a moment: a cut and an extension would let a
+	 * reader's other thread (verify hashes the whole wheel beside the
+	 * members) touch a mapped page past the end, and SIGBUS would tell
+	 * another story than the rewrite this stands for.
+	 */
+	int fd = open(path, O_WRONLY | O_CLOEXEC);
+	static const char zeros[4096];
+
+	for (off_t at = st.st_size / 2; fd >= 0 && at < st.st_size;) {
+		size_t n = (size_t)(st.st_size - at < (off_t)sizeof(zeros) ? st.st_size - at : (off_t)sizeof(zeros));
+		ssize_t w = pwrite(fd, zeros, n, at);
+
+		if (w <= 0) {
+			perror(path);
+			break;
+		}
+		at += w;
+	}
+	if (fd < 0)
 		perror(path);
+	else
+		close(fd);
 }
 
 int

@@ -14,8 +14,8 @@ void fault_point(const char *name);
 /*
  * The same for a file changed under a reader: with BWBUILD_FAULT=
  * truncate:NAME, the point NAME truncates `path` to half its size; with
- * regrow:NAME it truncates and extends it again (same size, zeros after
- * the half: a file rewritten while it is read).
+ * regrow:NAME it overwrites the second half with zeros in place (same
+ * size, never shorter: a file rewritten while it is read).
  */
 void fault_truncate(const char *name, const char *path);
 
