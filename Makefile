@@ -71,9 +71,21 @@ $(TBIN)/unit-suites.h: FORCE
 	@echo $(UNIT_FILES) | tr ' ' '\n' | sed -n 's|^tests/unit/t_\(.*\)\.c$$|SUITE(\1)|p' >$@.tmp
 	@if cmp -s $@.tmp $@; then rm -f $@.tmp; else mv $@.tmp $@; fi
 
-$(TBIN)/unit: $(UNIT_SRC) tests/unit/t.h $(TBIN)/unit-suites.h $(OBJ)/libbwbuild.a $(HDRS)
+# One object per unit file, so make -j compiles them side by side (one cc
+# for all of them took 16 s on 2 cores, the build's longest step).
+UNIT_OBJ = $(UNIT_SRC:tests/unit/%.c=$(OBJ)/tests/unit/%.o)
+
+$(OBJ)/tests/unit/%.o: tests/unit/%.c Makefile | pkg-check
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(PKG_CFLAGS) -I$(TBIN) -MMD -MP -c -o $@ $<
+
+$(OBJ)/tests/unit/t_main.o: $(TBIN)/unit-suites.h
+
+-include $(wildcard $(OBJ)/tests/unit/*.d)
+
+$(TBIN)/unit: $(UNIT_OBJ) $(OBJ)/libbwbuild.a
 	@mkdir -p $(TBIN)
-	$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -I$(TBIN) -o $@ $(UNIT_SRC) $(OBJ)/libbwbuild.a $(PKG_LIBS)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(UNIT_OBJ) $(OBJ)/libbwbuild.a $(PKG_LIBS)
 
 $(TBIN)/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/driver.c $(OBJ)/libbwbuild.a $(HDRS)
 	@mkdir -p $(TBIN)
