@@ -68,6 +68,13 @@ int proc_run_capture(struct proc *p, struct buf *out);
  */
 int proc_query(const char *const *argv, const struct strvec *env, struct buf *out);
 
+/*
+ * proc_query for a program about itself alone (`nvcc --version`): when it
+ * is an ELF executable, its answer is also kept across runs (answers.h),
+ * under its path, file identity and arguments.
+ */
+int proc_query_kept(const char *const *argv, struct buf *out);
+
 /* Set (to the signal) once SIGINT or SIGTERM arrived while a child ran. */
 extern volatile sig_atomic_t proc_interrupted;
 

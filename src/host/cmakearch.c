@@ -11,7 +11,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
+#include "core/answers.h"
 #include "core/buf.h"
 #include "core/proc.h"
 #include "core/strvec.h"
@@ -105,12 +107,53 @@ parse(struct cmakearch *r, const char *out, int *answered)
 	buf_release(&c);
 }
 
+/*
+ * The question a kept answer is filed under (answers.h): this cmake (a
+ * binary: path and file identity), the contents of the tree's file and of
+ * the driver, and the arguments. 0; -1 when the answer may not be kept:
+ * a cmake that is a script, an unreadable file, or an "Auto" entry
+ * (select_compute_arch.cmake then asks the GPUs of this machine).
+ */
+static int
+kept_question(const struct strvec *args, const char *file, const char *script, struct buf *q)
+{
+	struct buf a = BUF_INIT, b = BUF_INIT;
+	char *id;
+	int rc = -1;
+
+	buf_reset(q);
+	for (size_t i = 1; i < args->n; i++) {
+		const char *e = args->v[i];
+
+		if (!starts_with(e, "-DBW_ENTRIES="))
+			continue;
+		for (e += 13; *e; e += strcspn(e, ";"), e += *e == ';')
+			if (strcspn(e, ";") == 4 && !strncasecmp(e, "auto", 4))
+				return -1;
+	}
+	if (!answers_program_fixed(args->v[0]) || sha256_file(file, &a) < 0 ||
+	    sha256_file(script, &b) < 0)
+		goto out;
+	id = file_identity(args->v[0]);
+	buf_addf(q, "select_compute_arch\n%s\n%s\n%s\n%s", args->v[0], id, a.s, b.s);
+	free(id);
+	/* The tree's file by its contents, not by the work directory it is in. */
+	for (size_t i = 1; i < args->n; i++)
+		if (!starts_with(args->v[i], "-DBW_FILE="))
+			buf_addf(q, "\n%s", args->v[i]);
+	rc = 0;
+out:
+	buf_release(&a);
+	buf_release(&b);
+	return rc;
+}
+
 int
 cmakearch_run(struct cmakearch *r, const char *file, unsigned cuda,
 	      const struct strvec *entries, const char *name, struct buf *why)
 {
 	struct proc p = PROC_INIT;
-	struct buf script = BUF_INIT, out = BUF_INIT, list = BUF_INIT;
+	struct buf script = BUF_INIT, out = BUF_INIT, list = BUF_INIT, question = BUF_INIT;
 	char *cmake = find_program("cmake");
 	int st, answered = 0, rc = -1;
 
@@ -133,10 +176,22 @@ cmakearch_run(struct cmakearch *r, const char *file, unsigned cuda,
 	if (name)
 		strvec_pushf(&p.args, "-DBW_NAME=%s", name);
 	strvec_pushl(&p.args, "-P", script.s, NULL);
+	if (kept_question(&p.args, file, script.s, &question) == 0 &&
+	    answers_get(question.s, &out) == 0) {
+		parse(r, out.s, &answered);
+		if (answered) {
+			rc = 0;
+			goto out;
+		}
+		cmakearch_release(r);
+		buf_reset(&out);
+	}
 	/* the tree's CMake runs here: a loop in it must not hang a plan */
 	p.silence_timeout = ANSWER_TIMEOUT;
 	st = proc_run_capture(&p, &out);
 	parse(r, out.s, &answered);
+	if (answered && !p.timed_out && question.len)
+		answers_put(question.s, out.s, out.len);
 	if (p.timed_out) {
 		buf_addf(why, "%s -P %s said nothing for %d s and was stopped", cmake, script.s,
 			 ANSWER_TIMEOUT);
@@ -155,6 +210,7 @@ out:
 	buf_release(&script);
 	buf_release(&out);
 	buf_release(&list);
+	buf_release(&question);
 	free(cmake);
 	return rc;
 }

@@ -60,7 +60,7 @@ add_tool(struct toolchain *tc, const char *name, const char *program)
 	struct buf out = BUF_INIT;
 
 	if (*t->path) {
-		if (proc_query(argv, NULL, &out) == 0 && out.len) {
+		if (proc_query_kept(argv, &out) == 0 && out.len) {
 			/* nvcc's first line names no version: its "release X.Y, VX.Y.Z" line does. */
 			const char *line = strstr(out.s, ", release ");
 

@@ -87,12 +87,13 @@ doctor_add(struct doctor *d, enum check_status st, const char *name, const char 
 
 /*
  * Run argv quietly and keep its output; the exit status, or -1. Each asks
- * a program about itself, once per run (proc_query).
+ * a program about itself, once per run and, for a binary, once per
+ * program file (proc_query_kept).
  */
 static int
 capture(struct buf *out, const char *const *argv)
 {
-	return proc_query(argv, NULL, out);
+	return proc_query_kept(argv, out);
 }
 
 unsigned
@@ -914,7 +915,8 @@ check_gpus(struct doctor *d, const struct plan *pl, unsigned cuda)
 		add(d, CHECK_OK, "gpu", "no nvidia-smi here: no GPU to check (building needs none)");
 		return;
 	}
-	if (capture(&out, argv) != 0 || !out.len) {
+	/* The GPUs of this machine now, not nvidia-smi about itself: never kept. */
+	if (proc_query(argv, NULL, &out) != 0 || !out.len) {
 		add(d, CHECK_WARN, "gpu", "nvidia-smi found no GPU or failed");
 		goto out;
 	}

@@ -65,7 +65,7 @@ cuda_version_nvcc(const char *nvcc)
 	struct buf out = BUF_INIT;
 	unsigned v = 0;
 
-	if (access(nvcc, X_OK) == 0 && proc_query(argv, NULL, &out) == 0)
+	if (access(nvcc, X_OK) == 0 && proc_query_kept(argv, &out) == 0)
 		v = nvcc_version_parse(out.s ? out.s : "");
 	buf_release(&out);
 	return v;

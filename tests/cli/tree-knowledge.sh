@@ -128,6 +128,25 @@ contains "$TMP/err" "error: the tree's select_compute_arch.cmake ($sel26) does n
 run 0 "$BW" plan --profile "$TMP/p26.yaml" --source "$tnew" --set 'cuda.archs=10.0f;12.0+PTX'
 run 2 "$BW" plan --profile "$TMP/p26.yaml" --source "$thalf" --set 'cuda.archs=10.0f;12.0+PTX'
 contains "$TMP/err" "accepts '10.0f' but gives 'sm_100': the 'f' would be dropped and sm_100 built instead"
+# The tree's answer is kept (src/core/answers.h): a second plan of the same
+# file, in another directory, runs no CMake; a changed file runs it again.
+if command -v strace >/dev/null 2>&1; then
+	rm -rf "$TMP/ans-cache" "$TMP/t26b" && mkdir -p "$TMP/ans-cache" && cp -r "$t26" "$TMP/t26b"
+	# cmake_p ARGS...: bwbuild plan ARGS under strace; how many `cmake -P` it started.
+	cmake_p() {
+		BWBUILD_CACHE_DIR="$TMP/ans-cache" ASAN_OPTIONS="$TRACED_ASAN" strace -f -qq -e trace=execve \
+			-e signal=none -o "$TMP/ans-trace" "$BW" plan "$@" >"$TMP/out" 2>"$TMP/err" ||
+			fail "plan $* failed: $(cat "$TMP/err")"
+		grep -v ENOENT "$TMP/ans-trace" | grep 'execve("[^"]*/cmake"' | grep -c '"-P"' || true
+	}
+	[ "$(cmake_p --profile "$TMP/p26.yaml" --source "$t26")" -ge 1 ] || fail "the first plan ran no cmake -P"
+	[ "$(cmake_p --profile "$TMP/p26.yaml" --source "$TMP/t26b")" = 0 ] || fail "a kept answer was asked again"
+	contains "$TMP/out" "its All list is 3.5 5.0 10.0 and Blackwell gives sm_100"
+	echo '# changed' >>"$TMP/t26b/cmake/Modules_CUDA_fix/upstream/FindCUDA/select_compute_arch.cmake"
+	[ "$(cmake_p --profile "$TMP/p26.yaml" --source "$TMP/t26b")" -ge 1 ] || fail "a changed file was not run again"
+else
+	skip "strace is not installed: the kept select_compute_arch answers are not counted"
+fi
 # Without a tree, the table refuses 'f' for 2.6 (read) and only warns where it was not read.
 run 2 "$BW" plan --profile "$TMP/p26.yaml" --set 'cuda.archs=10.0f;12.0+PTX'
 contains "$TMP/err" "error: torch 2.6 (source.ref) does not accept '10.0f' in TORCH_CUDA_ARCH_LIST"
