@@ -107,6 +107,15 @@ parse(struct cmakearch *r, const char *out, int *answered)
 	buf_release(&c);
 }
 
+int
+cmakearch_parse(struct cmakearch *r, const char *out)
+{
+	int answered = 0;
+
+	parse(r, out, &answered);
+	return answered;
+}
+
 /*
  * The question a kept answer is filed under (answers.h): this cmake (a
  * binary: path and file identity), the contents of the tree's file and of

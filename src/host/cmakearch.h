@@ -39,6 +39,11 @@ struct cmakearch {
  */
 int cmakearch_run(struct cmakearch *r, const char *file, unsigned cuda,
 		  const struct strvec *entries, const char *name, struct buf *why);
+/*
+ * Read the driver's "bwarch:" lines from `out` (its output, as run or as
+ * kept in the cache: core/answers.h) into r; 1 when they answer, else 0.
+ */
+int cmakearch_parse(struct cmakearch *r, const char *out);
 /* The answer for `entry`, or NULL when it was not asked. */
 const struct cmakearch_entry *cmakearch_find(const struct cmakearch *r, const char *entry);
 void cmakearch_release(struct cmakearch *r);
