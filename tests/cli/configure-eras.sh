@@ -57,7 +57,7 @@ printf '#!/bin/sh\nexec "$@"\n' > "$TMP/fakebin/ccache"
 chmod +x "$TMP/fakebin/ccache"
 w="$TMP/work-v26"
 # (The test run's own ccache, tests/run.sh's, stays out: this fake one is the point.)
-MINITORCH_COMPILE_CACHE= PATH="$TMP/fakebin:$PATH" run 0 "$BW" --profile "$TMP/v26.yaml" --work "$w" --out "$TMP/out71" --until configure
+MINITORCH_COMPILE_CACHE='' PATH="$TMP/fakebin:$PATH" run 0 "$BW" --profile "$TMP/v26.yaml" --work "$w" --out "$TMP/out71" --until configure
 contains "$w/logs/configure.log" "setup.py build --cmake-only"
 # The read-back, as a table: what the profile asked, what CMakeCache.txt says.
 contains "$TMP/err" "configure: requested vs effective ($w/src/build: CMakeCache.txt and the values configure ended with):"

@@ -174,22 +174,6 @@ contains "$TMP/out" "across GPUs: skipped: 0 of the 2 GPUs could be used"
 run 2 "$BW" smoke "$whl" --gpu '0,$(reboot)'
 contains "$TMP/err" "error: --gpu '\$(reboot)' is not a GPU such as 0, GPU-<uuid>, a list (0,1) or all"
 
-# A cross-GPU probe that goes silent is killed after --timeout and failed;
-# the probe runs again past it, the per-GPU results stand. 20 s: the
-# checks before the hang must not time out on a loaded machine (the
-# replay's hang sleeps 120 s).
-REPLAY_HANG=nccl_all_gather PATH="$TMP/gpu2:$PATH" run 1 "$BW" smoke "$whl" --gpu all --quick --timeout 20 --json
-python3 - "$TMP/out" <<'PY'
-import json, sys
-r = json.load(open(sys.argv[1]))
-c = r["cross_gpu"]
-st = {x["name"]: (x["status"], x["reason"]) for x in c["checks"]}
-assert st["nccl_all_gather"][0] == "fail" and "timed out" in st["nccl_all_gather"][1], st
-assert st["nccl_all_reduce"][0] == "ok" and c["status"] == "failed" and c["restarts"] == 1, c
-assert len(r["gpus"]) == 2, r
-PY
-if pgrep -f "$TMP/probes/multi-minitorch.py" >/dev/null; then fail "a hung probe outlived smoke"; fi
-
 # probes/multi-torch.py owns its group: stand-in workers (no torch here)
 # that answer, hang, die or report a wrong value; the group is killed and
 # the phases after the failure are skipped with its reason.
@@ -222,9 +206,34 @@ mt.__file__ = os.path.join(os.environ["TMP"], "worker.py")
 # starts a worker in 3 s, which the old 3 (2.4 s) could not wait for.
 mt.run_group(2, argparse.Namespace(quick=False, timeout=20), set(sys.argv[1:]), {"link": "nvlink"})
 PY
+# group MODE [FILE]: the group's @bwbuild lines into FILE (default g.jsonl).
 group() {
-	MODE=$1 python3 "$TMP/group.py" | sed -n 's/^@bwbuild //p' > "$TMP/g.jsonl"
+	MODE=$1 python3 "$TMP/group.py" | sed -n 's/^@bwbuild //p' > "${2:-$TMP/g.jsonl}"
 }
+# The group with a silent rank waits 16 s: it runs beside the smoke case
+# below, which waits 20 s, and is checked after it.
+group hang:nccl_all_gather:1 "$TMP/g-hang.jsonl" &
+ghang=$!
+# A cross-GPU probe that goes silent is killed after --timeout and failed;
+# the probe runs again past it, the per-GPU results stand. 20 s: the
+# checks before the hang must not time out on a loaded machine (the
+# replay's hang sleeps 120 s).
+REPLAY_HANG=nccl_all_gather PATH="$TMP/gpu2:$PATH" run 1 "$BW" smoke "$whl" --gpu all --quick --timeout 20 --json
+python3 - "$TMP/out" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+c = r["cross_gpu"]
+st = {x["name"]: (x["status"], x["reason"]) for x in c["checks"]}
+assert st["nccl_all_gather"][0] == "fail" and "timed out" in st["nccl_all_gather"][1], st
+assert st["nccl_all_reduce"][0] == "ok" and c["status"] == "failed" and c["restarts"] == 1, c
+assert len(r["gpus"]) == 2, r
+PY
+if pgrep -f "$TMP/probes/multi-minitorch.py" >/dev/null; then fail "a hung probe outlived smoke"; fi
+
+wait "$ghang"
+contains "$TMP/g-hang.jsonl" '"check": "nccl_all_gather", "status": "fail", "reason": "rank 1 silent for 16 s in nccl_all_gather; the group was killed"'
+contains "$TMP/g-hang.jsonl" '"check": "bench:allreduce_busbw_4GiB", "status": "skip", "reason": "not run: rank 1 silent for 16 s'
+
 group ""
 python3 - "$TMP/g.jsonl" <<'PY'
 import json, sys
@@ -236,9 +245,6 @@ b = {l["bench"]: l for l in lines if "bench" in l}
 assert b["allreduce_busbw_1MiB"]["algbw"] == round((1 << 20) / 0.0015 / 1e9, 2), b
 assert b["allreduce_busbw_1MiB"]["value"] == b["allreduce_busbw_1MiB"]["algbw"] and b["allreduce_busbw_1MiB"]["link"] == "nvlink", b
 PY
-group hang:nccl_all_gather:1
-contains "$TMP/g.jsonl" '"check": "nccl_all_gather", "status": "fail", "reason": "rank 1 silent for 16 s in nccl_all_gather; the group was killed"'
-contains "$TMP/g.jsonl" '"check": "bench:allreduce_busbw_4GiB", "status": "skip", "reason": "not run: rank 1 silent for 16 s'
 group die:nccl_all_reduce:0
 contains "$TMP/g.jsonl" '"check": "nccl_all_reduce", "status": "fail", "reason": "rank 0 exited with 3: RuntimeError: NCCL error: unhandled cuda error in nccl_all_reduce"'
 group bad:nccl_broadcast:1
