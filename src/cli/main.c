@@ -1,7 +1,5 @@
 #include <stdio.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "cli/cmd.h"
 #include "core/answers.h"
@@ -231,23 +229,17 @@ help(int argc, char **argv)
 }
 
 /*
- * Answers of the tools about themselves kept beside the mirrors, once the
- * cache exists (src/core/answers.h): a run then starts no cmake, nvcc or
- * compiler only to learn its version again.
+ * Answers of the tools about themselves kept beside the mirrors
+ * (src/core/answers.h): a run then starts no cmake, nvcc or compiler only
+ * to learn its version again. The cache is checked where it is used.
  */
 static void
 keep_answers(void)
 {
 	struct buf dir = BUF_INIT;
-	struct stat st;
 
 	repo_cache_dir(&dir);
-	/* Trusted as the fetch trusts it (docs/design/filesystem.md, rule 6), else not used. */
-	if (dir.len && stat(dir.s, &st) == 0 && S_ISDIR(st.st_mode) && st.st_uid == geteuid() &&
-	    !(st.st_mode & (S_IWGRP | S_IWOTH))) {
-		buf_addstr(&dir, "/answers");
-		answers_dir_set(dir.s);
-	}
+	answers_keep_in(dir.len ? dir.s : NULL);
 	buf_release(&dir);
 }
 

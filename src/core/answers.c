@@ -25,31 +25,48 @@
 /* No answer is this long (a --version is a few lines); a longer file is not one. */
 #define ANSWER_MAX (64 * 1024)
 
-static char *answers_dir;
+static char *cache_dir, *answers_dir;
 
 void
-answers_dir_set(const char *dir)
+answers_keep_in(const char *cache)
 {
+	struct buf b = BUF_INIT;
+
+	free(cache_dir);
 	free(answers_dir);
-	answers_dir = dir && *dir ? xstrdup(dir) : NULL;
+	cache_dir = answers_dir = NULL;
+	if (cache && *cache) {
+		cache_dir = xstrdup(cache);
+		buf_addf(&b, "%s/answers", cache);
+		answers_dir = buf_detach(&b);
+	}
 }
 
-/* The directory, made when missing and its parent exists; 0 when it may be used. */
+/* A level trusted as the fetch trusts the cache (rule 6): a directory of this user's, others can't write. */
+static int
+level_trusted(const struct stat *st)
+{
+	return S_ISDIR(st->st_mode) && st->st_uid == geteuid() && !(st->st_mode & (S_IWGRP | S_IWOTH));
+}
+
+/*
+ * 0 when answers/ may be used: the cache (followed, as the fetch follows
+ * its top) and answers/ (never a link) trusted; answers/ made when missing
+ * and `create`.
+ */
 static int
 dir_usable(int create)
 {
 	struct stat st;
 
-	if (!answers_dir)
+	if (!answers_dir || stat(cache_dir, &st) < 0 || !level_trusted(&st))
 		return -1;
 	if (lstat(answers_dir, &st) < 0) {
 		if (errno != ENOENT || !create || mkdir(answers_dir, 0755) < 0 ||
 		    lstat(answers_dir, &st) < 0)
 			return -1;
 	}
-	if (!S_ISDIR(st.st_mode) || st.st_uid != geteuid() || (st.st_mode & (S_IWGRP | S_IWOTH)))
-		return -1;
-	return 0;
+	return level_trusted(&st) ? 0 : -1;
 }
 
 static void

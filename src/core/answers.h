@@ -13,13 +13,17 @@ struct buf;
  * arguments, the contents of the files it read), so a kept answer is
  * never stale: another program, version or file is another question.
  *
- * Best effort and quiet: a directory that is missing, a symbolic link,
- * not this user's or writable by others is not used, and a failed write
+ * Best effort and quiet: a cache or answers/ that is missing, not this
+ * user's or writable by others, or an answers/ that is a link, is not used, and a failed write
  * is left unsaid (the question is asked again next time).
  */
 
-/* Where answers are kept: `dir` (made when its parent exists), or NULL: nowhere. */
-void answers_dir_set(const char *dir);
+/*
+ * Keep answers in `cache`/answers (made when first needed), or with NULL
+ * nowhere. Checked at each use, not here: a run that never asks pays
+ * nothing.
+ */
+void answers_keep_in(const char *cache);
 
 /* The kept answer to `question` into `out` (appended): 0, or -1 when none. */
 int answers_get(const char *question, struct buf *out);

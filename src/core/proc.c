@@ -377,15 +377,22 @@ struct query_memo {
 static struct query_memo *queries;
 static size_t queries_n, queries_alloc;
 
-int
-proc_query(const char *const *argv, const struct strvec *env, struct buf *out)
+/*
+ * proc_query, and with `keep` for a binary asked with no environment of
+ * its own, the answer also kept across runs (answers.h) under the same
+ * key: asked here first after the run's memo, kept once it succeeded.
+ */
+static int
+query(const char *const *argv, const struct strvec *env, int keep, struct buf *out)
 {
 	struct proc p = PROC_INIT;
 	struct buf key = BUF_INIT, got = BUF_INIT;
 	char *prog = strchr(argv[0], '/') ? xstrdup(argv[0]) : find_program(argv[0]);
 	char *id = file_identity(prog);
 	struct query_memo *m;
+	int kept;
 
+	keep = keep && !env && prog && answers_program_fixed(prog);
 	buf_addf(&key, "%s\n%s", prog ? prog : argv[0], id);
 	free(prog);
 	free(id);
@@ -399,48 +406,36 @@ proc_query(const char *const *argv, const struct strvec *env, struct buf *out)
 			buf_addstr(out, queries[i].out);
 			return queries[i].status;
 		}
-	for (const char *const *a = argv; *a; a++)
-		strvec_push(&p.args, *a);
-	for (size_t i = 0; env && i < env->n; i++)
-		strvec_push(&p.env, env->v[i]);
-	p.quiet = 1;
 	ALLOC_GROW(queries, queries_n + 1, queries_alloc);
 	m = &queries[queries_n++];
-	m->status = proc_run_capture(&p, &got);
+	kept = keep && answers_get(key.s, &got) == 0;
+	if (kept) {
+		m->status = 0;
+	} else {
+		for (const char *const *a = argv; *a; a++)
+			strvec_push(&p.args, *a);
+		for (size_t i = 0; env && i < env->n; i++)
+			strvec_push(&p.env, env->v[i]);
+		p.quiet = 1;
+		m->status = proc_run_capture(&p, &got);
+		proc_release(&p);
+		if (keep && m->status == 0)
+			answers_put(key.s, got.s, got.len);
+	}
 	m->key = buf_detach(&key);
 	m->out = buf_detach(&got);
-	proc_release(&p);
 	buf_addstr(out, m->out);
 	return m->status;
 }
 
 int
+proc_query(const char *const *argv, const struct strvec *env, struct buf *out)
+{
+	return query(argv, env, 0, out);
+}
+
+int
 proc_query_kept(const char *const *argv, struct buf *out)
 {
-	char *prog = strchr(argv[0], '/') ? xstrdup(argv[0]) : find_program(argv[0]);
-	struct buf q = BUF_INIT, got = BUF_INIT;
-	int st;
-
-	if (!prog || !answers_program_fixed(prog)) {
-		free(prog);
-		return proc_query(argv, NULL, out);
-	}
-	char *id = file_identity(prog);
-
-	buf_addf(&q, "about itself\n%s\n%s", prog, id);
-	for (const char *const *a = argv + 1; *a; a++)
-		buf_addf(&q, "\n%s", *a);
-	free(prog);
-	free(id);
-	if (answers_get(q.s, out) == 0) {
-		buf_release(&q);
-		return 0;
-	}
-	st = proc_query(argv, NULL, &got);
-	if (st == 0)
-		answers_put(q.s, got.s, got.len);
-	buf_add(out, got.s, got.len);
-	buf_release(&got);
-	buf_release(&q);
-	return st;
+	return query(argv, NULL, 1, out);
 }

@@ -39,11 +39,11 @@ t_answers(void)
 
 	buf_addf(&dir, "%s/answers", tmp);
 	/* Nowhere set: nothing kept, nothing found. */
-	answers_dir_set(NULL);
+	answers_keep_in(NULL);
 	answers_put("q", "a", 1);
 	CHECK(answers_get("q", &out) == -1);
-	/* Made on the first answer; the answer found again, appended to what out holds. */
-	answers_dir_set(dir.s);
+	/* <cache>/answers, made on the first answer; found again, appended to what out holds. */
+	answers_keep_in(tmp);
 	CHECK(answers_get("what version", &out) == -1);
 	answers_put("what version", "1.2.3\n", 6);
 	CHECK(entries(dir.s) == 1);
@@ -61,6 +61,12 @@ t_answers(void)
 	buf_reset(&out);
 	CHECK(answers_get("what version", &out) == -1);
 	chmod(dir.s, 0755);
+	/* ... nor a cache others may write. */
+	chmod(tmp, 0777);
+	CHECK(answers_get("what version", &out) == -1);
+	chmod(tmp, 0755);
+	CHECK(answers_get("what version", &out) == 0);
+	buf_reset(&out);
 	buf_addf(&link, "%s/elsewhere", tmp);
 	CHECK(rename(dir.s, link.s) == 0 && symlink(link.s, dir.s) == 0);
 	CHECK(answers_get("what version", &out) == -1);
@@ -89,7 +95,7 @@ t_answers(void)
 		CHECK(proc_query_kept(argv, &out) == 0 && !strcmp(out.s, "kept\n"));
 		CHECK(entries(dir.s) == before + 1);
 	}
-	answers_dir_set(NULL);
+	answers_keep_in(NULL);
 	buf_release(&dir);
 	buf_release(&out);
 	buf_release(&link);
