@@ -24,6 +24,23 @@ sed "s#$TMP/work92b#W#g" "$TMP/work92b/src/build/CMakeCache.txt" >"$TMP/cache92b
 cmp "$TMP/cache92a" "$TMP/cache92b" || { diff "$TMP/cache92a" "$TMP/cache92b"; fail "a configure with kept compiler checks wrote another CMakeCache.txt"; }
 pass
 rm -rf "$TMP/work92b"
+# The key names the programs the checks would run, not PATH's text: a
+# directory for other programs (a fake nvidia-smi, a ccache) keeps the
+# kept checks; one with a tool of theirs (an ar) is another key.
+mkdir -p "$TMP/path92/other" "$TMP/path92/tool"
+for f in other/nvidia-smi other/ccache tool/ar; do
+	printf '#!/bin/sh\nexit 0\n' >"$TMP/path92/$f" && chmod +x "$TMP/path92/$f"
+done
+PYTHONPATH=tests/fixtures/minitorch python3 - "$TMP/path92" <<'PY' || fail "the platform cache's key"
+import os, sys
+from tools.setup_helpers.platform_cache import _key
+d, path = sys.argv[1], os.environ["PATH"]
+args = ["cmake", "-GNinja", "-DUSE_CUDA=1", "tests/fixtures/minitorch"]
+key = lambda p: _key(args, dict(os.environ, PATH=p))[0]
+assert key(d + "/other:" + path) == key(path), "a directory of other programs changed the key"
+assert key(d + "/tool:" + path) != key(path), "an ar put first on PATH did not change the key"
+PY
+pass
 contains "$w/src/build/bwbuild-effective.txt" "USE_FLASH_ATTENTION=1"
 # The configure stamp holds the toolchain (checked here, on the first
 # configure's stamp: a fresh work dir for it alone cost a configure).
