@@ -193,7 +193,11 @@ source:
   ref: v0.1.0
 features:
   cuda: on
+build:
+  env:
+    CXX: $TMP/rec-cxx
 YAML
+rm -f "$TMP/cxx-parents"
 PATH="$TMP/gpu:$PATH" run 0 "$BW" --profile "$TMP/extc.yaml"
 contains "$TMP/err" "fetch: CMake-built: find_package finds minitorch through CMAKE_PREFIX_PATH"
 # no probe of its own: the generic runtime check, as 'bwbuild smoke --against' runs it
@@ -213,11 +217,9 @@ PY
 run 0 "$BW" verify "$cw" --against "$torch"
 # (A unit run as the long pole, with idle cores, is learned as pole:KEY: scheduling decides which.)
 grep -Eq '^(pole:)?csrc/scale.cu#' "$TMP/proj/work/miniext-cmake/launch/peaks" || fail "scale.cu did not go through the launcher"
-# CMake's launcher in front of the c++ wrapper: admitted once, no second wait.
-printf 'extends: extc.yaml\nname: miniext-cmake-rec\nbuild:\n  env:\n    CXX: %s\n' "$TMP/rec-cxx" > "$TMP/extc-rec.yaml"
-rm -f "$TMP/cxx-parents"
-run 0 "$BW" --profile "$TMP/extc-rec.yaml"
-contains "$TMP/cxx-parents" "launch -- "
+# CMake's launcher in front of the c++ wrapper (its CXX the recording
+# compiler): admitted once, no second wait.
+contains "$TMP/cxx-parents" "launch -- $TMP/rec-cxx"
 # A tree with no setup.py is named, not run.
 mkdir -p "$TMP/nosetup" && cp -r "$TMP/cmake-src/." "$TMP/nosetup/" && rm "$TMP/nosetup/setup.py"
 mkrepo "$TMP/nosetup" "$TMP/nosetup.git" v0.1.0
