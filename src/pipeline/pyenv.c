@@ -275,7 +275,7 @@ pyenv_wheel_hint(const char *py, struct buf *out)
 struct verdict {
 	size_t hard, soft;
 	struct buf have;          /* "setuptools 78.1.1": what it has of the hard needs met */
-	struct buf lack;          /* "setuptools 66.1.1 without setuptools.command.bdist_wheel" */
+	struct buf lack;          /* "setuptools 78.1.1 without setuptools.command.bdist_wheel" */
 	struct buf asked;         /* where each unmet hard need was asked, "; "-separated */
 	struct strvec soft_lines;
 };
@@ -292,15 +292,20 @@ verdict_release(struct verdict *v)
 /*
  * One environment judged: `py` with `path` first on PYTHONPATH says what it
  * has; packaging (in `py` alone) says whether each version meets its need.
+ * A need's module is asked only where its version did not already fail:
+ * asking whether setuptools.command.bdist_wheel imports imports setuptools
+ * (half a CPU second), and Debian 12's setuptools 66 fails >=70.1 anyway.
  * -1 with why when either could not be asked.
  */
 static int
 judge(const struct pyenv *e, const char *py, const char *path, struct verdict *v, struct buf *why)
 {
-	struct strvec q = STRVEC_INIT, a = STRVEC_INIT, seen = STRVEC_INIT, short_of = STRVEC_INIT;
-	struct strvec pairs = STRVEC_INIT;
+	struct strvec q = STRVEC_INIT, ver = STRVEC_INIT, mq = STRVEC_INIT, ma = STRVEC_INIT;
+	struct strvec seen = STRVEC_INIT, short_of = STRVEC_INIT, pairs = STRVEC_INIT;
 	struct buf line = BUF_INIT;
 	int *meets = xcalloc(e->n ? e->n : 1, sizeof(*meets));
+	/* per need: 1 imports, 0 does not, -1 not asked (no module, or its version failed) */
+	int *mod = xcalloc(e->n ? e->n : 1, sizeof(*mod));
 	int rc;
 
 	memset(v, 0, sizeof(*v));
@@ -308,16 +313,14 @@ judge(const struct pyenv *e, const char *py, const char *path, struct verdict *v
 	buf_init(&v->lack);
 	buf_init(&v->asked);
 	strvec_init(&v->soft_lines);
-	for (size_t i = 0; i < e->n; i++) {
+	for (size_t i = 0; i < e->n; i++)
 		strvec_pushf(&q, "d:%s", e->v[i].dist);
-		strvec_pushf(&q, "m:%s", e->v[i].module ? e->v[i].module : e->v[i].dist);
-	}
-	if ((rc = python_probe(py, path, &q, &a)) < 0)
+	if ((rc = python_probe(py, path, &q, &ver)) < 0)
 		buf_addf(why, "%s could not be asked which packages it has", py);
 	for (size_t i = 0; rc == 0 && i < e->n; i++) {
 		meets[i] = 1;
-		if (*a.v[2 * i] && *e->v[i].spec)
-			strvec_pushl(&pairs, e->v[i].spec, a.v[2 * i], NULL);
+		if (*ver.v[i] && *e->v[i].spec)
+			strvec_pushl(&pairs, e->v[i].spec, ver.v[i], NULL);
 	}
 	if (rc == 0 && pairs.n) {
 		int *ans = xcalloc(pairs.n / 2, sizeof(*ans));
@@ -325,22 +328,32 @@ judge(const struct pyenv *e, const char *py, const char *path, struct verdict *v
 		rc = pyreqs_match(py, &pairs, ans, why);
 		/* a version packaging cannot read is not judged (-1 meets it) */
 		for (size_t i = 0, k = 0; rc == 0 && i < e->n; i++)
-			if (*a.v[2 * i] && *e->v[i].spec)
+			if (*ver.v[i] && *e->v[i].spec)
 				meets[i] = ans[k++] != 0;
 		free(ans);
 	}
 	for (size_t i = 0; rc == 0 && i < e->n; i++) {
+		mod[i] = -1;
+		if (e->v[i].module && meets[i])
+			strvec_pushf(&mq, "m:%s", e->v[i].module);
+	}
+	if (rc == 0 && mq.n && (rc = python_probe(py, path, &mq, &ma)) < 0)
+		buf_addf(why, "%s could not be asked which modules it has", py);
+	for (size_t i = 0, k = 0; rc == 0 && i < e->n; i++)
+		if (e->v[i].module && meets[i])
+			mod[i] = !strcmp(ma.v[k++], "1");
+	for (size_t i = 0; rc == 0 && i < e->n; i++) {
 		const struct pyenv_need *n = &e->v[i];
-		const char *ver = a.v[2 * i];
-		int ok = *ver && meets[i] && (!n->module || !strcmp(a.v[2 * i + 1], "1"));
+		const char *have = ver.v[i];
+		int ok = *have && meets[i] && mod[i] != 0;
 
 		buf_reset(&line);
-		if (n->module && strcmp(a.v[2 * i + 1], "1") && *ver)
-			buf_addf(&line, "%s %s has no %s (%s)", n->dist, ver, n->module, n->from);
-		else if (n->module && strcmp(a.v[2 * i + 1], "1"))
+		if (mod[i] == 0 && *have)
+			buf_addf(&line, "%s %s has no %s (%s)", n->dist, have, n->module, n->from);
+		else if (mod[i] == 0)
 			buf_addf(&line, "no %s (%s)", n->module, n->from);
-		else if (*ver)
-			buf_addf(&line, "%s %s (%s)", n->dist, ver, n->from);
+		else if (*have)
+			buf_addf(&line, "%s %s (%s)", n->dist, have, n->from);
 		else
 			buf_addf(&line, "no %s (%s)", n->dist, n->from);
 		if (!ok && n->hard) {
@@ -348,12 +361,12 @@ judge(const struct pyenv *e, const char *py, const char *path, struct verdict *v
 			buf_addf(&v->asked, "%s%s", v->asked.len ? "; " : "", n->from);
 			if (!strset_has(&short_of, n->dist)) {
 				strset_add(&short_of, n->dist);
-				if (*ver)
-					buf_addf(&v->lack, "%s%s %s", v->lack.len ? ", " : "", n->dist, ver);
+				if (*have)
+					buf_addf(&v->lack, "%s%s %s", v->lack.len ? ", " : "", n->dist, have);
 				else
 					buf_addf(&v->lack, "%sno %s", v->lack.len ? ", " : "", n->dist);
 			}
-			if (n->module && *ver && strcmp(a.v[2 * i + 1], "1"))
+			if (mod[i] == 0 && *have)
 				buf_addf(&v->lack, " without %s", n->module);
 		} else if (!ok && !strset_has(&short_of, n->dist)) {
 			/* once a distribution: where it is asked first */
@@ -362,16 +375,19 @@ judge(const struct pyenv *e, const char *py, const char *path, struct verdict *v
 			strvec_push(&v->soft_lines, line.s);
 		} else if (n->hard && !strset_has(&seen, n->dist)) {
 			strset_add(&seen, n->dist);
-			buf_addf(&v->have, "%s%s %s", v->have.len ? ", " : "", n->dist, ver);
+			buf_addf(&v->have, "%s%s %s", v->have.len ? ", " : "", n->dist, have);
 		}
 	}
 	strvec_clear(&q);
-	strvec_clear(&a);
+	strvec_clear(&ver);
+	strvec_clear(&mq);
+	strvec_clear(&ma);
 	strvec_clear(&seen);
 	strvec_clear(&short_of);
 	strvec_clear(&pairs);
 	buf_release(&line);
 	free(meets);
+	free(mod);
 	return rc;
 }
 

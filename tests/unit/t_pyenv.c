@@ -3,6 +3,7 @@
 #include "../../src/pipeline/pyenv.h"
 #include "../../src/core/buf.h"
 #include "../../src/core/relver.h"
+#include "../../src/core/util.h"
 #include "../../src/host/python.h"
 #include "t.h"
 
@@ -100,6 +101,42 @@ t_pyenv(void)
 	/* Nothing needed: nothing asked, nothing chosen. */
 	CHECK(pyenv_choose(&e, "/nonexistent/python3", NULL) == 0 && !e.pythonpath.len);
 	pyenv_release(&e);
+
+	/*
+	 * A version that fails its need settles it: whether the module
+	 * imports (which imports setuptools) is not asked. Interpreters that
+	 * log their questions: setuptools 66.1.1, then 78.1.1 without the module.
+	 */
+	for (int v78 = 0; v78 < 2; v78++) {
+		struct buf fake = BUF_INIT, log = BUF_INIT, text = BUF_INIT;
+
+		buf_addf(&log, "%s/asked%d", dir, v78);
+		buf_addf(&fake, "#!/bin/sh\n"
+			 "case $1 in -c) shift 2; echo \"$*\" >> %s\n"
+			 "  for q; do case $q in d:*) echo %s ;; *) echo 0 ;; esac; done ;;\n"
+			 "*) echo '{\"match\": [%s]}' ;; esac\n", log.s, v78 ? "78.1.1" : "66.1.1",
+			 v78 ? "true" : "false");
+		buf_addf(&text, "py%d", v78);
+		t_put(dir, text.s, fake.s, 1);
+		buf_reset(&fake);
+		buf_addf(&fake, "%s/py%d", dir, v78);
+		relver_parse("2.11.0", &torch, NULL);
+		pyenv_read_table(&e, &torch);
+		CHECK(pyenv_choose(&e, fake.s, "/nonexistent") < 0);
+		buf_reset(&text);
+		CHECK(read_file(&text, log.s) == 0);
+		if (!v78) {
+			CHECK(!strstr(text.s, "m:"));
+			CHECK(strstr(e.error.s, "has setuptools 66.1.1: bwbuild's table for torch 2.11"));
+		} else {
+			CHECK(strstr(text.s, "m:setuptools.command.bdist_wheel"));
+			CHECK(strstr(e.error.s, "has setuptools 78.1.1 without setuptools.command.bdist_wheel: "));
+		}
+		pyenv_release(&e);
+		buf_release(&fake);
+		buf_release(&log);
+		buf_release(&text);
+	}
 	buf_release(&why);
 	buf_release(&src);
 	buf_release(&py);
