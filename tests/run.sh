@@ -257,6 +257,9 @@ export MINITORCH_PLATFORM_CACHE
 MINITORCH_COMPILE_CACHE=$TESTTMP/compile-cache
 rm -rf "$MINITORCH_COMPILE_CACHE"
 export MINITORCH_COMPILE_CACHE
+# The wheels of tests/fixtures/wheels/make_wheels.py, made by the first
+# suite that needs them (tests/cli/lib.sh, need_wheels), anew each run.
+rm -rf "$TESTTMP/shared-wheels" "$TESTTMP/shared-wheels.tmp"
 # The slowest first, by the times of the last run (TESTTMP/.durations);
 # without them (a fresh clone) by tests/durations, the times of a run on a
 # 2-core machine, kept with the suites; a CLI suite in neither as one of

@@ -104,9 +104,22 @@ contains() {
 	pass
 }
 
-# The wheels of tests/fixtures/wheels/make_wheels.py in $TMP/wheels, made once.
+# The wheels of tests/fixtures/wheels/make_wheels.py in $TMP/wheels, made
+# once a test run (tests/run.sh's TESTTMP/shared-wheels, under a lock, made
+# aside and renamed) and copied for each suite, which may change its copy.
 need_wheels() {
-	[ -d "$TMP/wheels/good" ] || python3 tests/fixtures/wheels/make_wheels.py "$TMP/wheels"
+	[ ! -d "$TMP/wheels/good" ] || return 0
+	if [ -z "${TESTTMP:-}" ]; then
+		python3 tests/fixtures/wheels/make_wheels.py "$TMP/wheels"
+		return
+	fi
+	# shellcheck disable=SC2016 # the inner shell's $1
+	flock "$TESTTMP/.shared-wheels.lock" sh -c '
+		[ -d "$1/good" ] && exit 0
+		rm -rf "$1.tmp" && python3 tests/fixtures/wheels/make_wheels.py "$1.tmp" && mv "$1.tmp" "$1"' \
+		sh "$TESTTMP/shared-wheels" || fail "tests/fixtures/wheels/make_wheels.py failed"
+	rm -rf "$TMP/wheels"
+	cp -a "$TESTTMP/shared-wheels" "$TMP/wheels"
 }
 
 # A pure wheel of minitorch 2.11.0 (a package bwbuild ships a smoke probe for)

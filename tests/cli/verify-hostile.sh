@@ -8,8 +8,9 @@ done
 n=0
 for d in "$TMP"/wheels/bad/*/; do
 	rule=$(cat "$d/rule")
-	# shellcheck disable=SC2046 # args are words written by make_wheels.py
-	run 1 "$BW" verify "$d"*.whl $(cat "$d/args")
+	# args are words written by make_wheels.py, their paths relative to the case
+	# shellcheck disable=SC2046
+	(cd "$d" && run 1 "$BW" verify "$d"*.whl $(cat "$d/args"))
 	contains "$TMP/err" "$rule"
 	contains "$TMP/out" "FAILED: "
 	n=$((n + 1))
