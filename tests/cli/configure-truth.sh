@@ -39,6 +39,10 @@ args = ["cmake", "-GNinja", "-DUSE_CUDA=1", "tests/fixtures/minitorch"]
 key = lambda p: _key(args, dict(os.environ, PATH=p))[0]
 assert key(d + "/other:" + path) == key(path), "a directory of other programs changed the key"
 assert key(d + "/tool:" + path) != key(path), "an ar put first on PATH did not change the key"
+# find_path's and find_library's search paths are not the checks'; a module path may be.
+opts = lambda *o: _key(args[:2] + list(o) + args[2:], dict(os.environ))[0]
+assert opts("-DCMAKE_LIBRARY_PATH=/x", "-DCMAKE_INCLUDE_PATH=/y") == opts(), "a library search path changed the key"
+assert opts("-DCMAKE_MODULE_PATH=/x") != opts(), "a module path did not change the key"
 PY
 pass
 contains "$w/src/build/bwbuild-effective.txt" "USE_FLASH_ATTENTION=1"
