@@ -63,10 +63,11 @@ words(const char *s, struct strvec *out)
 	}
 }
 
-static void
-parse(struct cmakearch *r, const char *out, int *answered)
+int
+cmakearch_parse(struct cmakearch *r, const char *out)
 {
 	struct buf a = BUF_INIT, b = BUF_INIT, c = BUF_INIT;
+	int answered = 0;
 
 	for (const char *l = out; *l;) {
 		size_t n = strcspn(l, "\n");
@@ -79,9 +80,9 @@ parse(struct cmakearch *r, const char *out, int *answered)
 			field(k, kn, 2, &b);
 			field(k, kn, 3, &c);
 			if (!strncmp(k, "nofunc", 6)) {
-				*answered = 1;
+				answered = 1;
 			} else if (!strncmp(k, "lists\t", 6)) {
-				*answered = 1;
+				answered = 1;
 				r->has_function = 1;
 				words(a.s, &r->all);
 				words(b.s, &r->known);
@@ -105,14 +106,6 @@ parse(struct cmakearch *r, const char *out, int *answered)
 	buf_release(&a);
 	buf_release(&b);
 	buf_release(&c);
-}
-
-int
-cmakearch_parse(struct cmakearch *r, const char *out)
-{
-	int answered = 0;
-
-	parse(r, out, &answered);
 	return answered;
 }
 
@@ -187,8 +180,7 @@ cmakearch_run(struct cmakearch *r, const char *file, unsigned cuda,
 	strvec_pushl(&p.args, "-P", script.s, NULL);
 	if (kept_question(&p.args, file, script.s, &question) == 0 &&
 	    answers_get(question.s, &out) == 0) {
-		parse(r, out.s, &answered);
-		if (answered) {
+		if (cmakearch_parse(r, out.s)) {
 			rc = 0;
 			goto out;
 		}
@@ -198,7 +190,7 @@ cmakearch_run(struct cmakearch *r, const char *file, unsigned cuda,
 	/* the tree's CMake runs here: a loop in it must not hang a plan */
 	p.silence_timeout = ANSWER_TIMEOUT;
 	st = proc_run_capture(&p, &out);
-	parse(r, out.s, &answered);
+	answered = cmakearch_parse(r, out.s);
 	if (answered && !p.timed_out && question.len)
 		answers_put(question.s, out.s, out.len);
 	if (p.timed_out) {
