@@ -92,7 +92,7 @@ step_checks_too(const char *name)
  * doctor's checks that a build cannot survive, before anything is fetched:
  * a missing nvml.h stops PyTorch's c10_cuda hours into a build, in CI
  * hours after the job started. A build that stops after the fetch
- * (`last`) is checked for what the fetch needs (doctor_run_fetch): the
+ * (`last`) is checked for what the fetch needs (DOCTOR_FETCH): the
  * toolchain's probes are for the steps it never runs. Each failure an error with what to do
  * (doctor's words), after those the steps' checks found (`steps_failed`)
  * so that every lack of the machine is said at once; then one pointer to
@@ -106,11 +106,8 @@ preflight(const struct build *b, const struct build_opts *o, int last, int steps
 	size_t failed = 0;
 
 	if (!o->no_preflight) {
-		if (last < STEP_CONFIGURE)
-			doctor_run_fetch(&d, &b->profile, &b->plan, b->plan.work_dir);
-		else
-			doctor_preflight(&d, &b->profile, &b->plan, b->plan.cuda_home,
-					 b->plan.work_dir);
+		doctor_preflight(&d, &b->profile, &b->plan, b->plan.cuda_home, b->plan.work_dir,
+				 last < STEP_CONFIGURE ? DOCTOR_FETCH : DOCTOR_BUILD);
 		for (size_t i = 0; i < d.n; i++) {
 			if (!doctor_blocks_build(&d.checks[i]) ||
 			    (steps_failed && step_checks_too(d.checks[i].name)))

@@ -3,11 +3,11 @@
  * of the toolchain, the libraries the profile's features need, disk,
  * memory and GPUs, with what to do when it is not right, and the checks
  * a build's steps run before they start (nvcc's archs, cmake's version).
- * The report of the list (text, JSON) is doctor_report.c's.
- * Past 800 lines by design: one table of checks and their fixes, which
- * reads best whole; the remote hosts' checks are remotecheck.c's, what a
- * build of the tree needs beyond the toolchain (NumPy, the BLAS, a
- * --source tree's patches) doctor_needs.c's.
+ * The report of the list (text, JSON) is doctor_report.c's. The checks of
+ * the build's Python are doctor_python.c's, of the libraries the features
+ * need (cuDNN, NCCL, nvml.h) doctor_libs.c's, of what a build of the tree
+ * needs beyond the toolchain (NumPy, the BLAS, a --source tree's patches)
+ * doctor_needs.c's, of the remote hosts remotecheck.c's.
  * May include: core/, formats/, host/, profile/, sources/, pipeline/.
  */
 #include <stdarg.h>
@@ -21,14 +21,11 @@
 #include "profile/compat.h"
 #include "pipeline/doctor.h"
 #include "pipeline/remotecheck.h"
-#include "core/json.h"
 #include "profile/knowledge.h"
 #include "pipeline/plan.h"
-#include "pipeline/pyenv.h"
 #include "core/proc.h"
 #include "profile/profile.h"
 #include "host/host.h"
-#include "host/python.h"
 #include "sources/treeneeds.h"
 #include "core/util.h"
 
@@ -436,421 +433,6 @@ check_build_tools(struct doctor *d, const struct profile *p, const char *src)
 	buf_release(&from);
 }
 
-/* Which of `modules` `py` cannot find (importlib.util.find_spec: nothing is run), one per line. */
-static const char find_spec_probe[] =
-	"import importlib.util, sys\n"
-	"for m in sys.argv[1:]:\n"
-	"    try:\n"
-	"        ok = importlib.util.find_spec(m) is not None\n"
-	"    except Exception:\n"
-	"        ok = False\n"
-	"    if not ok:\n"
-	"        print(m)\n";
-
-int
-python_missing(const char *py, const struct strvec *modules, struct strvec *missing)
-{
-	struct proc pr = PROC_INIT;
-	struct buf out = BUF_INIT;
-	int rc;
-
-	strvec_pushl(&pr.args, py, "-c", find_spec_probe, NULL);
-	for (size_t i = 0; i < modules->n; i++)
-		strvec_push(&pr.args, modules->v[i]);
-	rc = proc_run_capture(&pr, &out);
-	for (const char *l = out.s ? out.s : ""; rc == 0 && *l;) {
-		size_t n = strcspn(l, "\n");
-
-		if (n)
-			strvec_pushf(missing, "%.*s", (int)n, l);
-		l += n + (l[n] == '\n');
-	}
-	proc_release(&pr);
-	buf_release(&out);
-	return rc == 0 ? 0 : -1;
-}
-
-/* A module's "apt-get install python3-x (pip: x)" hint. */
-static void
-module_hint(const char *module, struct buf *out)
-{
-	struct buf pip = BUF_INIT, deb = BUF_INIT;
-
-	py_module_packages(module, &pip, &deb);
-	buf_addf(out, "%s%s", out->len ? " " : "", deb.s);
-	buf_release(&pip);
-	buf_release(&deb);
-}
-
-/*
- * What the tree's build imports, with the interpreter that will run it:
- * walked from the tree when it is here, else bwbuild's list for PyTorch
- * (torchgen: yaml and typing_extensions, at configure time).
- */
-static void
-check_python_imports(struct doctor *d, const struct profile *p, const char *py, const char *src)
-{
-	struct py_needs n;
-	struct strvec mods = STRVEC_INIT, missing = STRVEC_INIT, dmiss = STRVEC_INIT;
-	struct strvec asked = STRVEC_INIT, gone = STRVEC_INIT;
-	struct buf list = BUF_INIT, hint = BUF_INIT, entries = BUF_INIT;
-	int scanned = src && py_needs_scan(&n, src, py) == 0;
-
-	if (!scanned) {
-		if (src)
-			py_needs_release(&n);
-		if (!real_tree(p, src))
-			return;
-		strvec_pushl(&mods, "yaml", "typing_extensions", NULL);
-	} else {
-		for (size_t i = 0; i < n.n; i++)
-			strvec_push(&mods, n.v[i].module);
-		strvec_join(&n.entries, ", ", &entries);
-	}
-	/* Both lists asked of one start: the modules the build imports, and those declared. */
-	for (size_t i = 0; i < mods.n; i++)
-		strset_add(&asked, mods.v[i]);
-	for (size_t i = 0; scanned && i < n.declared.n; i++)
-		strset_add(&asked, n.declared.v[i]);
-	if (asked.n && python_missing(py, &asked, &gone) < 0) {
-		add(d, CHECK_WARN, "python imports", "%s could not be asked which modules it has", py);
-		goto out;
-	}
-	for (size_t i = 0; i < mods.n; i++)
-		if (strset_has(&gone, mods.v[i]))
-			strvec_push(&missing, mods.v[i]);
-	for (size_t i = 0; scanned && i < n.declared.n; i++)
-		if (strset_has(&gone, n.declared.v[i]))
-			strvec_push(&dmiss, n.declared.v[i]);
-	for (size_t i = 0; i < missing.n; i++) {
-		const char *where = "torchgen, which the build runs at configure time";
-
-		for (size_t k = 0; scanned && k < n.n; k++)
-			if (!strcmp(n.v[k].module, missing.v[i]))
-				where = n.v[k].where;
-		buf_addf(&list, "%s'%s' (%s)", list.len ? ", " : "", missing.v[i], where);
-		module_hint(missing.v[i], &hint);
-	}
-	if (missing.n)
-		add(d, CHECK_FAIL, "python imports", "%s cannot import %s, which the build imports%s; "
-		    "apt-get install %s, or pip install them into that interpreter", py, list.s,
-		    scanned ? "" : " (bwbuild's list for PyTorch: no tree here yet; --source DIR "
-				   "reads the tree's own)", hint.s);
-	else if (scanned && mods.n)
-		add(d, CHECK_OK, "python imports", "%s has the %zu modules the tree's build imports "
-		    "(from %s; %zu files read)", py, mods.n, entries.s, n.files);
-	else if (!scanned)
-		add(d, CHECK_OK, "python imports", "%s has yaml and typing_extensions (bwbuild's "
-		    "list for PyTorch; --source DIR reads the tree's own)", py);
-	if (scanned && dmiss.n) {
-		buf_reset(&list);
-		buf_reset(&hint);
-		strvec_join(&dmiss, ", ", &list);
-		for (size_t i = 0; i < dmiss.n; i++)
-			module_hint(dmiss.v[i], &hint);
-		/* without setup.py the build backend is among them: nothing builds without it */
-		int needed = 1;
-
-		for (size_t i = 0; i < n.entries.n; i++)
-			if (!strcmp(n.entries.v[i], "setup.py"))
-				needed = 0;
-
-		add(d, needed ? CHECK_FAIL : CHECK_WARN, "python reqs", "%s lacks %s, which "
-		    "pyproject.toml's [build-system] requires (the build runs without isolation, so "
-		    "they come from this interpreter); apt-get install %s", py, list.s, hint.s);
-	}
-out:
-	if (scanned)
-		py_needs_release(&n);
-	strvec_clear(&mods);
-	strvec_clear(&missing);
-	strvec_clear(&dmiss);
-	strvec_clear(&asked);
-	strvec_clear(&gone);
-	buf_release(&list);
-	buf_release(&hint);
-	buf_release(&entries);
-}
-
-/*
- * What the tree's build needs from python before anything runs (pyenv.h):
- * the tree's own files when it is here, else bwbuild's table for a real
- * PyTorch release; met by the interpreter alone or with a prefix.
- */
-static void
-check_build_env(struct doctor *d, const struct profile *p, const char *py, const char *src)
-{
-	struct pyenv e = PYENV_INIT;
-
-	if (!p || profile_is_extension(p))
-		return;
-	if (pyenv_for(&e, p, py, src) < 0) {
-		add(d, CHECK_FAIL, "build env", "%s", e.error.s);
-		/* The prefix it named did not do: the key to change (compile.c says it the same way). */
-		if (p->python_path.str && e.n)
-			d->checks[d->n - 1].at = p->python_path.loc;
-	} else if (e.pythonpath.len)
-		add(d, CHECK_OK, "build env", "%s with PYTHONPATH=%s (%s), for %s", py, e.pythonpath.s,
-		    e.have.s, pyenv_first_hard(&e));
-	else if (e.have.len)
-		add(d, CHECK_OK, "build env", "%s has %s, for %s", py, e.have.s, pyenv_first_hard(&e));
-	for (size_t i = 0; i < e.soft.n; i++)
-		add(d, CHECK_WARN, "build env", "%s has %s; not needed to start the build", py,
-		    e.soft.v[i]);
-	pyenv_release(&e);
-}
-
-/* python_find's "  path (from): reason" lines as one "; "-separated line. */
-static void
-one_line(const struct buf *lines, struct buf *out)
-{
-	const char *s = lines->s ? lines->s : "";
-
-	while (*s) {
-		size_t n = strcspn(s, "\n");
-
-		while (n && *s == ' ')
-			s++, n--;
-		buf_addf(out, "%s%.*s", out->len ? "; " : "", (int)n, s);
-		s += n + (s[n] == '\n');
-	}
-}
-
-static void
-check_python(struct doctor *d, const struct profile *p, const char *src)
-{
-	struct buf py = BUF_INIT, why = BUF_INIT, skipped = BUF_INIT, prefix = BUF_INIT;
-	const char *given = p ? p->python.str : NULL;
-	int found = pyenv_find_python(&py, given, &why, &prefix) == 0;
-
-	if (prefix.len) {
-		add(d, CHECK_OK, "python", "%s can build wheels with PYTHONPATH=%s "
-		    "(scripts/python-prefix.sh's), which the build puts first", py.s, prefix.s);
-	} else if (found) {
-		one_line(&why, &skipped);
-		add(d, CHECK_OK, "python", "%s can build wheels (setup.py trees)%s%s", py.s,
-		    skipped.len ? "; skipped " : "", skipped.len ? skipped.s : "");
-	} else {
-		struct buf hint = BUF_INIT;
-
-		pyenv_wheel_hint(given ? given : "python3", &hint);
-		add(d, CHECK_FAIL, "python", "no Python that imports setuptools and wheel (%.*s); "
-		    "%s", (int)strcspn(why.s, "\n"), why.s, hint.s);
-		buf_release(&hint);
-	}
-	/* Only a warning: never asked for a build's preflight. */
-	if (found && !d->preflight) {
-		if (!python_imports(py.s, "build"))
-			add(d, CHECK_WARN, "python build", "%s cannot import 'build'; trees with only "
-			    "pyproject.toml (scikit-build-core) need it: apt-get install python3-build",
-			    py.s);
-		else
-			add(d, CHECK_OK, "python build", "'python3 -m build' available (pyproject trees)");
-	}
-	if (found) {
-		check_python_imports(d, p, py.s, src);
-		check_build_env(d, p, py.s, src);
-		if (p)
-			doctor_check_numpy(d, p, py.s, src);
-	}
-	buf_release(&py);
-	buf_release(&why);
-	buf_release(&skipped);
-	buf_release(&prefix);
-}
-
-/*
- * Where a library's header and shared object may be, on `h`: its own
- * hints first (what PyTorch's FindCUDNN/FindNCCL read: CUDNN_INCLUDE_DIR,
- * CUDNN_LIB_DIR, CUDNN_ROOT_DIR and NCCL's likewise), then the toolkit
- * (include/, lib64/, and targets/<x86_64-linux|sbsa-linux>/, where
- * NVIDIA's packages put them), then the system's directories with the
- * machine's own multiarch triplet: NVIDIA's arm64 cuDNN and NCCL packages
- * install into /usr/lib/aarch64-linux-gnu, never x86_64's.
- */
-static void
-library_dirs(const struct doctor_host *h, const char *cuda_home, const char *hint, int lib,
-	     struct strvec *dirs)
-{
-	const char *triplet = host_triplet_of(h->machine);
-	const char *target = host_cuda_target_of(h->machine);
-	const char *sub = lib ? "lib" : "include";
-	struct buf var = BUF_INIT;
-	const char *v;
-
-	buf_addf(&var, "%s_%s", hint, lib ? "LIB_DIR" : "INCLUDE_DIR");
-	if ((v = getenv(var.s)) && *v)
-		strvec_push(dirs, v);
-	buf_reset(&var);
-	buf_addf(&var, "%s_ROOT_DIR", hint);
-	if ((v = getenv(var.s)) && *v) {
-		strvec_pushf(dirs, "%s/%s", v, sub);
-		if (lib)
-			strvec_pushf(dirs, "%s/lib64", v);
-	}
-	buf_release(&var);
-	if (lib)
-		strvec_pushf(dirs, "%s/lib64", cuda_home);
-	strvec_pushf(dirs, "%s/%s", cuda_home, sub);
-	if (target)
-		strvec_pushf(dirs, "%s/targets/%s/%s", cuda_home, target, sub);
-	if (lib) {
-		if (triplet)
-			strvec_pushf(dirs, "%s/usr/lib/%s", h->root, triplet);
-		strvec_pushf(dirs, "%s/usr/lib64", h->root);
-		strvec_pushf(dirs, "%s/usr/lib", h->root);
-	} else {
-		strvec_pushf(dirs, "%s/usr/include", h->root);
-		if (triplet)
-			strvec_pushf(dirs, "%s/usr/include/%s", h->root, triplet);
-	}
-}
-
-static int
-any_exists(const struct strvec *dirs, const char *file, struct buf *found)
-{
-	for (size_t i = 0; i < dirs->n; i++) {
-		buf_reset(found);
-		buf_addf(found, "%s/%s", dirs->v[i], file);
-		if (path_exists(found->s))
-			return 1;
-	}
-	return 0;
-}
-
-static void
-check_library(struct doctor *d, const struct profile *p, enum feature f, const char *cuda_home,
-	      const struct doctor_host *host, const char *hint, const char *header,
-	      const char *lib, const char *pkg)
-{
-	struct strvec inc = STRVEC_INIT, libs = STRVEC_INIT;
-	struct buf h = BUF_INIT, l = BUF_INIT, where = BUF_INIT;
-	const char *key = feature_table[f].key;
-
-	if (!p || p->features[f] != TRI_ON)
-		return;
-	library_dirs(host, cuda_home, hint, 0, &inc);
-	library_dirs(host, cuda_home, hint, 1, &libs);
-	if (!any_exists(&inc, header, &h)) {
-		strvec_join(&inc, ", ", &where);
-		add(d, CHECK_FAIL, key, "features.%s is on (%s:%d) but no %s was found (in %s); "
-		    "install %s, name its directory in %s_INCLUDE_DIR, or set features.%s: off",
-		    key, p->feature_loc[f].file, p->feature_loc[f].line, header, where.s, pkg, hint,
-		    key);
-	} else if (!any_exists(&libs, lib, &l)) {
-		strvec_join(&libs, ", ", &where);
-		add(d, CHECK_FAIL, key, "found %s but no %s (in %s); install %s, or name its "
-		    "directory in %s_LIB_DIR", h.s, lib, where.s, pkg, hint);
-	} else {
-		add(d, CHECK_OK, key, "%s and %s", h.s, l.s);
-	}
-	strvec_clear(&inc);
-	strvec_clear(&libs);
-	buf_release(&h);
-	buf_release(&l);
-	buf_release(&where);
-}
-
-/* Push each non-empty field of `s` split at `sep`. */
-static void
-push_fields(struct strvec *sv, const char *s, char sep)
-{
-	while (*s) {
-		const char *e = strchr(s, sep);
-		size_t n = e ? (size_t)(e - s) : strlen(s);
-
-		if (n)
-			strvec_push_nodup(sv, xstrndup(s, n));
-		s += n + (e ? 1 : 0);
-	}
-}
-
-void
-doctor_push_fields(struct strvec *sv, const char *s, char sep)
-{
-	push_fields(sv, s, sep);
-}
-
-/*
- * The include directories a compile of this build searches besides the
- * toolkit's: CPATH/CPLUS_INCLUDE_PATH, and -I/-isystem in the profile's
- * build.env CXXFLAGS (split on blanks: a directory with a blank is not
- * found, and the check then says where it looked).
- */
-static void
-extra_include_dirs(const struct profile *p, struct strvec *dirs)
-{
-	static const char *const envs[] = { "CPATH", "CPLUS_INCLUDE_PATH", NULL };
-
-	for (size_t i = 0; envs[i]; i++) {
-		const char *v = getenv(envs[i]);
-
-		if (v && *v)
-			push_fields(dirs, v, ':');
-	}
-	for (size_t i = 0; p && i < p->nbuild_env; i++) {
-		struct strvec w = STRVEC_INIT;
-
-		if (strcmp(p->build_env[i].key, "CXXFLAGS") && strcmp(p->build_env[i].key, "CFLAGS"))
-			continue;
-		push_fields(&w, p->build_env[i].val, ' ');
-		for (size_t j = 0; j < w.n; j++) {
-			const char *a = w.v[j];
-
-			if ((!strcmp(a, "-isystem") || !strcmp(a, "-I")) && j + 1 < w.n)
-				strvec_push(dirs, w.v[++j]);
-			else if (starts_with(a, "-isystem") && a[8])
-				strvec_push(dirs, a + 8);
-			else if (starts_with(a, "-I") && a[2])
-				strvec_push(dirs, a + 2);
-		}
-		strvec_clear(&w);
-	}
-}
-
-/*
- * nvml.h: PyTorch's c10/cuda/driver_api.h includes it on Linux (v2.6.0
- * and later), and a toolkit installed without its NVML component lacks it:
- * the compile of c10_cuda stops there, an hour into a build.
- */
-static void
-check_nvml(struct doctor *d, const struct profile *p, const char *src, const char *cuda_home,
-	   const struct doctor_host *h)
-{
-	const char *triplet = host_triplet_of(h->machine), *target = host_cuda_target_of(h->machine);
-	struct strvec dirs = STRVEC_INIT;
-	struct buf f = BUF_INIT, where = BUF_INIT;
-	int found = 0;
-
-	if (!p || p->features[FEAT_CUDA] != TRI_ON || profile_is_extension(p) || !real_tree(p, src)) {
-		strvec_clear(&dirs);
-		return;
-	}
-	strvec_pushf(&dirs, "%s/include", cuda_home);
-	if (target)
-		strvec_pushf(&dirs, "%s/targets/%s/include", cuda_home, target);
-	strvec_pushf(&dirs, "%s/usr/include", h->root);
-	if (triplet)
-		strvec_pushf(&dirs, "%s/usr/include/%s", h->root, triplet);
-	extra_include_dirs(p, &dirs);
-	for (size_t i = 0; i < dirs.n && !found; i++) {
-		buf_reset(&f);
-		buf_addf(&f, "%s/nvml.h", dirs.v[i]);
-		found = is_regular(f.s);
-	}
-	strvec_join(&dirs, ", ", &where);
-	if (found)
-		add(d, CHECK_OK, "nvml", "%s (c10/cuda/driver_api.h includes it)", f.s);
-	else
-		add(d, CHECK_FAIL, "nvml", "no nvml.h in %s; PyTorch's c10_cuda includes it "
-		    "(c10/cuda/driver_api.h); install the toolkit's NVML headers (cuda-nvml-dev, or "
-		    "Debian's libnvidia-ml-dev from non-free), or name their directory in "
-		    "build.env.CXXFLAGS as -isystem DIR", where.s);
-	strvec_clear(&dirs);
-	buf_release(&f);
-	buf_release(&where);
-}
-
 static void
 check_disk(struct doctor *d, const struct profile *p, const char *work_dir)
 {
@@ -998,45 +580,28 @@ doctor_check_host(struct doctor *d, const struct profile *p, const char *machine
 	buf_release(&said);
 }
 
-void
-doctor_check_host_libs(struct doctor *d, const struct profile *p, const char *src,
-		       const char *cuda_home, const struct doctor_host *h)
-{
-	if (p)
-		doctor_check_blas(d, p, src, h);
-	check_library(d, p, FEAT_CUDNN, cuda_home, h, "CUDNN", "cudnn_version.h", "libcudnn.so",
-		      "cuDNN");
-	check_library(d, p, FEAT_NCCL, cuda_home, h, "NCCL", "nccl.h", "libnccl.so",
-		      "NCCL (libnccl-dev)");
-	check_nvml(d, p, src, cuda_home, h);
-}
-
-void
-doctor_run_fetch(struct doctor *d, const struct profile *p, const struct plan *pl,
-		 const char *work_dir)
-{
-	memset(d, 0, sizeof(*d));
-	doctor_check_host(d, p, host_machine());
-	doctor_check_patches(d, p, pl, tree_here(pl ? pl->src_dir : NULL));
-	check_disk(d, p, work_dir);
-}
-
+/* scope NULL: all of doctor; else a build's preflight of that scope. */
 static void
 run_checks(struct doctor *d, const struct profile *p, const struct plan *pl, const char *cuda_home,
-	   const char *work_dir, int preflight)
+	   const char *work_dir, const enum doctor_scope *scope)
 {
 	const struct doctor_host here = { "", host_machine() };
 	unsigned cuda;
 	const char *src;
 
 	memset(d, 0, sizeof(*d));
-	d->preflight = preflight;
+	d->preflight = scope != NULL;
 	doctor_check_host(d, p, here.machine);
+	if (scope && *scope == DOCTOR_FETCH) {
+		doctor_check_patches(d, p, pl, tree_here(pl ? pl->src_dir : NULL));
+		check_disk(d, p, work_dir);
+		return;
+	}
 	cuda = check_nvcc(d, p, cuda_home);
 	check_host_compiler(d, cuda);
 	src = tree_here(pl ? pl->src_dir : NULL);
 	check_build_tools(d, p, src);
-	check_python(d, p, src);
+	doctor_check_python(d, p, src);
 	/* What the tree's CMake needs from this toolkit (CUB under CUDA 13's include/cccl). */
 	if (src && p && !profile_is_extension(p)) {
 		struct buf said = BUF_INIT;
@@ -1052,7 +617,7 @@ run_checks(struct doctor *d, const struct profile *p, const struct plan *pl, con
 	if (pl)
 		check_memory(d, pl);
 	/* What these find never stops a build (doctor_blocks_build): not asked for one. */
-	if (preflight)
+	if (scope)
 		return;
 	if (pl && pl->remote)
 		remote_check_all(pl->remote, add_remote, d);
@@ -1063,12 +628,12 @@ void
 doctor_run(struct doctor *d, const struct profile *p, const struct plan *pl, const char *cuda_home,
 	   const char *work_dir)
 {
-	run_checks(d, p, pl, cuda_home, work_dir, 0);
+	run_checks(d, p, pl, cuda_home, work_dir, NULL);
 }
 
 void
 doctor_preflight(struct doctor *d, const struct profile *p, const struct plan *pl,
-		 const char *cuda_home, const char *work_dir)
+		 const char *cuda_home, const char *work_dir, enum doctor_scope scope)
 {
-	run_checks(d, p, pl, cuda_home, work_dir, 1);
+	run_checks(d, p, pl, cuda_home, work_dir, &scope);
 }

@@ -34,22 +34,18 @@ struct doctor {
 void doctor_run(struct doctor *d, const struct profile *p, const struct plan *pl,
 		const char *cuda_home, const char *work_dir);
 /*
- * The part of doctor_run a fetch alone can fail (a build stopped after it,
- * --until fetch): the host, a --source tree's patches, the disk. The
- * toolchain, the libraries and TMPDIR are for the steps after it: a run
- * that never reaches them starts no probe of them.
- */
-void doctor_run_fetch(struct doctor *d, const struct profile *p, const struct plan *pl,
-		      const char *work_dir);
-/*
  * doctor_run for a build's preflight: the checks whose failure can stop a
  * build (doctor_blocks_build), without those that can only warn or whose
  * failure a build gets past, which start processes ('python3 -c "import
  * build"', nvidia-smi, a probe of each build.remote host) for lines no one
- * reads.
+ * reads. A build stopped after its fetch (--until fetch) asks only for what
+ * a fetch alone can fail: the host, a --source tree's patches, the disk.
+ * The toolchain, the libraries and TMPDIR are for the steps after it, so
+ * such a run starts no probe of them.
  */
+enum doctor_scope { DOCTOR_FETCH, DOCTOR_BUILD };
 void doctor_preflight(struct doctor *d, const struct profile *p, const struct plan *pl,
-		      const char *cuda_home, const char *work_dir);
+		      const char *cuda_home, const char *work_dir, enum doctor_scope scope);
 void doctor_release(struct doctor *d);
 int doctor_failed(const struct doctor *d);
 /*
@@ -64,9 +60,10 @@ void doctor_format(const struct doctor *d, struct buf *out);
 struct json *doctor_json(const struct doctor *d);
 
 /*
- * Between doctor.c and doctor_needs.c (the checks of what a build of the
- * tree needs beyond the toolchain: NumPy, the BLAS, a --source tree's
- * patches): one line of the checklist; whether the tree is a real
+ * Between doctor.c and the files of its other checks (doctor_needs.c: what
+ * a build of the tree needs beyond the toolchain, NumPy, the BLAS, a
+ * --source tree's patches; doctor_python.c; doctor_libs.c): one line of
+ * the checklist; whether the tree is a real
  * PyTorch (the profile's repository, or torchgen under `src`); each
  * non-empty field of `s` split at `sep` pushed.
  */
@@ -89,7 +86,9 @@ struct doctor_host {
 };
 /* build.host_arch against `machine`: a failure (the build stops) when they differ. */
 void doctor_check_host(struct doctor *d, const struct profile *p, const char *machine);
-/* The BLAS, the libraries the features need (cuDNN, NCCL) and nvml.h, looked for on `h`. */
+/* The build's Python, its modules, requirements and environment (doctor_python.c). */
+void doctor_check_python(struct doctor *d, const struct profile *p, const char *src);
+/* The BLAS, the libraries the features need (cuDNN, NCCL) and nvml.h, looked for on `h` (doctor_libs.c). */
 void doctor_check_host_libs(struct doctor *d, const struct profile *p, const char *src,
 			    const char *cuda_home, const struct doctor_host *h);
 void doctor_check_blas(struct doctor *d, const struct profile *p, const char *src,
