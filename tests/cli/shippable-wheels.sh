@@ -25,6 +25,12 @@ ma=$(sed -n 's/^manifest: //p' "$TMP/out")
 	--work "$TMP/second-work-directory/w" --out "$TMP/b-out")
 wb=$(sed -n 's/^wheel: *//p' "$TMP/out")
 mb=$(sed -n 's/^manifest: //p' "$TMP/out")
+# What the example's CMakeLists.txt decided is what its build reads back
+# (compile_cache.py): the cache where it put ccache in the chain, else nothing.
+[ "$(cat "$TMP/a/src/build/minitorch-compile-cache")" = "$TMP/cc" ] ||
+	fail "the first build's configure did not name its ccache"
+[ ! -e "$TMP/second-work-directory/w/src/build/minitorch-compile-cache" ] ||
+	fail "a configure without the test run's ccache named one"
 sa=$(sha256sum "$wa" | cut -d' ' -f1)
 sb=$(sha256sum "$wb" | cut -d' ' -f1)
 [ "$sa" = "$sb" ] || fail "two work directories gave two wheels: $wa $sa, $wb $sb"
