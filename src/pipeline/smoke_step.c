@@ -2,7 +2,7 @@
  * The build's smoke step (src/pipeline/step.h): picks a GPU of this machine
  * that every CUDA library of the verified wheel runs on, or the CPU for a
  * wheel without CUDA, and hands the wheel to smoke_target
- * (src/wheel/smoke.c); apart from smoke.c so the smoke engine, which
+ * (src/wheel/smoke_setup.c); apart from it so the smoke engine, which
  * `bwbuild smoke` uses alone, needs nothing of a build.
  */
 #include <stdio.h>
@@ -81,7 +81,7 @@ smoke_step_run(struct build *b)
 		step_note(STEP_SMOKE, "skipped: the wheel failed %s", step_names[STEP_VERIFY]);
 		return 0;
 	}
-	/* An extension runs with its torch; with no probe of its own, the generic one (smoke.c). */
+	/* An extension runs with its torch; with no probe of its own, the generic one (smoke_setup.c). */
 	if (b->era->smoke_against_torch)
 		rq.against = b->torch.path;
 	if (smoke_cpu_only(&b->report, &b->profile, 0, &cpu)) {

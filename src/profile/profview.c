@@ -1,6 +1,6 @@
 /* The profile as plain data: what a wheel built from it must carry and the
  * profile as JSON, for the layers that check a wheel against its profile
- * without planning a build (wheel/manifest.c, wheel/smoke.c, bwbuild verify). */
+ * without planning a build (wheel/manifest.c, wheel/smoke_setup.c, bwbuild verify). */
 #include "core/buf.h"
 #include "core/json.h"
 #include "core/strvec.h"

@@ -125,7 +125,7 @@ int smoke_target(const struct smoke_request *rq, struct smoke_result *r, struct 
 /* probes/smoke-<package>.py on the probe path (BWBUILD_PROBE_PATH, data/), absolute; NULL: none. */
 char *smoke_find_probe(const char *package);
 /*
- * Where smoke_target and smoke_target_multi meet (smoke.c): what every probe
+ * Where smoke_target and smoke_target_multi meet (smoke_setup.c): what every probe
  * run of one target shares (the verified wheel, its private install, the
  * probe, the features and archs it is told), and one run judged.
  */

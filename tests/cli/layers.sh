@@ -19,7 +19,8 @@ run 0 python3 tests/tools/layers.py "$t"
 printf '#include "pipeline/plan.h"\n' >> "$t/src/profile/arch.c"
 mkdir "$t/src/extra"
 printf 'int extra;\n' > "$t/src/extra/x.c"
-# smoke.c already uses archs_scan: archs.c calling back into smoke.c closes a circle.
+# smoke_setup.c already uses archs_scan: archs.c calling back into the smoke
+# family (smoke.c) closes a circle.
 printf 'static int p(void) { return smoke_status_mark(0) != 0; }\n' >> "$t/src/wheel/archs.c"
 sed -i 's/^LAYERS = core /LAYERS = /' "$t/Makefile"
 printf '#include "launch/admit.h"\n' >> "$t/src/pipeline/plan.c"
