@@ -10,7 +10,7 @@ struct buf;
  * What bwbuild knows about CUDA toolkits, torch releases and features, as
  * tables in knowledge.c (kbfacts.c: GPU peaks, companion releases; the
  * torch releases themselves: releases.h), and the checks of a profile
- * against them.
+ * against them (a source tree's: knowledge_tree.c).
  * CUDA versions are major*100+minor: CUDA 12.8 = 1208; 0 is unknown, and
  * the checks that need it are skipped. Torch releases are a struct relver
  * (zero: unknown).

@@ -54,6 +54,8 @@ LIBRARY = {
     "sources/git_priv.h": GIT_FAMILY,
     # The repair's insides, shared by its CUDA forms (repair_cuda.c).
     "wheel/repair_priv.h": ("src/wheel/repair*.c",),
+    # The knowledge base's insides, shared by its checks of a tree (knowledge_tree.c).
+    "profile/knowledge_priv.h": ("src/profile/knowledge*.c",),
     # The launcher's insides: the pipeline reaches it through launch.h and its other public headers.
     "launch/admit.h": ("src/launch/*",),
     "launch/remote.h": ("src/launch/*",),
