@@ -31,6 +31,16 @@ mb=$(sed -n 's/^manifest: //p' "$TMP/out")
 	fail "the first build's configure did not name its ccache"
 [ ! -e "$TMP/second-work-directory/w/src/build/minitorch-compile-cache" ] ||
 	fail "a configure without the test run's ccache named one"
+# A configure that CMake reruns on its own (inside `cmake --build`; here
+# asked for directly) under the test run's environment decides as the
+# build directory's first one did: no ccache, so the mark compile_cache.py
+# read before the build stays true.
+MINITORCH_COMPILE_CACHE="$TMP/cc" run 0 cmake "$TMP/second-work-directory/w/src/build"
+[ ! -e "$TMP/second-work-directory/w/src/build/minitorch-compile-cache" ] ||
+	fail "a rerun configure under the test run's ccache named one"
+if grep -q 'LAUNCHER = .*ccache' "$TMP/second-work-directory/w/src/build/build.ninja"; then
+	fail "a rerun configure put ccache in a chain whose build gets no ccache settings"
+fi
 sa=$(sha256sum "$wa" | cut -d' ' -f1)
 sb=$(sha256sum "$wb" | cut -d' ' -f1)
 [ "$sa" = "$sb" ] || fail "two work directories gave two wheels: $wa $sa, $wb $sb"
