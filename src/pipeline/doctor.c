@@ -580,19 +580,19 @@ doctor_check_host(struct doctor *d, const struct profile *p, const char *machine
 	buf_release(&said);
 }
 
-/* scope NULL: all of doctor; else a build's preflight of that scope. */
+/* All of doctor, or (preflight) a build's preflight of that scope. */
 static void
 run_checks(struct doctor *d, const struct profile *p, const struct plan *pl, const char *cuda_home,
-	   const char *work_dir, const enum doctor_scope *scope)
+	   const char *work_dir, int preflight, enum doctor_scope scope)
 {
 	const struct doctor_host here = { "", host_machine() };
 	unsigned cuda;
 	const char *src;
 
 	memset(d, 0, sizeof(*d));
-	d->preflight = scope != NULL;
+	d->preflight = preflight;
 	doctor_check_host(d, p, here.machine);
-	if (scope && *scope == DOCTOR_FETCH) {
+	if (preflight && scope == DOCTOR_FETCH) {
 		doctor_check_patches(d, p, pl, tree_here(pl ? pl->src_dir : NULL));
 		check_disk(d, p, work_dir);
 		return;
@@ -617,7 +617,7 @@ run_checks(struct doctor *d, const struct profile *p, const struct plan *pl, con
 	if (pl)
 		check_memory(d, pl);
 	/* What these find never stops a build (doctor_blocks_build): not asked for one. */
-	if (scope)
+	if (preflight)
 		return;
 	if (pl && pl->remote)
 		remote_check_all(pl->remote, add_remote, d);
@@ -628,12 +628,12 @@ void
 doctor_run(struct doctor *d, const struct profile *p, const struct plan *pl, const char *cuda_home,
 	   const char *work_dir)
 {
-	run_checks(d, p, pl, cuda_home, work_dir, NULL);
+	run_checks(d, p, pl, cuda_home, work_dir, 0, DOCTOR_BUILD);
 }
 
 void
 doctor_preflight(struct doctor *d, const struct profile *p, const struct plan *pl,
 		 const char *cuda_home, const char *work_dir, enum doctor_scope scope)
 {
-	run_checks(d, p, pl, cuda_home, work_dir, &scope);
+	run_checks(d, p, pl, cuda_home, work_dir, 1, scope);
 }

@@ -63,9 +63,10 @@ struct json *doctor_json(const struct doctor *d);
  * Between doctor.c and the files of its other checks (doctor_needs.c: what
  * a build of the tree needs beyond the toolchain, NumPy, the BLAS, a
  * --source tree's patches; doctor_python.c; doctor_libs.c): one line of
- * the checklist; whether the tree is a real
- * PyTorch (the profile's repository, or torchgen under `src`); each
- * non-empty field of `s` split at `sep` pushed.
+ * the checklist, and whether the tree is a real PyTorch (the profile's
+ * repository, or torchgen under `src`), both doctor.c's; each non-empty
+ * field of `s` split at `sep` pushed (doctor_libs.c's); the NumPy check
+ * (doctor_needs.c's).
  */
 struct strvec;
 void doctor_add(struct doctor *d, enum check_status st, const char *name, const char *fmt, ...)

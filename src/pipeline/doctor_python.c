@@ -80,7 +80,7 @@ check_python_imports(struct doctor *d, const struct profile *p, const char *py, 
 		if (src)
 			py_needs_release(&n);
 		if (!doctor_real_tree(p, src))
-			       return;
+			return;
 		strvec_pushl(&mods, "yaml", "typing_extensions", NULL);
 	} else {
 		for (size_t i = 0; i < n.n; i++)

@@ -2,8 +2,8 @@
  * The build's smoke step (src/pipeline/step.h): picks a GPU of this machine
  * that every CUDA library of the verified wheel runs on, or the CPU for a
  * wheel without CUDA, and hands the wheel to smoke_target
- * (src/wheel/smoke_setup.c); apart from it so the smoke engine, which
- * `bwbuild smoke` uses alone, needs nothing of a build.
+ * (src/wheel/smoke_setup.c); apart from src/wheel/smoke*.c so the smoke
+ * engine, which `bwbuild smoke` uses alone, needs nothing of a build.
  */
 #include <stdio.h>
 #include <stdlib.h>

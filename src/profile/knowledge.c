@@ -613,4 +613,3 @@ kb_check(const struct profile *p, const struct kb_context *ctx, int strict)
 	check_feature_needs(p);
 	return diag_errors > before ? -1 : 0;
 }
-

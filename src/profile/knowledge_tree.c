@@ -11,6 +11,7 @@
 
 #include "core/buf.h"
 #include "core/diag.h"
+#include "core/relver.h"
 #include "core/strvec.h"
 #include "core/util.h"
 #include "formats/cmakeopts.h"

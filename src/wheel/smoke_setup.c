@@ -28,8 +28,10 @@
 #include "core/proc.h"
 #include "wheel/smoke.h"
 #include "core/safefile.h"
+#include "core/strvec.h"
 #include "core/util.h"
 #include "wheel/verify.h"
+#include "formats/manylinux.h"
 #include "formats/zip.h"
 
 /* ---- a private install: the wheel's members under a temporary directory ---- */
