@@ -107,9 +107,9 @@ check_library(struct doctor *d, const struct profile *p, enum feature f, const c
 	buf_release(&where);
 }
 
-/* Push each non-empty field of `s` split at `sep`. */
-static void
-push_fields(struct strvec *sv, const char *s, char sep)
+/* Push each non-empty field of `s` split at `sep` (doctor_needs.c's too). */
+void
+doctor_push_fields(struct strvec *sv, const char *s, char sep)
 {
 	while (*s) {
 		const char *e = strchr(s, sep);
@@ -119,12 +119,6 @@ push_fields(struct strvec *sv, const char *s, char sep)
 			strvec_push_nodup(sv, xstrndup(s, n));
 		s += n + (e ? 1 : 0);
 	}
-}
-
-void
-doctor_push_fields(struct strvec *sv, const char *s, char sep)
-{
-	push_fields(sv, s, sep);
 }
 
 /*
@@ -142,14 +136,14 @@ extra_include_dirs(const struct profile *p, struct strvec *dirs)
 		const char *v = getenv(envs[i]);
 
 		if (v && *v)
-			push_fields(dirs, v, ':');
+			doctor_push_fields(dirs, v, ':');
 	}
 	for (size_t i = 0; p && i < p->nbuild_env; i++) {
 		struct strvec w = STRVEC_INIT;
 
 		if (strcmp(p->build_env[i].key, "CXXFLAGS") && strcmp(p->build_env[i].key, "CFLAGS"))
 			continue;
-		push_fields(&w, p->build_env[i].val, ' ');
+		doctor_push_fields(&w, p->build_env[i].val, ' ');
 		for (size_t j = 0; j < w.n; j++) {
 			const char *a = w.v[j];
 
